@@ -1,0 +1,45 @@
+#pragma once
+// The knobs a person turns: they apply to every layer and head of one forward pass.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "result.h"
+
+namespace attnscope {
+
+enum class MaskKind { Causal, None };
+enum class Scaling { SqrtDk, None };
+enum class PositionalOverride { Default, Sinusoidal, Learned, None };
+
+struct AttentionSettings {
+    MaskKind mask = MaskKind::Causal;
+    std::vector<int> blockedKeys;  // key positions no query may attend to (the padding-mask demo), sorted, unique
+    Scaling scaling = Scaling::SqrtDk;
+    double temperature = 1.0;      // scores are further divided by this; must be > 0
+    PositionalOverride positional = PositionalOverride::Default;
+    // When set, scores = multiplier * Q K^T and scaling/temperature are ignored (the saturation sweep).
+    std::optional<double> multiplierOverride;
+
+    bool operator==(const AttentionSettings&) const = default;
+
+    // The factor m in scores_used = m * Q K^T.
+    double multiplier(int dHead) const;
+    bool isBlocked(int key) const;
+};
+
+constexpr double kMinTemperature = 1e-6;
+constexpr double kMaxTemperature = 1e6;
+
+std::string_view toString(MaskKind);
+std::string_view toString(Scaling);
+std::string_view toString(PositionalOverride);
+Result<MaskKind> parseMask(std::string_view);
+Result<Scaling> parseScaling(std::string_view);
+Result<PositionalOverride> parsePositional(std::string_view);
+Result<double> parseTemperature(std::string_view);
+// "3,5" -> {3, 5}; sorted and unique. Positions are checked against the sequence length later.
+Result<std::vector<int>> parseBlockedKeys(std::string_view);
+
+} // namespace attnscope

@@ -1,0 +1,25 @@
+#pragma once
+// Statistics of attention rows: how spread out (entropy), how peaked (max weight), and how much gradient
+// can still flow through the softmax (the norm of its Jacobian).
+//
+// Dimension letters: T tokens (queries and keys), n the keys a row may see.
+#include <Eigen/Core>
+#include <vector>
+
+#include "weights.h"
+
+namespace attnscope {
+
+// Shannon entropy in nats, -sum p ln p with 0 ln 0 = 0. A row of zeros (fully masked) has entropy 0.
+float rowEntropy(const Eigen::Ref<const Eigen::RowVectorXf>& p);
+float rowMaxWeight(const Eigen::Ref<const Eigen::RowVectorXf>& p);
+// Frobenius norm of the softmax Jacobian diag(p) - p p^T, summed entry by entry.
+float softmaxJacobianNorm(const Eigen::Ref<const Eigen::RowVectorXf>& p);
+
+struct RowStats {
+    std::vector<float> entropy;    // (T)
+    std::vector<float> maxWeight;  // (T)
+};
+RowStats rowStats(const Matrix& weights);  // weights (T, T)
+
+} // namespace attnscope

@@ -82,6 +82,31 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
     return fullyMasked;
 }
 
+void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
+                Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture)
+{
+    const Eigen::Index Tq = q.rows(), Tk = k.rows();
+    ensure(scores, Tq, Tk);
+    scores.noalias() = q * k.transpose();  // (Tq, Tk)
+    if (capture) capture->scores = scores;
+    scores *= multiplier;
+    if (capture) capture->scaled = scores;
+    for (Eigen::Index i = 0; i < Tq; ++i)
+        for (Eigen::Index j = 0; j < Tk; ++j)
+            if (isMaskedPair(settings, i, j)) scores(i, j) = kNegInf;
+    if (capture) capture->masked = scores;
+    maskedSoftmax(scores, weights);
+    out.noalias() = weights * v;  // (Tq, Dh)
+    if (capture) {
+        capture->q = q;
+        capture->k = k;
+        capture->v = v;
+        capture->weights = weights;
+        capture->headOutput = out;
+    }
+}
+
 Matrix sinusoidalTable(int positions, int dModel)
 {
     Matrix table(positions, dModel);  // (C, D)
@@ -157,13 +182,10 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         if (pos) ws.h.row(t) += pos->row(t);
     }
 
-    // 2. The mask is the same for every layer and head: true where query i may not see key j.
-    auto isMasked = [&](Eigen::Index i, Eigen::Index j) {
-        return (settings.mask == MaskKind::Causal && j > i) || settings.isBlocked(static_cast<int>(j));
-    };
+    // 2. The mask is the same for every layer and head; note the rows that can see no key at all.
     for (Eigen::Index i = 0; i < T; ++i) {
         bool any = false;
-        for (Eigen::Index j = 0; j < T && !any; ++j) any = !isMasked(i, j);
+        for (Eigen::Index j = 0; j < T && !any; ++j) any = !isMaskedPair(settings, i, j);
         trace.rowFullyMasked[static_cast<std::size_t>(i)] = any ? 0 : 1;
     }
 
@@ -188,26 +210,11 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             const Eigen::Index c0 = hd * Dh;
             const bool detailHead = detailHere && capture.detail->head == hd;
             Matrix& probs = capture.allAttention ? trace.attention[static_cast<std::size_t>(l * H + hd)] : ws.probs;
-
-            ws.scores.noalias() = ws.q.middleCols(c0, Dh) * ws.k.middleCols(c0, Dh).transpose();  // (T, T)
-            if (detailHead) d.scores = ws.scores;
-            ws.scores *= m;
-            if (detailHead) d.scaled = ws.scores;
-            for (Eigen::Index i = 0; i < T; ++i)
-                for (Eigen::Index j = 0; j < T; ++j)
-                    if (isMasked(i, j)) ws.scores(i, j) = kNegInf;
-            if (detailHead) d.masked = ws.scores;
-            maskedSoftmax(ws.scores, probs);
-            ws.concat.middleCols(c0, Dh).noalias() = probs * ws.v.middleCols(c0, Dh);  // (T, Dh)
-
+            attendHead(ws.q.middleCols(c0, Dh), ws.k.middleCols(c0, Dh), ws.v.middleCols(c0, Dh), m, settings,
+                       ws.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr);
             if (detailHead) {
                 d.selection = *capture.detail;
                 d.x = ws.x;
-                d.q = ws.q.middleCols(c0, Dh);
-                d.k = ws.k.middleCols(c0, Dh);
-                d.v = ws.v.middleCols(c0, Dh);
-                d.weights = probs;
-                d.headOutput = ws.concat.middleCols(c0, Dh);
             }
         }
 

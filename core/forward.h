@@ -86,6 +86,19 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
 Result<ForwardTrace> forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                              const CaptureRequest& capture = {});
 
+// One head on its own: scores = multiplier * q k^T, masked as the settings say, softmax per row, and
+// out = weights v. `scores` is (T, T) scratch and ends holding the masked scores. When `capture` is set,
+// its scores, scaled, masked, weights, q, k, v and headOutput are filled.
+void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
+                Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture = nullptr);
+
+// True where query i may not look at key j under these settings.
+inline bool isMaskedPair(const AttentionSettings& settings, Eigen::Index i, Eigen::Index j)
+{
+    return (settings.mask == MaskKind::Causal && j > i) || settings.isBlocked(static_cast<int>(j));
+}
+
 // Row-wise softmax of `masked` into `weights`, subtracting each row's max for stability. Entries of -inf
 // become exactly 0; a row that is entirely -inf becomes all zeros. Returns the number of such rows.
 int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> weights);

@@ -1,0 +1,66 @@
+// Row statistics against values derived by hand.
+#include <QtTest>
+
+#include <cmath>
+
+#include "stats.h"
+
+using namespace attnscope;
+
+class TestStats : public QObject {
+    Q_OBJECT
+private slots:
+    void uniformRow_data();
+    void uniformRow();
+    void oneHotRow();
+    void handWorkedRow();
+    void zeroRowOfAFullyMaskedQuery();
+};
+
+void TestStats::uniformRow_data()
+{
+    QTest::addColumn<int>("n");
+    for (int n : {1, 2, 3, 10, 100}) QTest::newRow(qPrintable(QString("n=%1").arg(n))) << n;
+}
+
+// Uniform p_i = 1/n: entropy ln n. Jacobian J = diag(p) - p p^T has diagonal 1/n - 1/n^2 and off-diagonal
+// -1/n^2, so ||J||_F^2 = n (1/n - 1/n^2)^2 + n(n-1)/n^4 = (n-1)/n^2 and ||J||_F = sqrt(n-1)/n.
+void TestStats::uniformRow()
+{
+    QFETCH(int, n);
+    const Eigen::RowVectorXf p = Eigen::RowVectorXf::Constant(n, 1.0f / float(n));
+    QVERIFY(std::abs(rowEntropy(p) - std::log(double(n))) < 1e-5);
+    QVERIFY(std::abs(rowMaxWeight(p) - 1.0 / n) < 1e-7);
+    QVERIFY(std::abs(softmaxJacobianNorm(p) - std::sqrt(double(n - 1)) / n) < 1e-6);
+}
+
+void TestStats::oneHotRow()
+{
+    Eigen::RowVectorXf p = Eigen::RowVectorXf::Zero(5);
+    p[3] = 1.0f;
+    QCOMPARE(rowEntropy(p), 0.0f);
+    QCOMPARE(rowMaxWeight(p), 1.0f);
+    QCOMPARE(softmaxJacobianNorm(p), 0.0f);
+}
+
+// p = (0.5, 0.25, 0.25): entropy = 0.5 ln 2 + 2 * 0.25 ln 4 = 1.5 ln 2 = 1.0397208.
+// J = [[.25, -.125, -.125], [-.125, .1875, -.0625], [-.125, -.0625, .1875]];
+// ||J||_F^2 = .0625 + 4 * .015625 + 2 * .03515625 + 2 * .00390625 = .203125.
+void TestStats::handWorkedRow()
+{
+    Eigen::RowVectorXf p(3);
+    p << 0.5f, 0.25f, 0.25f;
+    QVERIFY(std::abs(rowEntropy(p) - 1.0397208) < 1e-6);
+    QVERIFY(std::abs(softmaxJacobianNorm(p) - std::sqrt(0.203125)) < 1e-6);
+}
+
+void TestStats::zeroRowOfAFullyMaskedQuery()
+{
+    const Eigen::RowVectorXf p = Eigen::RowVectorXf::Zero(4);
+    QCOMPARE(rowEntropy(p), 0.0f);
+    QCOMPARE(rowMaxWeight(p), 0.0f);
+    QCOMPARE(softmaxJacobianNorm(p), 0.0f);
+}
+
+QTEST_APPLESS_MAIN(TestStats)
+#include "tst_stats.moc"

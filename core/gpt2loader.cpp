@@ -95,13 +95,6 @@ public:
     }
 
 private:
-    static std::string shapeText(const std::vector<std::int64_t>& shape)
-    {
-        std::string s = "[";
-        for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-        return s + "]";
-    }
-
     // The model still loads, so a person can look at what the rest of it does; the warning says where.
     void noteNonFinite(const std::string& name)
     {

@@ -102,14 +102,17 @@ namespace {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-std::string shapeString(const std::vector<std::int64_t>& shape)
+} // namespace
+
+std::string shapeText(const std::vector<std::int64_t>& shape)
 {
     std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(shape[i]);
+    }
     return s + "]";
 }
-
-} // namespace
 
 Result<SafetensorsFile> SafetensorsFile::open(const std::string& path)
 {
@@ -203,7 +206,7 @@ Result<SafetensorsFile> SafetensorsFile::open(const std::string& path)
                            "] outside the " + std::to_string(f.m_dataBytes) + "-byte data buffer.");
         const std::uint64_t expected = numel * byteSize(info.dtype);
         if (tooBig || expected != info.end - info.begin)
-            return R::fail(tensor + " has shape " + shapeString(info.shape) + " of " + dt + " but its data_offsets span " +
+            return R::fail(tensor + " has shape " + shapeText(info.shape) + " of " + dt + " but its data_offsets span " +
                            std::to_string(info.end - info.begin) + " bytes, which does not match.");
         f.m_tensors.push_back(std::move(info));
     }

@@ -61,6 +61,9 @@ struct NamedTensor {
 Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>& tensors, DType dtype = DType::F32,
                         const std::map<std::string, std::string>& metadata = {});
 
+// "[768, 2304]", for messages.
+std::string shapeText(const std::vector<std::int64_t>& shape);
+
 // Scalar conversions, exposed for the tests.
 float halfToFloat(std::uint16_t bits);
 float bfloat16ToFloat(std::uint16_t bits);

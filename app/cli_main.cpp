@@ -1,5 +1,7 @@
 // attnscope-cli: the command-line parser and the commands that print core results as JSON.
 // Exit codes: 0 success, 1 bad input or model, 2 bad usage. Errors go to stderr as "error: <sentence>".
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "forward.h"
 #include "jsonexport.h"
 #include "model.h"
+#include "nexttokens.h"
 
 using namespace attnscope;
 
@@ -35,10 +38,13 @@ const char* kUsage =
     "commands:\n"
     "  attention --text TEXT [--model SPEC] [--mask causal|none] [--block-keys 3,5]\n"
     "            [--scaling sqrt-dk|none] [--temperature T] [--positional default|sinusoidal|learned|none] [--stats]\n"
+    "            [--top-k K]\n"
     "  tokenize  --text TEXT [--model SPEC]\n"
     "  info      [--model SPEC]\n"
+    "  bench     --tokens N [--repeat R] [--threads K] [--model SPEC]\n"
     "--text-file FILE (or - for standard input) may stand wherever --text does.\n"
-    "SPEC: random[:layers=2,heads=4,d_model=64,seed=1] or builtin.\n";
+    "SPEC: random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a GPT-2 model folder\n"
+    "      (config.json, model.safetensors, vocab.json + merges.txt or tokenizer.json).\n";
 
 // Options that take a value, and flags that do not, per command.
 struct CommandSpec {
@@ -51,11 +57,12 @@ const std::map<std::string, CommandSpec>& commands()
     static const std::set<std::string> settingsOptions = {"--mask", "--block-keys", "--scaling", "--temperature", "--positional"};
     static const std::map<std::string, CommandSpec> table = [] {
         std::map<std::string, CommandSpec> t;
-        CommandSpec attention{{"--model", "--text", "--text-file"}, {"--stats"}};
+        CommandSpec attention{{"--model", "--text", "--text-file", "--top-k"}, {"--stats"}};
         attention.valued.insert(settingsOptions.begin(), settingsOptions.end());
         t["attention"] = attention;
         t["tokenize"] = {{"--model", "--text", "--text-file"}, {}};
         t["info"] = {{"--model"}, {}};
+        t["bench"] = {{"--model", "--tokens", "--repeat", "--threads"}, {}};
         return t;
     }();
     return table;
@@ -142,6 +149,23 @@ T orFail(Result<T> r, int code = kExitUsage)
     return std::move(*r);
 }
 
+// A whole number in [1, max] for an option, or a usage error naming the option.
+int readCount(const Args& args, const std::string& key, int fallback, int max)
+{
+    if (!args.has(key)) return fallback;
+    const std::string text = args.get(key);
+    std::size_t used = 0;
+    long value = 0;
+    try {
+        value = std::stol(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || value < 1 || value > max)
+        throw Failure{kExitUsage, key + " must be a whole number from 1 to " + std::to_string(max) + ", not '" + text + "'."};
+    return static_cast<int>(value);
+}
+
 AttentionSettings readSettings(const Args& args)
 {
     AttentionSettings s;
@@ -181,6 +205,7 @@ int cmdTokenize(const Args& args)
 int cmdAttention(const Args& args)
 {
     const AttentionSettings settings = readSettings(args);
+    const int topCount = readCount(args, "--top-k", 0, 1 << 20);
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
     const TokenizedText tokens = tokenize(*model, text);
@@ -188,7 +213,9 @@ int cmdAttention(const Args& args)
         if (key >= static_cast<int>(tokens.ids.size()))
             throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
                                           std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
-    Result<ForwardTrace> trace = forward(*model, tokens.ids, settings);
+    CaptureRequest capture;
+    capture.nextTokenLogits = topCount > 0;
+    Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
     if (!trace) throw Failure{kExitInput, trace.error()};
 
     nlohmann::ordered_json out;
@@ -198,6 +225,52 @@ int cmdAttention(const Args& args)
     out["settings"] = json::settings(settings);
     out["attention"] = json::attention(*trace);
     if (args.has("--stats")) out["stats"] = json::stats(*trace);
+    if (topCount > 0) {
+        nlohmann::ordered_json next = nlohmann::ordered_json::array();
+        for (const NextToken& n : topK(*trace, *model->tokenizer, topCount))
+            next.push_back({{"token", n.token}, {"id", n.id}, {"p", n.p}});
+        out["next_tokens"] = std::move(next);
+    }
+    print(out);
+    return 0;
+}
+
+// Times full forward passes that keep every layer's and head's attention weights. Token ids are 0..N-1
+// modulo the vocabulary; one untimed pass warms the workspace so the timed ones do not allocate.
+int cmdBench(const Args& args)
+{
+    if (!args.has("--tokens")) throw Failure{kExitUsage, "'bench' needs --tokens N."};
+    const int tokens = readCount(args, "--tokens", 0, 1 << 20);
+    const int repeat = readCount(args, "--repeat", 5, 10000);
+    const int threads = readCount(args, "--threads", 1, 1024);
+    ModelPtr model = openModel(args);
+    // Eigen uses more than one thread only when built with OpenMP; nbThreads() reports what it will really use.
+    Eigen::setNbThreads(threads);
+    const int used = Eigen::nbThreads();
+    if (used != threads) std::cerr << "warning: this build runs the forward pass on " << used << " thread(s).\n";
+
+    std::vector<int> ids(static_cast<std::size_t>(tokens));
+    for (int i = 0; i < tokens; ++i) ids[static_cast<std::size_t>(i)] = i % model->config.vocabSize;
+    const AttentionSettings settings;
+    CaptureRequest capture;
+    capture.allAttention = true;
+    ForwardTrace trace;
+    Workspace workspace;
+    if (Status s = forward(*model, ids, settings, capture, trace, workspace); !s.ok()) throw Failure{kExitInput, s.error};
+
+    std::vector<double> ms;
+    for (int r = 0; r < repeat; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        forward(*model, ids, settings, capture, trace, workspace);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    const double median = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+    nlohmann::ordered_json out;
+    out["tokens"] = tokens;
+    out["threads"] = used;
+    out["forward_ms_median"] = median;
+    out["forward_ms_min"] = ms.front();
     print(out);
     return 0;
 }
@@ -211,6 +284,7 @@ int main(int argc, char** argv)
         if (args.command == "info") return cmdInfo(args);
         if (args.command == "tokenize") return cmdTokenize(args);
         if (args.command == "attention") return cmdAttention(args);
+        if (args.command == "bench") return cmdBench(args);
         throw Failure{kExitUsage, "unknown command '" + args.command + "'."};
     } catch (const Failure& f) {
         std::cerr << "error: " << f.message << '\n';

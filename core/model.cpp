@@ -1,6 +1,7 @@
 #include "model.h"
 
 #include "forward.h"
+#include "gpt2loader.h"
 #include "randommodel.h"
 
 namespace attnscope {
@@ -75,8 +76,8 @@ Result<ModelPtr> loadModel(std::string_view spec)
         return makeRandomModel(*parsed);
     }
     if (spec == "builtin") return loadModel(defaultModelSpec());
-    return Result<ModelPtr>::fail("the model '" + std::string(spec) +
-                                  "' is not one AttnScope knows: use random:KEY=VALUE,... or builtin.");
+    // Anything else names a model folder in the Hugging Face layout.
+    return loadGpt2Folder(std::string(spec));
 }
 
 } // namespace attnscope

@@ -96,7 +96,7 @@ void BlockView::refresh()
     m_norms->xAxis->setRange(-0.5, T - 0.5);
     m_norms->rescaleAxes();
     m_norms->xAxis->setRange(-0.5, T - 0.5);
-    m_norms->yAxis->setRangeLower(0);
+    m_norms->yAxis->setRange(0, m_norms->yAxis->range().upper * 1.1);
     m_norms->replot(QCustomPlot::rpQueuedReplot);
 }
 

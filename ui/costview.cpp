@@ -35,7 +35,8 @@ QCPGraph* addGraph(QCustomPlot* plot, QCPAxisRect* rect, const QString& name, co
     g->setName(name);
     g->setPen(pen);
     if (dots) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
-    auto* legend = static_cast<QCPLegend*>(rect->insetLayout()->elementAt(0));
+    // The last inset is this rect's own legend (the first rect also holds the plot's default, hidden one).
+    auto* legend = static_cast<QCPLegend*>(rect->insetLayout()->elementAt(rect->insetLayout()->elementCount() - 1));
     g->removeFromLegend();
     g->addToLegend(legend);
     return g;
@@ -61,6 +62,7 @@ CostView::CostView(Document* document, QWidget* parent) : QWidget(parent), m_doc
     auto* memoryRect = new QCPAxisRect(m_plot);
     m_plot->plotLayout()->addElement(0, 1, memoryRect);
     QCPAxisRect* memory = logLogRect(m_plot, memoryRect, QStringLiteral("memory of scores + weights + output (bytes)"));
+    m_plot->legend->setVisible(false);
     QPen ref(Qt::gray, 1.5, Qt::DashLine);
     // Graph order: 0 one head time, 1 all heads time, 2 time n², 3 one head bytes, 4 all heads bytes, 5 bytes n².
     addGraph(m_plot, time, QStringLiteral("one head"), QPen(QColor(33, 102, 172), 2), true);

@@ -51,7 +51,7 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent)
     plotLayout()->addElement(0, 0, m_title);
     m_map = new QCPColorMap(xAxis, yAxis);
     m_map->setInterpolate(false);
-    m_map->setTightBoundary(true);
+    m_map->setTightBoundary(false);  // cells centred on integer coordinates, whole at the edges
     yAxis->setRangeReversed(true);  // row 0 at the top, as a matrix is written
     xAxis->grid()->setVisible(false);
     yAxis->grid()->setVisible(false);

@@ -1,6 +1,6 @@
 #include "pipelineview.h"
 
-#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -36,30 +36,24 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
     auto* splitter = new QSplitter(Qt::Vertical, this);
     outer->addWidget(splitter);
     auto* steps = new QWidget(splitter);
-    auto* grid = new QGridLayout(steps);
-    grid->setSpacing(2);
+    auto* rows = new QVBoxLayout(steps);
+    rows->setSpacing(2);
 
     // Row 1: the input and its three projections. Row 2: from scores to the head's output.
     const QList<QPair<QString, QString>> first = {{"x", ""}, {"q", "× W_Q"}, {"k", "× W_K"}, {"v", "× W_V"}};
     const QList<QPair<QString, QString>> second = {
         {"scores", "Q Kᵀ"}, {"scaled", "÷ √dₖ"}, {"masked", "+ mask"}, {"weights", "softmax"}, {"head_output", "× V"}};
-    int col = 0;
-    for (const auto& [name, op] : first) {
-        if (!op.isEmpty()) grid->addWidget(arrow(op, steps), 0, col++);
-        auto* p = new MatrixPlot(steps);
-        p->setShowColorScale(false);
-        m_plots.append({name, p});
-        grid->addWidget(p, 0, col++);
+    for (const auto* row : {&first, &second}) {
+        auto* line = new QHBoxLayout;
+        for (const auto& [name, op] : *row) {
+            if (!op.isEmpty()) line->addWidget(arrow(op, steps));
+            auto* p = new MatrixPlot(steps);
+            p->setShowColorScale(name == "weights");
+            m_plots.append({name, p});
+            line->addWidget(p, 1);
+        }
+        rows->addLayout(line, 1);
     }
-    col = 0;
-    for (const auto& [name, op] : second) {
-        grid->addWidget(arrow(op, steps), 1, col++);
-        auto* p = new MatrixPlot(steps);
-        p->setShowColorScale(name == "weights");
-        m_plots.append({name, p});
-        grid->addWidget(p, 1, col++);
-    }
-    for (int c = 0; c < grid->columnCount(); ++c) grid->setColumnStretch(c, c % 2 == 1 || c == 0 ? 1 : 0);
     m_cell = new CellView(document, splitter);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);

@@ -15,6 +15,10 @@ PositionalView::PositionalView(Document* document, QWidget* parent) : QWidget(pa
     auto* grid = new QGridLayout(this);
     m_sinusoidal = new MatrixPlot(this);
     m_learned = new MatrixPlot(this);
+    for (MatrixPlot* table : {m_sinusoidal, m_learned}) {
+        table->xAxis->setLabel(QStringLiteral("dimension"));
+        table->yAxis->setLabel(QStringLiteral("position"));
+    }
     grid->addWidget(m_sinusoidal, 0, 0, 1, 2);
     grid->addWidget(m_learned, 0, 2, 1, 2);
     auto* button = new QPushButton(QStringLiteral("Show: “%1” vs “%2”, positions off and on").arg(kFirst, kSecond), this);

@@ -76,7 +76,7 @@ void TestStepByStep::rendersEveryView_data()
 {
     QTest::addColumn<QString>("view");
     QTest::addColumn<QSize>("size");
-    for (const QString& v : stepsViewNames()) QTest::newRow(qPrintable(v + ", 1200x800")) << v << QSize(1200, 800);
+    for (const QString& v : stepsViewNames()) QTest::newRow(qPrintable(v + ", 1600x1000")) << v << QSize(1600, 1000);
     QTest::newRow("pipeline, small 640x400") << "pipeline" << QSize(640, 400);
 }
 
@@ -88,7 +88,7 @@ void TestStepByStep::rendersEveryView()
     doc.setText(kText);
     QTemporaryDir dir;
     const QByteArray keep = qgetenv("ATTNSCOPE_KEEP_RENDERS");
-    const QString path = (keep.isEmpty() ? dir.path() : QString::fromLocal8Bit(keep)) + "/" + view + ".png";
+    const QString path = (keep.isEmpty() ? dir.path() : QString::fromLocal8Bit(keep)) + "/" + view + QStringLiteral("-%1x%2.png").arg(size.width()).arg(size.height());
     StepsRenderOptions opts;
     if (view == "cost") opts.layer = 0;  // any option; cost ignores the cell
     QString error;

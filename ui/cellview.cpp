@@ -76,7 +76,7 @@ CellView::CellView(Document* document, QWidget* parent) : QWidget(parent), m_doc
     dims->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("dimension d of d_head"));
     auto whole = QSharedPointer<QCPAxisTickerFixed>::create();  // dimensions are whole numbers
     whole->setTickStep(1.0);
-    whole->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    whole->setScaleStrategy(QCPAxisTickerFixed::ssNone);
     dims->axis(QCPAxis::atBottom)->setTicker(whole);
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), 7));

@@ -2,6 +2,7 @@
 // Exit codes: 0 success, 1 bad input or model, 2 bad usage. Errors go to stderr as "error: <sentence>".
 #include <algorithm>
 #include <chrono>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -40,6 +41,7 @@ const char* kUsage =
     "            [--scaling sqrt-dk|none] [--temperature T] [--positional default|sinusoidal|learned|none] [--stats]\n"
     "            [--top-k K]\n"
     "  tokenize  --text TEXT [--model SPEC]\n"
+    "  trace     --text TEXT --layer L --head H [--model SPEC] [settings as for attention]\n"
     "  info      [--model SPEC]\n"
     "  bench     --tokens N [--repeat R] [--threads K] [--model SPEC]\n"
     "--text-file FILE (or - for standard input) may stand wherever --text does.\n"
@@ -63,6 +65,9 @@ const std::map<std::string, CommandSpec>& commands()
         t["tokenize"] = {{"--model", "--text", "--text-file"}, {}};
         t["info"] = {{"--model"}, {}};
         t["bench"] = {{"--model", "--tokens", "--repeat", "--threads"}, {}};
+        CommandSpec trace{{"--model", "--text", "--text-file", "--layer", "--head"}, {}};
+        trace.valued.insert(settingsOptions.begin(), settingsOptions.end());
+        t["trace"] = trace;
         return t;
     }();
     return table;
@@ -275,6 +280,59 @@ int cmdBench(const Args& args)
     return 0;
 }
 
+// "--layer 1": a whole non-negative number, or a usage error. Whether the model has it is checked later.
+int readIndex(const Args& args, const std::string& key)
+{
+    if (!args.has(key)) throw Failure{kExitUsage, "'" + args.command + "' needs " + key + "."};
+    const std::string text = args.get(key);
+    int value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 0)
+        throw Failure{kExitUsage, key + " must be a whole number from 0, not '" + text + "'."};
+    return value;
+}
+
+// The focused head's pipeline, every matrix as a list of rows (masked entries of "masked" as null).
+int cmdTrace(const Args& args)
+{
+    const AttentionSettings settings = readSettings(args);
+    const HeadSelection focus{readIndex(args, "--layer"), readIndex(args, "--head")};
+    const std::string text = readText(args);
+    ModelPtr model = openModel(args);
+    const ModelConfig& c = model->config;
+    if (focus.layer >= c.layers)
+        throw Failure{kExitInput, "layer " + std::to_string(focus.layer) + " is not in this model (layers 0 to " +
+                                      std::to_string(c.layers - 1) + ")."};
+    if (focus.head >= c.heads)
+        throw Failure{kExitInput, "head " + std::to_string(focus.head) + " is not in this model (heads 0 to " +
+                                      std::to_string(c.heads - 1) + ")."};
+    const TokenizedText tokens = tokenize(*model, text);
+    for (int key : settings.blockedKeys)
+        if (key >= static_cast<int>(tokens.ids.size()))
+            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token."};
+    CaptureRequest capture;
+    capture.allAttention = false;
+    capture.detail = focus;
+    Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
+    if (!trace) throw Failure{kExitInput, trace.error()};
+
+    const HeadDetail& d = trace->detail;
+    nlohmann::ordered_json out;
+    out["x"] = json::matrix(d.x);
+    out["q"] = json::matrix(d.q);
+    out["k"] = json::matrix(d.k);
+    out["v"] = json::matrix(d.v);
+    out["scores"] = json::matrix(d.scores);
+    out["scaled"] = json::matrix(d.scaled);
+    out["masked"] = json::matrix(d.masked);
+    out["weights"] = json::matrix(d.weights);
+    out["head_output"] = json::matrix(d.headOutput);
+    out["concat"] = json::matrix(d.concat);
+    out["attn_output"] = json::matrix(d.attnOutput);
+    print(out);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -285,6 +343,7 @@ int main(int argc, char** argv)
         if (args.command == "tokenize") return cmdTokenize(args);
         if (args.command == "attention") return cmdAttention(args);
         if (args.command == "bench") return cmdBench(args);
+        if (args.command == "trace") return cmdTrace(args);
         throw Failure{kExitUsage, "unknown command '" + args.command + "'."};
     } catch (const Failure& f) {
         std::cerr << "error: " << f.message << '\n';

@@ -1,0 +1,314 @@
+// The step-by-step views: each renders headless at the requested size, and the numbers they draw are the
+// core's. Set ATTNSCOPE_KEEP_RENDERS=DIR to keep the rendered images for a look.
+#include <QImage>
+#include <QSignalSpy>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "blockview.h"
+#include "cellexplain.h"
+#include "cellview.h"
+#include "costview.h"
+#include "crossattention.h"
+#include "crossattentionview.h"
+#include "headsview.h"
+#include "matrixplot.h"
+#include "pipelineview.h"
+#include "positionalview.h"
+#include "stepbystep.h"
+#include "stepsrender.h"
+
+using namespace attnscope;
+
+namespace {
+
+double maxDiff(const Matrix& a, const Matrix& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+    double worst = 0.0;
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+        for (Eigen::Index j = 0; j < a.cols(); ++j) {
+            if (std::isinf(a(i, j)) || std::isinf(b(i, j))) {
+                if (a(i, j) != b(i, j)) return INFINITY;
+                continue;
+            }
+            worst = std::max(worst, std::abs(double(a(i, j)) - double(b(i, j))));
+        }
+    return worst;
+}
+
+QVector<double> values(QCPBars* bars)
+{
+    QVector<double> v;
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) v << it->value;
+    return v;
+}
+
+QByteArray worst(double d) { return QByteArray("worst difference ") + QByteArray::number(d, 'g', 6); }
+
+const QString kText = QStringLiteral("the cat sat on the mat");
+
+} // namespace
+
+class TestStepByStep : public QObject {
+    Q_OBJECT
+private slots:
+    void rendersEveryView_data();
+    void rendersEveryView();
+    void rendersSvgAndPdf();
+    void rejectsBadInput();
+    void cellViewShowsCoreNumbers_data();
+    void cellViewShowsCoreNumbers();
+    void pipelineClickSelectsCell();
+    void headsViewSlicesAreHeadOutputs();
+    void blockViewNorms();
+    void positionalDemo();
+    void crossViewMatchesCore();
+    void costViewMeasuresInBackground();
+    void containerHasEveryTab();
+};
+
+void TestStepByStep::rendersEveryView_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QSize>("size");
+    for (const QString& v : stepsViewNames()) QTest::newRow(qPrintable(v + ", 1600x1000")) << v << QSize(1600, 1000);
+    QTest::newRow("pipeline, small 640x400") << "pipeline" << QSize(640, 400);
+}
+
+void TestStepByStep::rendersEveryView()
+{
+    QFETCH(QString, view);
+    QFETCH(QSize, size);
+    Document doc;
+    doc.setText(kText);
+    QTemporaryDir dir;
+    const QByteArray keep = qgetenv("ATTNSCOPE_KEEP_RENDERS");
+    const QString path = (keep.isEmpty() ? dir.path() : QString::fromLocal8Bit(keep)) + "/" + view + QStringLiteral("-%1x%2.png").arg(size.width()).arg(size.height());
+    StepsRenderOptions opts;
+    if (view == "cost") opts.layer = 0;  // any option; cost ignores the cell
+    QString error;
+    QVERIFY2(renderStepsView(view, doc, opts, path, size, &error), qPrintable(error));
+    QImage image(path);
+    QCOMPARE(image.size(), size);
+    // Not blank: more than a handful of colours.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+        for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 20, qPrintable(QString("only %1 colours").arg(colours.size())));
+}
+
+void TestStepByStep::rendersSvgAndPdf()
+{
+    Document doc;
+    doc.setText(kText);
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(renderStepsView("cell", doc, {}, dir.path() + "/cell.svg", QSize(800, 500), &error), qPrintable(error));
+    QSvgRenderer svg(dir.path() + "/cell.svg");
+    QVERIFY(svg.isValid());
+    QCOMPARE(svg.viewBox().size(), QSize(800, 500));
+    QVERIFY2(renderStepsView("heads", doc, {}, dir.path() + "/heads.pdf", QSize(800, 500), &error), qPrintable(error));
+    QFile pdf(dir.path() + "/heads.pdf");
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    QVERIFY(pdf.read(5) == "%PDF-");
+}
+
+void TestStepByStep::rejectsBadInput()
+{
+    Document doc;
+    doc.setText(kText);
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(!renderStepsView("nonsense", doc, {}, dir.path() + "/x.png", QSize(100, 100), &error));
+    QVERIFY(error.contains("nonsense"));
+    StepsRenderOptions far;
+    far.query = 6;
+    QVERIFY(!renderStepsView("cell", doc, far, dir.path() + "/x.png", QSize(100, 100), &error));
+    StepsRenderOptions head;
+    head.head = 4;
+    QVERIFY(!renderStepsView("pipeline", doc, head, dir.path() + "/x.png", QSize(100, 100), &error));
+    QVERIFY(!renderStepsView("cell", doc, {}, dir.path() + "/x.bmp", QSize(100, 100), &error));
+}
+
+void TestStepByStep::cellViewShowsCoreNumbers_data()
+{
+    QTest::addColumn<int>("query");
+    QTest::addColumn<int>("key");
+    QTest::newRow("default cell") << -1 << -1;
+    QTest::newRow("visible cell (4, 1)") << 4 << 1;
+    QTest::newRow("masked cell (1, 3)") << 1 << 3;
+}
+
+void TestStepByStep::cellViewShowsCoreNumbers()
+{
+    QFETCH(int, query);
+    QFETCH(int, key);
+    Document doc;
+    doc.setText(kText);
+    doc.setFocus({1, 2});
+    CellView view(&doc);
+    view.setCell(query, key);
+    const ForwardTrace& trace = doc.snapshot()->trace;
+    if (query < 0) std::tie(query, key) = defaultCell(trace);
+    QCOMPARE(view.query(), query);
+    QCOMPARE(view.key(), key);
+    const CellExplanation core = *explainCell(trace, query, key);
+
+    auto compareBars = [](QCPBars* bars, const Eigen::RowVectorXf& expected) {
+        const QVector<double> shown = values(bars);
+        double w = shown.size() == expected.size() ? 0.0 : INFINITY;
+        for (int i = 0; i < shown.size() && std::isfinite(w); ++i) w = std::max(w, std::abs(shown[i] - expected(i)));
+        return w;
+    };
+    const double dq = compareBars(view.queryBars(), core.queryRow), dk = compareBars(view.keyBars(), core.keyRow),
+                 dp = compareBars(view.productBars(), core.products), dw = compareBars(view.weightBars(), core.rowWeights);
+    QVERIFY2(dq < 1e-6, "query row: " + worst(dq));
+    QVERIFY2(dk < 1e-6, "key row: " + worst(dk));
+    QVERIFY2(dp < 1e-6, "products: " + worst(dp));
+    QVERIFY2(dw < 1e-6, "row weights: " + worst(dw));
+    // The printed sum is the core's sum of products, and it equals the raw score the trace holds.
+    const QString text = view.summaryText();
+    QVERIFY2(text.contains(QString::number(core.sumOfProducts, 'f', 4)), qPrintable(text));
+    QVERIFY2(text.contains(QString::number(trace.detail.scores(query, key), 'f', 4)), qPrintable(text));
+    QCOMPARE(text.contains("−∞"), core.masked);
+    QCOMPARE(core.masked, key > query);
+}
+
+void TestStepByStep::pipelineClickSelectsCell()
+{
+    Document doc;
+    doc.setText(kText);
+    PipelineView view(&doc);
+    view.resize(1200, 800);
+    const HeadDetail& d = doc.snapshot()->trace.detail;
+    const QPair<const char*, const Matrix*> steps[] = {{"x", &d.x}, {"q", &d.q}, {"k", &d.k}, {"v", &d.v},
+                                                       {"scores", &d.scores}, {"scaled", &d.scaled}, {"masked", &d.masked},
+                                                       {"weights", &d.weights}, {"head_output", &d.headOutput}};
+    for (const auto& [name, m] : steps) {
+        const double diff = maxDiff(view.plot(name)->shown(), *m);
+        QVERIFY2(diff < 1e-6, QByteArray(name) + ": " + worst(diff));
+    }
+    QSignalSpy spy(view.plot("weights"), &MatrixPlot::cellClicked);
+    emit view.plot("weights")->cellClicked(3, 2);
+    QCOMPARE(view.cellView()->query(), 3);
+    QCOMPARE(view.cellView()->key(), 2);
+    // A new sentence keeps the chosen cell while it exists.
+    doc.setText(QStringLiteral("a b c d e f g"));
+    QCOMPARE(view.cellView()->query(), 3);
+    QCOMPARE(view.cellView()->explanation().rawScore, doc.snapshot()->trace.detail.scores(3, 2));
+}
+
+void TestStepByStep::headsViewSlicesAreHeadOutputs()
+{
+    Document doc;
+    doc.setText(kText);
+    doc.setFocus({1, 0});
+    HeadsView view(&doc);
+    const int H = doc.model()->config.heads;
+    QCOMPARE(view.headCount(), H);
+    const Matrix concat = view.concatPlot()->shown();
+    const int Dh = doc.model()->config.dHead;
+    for (int h = 0; h < H; ++h) {
+        // Each head's own forward pass, focused on it, is the oracle for its panel and its slice.
+        CaptureRequest capture;
+        capture.detail = HeadSelection{1, h};
+        const ForwardTrace t = *forward(*doc.model(), doc.snapshot()->tokens.ids, doc.settings(), capture);
+        const double panel = maxDiff(view.headPlot(h)->shown(), t.detail.headOutput);
+        const double slice = maxDiff(concat.middleCols(h * Dh, Dh), t.detail.headOutput);
+        QVERIFY2(panel < 1e-6, qPrintable(QString("head %1 panel: ").arg(h) + worst(panel)));
+        QVERIFY2(slice < 1e-6, qPrintable(QString("head %1 concat slice: ").arg(h) + worst(slice)));
+    }
+    const double out = maxDiff(view.outputPlot()->shown(), doc.snapshot()->trace.detail.attnOutput);
+    QVERIFY2(out < 1e-6, "attention output: " + worst(out));
+    view.setHighlightedHead(2);
+    QCOMPARE(view.highlightedHead(), 2);
+}
+
+void TestStepByStep::blockViewNorms()
+{
+    Document doc;
+    doc.setText(kText);
+    BlockView view(&doc);
+    const HeadDetail& d = doc.snapshot()->trace.detail;
+    const Matrix* norms[] = {&d.residualIn, &d.attnOutput, &d.residualMid, &d.ffOutput, &d.residualOut};
+    QCOMPARE(view.normsPlot()->graphCount(), 5);
+    for (int g = 0; g < 5; ++g) {
+        const Eigen::VectorXf expected = norms[g]->rowwise().norm();
+        double w = 0;
+        int t = 0;
+        for (auto it = view.normsPlot()->graph(g)->data()->constBegin(); it != view.normsPlot()->graph(g)->data()->constEnd(); ++it)
+            w = std::max(w, std::abs(it->value - expected(t++)));
+        QCOMPARE(t, 6);
+        QVERIFY2(w < 1e-5, qPrintable(QString("norm graph %1: ").arg(g) + worst(w)));
+    }
+    QCOMPARE(view.plot("ff_hidden")->shown().cols(), Eigen::Index(doc.model()->config.dFF));
+}
+
+void TestStepByStep::positionalDemo()
+{
+    Document doc;
+    doc.setText(kText);
+    PositionalView view(&doc);
+    QVERIFY(!view.demoReady());
+    view.runPermutationDemo();
+    QVERIFY(view.demoReady());
+    QVERIFY2(view.permutationDifference(false) >= 0 && view.permutationDifference(false) < 1e-5,
+             "positions off: " + worst(view.permutationDifference(false)));
+    QVERIFY2(view.permutationDifference(true) > 1e-3, "positions on: " + worst(view.permutationDifference(true)));
+    // The drawn matrices are the ones compared: reordering the left one gives the right one.
+    const Matrix a = view.demoPlot(false, false)->shown(), b = view.demoPlot(false, true)->shown();
+    Matrix reordered = a.colwise().reverse().rowwise().reverse();  // "dog bites man" -> "man bites dog" is (2, 1, 0)
+    QVERIFY2(maxDiff(reordered, b) < 1e-5, "drawn matrices: " + worst(maxDiff(reordered, b)));
+    const double sin = maxDiff(view.sinusoidalPlot()->shown(), doc.model()->sinusoidal.topRows(PositionalView::kShownPositions));
+    QVERIFY2(sin < 1e-6, "sinusoidal table: " + worst(sin));
+}
+
+void TestStepByStep::crossViewMatchesCore()
+{
+    Document doc;
+    doc.setText(QStringLiteral("le chat est assis"));
+    CrossAttentionView view(&doc);
+    QVERIFY(view.hasResult());
+    const ModelPtr& m = doc.model();
+    Result<CrossAttentionResult> core =
+        crossAttention(*m, m->tokenizer->encode("le chat est assis")->ids, m->tokenizer->encode("The cat sat on the mat")->ids,
+                       doc.settings(), doc.focus());
+    QVERIFY(core);
+    const double d = maxDiff(view.weightsPlot()->shown(), core->weights);
+    QVERIFY2(d < 1e-6, "cross weights: " + worst(d));
+    QCOMPARE(view.weightsPlot()->shown().rows(), Eigen::Index(4));
+    QCOMPARE(view.weightsPlot()->shown().cols(), Eigen::Index(6));
+    view.setSource(QStringLiteral("one two"));
+    QCOMPARE(view.result().weights.cols(), Eigen::Index(2));
+    doc.setText(QStringLiteral("a b c"));  // the target follows the document until edited
+    QCOMPARE(view.result().weights.rows(), Eigen::Index(3));
+}
+
+void TestStepByStep::costViewMeasuresInBackground()
+{
+    Document doc;
+    CostView view(&doc);
+    view.setMaxTokens(64);
+    QSignalSpy done(&view, &CostView::measured);
+    view.measure();
+    QVERIFY(done.wait(30000));
+    QCOMPARE(int(view.points().size()), 4);  // 8, 16, 32, 64
+    QCOMPARE(view.points().back().oneHeadMatrixBytes, std::int64_t(2 * 64 * 64 * 4));
+    QCOMPARE(view.plot()->graph(3)->dataCount(), 4);
+}
+
+void TestStepByStep::containerHasEveryTab()
+{
+    Document doc;
+    StepByStep steps(&doc);
+    QCOMPARE(steps.count(), 6);
+    QVERIFY(steps.pipeline() && steps.heads() && steps.block() && steps.positional() && steps.cross() && steps.cost());
+}
+
+QTEST_MAIN(TestStepByStep)
+#include "tst_stepbystep.moc"

@@ -65,20 +65,28 @@ const Matrix* positionTable(const Model& model, PositionalOverride override)
 
 int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> weights)
 {
-    int fullyMasked = 0;
-    for (Eigen::Index i = 0; i < masked.rows(); ++i) {
-        // 1. Subtract the row max so the largest exponent is exp(0) = 1: nothing overflows, whatever the scale.
-        const float rowMax = masked.row(i).maxCoeff();
-        if (rowMax == kNegInf) {
-            weights.row(i).setZero();
-            ++fullyMasked;
-            continue;
-        }
-        // 2. exp(-inf - max) is exactly 0, so masked entries come out exactly 0.
-        weights.row(i) = (masked.row(i).array() - rowMax).exp().matrix();
-        // 3. The sum is at least 1 (the max entry), so the division is always finite.
-        weights.row(i) /= weights.row(i).sum();
+    // Storage is column-major, so whole-matrix column sweeps (vectorised) beat walking strided rows.
+    // The two per-row buffers are kept per thread and resized only when T changes: no allocation once warm.
+    thread_local Eigen::VectorXf rowMax, rowScale;  // (T)
+    const Eigen::Index T = masked.rows();
+    if (rowMax.size() != T) {
+        rowMax.resize(T);
+        rowScale.resize(T);
     }
+    // 1. Subtract each row's max so the largest exponent is exp(0) = 1: nothing overflows, whatever the scale.
+    rowMax = masked.rowwise().maxCoeff();
+    int fullyMasked = 0;
+    for (Eigen::Index i = 0; i < T; ++i)
+        if (rowMax[i] == kNegInf) {
+            rowMax[i] = 0.0f;  // a row with no visible key: exp(-inf - 0) gives exact zeros below
+            ++fullyMasked;
+        }
+    // 2. exp(-inf - max) is exactly 0, so masked entries come out exactly 0.
+    weights = (masked.colwise() - rowMax).array().exp().matrix();
+    // 3. A row with a visible key sums to at least 1 (its max entry); an empty row stays all zeros.
+    rowScale = weights.rowwise().sum();
+    for (Eigen::Index i = 0; i < T; ++i) rowScale[i] = rowScale[i] > 0.0f ? 1.0f / rowScale[i] : 0.0f;
+    weights.array().colwise() *= rowScale.array();
     return fullyMasked;
 }
 
@@ -92,9 +100,10 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
     if (capture) capture->scores = scores;
     scores *= multiplier;
     if (capture) capture->scaled = scores;
-    for (Eigen::Index i = 0; i < Tq; ++i)
-        for (Eigen::Index j = 0; j < Tk; ++j)
-            if (isMaskedPair(settings, i, j)) scores(i, j) = kNegInf;
+    // The same pairs isMaskedPair names, set a triangle and a column at a time.
+    if (settings.mask == MaskKind::Causal) scores.triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
+    for (int key : settings.blockedKeys)
+        if (key < Tk) scores.col(key).setConstant(kNegInf);
     if (capture) capture->masked = scores;
     maskedSoftmax(scores, weights);
     out.noalias() = weights * v;  // (Tq, Dh)

@@ -16,6 +16,7 @@
 #include "forward.h"
 #include "jsonexport.h"
 #include "model.h"
+#include "saturation.h"
 
 using namespace attnscope;
 
@@ -37,6 +38,7 @@ const char* kUsage =
     "            [--scaling sqrt-dk|none] [--temperature T] [--positional default|sinusoidal|learned|none] [--stats]\n"
     "  tokenize  --text TEXT [--model SPEC]\n"
     "  info      [--model SPEC]\n"
+    "  sweep     --text TEXT --layer L --head H [--model SPEC] [settings as for attention]\n"
     "--text-file FILE (or - for standard input) may stand wherever --text does.\n"
     "SPEC: random[:layers=2,heads=4,d_model=64,seed=1] or builtin.\n";
 
@@ -56,6 +58,9 @@ const std::map<std::string, CommandSpec>& commands()
         t["attention"] = attention;
         t["tokenize"] = {{"--model", "--text", "--text-file"}, {}};
         t["info"] = {{"--model"}, {}};
+        CommandSpec sweep{{"--model", "--text", "--text-file", "--layer", "--head"}, {}};
+        sweep.valued.insert(settingsOptions.begin(), settingsOptions.end());
+        t["sweep"] = sweep;
         return t;
     }();
     return table;
@@ -202,6 +207,56 @@ int cmdAttention(const Args& args)
     return 0;
 }
 
+// The saturation sweep of one head: its statistics against the score multiplier m (scores = m Q K^T).
+int cmdSweep(const Args& args)
+{
+    auto index = [&](const std::string& key) {
+        if (!args.has(key)) throw Failure{kExitUsage, "'sweep' needs " + key + "."};
+        const std::string text = args.get(key);
+        std::size_t used = 0;
+        int value = -1;
+        try {
+            value = std::stoi(text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != text.size()) throw Failure{kExitUsage, key + " must be a whole number, not '" + text + "'."};
+        return value;
+    };
+    const int layer = index("--layer"), head = index("--head");
+    const AttentionSettings settings = readSettings(args);
+    const std::string text = readText(args);
+    ModelPtr model = openModel(args);
+    const ModelConfig& c = model->config;
+    if (layer < 0 || layer >= c.layers)
+        throw Failure{kExitInput, "layer " + std::to_string(layer) + " does not exist (the model has " +
+                                      std::to_string(c.layers) + " layers, numbered from 0)."};
+    if (head < 0 || head >= c.heads)
+        throw Failure{kExitInput, "head " + std::to_string(head) + " does not exist (the model has " +
+                                      std::to_string(c.heads) + " heads per layer, numbered from 0)."};
+    const TokenizedText tokens = tokenize(*model, text);
+    for (int key : settings.blockedKeys)
+        if (key >= static_cast<int>(tokens.ids.size()))
+            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
+                                          std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+    CaptureRequest capture;
+    capture.allAttention = false;
+    capture.detail = HeadSelection{layer, head};
+    Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
+    if (!trace) throw Failure{kExitInput, trace.error()};
+    const SaturationSweep s = saturationSweep(trace->detail.scores, attentionMask(settings, trace->tokens), c.dHead,
+                                              settings.multiplier(c.dHead));
+    nlohmann::ordered_json out;
+    out["multipliers"] = s.multipliers;
+    out["entropy"] = s.entropy;
+    out["max_weight"] = s.maxWeight;
+    out["jacobian_norm"] = s.jacobianNorm;
+    out["baseline_entropy"] = s.baselineEntropy;
+    out["current"] = s.current;
+    print(out);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -211,6 +266,7 @@ int main(int argc, char** argv)
         if (args.command == "info") return cmdInfo(args);
         if (args.command == "tokenize") return cmdTokenize(args);
         if (args.command == "attention") return cmdAttention(args);
+        if (args.command == "sweep") return cmdSweep(args);
         throw Failure{kExitUsage, "unknown command '" + args.command + "'."};
     } catch (const Failure& f) {
         std::cerr << "error: " << f.message << '\n';

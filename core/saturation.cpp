@@ -38,6 +38,19 @@ std::vector<unsigned char> fullyMaskedRows(const KeyMask& mask)
     return out;
 }
 
+double uniformEntropy(const KeyMask& mask)
+{
+    double lnSum = 0.0;
+    int rows = 0;
+    for (Eigen::Index i = 0; i < mask.rows(); ++i) {
+        const Eigen::Index visible = (!mask.row(i)).count();
+        if (visible == 0) continue;
+        lnSum += std::log(static_cast<double>(visible));
+        ++rows;
+    }
+    return rows > 0 ? lnSum / rows : kNaN;
+}
+
 MeanRowStats meanRowStats(const Matrix& weights, const std::vector<unsigned char>& rowFullyMasked)
 {
     MeanRowStats s;
@@ -111,14 +124,8 @@ SaturationSweep saturationSweep(const Eigen::Ref<const Matrix>& scores, const Ke
     s.multipliers = multiplierGrid(options.points, options.minimum, options.maximum, {s.inverseSqrtDk, 1.0, current});
 
     const std::vector<unsigned char> skip = fullyMaskedRows(mask);
-    double lnSum = 0.0;
-    for (Eigen::Index i = 0; i < mask.rows(); ++i) {
-        const Eigen::Index visible = (!mask.row(i)).count();
-        if (visible == 0) continue;
-        lnSum += std::log(static_cast<double>(visible));
-        ++s.rows;
-    }
-    s.uniformEntropy = s.rows > 0 ? lnSum / s.rows : kNaN;
+    s.rows = static_cast<int>(std::count(skip.begin(), skip.end(), 0));
+    s.uniformEntropy = uniformEntropy(mask);
 
     // 1. The head itself: one softmax per multiplier over the real scores.
     for (double m : s.multipliers) {

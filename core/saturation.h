@@ -21,6 +21,8 @@ using KeyMask = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic>;
 KeyMask attentionMask(const AttentionSettings& settings, int tokens);
 // (T) 1 where every key of the row is masked.
 std::vector<unsigned char> fullyMaskedRows(const KeyMask& mask);
+// Mean over the rows that see a key of ln(keys seen): the entropy of uniform rows, the most a head can have.
+double uniformEntropy(const KeyMask& mask);
 
 // Row statistics averaged over the rows that see at least one key (fully masked rows have no distribution).
 struct MeanRowStats {

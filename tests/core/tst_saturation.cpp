@@ -326,6 +326,14 @@ void TestSaturation::uniformLimit()
     double worst = 0.0;
     for (double h : s.entropy) worst = std::max(worst, std::abs(h - want));
     QVERIFY2(worst < 1e-5, qPrintable(QString("worst difference from mean ln n %1").arg(worst)));
+
+    // Keys 0 and 2 blocked, causal, T = 4: row 0 sees nothing, rows 1..3 see 1, 1, 2 keys.
+    AttentionSettings blocked;
+    blocked.blockedKeys = {0, 2};
+    QVERIFY(std::abs(uniformEntropy(attentionMask(blocked, 4)) - std::log(2.0) / 3) < 1e-12);
+    AttentionSettings everything;
+    everything.blockedKeys = {0};
+    QVERIFY(std::isnan(uniformEntropy(attentionMask(everything, 1))));
 }
 
 void TestSaturation::dotProductVariance_data()

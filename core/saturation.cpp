@@ -20,6 +20,40 @@ int baselineDrawsFor(int tokens)
     return static_cast<int>(std::clamp<long long>(cells > 0 ? 4096 / cells : 1, 1, 16));
 }
 
+struct SweepCurves {
+    std::vector<double> entropy, maxWeight, jacobianNorm;  // (N)
+};
+
+// Mean row statistics of softmax(m * scores) under the mask for every m, row by row: each row's visible
+// scores are gathered once and reused for all N multipliers, so no (T, T) matrix is built per point.
+SweepCurves sweepCurves(const Eigen::Ref<const Matrix>& scores, const KeyMask& mask, const std::vector<double>& multipliers)
+{
+    const std::size_t N = multipliers.size();
+    SweepCurves c{std::vector<double>(N, 0.0), std::vector<double>(N, 0.0), std::vector<double>(N, 0.0)};
+    Eigen::RowVectorXf visible(scores.cols()), p(scores.cols());  // (n <= T)
+    int rows = 0;
+    for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+        Eigen::Index n = 0;
+        for (Eigen::Index j = 0; j < scores.cols(); ++j)
+            if (!mask(i, j)) visible[n++] = scores(i, j);
+        if (n == 0) continue;  // a fully masked row has no distribution to describe
+        ++rows;
+        for (std::size_t k = 0; k < N; ++k) {
+            // Float m and float products, as forward() scales; subtracting the max keeps exp() finite.
+            auto row = p.head(n);
+            row = visible.head(n) * static_cast<float>(multipliers[k]);
+            row = (row.array() - row.maxCoeff()).exp().matrix();
+            row /= row.sum();
+            c.entropy[k] += rowEntropy(row);
+            c.maxWeight[k] += rowMaxWeight(row);
+            c.jacobianNorm[k] += softmaxJacobianNorm(row);
+        }
+    }
+    for (std::vector<double>* v : {&c.entropy, &c.maxWeight, &c.jacobianNorm})
+        for (double& x : *v) x = rows > 0 ? x / rows : kNaN;
+    return c;
+}
+
 } // namespace
 
 KeyMask attentionMask(const AttentionSettings& settings, int tokens)
@@ -69,17 +103,6 @@ MeanRowStats meanRowStats(const Matrix& weights, const std::vector<unsigned char
     return s;
 }
 
-Matrix weightsAtMultiplier(const Eigen::Ref<const Matrix>& scores, const KeyMask& mask, double multiplier)
-{
-    // 1. Scale in float by the float multiplier, exactly as forward() does, so a sweep point at the present
-    //    setting reproduces the trace's weights rather than a slightly different rounding of them.
-    Matrix masked = scores * static_cast<float>(multiplier);  // (T, T)
-    masked = mask.select(Matrix::Constant(masked.rows(), masked.cols(), -std::numeric_limits<float>::infinity()), masked);
-    Matrix weights(masked.rows(), masked.cols());  // (T, T)
-    maskedSoftmax(masked, weights);
-    return weights;
-}
-
 std::vector<double> multiplierGrid(int points, double minimum, double maximum, const std::vector<double>& extra)
 {
     std::vector<double> grid;
@@ -127,13 +150,11 @@ SaturationSweep saturationSweep(const Eigen::Ref<const Matrix>& scores, const Ke
     s.rows = static_cast<int>(std::count(skip.begin(), skip.end(), 0));
     s.uniformEntropy = uniformEntropy(mask);
 
-    // 1. The head itself: one softmax per multiplier over the real scores.
-    for (double m : s.multipliers) {
-        const MeanRowStats r = meanRowStats(weightsAtMultiplier(scores, mask, m), skip);
-        s.entropy.push_back(r.entropy);
-        s.maxWeight.push_back(r.maxWeight);
-        s.jacobianNorm.push_back(r.jacobianNorm);
-    }
+    // 1. The head itself: its present Q K^T under every multiplier.
+    SweepCurves head = sweepCurves(scores, mask, s.multipliers);
+    s.entropy = std::move(head.entropy);
+    s.maxWeight = std::move(head.maxWeight);
+    s.jacobianNorm = std::move(head.jacobianNorm);
 
     // 2. The baseline: what a head with unit-variance random q, k of the same Dh would do on the same mask.
     s.baselineDraws = baselineDrawsFor(s.tokens);
@@ -143,12 +164,11 @@ SaturationSweep saturationSweep(const Eigen::Ref<const Matrix>& scores, const Ke
     s.baselineJacobianNorm.assign(N, 0.0);
     SeededRandom rng(options.baselineSeed);
     for (int draw = 0; draw < s.baselineDraws; ++draw) {
-        const Matrix random = randomScores(s.tokens, dHead, rng);  // (T, T)
+        const SweepCurves r = sweepCurves(randomScores(s.tokens, dHead, rng), mask, s.multipliers);
         for (std::size_t n = 0; n < N; ++n) {
-            const MeanRowStats r = meanRowStats(weightsAtMultiplier(random, mask, s.multipliers[n]), skip);
-            s.baselineEntropy[n] += r.entropy / s.baselineDraws;
-            s.baselineMaxWeight[n] += r.maxWeight / s.baselineDraws;
-            s.baselineJacobianNorm[n] += r.jacobianNorm / s.baselineDraws;
+            s.baselineEntropy[n] += r.entropy[n] / s.baselineDraws;
+            s.baselineMaxWeight[n] += r.maxWeight[n] / s.baselineDraws;
+            s.baselineJacobianNorm[n] += r.jacobianNorm[n] / s.baselineDraws;
         }
     }
     return s;

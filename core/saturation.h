@@ -33,9 +33,6 @@ struct MeanRowStats {
 };
 MeanRowStats meanRowStats(const Matrix& weights, const std::vector<unsigned char>& rowFullyMasked);  // (T, T), (T)
 
-// softmax(m * scores) with the mask applied, as the forward pass computes it (float m, masked entries 0).
-Matrix weightsAtMultiplier(const Eigen::Ref<const Matrix>& scores, const KeyMask& mask, double multiplier);  // (T, T)
-
 // Multipliers log-spaced from minimum to maximum (inclusive), with each of `extra` added exactly; sorted, unique.
 std::vector<double> multiplierGrid(int points, double minimum, double maximum, const std::vector<double>& extra);
 

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "labdata.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -119,7 +120,8 @@ CompareView::CompareView(Document* document, QWidget* parent)
         m_bText.clear();
         setBSettings(m_document->settings());
     });
-    connect(m_document, &Document::snapshotChanged, this, &CompareView::recompute);
+    auto* gate = new RefreshGate(this, [this] { recompute(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     recompute();
 }
 

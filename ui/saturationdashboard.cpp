@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "labdata.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -43,7 +44,8 @@ SaturationDashboard::SaturationDashboard(Document* document, QWidget* parent)
     m_focusBox->setBrush(Qt::NoBrush);
 
     connect(m_metricBox, &QComboBox::currentIndexChanged, this, [this](int i) { setMetric(Metric(i)); });
-    connect(m_document, &Document::snapshotChanged, this, &SaturationDashboard::refresh);
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     connect(m_plot, &QCustomPlot::mousePress, this, &SaturationDashboard::clicked);
     refresh();
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "labdata.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -47,7 +48,8 @@ ScoreHistogramView::ScoreHistogramView(Document* document, QWidget* parent)
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
     connect(m_rowBox, &QSpinBox::valueChanged, this, &ScoreHistogramView::setRow);
-    connect(m_document, &Document::snapshotChanged, this, &ScoreHistogramView::refresh);
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     refresh();
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "labdata.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -28,7 +29,8 @@ SweepViewBase::SweepViewBase(Document* document, QWidget* parent)
     m_unscaled = labplot::addVerticalMarker(m_plot, m_plot->xAxis, m_plot->yAxis, QPen(QColor(120, 120, 120), 1.5, Qt::DashLine), 0.13);
     m_current = labplot::addVerticalMarker(m_plot, m_plot->xAxis, m_plot->yAxis, QPen(QColor(118, 42, 131), 2.5), 0.21);
 
-    connect(m_document, &Document::snapshotChanged, this, &SweepViewBase::refresh);
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     connect(m_document, &Document::settingsChanged, this, &SweepViewBase::followSettings);
 }
 

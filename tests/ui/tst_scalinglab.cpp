@@ -54,6 +54,7 @@ private slots:
     void histogramShowsTheRow();
     void whySqrtDkNumbers();
     void labHasSixTabs();
+    void hiddenTabsCatchUpWhenShown();
     void renderLabView_data();
     void renderLabView();
     void renderErrors();
@@ -250,6 +251,24 @@ void TestScalingLab::labHasSixTabs()
     ScalingLab lab(&doc);
     QCOMPARE(lab.count(), 6);
     QVERIFY(lab.saturation() && lab.whySqrtDk() && lab.jacobian() && lab.histogram() && lab.dashboard() && lab.compare());
+}
+
+void TestScalingLab::hiddenTabsCatchUpWhenShown()
+{
+    Document doc;
+    doc.setText(kText);
+    ScalingLab lab(&doc);
+    lab.resize(1000, 700);
+    lab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab));
+    lab.setCurrentWidget(lab.saturation());
+    const double before = lab.dashboard()->cellValue(0, 1);
+    doc.setScaling(Scaling::None);
+    QCOMPARE(lab.saturation()->markerMultiplier(), 1.0);       // the visible tab follows at once
+    QCOMPARE(lab.dashboard()->cellValue(0, 1), before);        // the hidden one waits
+    lab.setCurrentWidget(lab.dashboard());
+    const HeadSaturation core = headSaturation(doc.snapshot()->trace);
+    QCOMPARE(lab.dashboard()->cellValue(0, 1), double(core.meanEntropy(0, 1)));
 }
 
 void TestScalingLab::renderLabView_data()

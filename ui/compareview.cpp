@@ -22,6 +22,23 @@ struct CompareView::Pane {
     QCPTextElement* note = nullptr;
     QCPColorMap* map = nullptr;
     QCPColorScale* scale = nullptr;
+    QString noteText;  // the note as a sentence; drawn with a line break so it fits a narrow pane
+
+    void setNote(const QString& text)
+    {
+        noteText = text;
+        QString shown = text;
+        const int colon = shown.indexOf(QLatin1Char(':'));
+        if (colon > 0 && shown.size() > 40) shown.replace(colon, 1, QStringLiteral(":\n"));
+        note->setText(shown);
+    }
+    void showAxes(bool on)
+    {
+        plot->xAxis->setVisible(on);
+        plot->yAxis->setVisible(on);
+        if (on) labplot::maskedBackground(plot->axisRect());
+        else plot->axisRect()->setBackground(QBrush(Qt::white));
+    }
 
     Pane(QWidget* parent, const QCPColorGradient& gradient, const QString& scaleLabel)
     {
@@ -51,9 +68,9 @@ namespace {
 
 QString describe(const AttentionSettings& s)
 {
-    QString text = QStringLiteral("%1 mask, %2, temperature %3")
-                       .arg(s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("no"))
-                       .arg(s.scaling == Scaling::SqrtDk ? QStringLiteral("scaled by 1/√dₖ") : QStringLiteral("unscaled"))
+    QString text = QStringLiteral("%1, %2, temp. %3")
+                       .arg(s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("unmasked"))
+                       .arg(s.scaling == Scaling::SqrtDk ? QStringLiteral("÷√dₖ") : QStringLiteral("unscaled"))
                        .arg(s.temperature, 0, 'g', 3);
     if (!s.blockedKeys.empty()) text += QStringLiteral(", keys blocked");
     return text;
@@ -171,17 +188,18 @@ QString CompareView::counterfactualNote(const Snapshot& snapshot)
 }
 
 double CompareView::differenceCell(int query, int key) const { return labplot::heatmapCell(m_paneDiff->map, query, key); }
-QString CompareView::noteA() const { return m_paneA->note->text(); }
-QString CompareView::noteB() const { return m_paneB->note->text(); }
-QString CompareView::differenceNote() const { return m_paneDiff->note->text(); }
+QString CompareView::noteA() const { return m_paneA->noteText; }
+QString CompareView::noteB() const { return m_paneB->noteText; }
+QString CompareView::differenceNote() const { return m_paneDiff->noteText; }
 
 void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name)
 {
     pane.title->setText(name + QStringLiteral(": ") + describe(snap.settings));
-    pane.note->setText(counterfactualNote(snap));
+    pane.setNote(counterfactualNote(snap));
+    pane.showAxes(snap.trace.hasDetail);
     if (!snap.trace.hasDetail) {
         pane.map->data()->clear();
-        pane.note->setText(QStringLiteral("nothing to show"));
+        pane.setNote(QStringLiteral("nothing to show"));
         labplot::replot(pane.plot);
         return;
     }
@@ -205,10 +223,13 @@ void CompareView::recompute()
     const int ta = a->trace.hasDetail ? a->trace.tokens : -1, tb = m_b->trace.hasDetail ? m_b->trace.tokens : -1;
     d.title->setText(QStringLiteral("B − A, ") + headCaption(*a));
     if (ta < 0 || tb < 0) {
-        d.note->setText(QStringLiteral("no difference: one side has nothing to show"));
+        d.setNote(QStringLiteral("no difference: one side has nothing to show"));
+        d.showAxes(false);
     } else if (ta != tb) {
-        d.note->setText(QStringLiteral("A has %1 tokens and B has %2: a difference needs the same number").arg(ta).arg(tb));
+        d.setNote(QStringLiteral("no difference map: A has %1 tokens, B has %2").arg(ta).arg(tb));
+        d.showAxes(false);
     } else {
+        d.showAxes(true);
         m_difference = m_b->trace.detail.weights - a->trace.detail.weights;  // (T, T)
         const KeyMask both = snapshotMask(*a) && snapshotMask(*m_b);
         m_range = m_difference.cwiseAbs().maxCoeff();
@@ -216,7 +237,7 @@ void CompareView::recompute()
         // Symmetric about 0 so white always means "no change"; a floor keeps an all-zero map white.
         d.map->setDataRange(QCPRange(-std::max(m_range, 1e-6), std::max(m_range, 1e-6)));
         labplot::setTokenTicks(d.plot->xAxis, d.plot->yAxis, a->tokens.tokens);
-        d.note->setText(QStringLiteral("largest change %1").arg(m_range, 0, 'f', 3));
+        d.setNote(QStringLiteral("largest change %1").arg(m_range, 0, 'f', 3));
         m_hasDifference = true;
     }
     labplot::replot(d.plot);

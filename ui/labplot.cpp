@@ -146,7 +146,8 @@ double heatmapCell(const QCPColorMap* map, int query, int key)
 
 void maskedBackground(QCPAxisRect* rect)
 {
-    rect->setBackground(QBrush(QColor(170, 170, 170), Qt::BDiagPattern));
+    // Solid grey rather than a hatch: pattern brushes do not survive every SVG reader.
+    rect->setBackground(QBrush(QColor(200, 200, 200)));
 }
 
 void setTokenTicks(QCPAxis* keys, QCPAxis* queries, const std::vector<std::string>& tokens)

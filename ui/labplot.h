@@ -40,7 +40,7 @@ QCPColorGradient weightGradient();
 QCPColorGradient divergingGradient();
 
 // Fills a (T, T) heatmap with query 0 at the top: cell (key j, row T-1-i); masked cells fully transparent
-// so the axis rect's hatched background shows through (masked is not the same as weight 0).
+// so the axis rect's grey background shows through (masked is not the same as weight 0).
 void fillHeatmap(QCPColorMap* map, const Matrix& values, const KeyMask* mask);
 // Reads back the value drawn for (query i, key j) of a map filled by fillHeatmap.
 double heatmapCell(const QCPColorMap* map, int query, int key);

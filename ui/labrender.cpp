@@ -97,6 +97,7 @@ bool renderLabView(const QString& view, Document& doc, const QString& path, QSiz
         svg.setFileName(path);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(), size));
+        svg.setResolution(96);  // width and height are written in mm; at CSS's 96 dpi they are `size` pixels
         svg.setTitle(QStringLiteral("AttnScope: %1").arg(view));
         QCPPainter painter;
         if (!painter.begin(&svg)) return fail(QStringLiteral("cannot write the SVG file '%1'.").arg(path));

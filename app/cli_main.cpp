@@ -20,6 +20,7 @@
 #include "jsonexport.h"
 #include "model.h"
 #include "nexttokens.h"
+#include "saturation.h"
 
 using namespace attnscope;
 
@@ -44,6 +45,7 @@ const char* kUsage =
     "  trace     --text TEXT --layer L --head H [--model SPEC] [settings as for attention]\n"
     "  info      [--model SPEC]\n"
     "  bench     --tokens N [--repeat R] [--threads K] [--model SPEC]\n"
+    "  sweep     --text TEXT --layer L --head H [--model SPEC] [settings as for attention]\n"
     "--text-file FILE (or - for standard input) may stand wherever --text does.\n"
     "SPEC: random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a GPT-2 model folder\n"
     "      (config.json, model.safetensors, vocab.json + merges.txt or tokenizer.json).\n";
@@ -68,6 +70,9 @@ const std::map<std::string, CommandSpec>& commands()
         CommandSpec trace{{"--model", "--text", "--text-file", "--layer", "--head"}, {}};
         trace.valued.insert(settingsOptions.begin(), settingsOptions.end());
         t["trace"] = trace;
+        CommandSpec sweep{{"--model", "--text", "--text-file", "--layer", "--head"}, {}};
+        sweep.valued.insert(settingsOptions.begin(), settingsOptions.end());
+        t["sweep"] = sweep;
         return t;
     }();
     return table;
@@ -333,6 +338,56 @@ int cmdTrace(const Args& args)
     return 0;
 }
 
+// The saturation sweep of one head: its statistics against the score multiplier m (scores = m Q K^T).
+int cmdSweep(const Args& args)
+{
+    auto index = [&](const std::string& key) {
+        if (!args.has(key)) throw Failure{kExitUsage, "'sweep' needs " + key + "."};
+        const std::string text = args.get(key);
+        std::size_t used = 0;
+        int value = -1;
+        try {
+            value = std::stoi(text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != text.size()) throw Failure{kExitUsage, key + " must be a whole number, not '" + text + "'."};
+        return value;
+    };
+    const int layer = index("--layer"), head = index("--head");
+    const AttentionSettings settings = readSettings(args);
+    const std::string text = readText(args);
+    ModelPtr model = openModel(args);
+    const ModelConfig& c = model->config;
+    if (layer < 0 || layer >= c.layers)
+        throw Failure{kExitInput, "layer " + std::to_string(layer) + " does not exist (the model has " +
+                                      std::to_string(c.layers) + " layers, numbered from 0)."};
+    if (head < 0 || head >= c.heads)
+        throw Failure{kExitInput, "head " + std::to_string(head) + " does not exist (the model has " +
+                                      std::to_string(c.heads) + " heads per layer, numbered from 0)."};
+    const TokenizedText tokens = tokenize(*model, text);
+    for (int key : settings.blockedKeys)
+        if (key >= static_cast<int>(tokens.ids.size()))
+            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
+                                          std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+    CaptureRequest capture;
+    capture.allAttention = false;
+    capture.detail = HeadSelection{layer, head};
+    Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
+    if (!trace) throw Failure{kExitInput, trace.error()};
+    const SaturationSweep s = saturationSweep(trace->detail.scores, attentionMask(settings, trace->tokens), c.dHead,
+                                              settings.multiplier(c.dHead));
+    nlohmann::ordered_json out;
+    out["multipliers"] = s.multipliers;
+    out["entropy"] = s.entropy;
+    out["max_weight"] = s.maxWeight;
+    out["jacobian_norm"] = s.jacobianNorm;
+    out["baseline_entropy"] = s.baselineEntropy;
+    out["current"] = s.current;
+    print(out);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -344,6 +399,7 @@ int main(int argc, char** argv)
         if (args.command == "attention") return cmdAttention(args);
         if (args.command == "bench") return cmdBench(args);
         if (args.command == "trace") return cmdTrace(args);
+        if (args.command == "sweep") return cmdSweep(args);
         throw Failure{kExitUsage, "unknown command '" + args.command + "'."};
     } catch (const Failure& f) {
         std::cerr << "error: " << f.message << '\n';

@@ -13,7 +13,7 @@ namespace attnscope {
 // Shannon entropy in nats, -sum p ln p with 0 ln 0 = 0. A row of zeros (fully masked) has entropy 0.
 float rowEntropy(const Eigen::Ref<const Eigen::RowVectorXf>& p);
 float rowMaxWeight(const Eigen::Ref<const Eigen::RowVectorXf>& p);
-// Frobenius norm of the softmax Jacobian diag(p) - p p^T, summed entry by entry.
+// Frobenius norm of the softmax Jacobian diag(p) - p p^T, from the closed form sum p^2 - 2 sum p^3 + (sum p^2)^2.
 float softmaxJacobianNorm(const Eigen::Ref<const Eigen::RowVectorXf>& p);
 
 struct RowStats {

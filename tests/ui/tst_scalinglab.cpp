@@ -1,0 +1,324 @@
+// The scaling lab's views on a real Document: the markers follow the settings, every number drawn is the
+// core's, and every view renders headless at the requested size.
+#include <QtTest>
+
+#include <QImage>
+#include <QTemporaryDir>
+#include <cmath>
+
+#include "compareview.h"
+#include "document.h"
+#include "jacobianview.h"
+#include "labdata.h"
+#include "labrender.h"
+#include "saturation.h"
+#include "saturationdashboard.h"
+#include "saturationview.h"
+#include "scalinglab.h"
+#include "scorehistogramview.h"
+#include "stats.h"
+#include "whysqrtdkview.h"
+
+using namespace attnscope;
+
+namespace {
+
+const QString kText = QStringLiteral("the cat sat on the mat because it was warm");
+
+double meanEntropy(const ForwardTrace& t, int layer, int head)
+{
+    double sum = 0.0;
+    int rows = 0;
+    for (int i = 0; i < t.tokens; ++i)
+        if (!t.rowFullyMasked[std::size_t(i)]) {
+            sum += rowEntropy(t.weights(layer, head).row(i));
+            ++rows;
+        }
+    return sum / rows;
+}
+
+} // namespace
+
+class TestScalingLab : public QObject {
+    Q_OBJECT
+private slots:
+    void markerFollowsTemperature_data();
+    void markerFollowsTemperature();
+    void markerMovesBeforeAsyncResult();
+    void jacobianViewSharesTheSweep();
+    void compareZeroWhenSameSettings();
+    void compareDefaultsAndNotes();
+    void dashboardEqualsCore_data();
+    void dashboardEqualsCore();
+    void dashboardClickFocuses();
+    void histogramShowsTheRow();
+    void whySqrtDkNumbers();
+    void labHasSixTabs();
+    void hiddenTabsCatchUpWhenShown();
+    void renderLabView_data();
+    void renderLabView();
+    void renderErrors();
+};
+
+void TestScalingLab::markerFollowsTemperature_data()
+{
+    QTest::addColumn<int>("scaling");
+    QTest::addColumn<double>("temperature");
+    QTest::newRow("scaled, T = 0.5") << int(Scaling::SqrtDk) << 0.5;
+    QTest::newRow("scaled, T = 3") << int(Scaling::SqrtDk) << 3.0;
+    QTest::newRow("unscaled, T = 0.1 (past the grid's end)") << int(Scaling::None) << 0.01;
+    QTest::newRow("unscaled, T = 1.7") << int(Scaling::None) << 1.7;
+}
+
+void TestScalingLab::markerFollowsTemperature()
+{
+    QFETCH(int, scaling);
+    QFETCH(double, temperature);
+    Document doc;
+    doc.setText(kText);
+    SaturationView view(&doc);
+    doc.setScaling(Scaling(scaling));
+    doc.setTemperature(temperature);
+    const int dh = doc.model()->config.dHead;
+    const double m = doc.settings().multiplier(dh);
+    QCOMPARE(view.markerMultiplier(), m);
+    QVERIFY(view.sweep());
+    QCOMPARE(view.sweep()->current, m);
+    QCOMPARE(view.inverseSqrtDkMarker(), 1.0 / std::sqrt(double(dh)));
+    // The curve's value at the marker is the entropy the document's trace has for the focused head.
+    const int at = view.sweep()->indexOf(m);
+    QVERIFY(at >= 0);
+    const HeadSelection f = doc.focus();
+    const double d = std::abs(view.sweep()->entropy[std::size_t(at)] - meanEntropy(doc.snapshot()->trace, f.layer, f.head));
+    QVERIFY2(d < 1e-5, qPrintable(QString("entropy at the marker off by %1").arg(d)));
+    QCOMPARE(view.uniformReference(), uniformEntropy(attentionMask(doc.settings(), doc.snapshot()->trace.tokens)));
+}
+
+void TestScalingLab::markerMovesBeforeAsyncResult()
+{
+    Document doc;
+    doc.setForceAsync(true);
+    doc.setText(kText);
+    doc.waitForIdle();
+    SaturationView view(&doc);
+    QSignalSpy snapshots(&doc, &Document::snapshotChanged);
+    doc.setTemperature(0.25);
+    const double m = doc.settings().multiplier(doc.model()->config.dHead);
+    QCOMPARE(view.markerMultiplier(), m);  // straight from settingsChanged
+    QTRY_VERIFY(view.sweep() && view.sweep()->current == m);
+    QVERIFY(snapshots.count() >= 1);
+}
+
+void TestScalingLab::jacobianViewSharesTheSweep()
+{
+    Document doc;
+    doc.setText(kText);
+    SaturationView saturation(&doc);
+    JacobianView jacobian(&doc);
+    doc.setTemperature(2.0);
+    QVERIFY(saturation.sweep());
+    QCOMPARE(jacobian.sweep().get(), saturation.sweep().get());  // computed once per snapshot
+    QCOMPARE(jacobian.markerMultiplier(), saturation.markerMultiplier());
+    const SnapshotPtr snap = doc.snapshot();
+    const SaturationSweep direct = saturationSweep(snap->trace.detail.scores, snapshotMask(*snap), snap->model->config.dHead,
+                                                   snap->settings.multiplier(snap->model->config.dHead));
+    QCOMPARE(jacobian.sweep()->jacobianNorm, direct.jacobianNorm);
+    QCOMPARE(jacobian.sweep()->baselineEntropy, direct.baselineEntropy);
+}
+
+void TestScalingLab::compareZeroWhenSameSettings()
+{
+    Document doc;
+    doc.setText(kText);
+    doc.setTemperature(0.8);
+    CompareView view(&doc);
+    view.setBSettings(doc.settings());
+    QVERIFY(view.hasDifference());
+    const int T = doc.snapshot()->trace.tokens;
+    QCOMPARE(int(view.difference().rows()), T);
+    double worst = 0.0;
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j) worst = std::max({worst, std::abs(view.differenceCell(i, j)), double(std::abs(view.difference()(i, j)))});
+    QVERIFY2(worst == 0.0, qPrintable(QString("largest |B - A| with equal settings %1").arg(worst)));
+    QCOMPARE(view.differenceRange(), 0.0);
+}
+
+void TestScalingLab::compareDefaultsAndNotes()
+{
+    Document doc;
+    doc.setText(kText);
+    CompareView view(&doc);
+    // Default B: A's settings with the scaling off.
+    AttentionSettings want = doc.settings();
+    want.scaling = Scaling::None;
+    QCOMPARE(view.bSettings(), want);
+    QVERIFY(view.hasDifference());
+    QVERIFY(view.differenceRange() > 0.0);
+    const Matrix expect = view.snapshotB()->trace.detail.weights - doc.snapshot()->trace.detail.weights;
+    QCOMPARE(view.difference(), expect);
+    QCOMPARE(view.differenceCell(2, 1), double(expect(2, 1)));
+    QVERIFY(view.noteA().isEmpty());
+
+    // Unmasked B of a causal-trained model is a counterfactual.
+    AttentionSettings unmasked = doc.settings();
+    unmasked.mask = MaskKind::None;
+    view.setBSettings(unmasked);
+    QVERIFY2(view.noteB().contains(QStringLiteral("counterfactual: the model was trained with the causal mask")), qPrintable(view.noteB()));
+    QVERIFY(view.noteA().isEmpty());
+
+    // Sentences of different lengths: no difference map, and the view says why.
+    view.setBText(QStringLiteral("a short one"));
+    QVERIFY(!view.hasDifference());
+    QVERIFY2(view.differenceNote().contains(QStringLiteral("tokens")), qPrintable(view.differenceNote()));
+    view.setBText(QString());
+    QVERIFY(view.hasDifference());
+}
+
+void TestScalingLab::dashboardEqualsCore_data()
+{
+    QTest::addColumn<int>("metric");
+    QTest::newRow("mean entropy") << int(SaturationDashboard::Metric::MeanEntropy);
+    QTest::newRow("fraction max > 0.9") << int(SaturationDashboard::Metric::FractionPeaked);
+}
+
+void TestScalingLab::dashboardEqualsCore()
+{
+    QFETCH(int, metric);
+    Document doc;
+    doc.setText(kText);
+    doc.setScaling(Scaling::None);  // some heads saturate, so the fraction is not all 0
+    SaturationDashboard view(&doc);
+    view.setMetric(SaturationDashboard::Metric(metric));
+    const HeadSaturation core = headSaturation(doc.snapshot()->trace);
+    const Matrix& want = metric == int(SaturationDashboard::Metric::MeanEntropy) ? core.meanEntropy : core.fractionPeaked;
+    for (int l = 0; l < want.rows(); ++l)
+        for (int h = 0; h < want.cols(); ++h) QCOMPARE(view.cellValue(l, h), double(want(l, h)));
+}
+
+void TestScalingLab::dashboardClickFocuses()
+{
+    Document doc;
+    doc.setText(kText);
+    SaturationDashboard view(&doc);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.plot()->replot();
+    const int L = doc.model()->config.layers;
+    const QPoint at(int(view.plot()->xAxis->coordToPixel(3)), int(view.plot()->yAxis->coordToPixel(L - 1 - 1)));
+    QTest::mouseClick(view.plot(), Qt::LeftButton, {}, at);
+    QCOMPARE(doc.focus(), (HeadSelection{1, 3}));
+}
+
+void TestScalingLab::histogramShowsTheRow()
+{
+    Document doc;
+    doc.setText(kText);
+    ScoreHistogramView view(&doc);
+    const ForwardTrace& t = doc.snapshot()->trace;
+    QCOMPARE(view.row(), t.tokens - 1);  // the last query by default
+    QCOMPARE(view.scoresShown().size(), qsizetype(t.tokens));
+    for (int j = 0; j < t.tokens; ++j) {
+        QCOMPARE(view.scoresShown()[j], double(t.detail.scaled(t.tokens - 1, j)));
+        QCOMPARE(view.weightsShown()[j], double(t.detail.weights(t.tokens - 1, j)));
+    }
+    view.setRow(2);  // causal: query 2 sees keys 0..2
+    QCOMPARE(view.scoresShown().size(), qsizetype(3));
+    QCOMPARE(view.weightsShown()[1], double(doc.snapshot()->trace.detail.weights(2, 1)));
+    doc.setTemperature(0.5);  // the chosen row stays while the length does not change
+    QCOMPARE(view.row(), 2);
+    QCOMPARE(view.scoresShown()[0], double(doc.snapshot()->trace.detail.scaled(2, 0)));
+}
+
+void TestScalingLab::whySqrtDkNumbers()
+{
+    Document doc;
+    WhySqrtDkView view(&doc);
+    QCOMPARE(view.dk(), doc.model()->config.dHead);  // starts at the model's d_k
+    view.setDk(256);
+    QCOMPARE(view.dk(), 256);
+    const std::vector<double> dots = sampleDotProducts(256, WhySqrtDkView::kSamples, WhySqrtDkView::kSeed + 256);
+    QCOMPARE(view.unscaledHistogram().density, histogram(dots, -100, 100, 60).density);
+    const DotProductVariance v = dotProductVariance(dkGrid(), 2000, WhySqrtDkView::kSeed);
+    QCOMPARE(view.variance().unscaled, v.unscaled);
+    QCOMPARE(view.variance().scaled, v.scaled);
+}
+
+void TestScalingLab::labHasSixTabs()
+{
+    Document doc;
+    doc.setText(kText);
+    ScalingLab lab(&doc);
+    QCOMPARE(lab.count(), 6);
+    QVERIFY(lab.saturation() && lab.whySqrtDk() && lab.jacobian() && lab.histogram() && lab.dashboard() && lab.compare());
+}
+
+void TestScalingLab::hiddenTabsCatchUpWhenShown()
+{
+    Document doc;
+    doc.setText(kText);
+    ScalingLab lab(&doc);
+    lab.resize(1000, 700);
+    lab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab));
+    lab.setCurrentWidget(lab.saturation());
+    const double before = lab.dashboard()->cellValue(0, 1);
+    doc.setScaling(Scaling::None);
+    QCOMPARE(lab.saturation()->markerMultiplier(), 1.0);       // the visible tab follows at once
+    QCOMPARE(lab.dashboard()->cellValue(0, 1), before);        // the hidden one waits
+    lab.setCurrentWidget(lab.dashboard());
+    const HeadSaturation core = headSaturation(doc.snapshot()->trace);
+    QCOMPARE(lab.dashboard()->cellValue(0, 1), double(core.meanEntropy(0, 1)));
+}
+
+void TestScalingLab::renderLabView_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("suffix");
+    for (const QString& v : labViewNames())
+        for (const char* s : {"png", "svg", "pdf"}) QTest::newRow(qPrintable(v + "." + s)) << v << QString(s);
+}
+
+void TestScalingLab::renderLabView()
+{
+    QFETCH(QString, view);
+    QFETCH(QString, suffix);
+    Document doc;
+    doc.setText(kText);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(view + "." + suffix);
+    const QSize size(900, 560);
+    QString error;
+    QVERIFY2(attnscope::renderLabView(view, doc, path, size, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY(bytes.size() > 1000);
+    if (suffix == "png") {
+        const QImage image(path);
+        QCOMPARE(image.size(), size);
+        int inked = 0;
+        for (int y = 0; y < image.height(); y += 4)
+            for (int x = 0; x < image.width(); x += 4) inked += image.pixel(x, y) != qRgb(255, 255, 255);
+        QVERIFY2(inked > 500, "the image is almost blank");
+    } else if (suffix == "svg") {
+        QVERIFY(bytes.contains("<svg"));
+        QVERIFY(bytes.contains("viewBox=\"0 0 900 560\""));
+    } else {
+        QVERIFY(bytes.startsWith("%PDF"));
+    }
+}
+
+void TestScalingLab::renderErrors()
+{
+    Document doc;
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(!attnscope::renderLabView("heatmap3d", doc, dir.filePath("x.png"), QSize(400, 300), &error));
+    QVERIFY2(error.contains("no view"), qPrintable(error));
+    QVERIFY(!attnscope::renderLabView("saturation", doc, dir.filePath("x.bmp"), QSize(400, 300), &error));
+    QVERIFY2(error.contains(".png, .svg or .pdf"), qPrintable(error));
+}
+
+QTEST_MAIN(TestScalingLab)
+#include "tst_scalinglab.moc"

@@ -1,0 +1,120 @@
+#include "labrender.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QImage>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+#include <memory>
+
+#include <qcustomplot.h>
+
+#include "compareview.h"
+#include "document.h"
+#include "jacobianview.h"
+#include "saturationdashboard.h"
+#include "saturationview.h"
+#include "scorehistogramview.h"
+#include "whysqrtdkview.h"
+
+namespace attnscope {
+
+namespace {
+
+std::unique_ptr<QWidget> makeView(const QString& view, Document* doc)
+{
+    if (view == QLatin1String("saturation")) return std::make_unique<SaturationView>(doc);
+    if (view == QLatin1String("why-sqrt-dk")) return std::make_unique<WhySqrtDkView>(doc);
+    if (view == QLatin1String("jacobian")) return std::make_unique<JacobianView>(doc);
+    if (view == QLatin1String("histogram")) return std::make_unique<ScoreHistogramView>(doc);
+    if (view == QLatin1String("dashboard")) return std::make_unique<SaturationDashboard>(doc);
+    if (view == QLatin1String("compare")) return std::make_unique<CompareView>(doc);
+    return nullptr;
+}
+
+// Paints a widget tree with one painter: ordinary widgets through QWidget::render (without their children),
+// plots through QCustomPlot::toPainter so they stay vectors in SVG and PDF, then the children on top.
+void paintTree(QWidget* widget, QCPPainter& painter, const QPoint& offset)
+{
+    if (auto* plot = qobject_cast<QCustomPlot*>(widget)) {
+        painter.save();
+        painter.translate(offset);
+        plot->toPainter(&painter, plot->width(), plot->height());
+        painter.restore();
+        return;
+    }
+    widget->render(&painter, offset, QRegion(), QWidget::DrawWindowBackground);
+    for (QObject* child : widget->children()) {
+        auto* w = qobject_cast<QWidget*>(child);
+        if (w && w->isVisible() && !w->isWindow()) paintTree(w, painter, offset + w->pos());
+    }
+}
+
+} // namespace
+
+QStringList labViewNames()
+{
+    return {QStringLiteral("saturation"), QStringLiteral("why-sqrt-dk"), QStringLiteral("jacobian"),
+            QStringLiteral("histogram"), QStringLiteral("dashboard"), QStringLiteral("compare")};
+}
+
+bool renderLabView(const QString& view, Document& doc, const QString& path, QSize size, QString* error)
+{
+    auto fail = [error](const QString& message) {
+        if (error) *error = message;
+        return false;
+    };
+    if (size.width() < 16 || size.height() < 16 || size.width() > 16384 || size.height() > 16384)
+        return fail(QStringLiteral("the image size must be between 16 and 16384 pixels on each side."));
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf"))
+        return fail(QStringLiteral("the output file must end in .png, .svg or .pdf, not '%1'.").arg(path));
+    doc.waitForIdle();
+    std::unique_ptr<QWidget> widget = makeView(view, &doc);
+    if (!widget)
+        return fail(QStringLiteral("there is no view '%1' (known: %2).").arg(view, labViewNames().join(QStringLiteral(", "))));
+
+    // Lay the view out at the requested size without putting a window on any screen.
+    widget->setAttribute(Qt::WA_DontShowOnScreen);
+    widget->resize(size);
+    widget->show();
+    QCoreApplication::sendPostedEvents();
+
+    if (suffix == QLatin1String("png")) {
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        {
+            QCPPainter painter(&image);
+            painter.setRenderHint(QPainter::Antialiasing);
+            paintTree(widget.get(), painter, QPoint());
+        }
+        if (!image.save(path)) return fail(QStringLiteral("cannot write the image '%1'.").arg(path));
+        return true;
+    }
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(), size));
+        svg.setResolution(96);  // width and height are written in mm; at CSS's 96 dpi they are `size` pixels
+        svg.setTitle(QStringLiteral("AttnScope: %1").arg(view));
+        QCPPainter painter;
+        if (!painter.begin(&svg)) return fail(QStringLiteral("cannot write the SVG file '%1'.").arg(path));
+        paintTree(widget.get(), painter, QPoint());
+        painter.end();
+        return QFileInfo(path).size() > 0 || fail(QStringLiteral("cannot write the SVG file '%1'.").arg(path));
+    }
+    QPdfWriter pdf(path);
+    pdf.setResolution(72);  // one device pixel per point: the page is exactly `size` points
+    pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));
+    pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+    pdf.setTitle(QStringLiteral("AttnScope: %1").arg(view));
+    QCPPainter painter;
+    if (!painter.begin(&pdf)) return fail(QStringLiteral("cannot write the PDF file '%1'.").arg(path));
+    paintTree(widget.get(), painter, QPoint());
+    painter.end();
+    return true;
+}
+
+} // namespace attnscope

@@ -10,12 +10,16 @@
 #include <string>
 #include <vector>
 
+#include <QApplication>
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "attentionsettings.h"
+#include "document.h"
 #include "forward.h"
 #include "jsonexport.h"
 #include "model.h"
+#include "renderer.h"
 
 using namespace attnscope;
 
@@ -37,6 +41,8 @@ const char* kUsage =
     "            [--scaling sqrt-dk|none] [--temperature T] [--positional default|sinusoidal|learned|none] [--stats]\n"
     "  tokenize  --text TEXT [--model SPEC]\n"
     "  info      [--model SPEC]\n"
+    "  render    --text TEXT --view heatmap|grid --out FILE.png|.svg|.pdf [--model SPEC] [--layer L] [--head H]\n"
+    "            [--width W] [--height H] [attention settings as above]\n"
     "--text-file FILE (or - for standard input) may stand wherever --text does.\n"
     "SPEC: random[:layers=2,heads=4,d_model=64,seed=1] or builtin.\n";
 
@@ -56,6 +62,9 @@ const std::map<std::string, CommandSpec>& commands()
         t["attention"] = attention;
         t["tokenize"] = {{"--model", "--text", "--text-file"}, {}};
         t["info"] = {{"--model"}, {}};
+        CommandSpec render{{"--model", "--text", "--text-file", "--view", "--layer", "--head", "--out", "--width", "--height"}, {}};
+        render.valued.insert(settingsOptions.begin(), settingsOptions.end());
+        t["render"] = render;
         return t;
     }();
     return table;
@@ -178,16 +187,36 @@ int cmdTokenize(const Args& args)
     return 0;
 }
 
+void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens)
+{
+    for (int key : settings.blockedKeys)
+        if (key >= static_cast<int>(tokens.ids.size()))
+            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
+                                          std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+}
+
+// A whole number option in [lo, hi]; `what` names it in the error.
+int readInt(const Args& args, const std::string& key, int fallback, int lo, int hi, const std::string& what)
+{
+    if (!args.has(key)) return fallback;
+    const std::string text = args.get(key);
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        throw Failure{kExitUsage, key + " must be a whole number, not '" + text + "'."};
+    if (value < lo || value > hi)
+        throw Failure{kExitInput, what + " " + std::to_string(value) + " is out of range (" + std::to_string(lo) + " to " +
+                                      std::to_string(hi) + ")."};
+    return value;
+}
+
 int cmdAttention(const Args& args)
 {
     const AttentionSettings settings = readSettings(args);
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
     const TokenizedText tokens = tokenize(*model, text);
-    for (int key : settings.blockedKeys)
-        if (key >= static_cast<int>(tokens.ids.size()))
-            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
-                                          std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+    checkBlockedKeys(settings, tokens);
     Result<ForwardTrace> trace = forward(*model, tokens.ids, settings);
     if (!trace) throw Failure{kExitInput, trace.error()};
 
@@ -202,6 +231,38 @@ int cmdAttention(const Args& args)
     return 0;
 }
 
+// Draws one of the window's views offscreen, through the same Document the window uses.
+int cmdRender(const Args& args, char* program)
+{
+    if (!args.has("--view")) throw Failure{kExitUsage, "'render' needs --view."};
+    if (!args.has("--out")) throw Failure{kExitUsage, "'render' needs --out FILE."};
+    const AttentionSettings settings = readSettings(args);
+    const std::string text = readText(args);
+    ModelPtr model = openModel(args);
+    checkBlockedKeys(settings, tokenize(*model, text));
+    const HeadSelection focus{readInt(args, "--layer", 0, 0, model->config.layers - 1, "layer"),
+                              readInt(args, "--head", 0, 0, model->config.heads - 1, "head")};
+    RenderOptions options;
+    options.outPath = QString::fromStdString(args.get("--out"));
+    options.width = readInt(args, "--width", options.width, 16, 16384, "width");
+    options.height = readInt(args, "--height", options.height, 16, 16384, "height");
+
+    // Widgets need a platform; a terminal or a CI job has no display, so render offscreen.
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    int qtArgc = 1;
+    char* qtArgv[] = {program, nullptr};
+    QApplication app(qtArgc, qtArgv);
+
+    Document document;
+    document.setModel(model);
+    document.setSettings(settings);
+    document.setFocus(focus);
+    document.setText(QString::fromStdString(text));
+    const RenderStatus status = renderView(QString::fromStdString(args.get("--view")), document, options);
+    if (!status.ok()) throw Failure{status.usage ? kExitUsage : kExitInput, status.error};
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -211,6 +272,7 @@ int main(int argc, char** argv)
         if (args.command == "info") return cmdInfo(args);
         if (args.command == "tokenize") return cmdTokenize(args);
         if (args.command == "attention") return cmdAttention(args);
+        if (args.command == "render") return cmdRender(args, argv[0]);
         throw Failure{kExitUsage, "unknown command '" + args.command + "'."};
     } catch (const Failure& f) {
         std::cerr << "error: " << f.message << '\n';

@@ -1,0 +1,29 @@
+#pragma once
+// Headless rendering of the window's views for slides and papers: the same widget classes the window
+// shows, drawn offscreen at an explicit size into PNG, SVG or PDF (chosen by the file extension).
+#include <QString>
+#include <string>
+
+#include "document.h"
+
+namespace attnscope {
+
+struct RenderOptions {
+    QString outPath;   // .png, .svg or .pdf
+    int width = 1000;  // pixels (PNG, SVG) or points (PDF)
+    int height = 800;
+};
+
+struct RenderStatus {
+    std::string error;   // empty on success; a sentence for a person
+    bool usage = false;  // the request itself was wrong (view name, extension, size) rather than the input or disk
+    bool ok() const { return error.empty(); }
+};
+
+// The view names renderView knows, in the order the usage text lists them.
+QStringList renderViewNames();
+
+// Waits for the document's latest computation, builds `view` from its snapshot and writes it.
+RenderStatus renderView(const QString& view, Document& document, const RenderOptions& options);
+
+} // namespace attnscope

@@ -240,6 +240,13 @@ void TestMainWindow::thousandTokensDoNotCrash()
     QVERIFY(!w.grid()->headImage({0, 0}).isNull());
     w.heatmap()->replot();
     QVERIFY(!w.grab().isNull());
+    // At this length further typing computes on the worker; the result is still the core's.
+    QVERIFY(w.document()->isAsync());
+    QTest::keyClicks(w.sentenceEdit(), QStringLiteral(" w5"));
+    QTRY_COMPARE(w.heatmap()->tokenCount(), 1001);
+    QCOMPARE(w.tokenChips()->chipText(1000), QStringLiteral("w5"));
+    const double after = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(after < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(after)));
 }
 
 void TestMainWindow::tooLongInputShowsErrorNotNumbers()

@@ -1,6 +1,7 @@
 // The window against the core: every number the views display must be the snapshot's, and the
 // controls must change the document the way the core says they do.
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -15,6 +16,7 @@
 #include "headgridview.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
+#include "randommodeldialog.h"
 #include "tokenchips.h"
 
 using namespace attnscope;
@@ -60,6 +62,10 @@ private slots:
     void thousandTokensDoNotCrash();
     void tooLongInputShowsErrorNotNumbers();
     void workerPathGivesTheSameWeights();
+    void tooltipShowsWeightAndScoresFromSnapshot();
+    void statusBarNamesTokensModelAndTimes();
+    void positionalSelectorOffersWhatTheModelHas();
+    void randomModelDialogBuildsSpec();
 };
 
 void TestMainWindow::titleBeginsWithAttnScope()
@@ -277,6 +283,64 @@ void TestMainWindow::workerPathGivesTheSameWeights()
     QTRY_VERIFY(!w.heatmap()->isMaskedCell(0, 5));
     const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
     QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+}
+
+void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
+{
+    MainWindow w;
+    w.sentenceEdit()->setText(kSentence);
+    const SnapshotPtr snap = w.document()->snapshot();
+    QVERIFY(snap->trace.hasDetail);
+    const HeadDetail& d = snap->trace.detail;
+    const QString tip = w.heatmap()->cellToolTip(4, 2);
+    QVERIFY2(tip.contains(QStringLiteral("weight %1").arg(QString::number(double(snap->trace.weights(0, 0)(4, 2)), 'g', 6))), qPrintable(tip));
+    QVERIFY2(tip.contains(QString::number(double(d.scores(4, 2)), 'g', 6)), qPrintable(tip));
+    QVERIFY2(tip.contains(QString::number(double(d.scaled(4, 2)), 'g', 6)), qPrintable(tip));
+    QVERIFY(tip.contains(QStringLiteral("jumps")));
+    const QString masked = w.heatmap()->cellToolTip(1, 6);
+    QVERIFY2(masked.contains(QStringLiteral("masked")), qPrintable(masked));
+    QVERIFY(!masked.contains(QStringLiteral("nan"), Qt::CaseInsensitive) && !masked.contains(QStringLiteral("inf")));
+}
+
+void TestMainWindow::statusBarNamesTokensModelAndTimes()
+{
+    MainWindow w;
+    w.show();
+    w.sentenceEdit()->setText(kSentence);
+    QTRY_VERIFY(w.lastRenderMs() > 0.0);  // set when the heatmap's queued replot has finished
+    const QString status = w.statusLabel()->text();
+    QVERIFY2(status.startsWith(QStringLiteral("9 tokens")), qPrintable(status));
+    QVERIFY(status.contains(QString::fromStdString(w.document()->model()->config.name)));
+    QVERIFY(status.contains(QStringLiteral("compute")) && status.contains(QStringLiteral("render")));
+}
+
+void TestMainWindow::positionalSelectorOffersWhatTheModelHas()
+{
+    MainWindow w;
+    QComboBox* box = w.controls()->positionalBox();
+    const bool hasLearned = w.document()->model()->weights.positionEmbedding.rows() > 0;
+    QCOMPARE(box->findData(int(PositionalOverride::Learned)) >= 0, hasLearned);
+    QCOMPARE(box->count(), hasLearned ? 4 : 3);
+    w.sentenceEdit()->setText(kSentence);
+    const double before = w.heatmap()->cellValue(5, 2);
+    box->setCurrentIndex(box->findData(int(PositionalOverride::None)));
+    QVERIFY(w.document()->settings().positional == PositionalOverride::None);
+    QVERIFY(w.heatmap()->cellValue(5, 2) != before);
+    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+}
+
+void TestMainWindow::randomModelDialogBuildsSpec()
+{
+    RandomModelDialog dialog;
+    QCOMPARE(dialog.spec(), QStringLiteral("random:layers=2,heads=4,d_model=64,seed=1"));
+    MainWindow w;
+    QVERIFY(w.openModel(QStringLiteral("random:layers=3,heads=2,d_model=32,seed=9")).ok());
+    w.sentenceEdit()->setText(kSentence);
+    QCOMPARE(w.grid()->layers(), 3);
+    QCOMPARE(w.grid()->heads(), 2);
+    QCOMPARE(w.controls()->layerBox()->maximum(), 2);
+    QCOMPARE(w.controls()->headBox()->maximum(), 1);
 }
 
 QTEST_MAIN(TestMainWindow)

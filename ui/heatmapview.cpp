@@ -22,6 +22,7 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
 {
     setNoAntialiasingOnDrag(true);
     setMinimumSize(240, 240);
+    setMouseTracking(true);  // the tooltip follows the pointer without a button held
 
     // 1. The map: integer cell centres, no interpolation so each pair stays one exact cell.
     m_map = new QCPColorMap(xAxis, yAxis);

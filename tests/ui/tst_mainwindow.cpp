@@ -3,6 +3,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QMimeData>
+#include <QTemporaryDir>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSlider>
@@ -66,6 +68,7 @@ private slots:
     void statusBarNamesTokensModelAndTimes();
     void positionalSelectorOffersWhatTheModelHas();
     void randomModelDialogBuildsSpec();
+    void acceptsDraggedFolderOnly();
 };
 
 void TestMainWindow::titleBeginsWithAttnScope()
@@ -341,6 +344,27 @@ void TestMainWindow::randomModelDialogBuildsSpec()
     QCOMPARE(w.grid()->heads(), 2);
     QCOMPARE(w.controls()->layerBox()->maximum(), 2);
     QCOMPARE(w.controls()->headBox()->maximum(), 1);
+}
+
+void TestMainWindow::acceptsDraggedFolderOnly()
+{
+    MainWindow w;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = dir.filePath(QStringLiteral("weights.bin"));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    auto entered = [&w](const QString& path) {
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent event(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        event.ignore();
+        QCoreApplication::sendEvent(&w, &event);
+        return event.isAccepted();
+    };
+    QVERIFY(entered(dir.path()));
+    QVERIFY(!entered(file));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QMimeData>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSlider>
@@ -300,6 +301,17 @@ void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
     QVERIFY2(tip.contains(QString::number(double(d.scores(4, 2)), 'g', 6)), qPrintable(tip));
     QVERIFY2(tip.contains(QString::number(double(d.scaled(4, 2)), 'g', 6)), qPrintable(tip));
     QVERIFY(tip.contains(QStringLiteral("jumps")));
+    // Hovering the cell shows that text.
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    HeatmapView* map = w.heatmap();
+    map->replot();
+    const QPoint centre(int(map->xAxis->coordToPixel(2)), int(map->yAxis->coordToPixel(4)));
+    QCOMPARE(map->cellAt(centre), QPoint(4, 2));
+    QVERIFY(map->yAxis->coordToPixel(0) < map->yAxis->coordToPixel(8));  // the first query is at the top
+    QVERIFY(map->xAxis->coordToPixel(0) < map->xAxis->coordToPixel(8));  // the first key at the left
+    QTest::mouseMove(map, centre);
+    QTRY_COMPARE(QToolTip::text(), tip);
     const QString masked = w.heatmap()->cellToolTip(1, 6);
     QVERIFY2(masked.contains(QStringLiteral("masked")), qPrintable(masked));
     QVERIFY(!masked.contains(QStringLiteral("nan"), Qt::CaseInsensitive) && !masked.contains(QStringLiteral("inf")));

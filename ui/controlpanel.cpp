@@ -40,7 +40,7 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     auto* headForm = new QFormLayout(headGroup);
     headForm->addRow(tr("&Layer"), m_layer);
     headForm->addRow(tr("H&ead"), m_head);
-    headForm->addRow(new QLabel(tr("←/→ heads, PgUp/PgDn layers"), headGroup));
+    headForm->addRow(new QLabel(tr("←/→ heads, ↑/↓ or PgUp/PgDn layers"), headGroup));
 
     auto* maskGroup = new QGroupBox(tr("Mask"), this);
     m_causal = new QCheckBox(tr("&Causal"), maskGroup);

@@ -113,8 +113,16 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
         for (int h = 0; h < m_heads; ++h) {
             const QRect cell = cellRectIn(size, {l, h});
             const QImage& img = m_images[std::size_t(l * m_heads + h)];
-            if (img.isNull()) p.fillRect(cell, palette().mid());
-            else p.drawImage(cell, img);
+            if (!img.isNull()) {
+                p.drawImage(cell, img);
+                continue;
+            }
+            // No weights (empty or failed input): an outline, so it is not read as "all masked".
+            p.save();
+            p.setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(cell.adjusted(0, 0, -1, -1));
+            p.restore();
         }
     }
     if (m_focused.layer < m_layers && m_focused.head < m_heads) {

@@ -57,7 +57,6 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     m_scale->setLabel(tr("weight"));
     m_scale->setBarWidth(12);
     m_map->setColorScale(m_scale);
-    m_map->setDataRange(QCPRange(0.0, 1.0));
     side->addElement(0, 0, m_scale);
 
     QCPGraph* maskedKey = addGraph();
@@ -74,6 +73,11 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     m_scale->setMarginGroup(QCP::msTop, group);
 
+    m_placeholder = new QCPItemText(this);
+    m_placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_placeholder->position->setCoords(0.5, 0.5);
+    m_placeholder->setColor(Qt::darkGray);
+    m_placeholder->setText(tr("Type a sentence to see its attention"));
     m_map->setVisible(false);
 }
 
@@ -84,8 +88,11 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     const int T = valid ? snapshot->trace.tokens : 0;
     m_head = snapshot ? snapshot->focus : HeadSelection{};
     m_map->setVisible(valid);
+    m_placeholder->setVisible(!valid);
     QCPColorMapData* data = m_map->data();
     if (!valid) {
+        const bool typed = snapshot && !snapshot->tokens.ids.empty();
+        m_placeholder->setText(typed ? tr("No attention to show for this input") : tr("Type a sentence to see its attention"));
         m_tokens = 0;
         m_keyTicker->clear();
         m_queryTicker->clear();

@@ -36,6 +36,7 @@ private:
 
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
+    QCPItemText* m_placeholder = nullptr;  // shown instead of an empty map
     QSharedPointer<QCPAxisTickerText> m_keyTicker, m_queryTicker;
     SnapshotPtr m_snapshot;
     HeadSelection m_head;

@@ -38,7 +38,7 @@ void TokenChips::setSnapshot(const SnapshotPtr& snapshot)
         c.id = i < snapshot->tokens.ids.size() ? snapshot->tokens.ids[i] : -1;
         c.blocked = snapshot->settings.isBlocked(int(i));
     }
-    layout(width(), true);
+    place();
     update();
 }
 
@@ -54,35 +54,42 @@ int TokenChips::chipAt(const QPoint& pos) const
     return -1;
 }
 
-int TokenChips::layout(int width, bool store)
+int TokenChips::flow(int width, std::vector<QRect>* rects) const
 {
     const int h = QFontMetrics(font()).height() + 2 * kPadY;
     int x = 0, y = 0;
-    for (Chip& c : m_chips) {
+    if (rects) rects->clear();
+    for (const Chip& c : m_chips) {
         if (x > 0 && x + c.width > width) {
             x = 0;
             y += h + kSpacing;
         }
-        if (store) c.rect = QRect(x, y, c.width, h);
+        if (rects) rects->emplace_back(x, y, c.width, h);
         x += c.width + kSpacing;
     }
-    const int needed = m_chips.empty() ? h : y + h;
-    if (store && needed != m_laidOutHeight) {
+    return m_chips.empty() ? h : y + h;
+}
+
+void TokenChips::place()
+{
+    std::vector<QRect> rects;
+    const int needed = flow(width(), &rects);
+    for (std::size_t i = 0; i < m_chips.size(); ++i) m_chips[i].rect = rects[i];
+    if (needed != m_laidOutHeight) {
         m_laidOutHeight = needed;
         updateGeometry();
         emit rowsChanged(needed);
     }
-    return needed;
 }
 
-int TokenChips::heightForWidth(int width) const { return const_cast<TokenChips*>(this)->layout(width, false); }
+int TokenChips::heightForWidth(int width) const { return flow(width, nullptr); }
 
 QSize TokenChips::sizeHint() const { return {400, heightForWidth(width() > 0 ? width() : 400)}; }
 
 void TokenChips::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    layout(width(), true);
+    place();
 }
 
 bool TokenChips::event(QEvent* event)

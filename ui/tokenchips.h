@@ -45,7 +45,9 @@ private:
         int width = 0;  // text advance plus padding
         QRect rect;
     };
-    int layout(int width, bool store);  // returns the height needed
+    // Wraps the chips into rows at `width`: the height needed, and each chip's rect when `rects` is given.
+    int flow(int width, std::vector<QRect>* rects) const;
+    void place();  // flows at the current width and stores the rects
 
     std::vector<Chip> m_chips;
     int m_laidOutHeight = -1;

@@ -1,6 +1,7 @@
 #include "headgridview.h"
 
 #include <QMouseEvent>
+#include <QPaintEngine>
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
@@ -102,7 +103,7 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
     if (m_layers == 0 || m_heads == 0) return;
     // Nearest-neighbour scaling keeps every pair a sharp block.
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    const QFontMetrics fm(p.font());
+    const bool vector = !p.paintEngine() || p.paintEngine()->type() != QPaintEngine::Raster;
     for (int h = 0; h < m_heads; ++h) {
         const QRect r = cellRectIn(size, {0, h});
         p.drawText(QRect(r.left(), 0, r.width(), kTop), Qt::AlignCenter, QStringLiteral("H%1").arg(h));
@@ -114,7 +115,10 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
             const QRect cell = cellRectIn(size, {l, h});
             const QImage& img = m_images[std::size_t(l * m_heads + h)];
             if (!img.isNull()) {
-                p.drawImage(cell, img);
+                // Vector devices (PDF, SVG) embed the image and let the viewer scale it, which blurs a
+                // 9x9 map (and PDF may even store it as JPEG); hand them the blocks already enlarged.
+                if (vector) p.drawImage(cell, img.scaled(cell.size(), Qt::IgnoreAspectRatio, Qt::FastTransformation));
+                else p.drawImage(cell, img);
                 continue;
             }
             // No weights (empty or failed input): an outline, so it is not read as "all masked".

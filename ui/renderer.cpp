@@ -18,6 +18,9 @@ namespace {
 
 constexpr int kMinSide = 16;
 constexpr int kMaxSide = 16384;
+// Every format is drawn at the screen's logical 96 dpi, so text has the same size relative to the
+// cells in PNG, SVG and PDF as in the window (a PDF page of W x H pixels is 0.75 W x 0.75 H points).
+constexpr int kDpi = 96;
 
 RenderStatus usageError(std::string message) { return {std::move(message), true}; }
 RenderStatus inputError(std::string message) { return {std::move(message), false}; }
@@ -54,14 +57,15 @@ RenderStatus encode(QWidget& widget, const QString& format, const QSize& size, Q
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(QStringLiteral("AttnScope"));
+        svg.setResolution(kDpi);
         QCPPainter painter;
         if (!painter.begin(&svg)) return inputError("the SVG generator could not start.");
         paintWidget(widget, painter, size, true);
     } else {
         QPdfWriter pdf(&buffer);
         pdf.setCreator(QStringLiteral("AttnScope"));
-        pdf.setResolution(72);  // one point per pixel of the requested size
-        pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setResolution(kDpi);
+        pdf.setPageSize(QPageSize(QSizeF(size) * (72.0 / kDpi), QPageSize::Point, QString(), QPageSize::ExactMatch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         QCPPainter painter;
         if (!painter.begin(&pdf)) return inputError("the PDF writer could not start.");

@@ -10,7 +10,7 @@ namespace attnscope {
 
 struct RenderOptions {
     QString outPath;   // .png, .svg or .pdf
-    int width = 1000;  // pixels (PNG, SVG) or points (PDF)
+    int width = 1000;  // pixels at 96 dpi in every format (a PDF page is 0.75 * width points wide)
     int height = 800;
 };
 

@@ -121,11 +121,23 @@ Status MainWindow::openModel(const QString& spec)
 
 void MainWindow::openModelWithDialog(const QString& spec)
 {
+    auto sentence = [](const std::string& text) {
+        QString s = QString::fromStdString(text);
+        if (!s.isEmpty()) s[0] = s[0].toUpper();
+        return s;
+    };
     const Status s = openModel(spec);
-    if (s.ok()) return;
-    QString message = QString::fromStdString(s.error);
-    if (!message.isEmpty()) message[0] = message[0].toUpper();
-    QMessageBox::warning(this, tr("Cannot load the model"), message);
+    if (!s.ok()) {
+        QMessageBox::warning(this, tr("Cannot load the model"), sentence(s.error));
+        return;
+    }
+    // A model that loads but had something to say (e.g. non-finite weights) says it once, here.
+    const ModelPtr& model = m_document->model();
+    if (model && !model->warnings.empty()) {
+        QStringList lines;
+        for (const std::string& w : model->warnings) lines << sentence(w);
+        QMessageBox::warning(this, tr("The model loaded with warnings"), lines.join(QLatin1Char('\n')));
+    }
 }
 
 void MainWindow::showSnapshot(const SnapshotPtr& snapshot)

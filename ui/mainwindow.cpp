@@ -36,11 +36,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_sentence->setClearButtonEnabled(true);
 
     m_chips = new TokenChips;
-    auto* chipScroll = m_chipScroll = new QScrollArea(central);
-    chipScroll->setWidget(m_chips);
-    chipScroll->setWidgetResizable(true);
-    chipScroll->setFrameShape(QFrame::NoFrame);
-    chipScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_chipScroll = new QScrollArea(central);
+    m_chipScroll->setWidget(m_chips);
+    m_chipScroll->setWidgetResizable(true);
+    m_chipScroll->setFrameShape(QFrame::NoFrame);
+    m_chipScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     m_error = new QLabel(central);
     m_error->setWordWrap(true);
@@ -62,7 +62,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
 
     auto* column = new QVBoxLayout(central);
     column->addWidget(m_sentence);
-    column->addWidget(chipScroll);
+    column->addWidget(m_chipScroll);
     column->addWidget(m_error);
     column->addWidget(split, 1);
     setCentralWidget(central);

@@ -13,14 +13,18 @@
 #include <string>
 #include <vector>
 
+#include <QApplication>
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "attentionsettings.h"
+#include "document.h"
 #include "forward.h"
 #include "jsonexport.h"
 #include "model.h"
 #include "nexttokens.h"
 #include "saturation.h"
+#include "renderer.h"
 
 using namespace attnscope;
 
@@ -46,6 +50,11 @@ const char* kUsage =
     "  info      [--model SPEC]\n"
     "  bench     --tokens N [--repeat R] [--threads K] [--model SPEC]\n"
     "  sweep     --text TEXT --layer L --head H [--model SPEC] [settings as for attention]\n"
+    "  render    --text TEXT --view VIEW --out FILE.png|.svg|.pdf [--model SPEC] [--layer L] [--head H]\n"
+    "            VIEW: heatmap grid saturation why-sqrt-dk jacobian histogram dashboard compare\n"
+    "                  pipeline cell heads block positional cross cost\n"
+    "            [--query I --key J] (cell) [--source TEXT] (cross)\n"
+    "            [--width W] [--height H] [attention settings as above]\n"
     "--text-file FILE (or - for standard input) may stand wherever --text does.\n"
     "SPEC: random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a GPT-2 model folder\n"
     "      (config.json, model.safetensors, vocab.json + merges.txt or tokenizer.json).\n";
@@ -73,6 +82,10 @@ const std::map<std::string, CommandSpec>& commands()
         CommandSpec sweep{{"--model", "--text", "--text-file", "--layer", "--head"}, {}};
         sweep.valued.insert(settingsOptions.begin(), settingsOptions.end());
         t["sweep"] = sweep;
+        CommandSpec render{{"--model", "--text", "--text-file", "--view", "--layer", "--head", "--out", "--width", "--height",
+                            "--query", "--key", "--source"}, {}};
+        render.valued.insert(settingsOptions.begin(), settingsOptions.end());
+        t["render"] = render;
         return t;
     }();
     return table;
@@ -212,6 +225,29 @@ int cmdTokenize(const Args& args)
     return 0;
 }
 
+void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens)
+{
+    for (int key : settings.blockedKeys)
+        if (key >= static_cast<int>(tokens.ids.size()))
+            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
+                                          std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+}
+
+// A whole number option in [lo, hi]; `what` names it in the error.
+int readInt(const Args& args, const std::string& key, int fallback, int lo, int hi, const std::string& what)
+{
+    if (!args.has(key)) return fallback;
+    const std::string text = args.get(key);
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        throw Failure{kExitUsage, key + " must be a whole number, not '" + text + "'."};
+    if (value < lo || value > hi)
+        throw Failure{kExitInput, what + " " + std::to_string(value) + " is out of range (" + std::to_string(lo) + " to " +
+                                      std::to_string(hi) + ")."};
+    return value;
+}
+
 int cmdAttention(const Args& args)
 {
     const AttentionSettings settings = readSettings(args);
@@ -219,10 +255,7 @@ int cmdAttention(const Args& args)
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
     const TokenizedText tokens = tokenize(*model, text);
-    for (int key : settings.blockedKeys)
-        if (key >= static_cast<int>(tokens.ids.size()))
-            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
-                                          std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+    checkBlockedKeys(settings, tokens);
     CaptureRequest capture;
     capture.nextTokenLogits = topCount > 0;
     Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
@@ -285,36 +318,37 @@ int cmdBench(const Args& args)
     return 0;
 }
 
-// "--layer 1": a whole non-negative number, or a usage error. Whether the model has it is checked later.
-int readIndex(const Args& args, const std::string& key)
+// --layer and --head: a malformed or missing (when required) value is bad usage (exit 2); a head the model
+// does not have is bad input (exit 1). Absent and optional means 0.
+HeadSelection readHead(const Args& args, const ModelConfig& c, bool required)
 {
-    if (!args.has(key)) throw Failure{kExitUsage, "'" + args.command + "' needs " + key + "."};
-    const std::string text = args.get(key);
-    int value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value < 0)
-        throw Failure{kExitUsage, key + " must be a whole number from 0, not '" + text + "'."};
-    return value;
+    auto read = [&](const std::string& key, int count, const char* what, const char* per) {
+        if (!args.has(key)) {
+            if (required) throw Failure{kExitUsage, "'" + args.command + "' needs " + key + "."};
+            return 0;
+        }
+        const std::string text = args.get(key);
+        int value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || end != text.data() + text.size())
+            throw Failure{kExitUsage, key + " must be a whole number, not '" + text + "'."};
+        if (value < 0 || value >= count)
+            throw Failure{kExitInput, std::string(what) + " " + std::to_string(value) + " does not exist (the model has " +
+                                          std::to_string(count) + " " + what + "s" + per + ", numbered from 0)."};
+        return value;
+    };
+    return {read("--layer", c.layers, "layer", ""), read("--head", c.heads, "head", " per layer")};
 }
 
 // The focused head's pipeline, every matrix as a list of rows (masked entries of "masked" as null).
 int cmdTrace(const Args& args)
 {
     const AttentionSettings settings = readSettings(args);
-    const HeadSelection focus{readIndex(args, "--layer"), readIndex(args, "--head")};
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
-    const ModelConfig& c = model->config;
-    if (focus.layer >= c.layers)
-        throw Failure{kExitInput, "layer " + std::to_string(focus.layer) + " is not in this model (layers 0 to " +
-                                      std::to_string(c.layers - 1) + ")."};
-    if (focus.head >= c.heads)
-        throw Failure{kExitInput, "head " + std::to_string(focus.head) + " is not in this model (heads 0 to " +
-                                      std::to_string(c.heads - 1) + ")."};
+    const HeadSelection focus = readHead(args, model->config, true);
     const TokenizedText tokens = tokenize(*model, text);
-    for (int key : settings.blockedKeys)
-        if (key >= static_cast<int>(tokens.ids.size()))
-            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token."};
+    checkBlockedKeys(settings, tokens);
     CaptureRequest capture;
     capture.allAttention = false;
     capture.detail = focus;
@@ -341,38 +375,16 @@ int cmdTrace(const Args& args)
 // The saturation sweep of one head: its statistics against the score multiplier m (scores = m Q K^T).
 int cmdSweep(const Args& args)
 {
-    auto index = [&](const std::string& key) {
-        if (!args.has(key)) throw Failure{kExitUsage, "'sweep' needs " + key + "."};
-        const std::string text = args.get(key);
-        std::size_t used = 0;
-        int value = -1;
-        try {
-            value = std::stoi(text, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != text.size()) throw Failure{kExitUsage, key + " must be a whole number, not '" + text + "'."};
-        return value;
-    };
-    const int layer = index("--layer"), head = index("--head");
     const AttentionSettings settings = readSettings(args);
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
     const ModelConfig& c = model->config;
-    if (layer < 0 || layer >= c.layers)
-        throw Failure{kExitInput, "layer " + std::to_string(layer) + " does not exist (the model has " +
-                                      std::to_string(c.layers) + " layers, numbered from 0)."};
-    if (head < 0 || head >= c.heads)
-        throw Failure{kExitInput, "head " + std::to_string(head) + " does not exist (the model has " +
-                                      std::to_string(c.heads) + " heads per layer, numbered from 0)."};
+    const HeadSelection focus = readHead(args, c, true);
     const TokenizedText tokens = tokenize(*model, text);
-    for (int key : settings.blockedKeys)
-        if (key >= static_cast<int>(tokens.ids.size()))
-            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
-                                          std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+    checkBlockedKeys(settings, tokens);
     CaptureRequest capture;
     capture.allAttention = false;
-    capture.detail = HeadSelection{layer, head};
+    capture.detail = focus;
     Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
     if (!trace) throw Failure{kExitInput, trace.error()};
     const SaturationSweep s = saturationSweep(trace->detail.scores, attentionMask(settings, trace->tokens), c.dHead,
@@ -388,6 +400,45 @@ int cmdSweep(const Args& args)
     return 0;
 }
 
+// Draws one of the window's views offscreen, through the same Document the window uses.
+int cmdRender(const Args& args, char* program)
+{
+    if (!args.has("--view")) throw Failure{kExitUsage, "'render' needs --view."};
+    if (!args.has("--out")) throw Failure{kExitUsage, "'render' needs --out FILE."};
+    const AttentionSettings settings = readSettings(args);
+    const std::string text = readText(args);
+    ModelPtr model = openModel(args);
+    checkBlockedKeys(settings, tokenize(*model, text));
+    const HeadSelection focus = readHead(args, model->config, false);
+    RenderOptions options;
+    options.outPath = QString::fromStdString(args.get("--out"));
+    options.width = readInt(args, "--width", options.width, 16, 16384, "width");
+    options.height = readInt(args, "--height", options.height, 16, 16384, "height");
+    options.query = readInt(args, "--query", -1, 0, 1 << 20, "query");
+    options.key = readInt(args, "--key", -1, 0, 1 << 20, "key");
+    if (args.has("--source")) options.source = QString::fromStdString(args.get("--source"));
+
+    // Widgets need a platform; a terminal or a CI job has no display, so render offscreen. Qt's own
+    // chatter about that platform (runtime dirs, size hints) is not for the user of a command-line tool:
+    // keep stderr for our one-sentence errors and Qt's critical messages.
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
+        if (type == QtCriticalMsg || type == QtFatalMsg) std::cerr << "qt: " << message.toStdString() << '\n';
+    });
+    int qtArgc = 1;
+    char* qtArgv[] = {program, nullptr};
+    QApplication app(qtArgc, qtArgv);
+
+    Document document;
+    document.setModel(model);
+    document.setSettings(settings);
+    document.setFocus(focus);
+    document.setText(QString::fromStdString(text));
+    const RenderStatus status = renderView(QString::fromStdString(args.get("--view")), document, options);
+    if (!status.ok()) throw Failure{status.usage ? kExitUsage : kExitInput, status.error};
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -400,6 +451,7 @@ int main(int argc, char** argv)
         if (args.command == "bench") return cmdBench(args);
         if (args.command == "trace") return cmdTrace(args);
         if (args.command == "sweep") return cmdSweep(args);
+        if (args.command == "render") return cmdRender(args, argv[0]);
         throw Failure{kExitUsage, "unknown command '" + args.command + "'."};
     } catch (const Failure& f) {
         std::cerr << "error: " << f.message << '\n';

@@ -69,6 +69,7 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
     // The two per-row buffers are kept per thread and resized only when T changes: no allocation once warm.
     thread_local Eigen::VectorXf rowMax, rowScale;  // (T)
     const Eigen::Index T = masked.rows();
+    if (masked.cols() == 0) return static_cast<int>(T);  // no keys at all (an empty sentence): nothing to weigh
     if (rowMax.size() != T) {
         rowMax.resize(T);
         rowScale.resize(T);

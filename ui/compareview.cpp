@@ -222,7 +222,7 @@ void CompareView::recompute()
     d.map->data()->clear();
     const int ta = a->trace.hasDetail ? a->trace.tokens : -1, tb = m_b->trace.hasDetail ? m_b->trace.tokens : -1;
     d.title->setText(QStringLiteral("B − A, ") + headCaption(*a));
-    if (ta < 0 || tb < 0) {
+    if (ta <= 0 || tb <= 0) {
         d.setNote(QStringLiteral("no difference: one side has nothing to show"));
         d.showAxes(false);
     } else if (ta != tb) {

@@ -147,7 +147,9 @@ Document::~Document() = default;
 
 bool Document::isAsync() const
 {
-    return m_forceAsync || (m_model && parameterCount(*m_model) > kAsyncParameterThreshold);
+    if (m_forceAsync) return true;
+    if (m_model && parameterCount(*m_model) > kAsyncParameterThreshold) return true;
+    return m_snapshot && int(m_snapshot->tokens.ids.size()) > kAsyncTokenThreshold;
 }
 
 void Document::setForceAsync(bool on) { m_forceAsync = on; }

@@ -46,6 +46,10 @@ public:
     // Models with more parameters than this compute on a worker thread; smaller ones finish within a
     // frame on the GUI thread, which keeps the typing loop free of thread hand-offs.
     static constexpr qint64 kAsyncParameterThreshold = 5'000'000;
+    // Attention grows with T^2: past this many tokens (judged by the last input, which the next one
+    // differs from by a keystroke) even the small default model takes longer than a frame, so it too
+    // computes on the worker and typing stays live.
+    static constexpr int kAsyncTokenThreshold = 256;
     bool isAsync() const;
     void setForceAsync(bool on);  // tests and benchmarks exercise the worker path with a small model
 

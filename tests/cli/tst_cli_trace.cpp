@@ -122,7 +122,7 @@ void TestCliTrace::badHeadOrLayer_data()
     QTest::newRow("layer past the last") << QStringList{"--layer", "2", "--head", "0"} << 1;
     QTest::newRow("head past the last") << QStringList{"--layer", "0", "--head", "4"} << 1;
     QTest::newRow("layer not a number") << QStringList{"--layer", "one", "--head", "0"} << 2;
-    QTest::newRow("negative head") << QStringList{"--layer", "0", "--head", "-1"} << 2;
+    QTest::newRow("negative head") << QStringList{"--layer", "0", "--head", "-1"} << 1;
     QTest::newRow("head missing") << QStringList{"--layer", "0"} << 2;
     QTest::newRow("unknown option") << QStringList{"--layer", "0", "--head", "0", "--stats"} << 2;
 }

@@ -45,6 +45,7 @@ private slots:
     void temperatureExtremesStayFinite();
     void detailMatchesAllHeadWeights();
     void inputLongerThanContextIsRefused();
+    void emptyInputGivesEmptyMatrices();
     void learnedOverrideNeedsATable();
 };
 
@@ -312,6 +313,20 @@ void TestAttention::inputLongerThanContextIsRefused()
     QVERIFY(!t.hasValue());
     QVERIFY2(t.error().find("5 tokens") != std::string::npos && t.error().find("4 tokens") != std::string::npos,
              t.error().c_str());
+}
+
+void TestAttention::emptyInputGivesEmptyMatrices()
+{
+    ModelPtr model = randomModel();
+    CaptureRequest c;
+    c.detail = HeadSelection{0, 0};
+    c.nextTokenLogits = true;
+    Result<ForwardTrace> t = forward(*model, {}, AttentionSettings{}, c);
+    QVERIFY(t.hasValue());
+    QCOMPARE(t->tokens, 0);
+    QCOMPARE(int(t->attention.size()), 8);
+    QCOMPARE(t->attention[0].size(), Eigen::Index(0));
+    QVERIFY(!t->hasLogits);
 }
 
 void TestAttention::learnedOverrideNeedsATable()

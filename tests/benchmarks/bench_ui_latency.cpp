@@ -1,0 +1,179 @@
+// Input-to-screen latency of the real window: a key click or a slider step, through the Document's
+// computation, to the heatmap's finished replot (QCustomPlot::afterReplot) and then to every widget
+// that asked for a repaint having painted. Prints p50/p95/max per scenario; asserts nothing about time.
+//
+// Run: QT_QPA_PLATFORM=offscreen ./build/bin/bench_ui_latency   (or under xvfb-run for a real X server)
+#include <QApplication>
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QSlider>
+#include <QTimer>
+#include <QtTest>
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "controlpanel.h"
+#include "headgridview.h"
+#include "heatmapview.h"
+#include "mainwindow.h"
+
+using namespace attnscope;
+
+namespace {
+
+struct Samples {
+    std::vector<double> replotted;  // ms, input -> afterReplot
+    std::vector<double> painted;    // ms, input -> pending paints done
+    std::vector<double> blocked;    // ms the input call itself held the GUI thread
+    std::vector<double> computed;   // ms, input -> the Document published the new snapshot
+    std::vector<double> computeMs;  // Snapshot::computeMs: tokenize + forward alone
+    std::vector<double> renderMs;   // MainWindow::lastRenderMs: snapshot -> replot, on the GUI thread
+};
+
+double percentile(std::vector<double> v, double p)
+{
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t i = std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5));
+    return v[i];
+}
+
+void report(const char* scenario, const Samples& s)
+{
+    qInfo("%-44s n=%4zu  replot p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  |  painted p50 %6.2f ms  p95 %6.2f ms"
+          "  |  GUI blocked by the input p50 %6.2f ms  p95 %6.2f ms  |  snapshot published p50 %6.2f ms  p95 %6.2f ms",
+          scenario, s.replotted.size(), percentile(s.replotted, 0.5), percentile(s.replotted, 0.95),
+          s.replotted.empty() ? 0.0 : *std::max_element(s.replotted.begin(), s.replotted.end()),
+          percentile(s.painted, 0.5), percentile(s.painted, 0.95), percentile(s.blocked, 0.5), percentile(s.blocked, 0.95),
+          percentile(s.computed, 0.5), percentile(s.computed, 0.95));
+    qInfo("%-44s of which compute (tokenize + forward) p50 %6.2f ms, GUI render (snapshot to replot) p50 %6.2f ms", "",
+          percentile(s.computeMs, 0.5), percentile(s.renderMs, 0.5));
+}
+
+// One input, timed until the heatmap has replotted, then until the heatmap and the grid have painted
+// (forced synchronously: the platform would otherwise paint on its own next-frame timer).
+// An input that changes nothing never replots; after a second it is dropped rather than waited for.
+void measure(MainWindow& w, const std::function<void()>& input, Samples& out)
+{
+    // Sleep in an event loop rather than spin: a spinning GUI thread would steal the core the
+    // worker computes on and inflate the long-input figures.
+    bool replotted = false;
+    QEventLoop loop;
+    const QMetaObject::Connection c = QObject::connect(w.heatmap(), &QCustomPlot::afterReplot, &loop, [&] {
+        replotted = true;
+        loop.quit();
+    });
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    QObject::connect(&timeout, &QTimer::timeout, &loop, &QEventLoop::quit);
+    QElapsedTimer clock;
+    double computed = -1.0;
+    const QMetaObject::Connection d = QObject::connect(w.document(), &Document::snapshotChanged, &loop, [&] {
+        if (computed < 0) computed = clock.nsecsElapsed() / 1e6;
+    });
+    clock.start();
+    input();
+    const double blocked = clock.nsecsElapsed() / 1e6;
+    if (!replotted) {
+        timeout.start(5000);
+        loop.exec();
+    }
+    QObject::disconnect(c);
+    QObject::disconnect(d);
+    if (!replotted) {
+        qWarning("an input did not lead to a replot; sample dropped");
+        return;
+    }
+    out.blocked.push_back(blocked);
+    out.computed.push_back(computed);
+    out.computeMs.push_back(w.document()->snapshot()->computeMs);
+    out.renderMs.push_back(w.lastRenderMs());
+    out.replotted.push_back(clock.nsecsElapsed() / 1e6);
+    w.heatmap()->repaint();
+    w.grid()->repaint();
+    out.painted.push_back(clock.nsecsElapsed() / 1e6);
+}
+
+QString words(int n)
+{
+    static const char* pool[] = {"the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "and", "runs", "far", "away"};
+    QStringList list;
+    for (int i = 0; i < n; ++i) list << QString::fromLatin1(pool[i % 12]);
+    return list.join(QLatin1Char(' '));
+}
+
+} // namespace
+
+class BenchUiLatency : public QObject {
+    Q_OBJECT
+private slots:
+    void typingUpTo64Tokens();
+    void temperatureDragAt64Tokens();
+    void causalToggleAt64Tokens();
+    void typingAt1024Tokens();
+};
+
+void BenchUiLatency::typingUpTo64Tokens()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    Samples s;
+    const QString text = words(64);
+    for (int round = 0; round < 3; ++round) {
+        w.sentenceEdit()->clear();
+        QCoreApplication::processEvents();
+        for (QChar ch : text) measure(w, [&] { QTest::keyClick(w.sentenceEdit(), ch.toLatin1()); }, s);
+    }
+    QCOMPARE(w.heatmap()->tokenCount(), 64);
+    report("keystroke, default model, 1..64 tokens", s);
+}
+
+void BenchUiLatency::temperatureDragAt64Tokens()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.sentenceEdit()->setText(words(64));
+    QSlider* slider = w.controls()->temperatureSlider();
+    slider->setSliderDown(true);
+    Samples s;
+    // Up in steps of 10 and back down between them, so every step is a real change.
+    for (int round = 0; round < 3; ++round)
+        for (int v = 0; v < ControlPanel::kSliderSteps; v += 10)
+            measure(w, [&] { slider->setValue(round % 2 ? ControlPanel::kSliderSteps - 5 - v : v); }, s);
+    slider->setSliderDown(false);
+    report("temperature slider step, 64 tokens", s);
+}
+
+void BenchUiLatency::causalToggleAt64Tokens()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.sentenceEdit()->setText(words(64));
+    Samples s;
+    QCheckBox* causal = w.controls()->causalBox();
+    for (int i = 0; i < 200; ++i) measure(w, [&] { QTest::mouseClick(causal, Qt::LeftButton, {}, QPoint(8, causal->height() / 2)); }, s);
+    report("causal checkbox click, 64 tokens", s);
+}
+
+void BenchUiLatency::typingAt1024Tokens()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.sentenceEdit()->setText(words(1023) + QStringLiteral(" "));
+    QCoreApplication::processEvents();
+    Samples s;
+    for (int i = 0; i < 20; ++i) {
+        measure(w, [&] { QTest::keyClick(w.sentenceEdit(), 'x'); }, s);       // the 1,024th token
+        measure(w, [&] { QTest::keyClick(w.sentenceEdit(), Qt::Key_Backspace); }, s);
+    }
+    report("keystroke, default model, 1,023-1,024 tokens", s);
+}
+
+QTEST_MAIN(BenchUiLatency)
+#include "bench_ui_latency.moc"

@@ -1,0 +1,76 @@
+// attnscope-cli render as a person runs it: no display and no QT_QPA_PLATFORM in the environment
+// (the command must choose the offscreen platform itself), exit codes 0/1/2 and "error: ..." on stderr.
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class TestCliRender : public QObject {
+    Q_OBJECT
+private slots:
+    void render_data();
+    void render();
+};
+
+void TestCliRender::render_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("out");
+    QTest::addColumn<int>("exitCode");
+    const QStringList base = {"render", "--text", "The quick brown fox jumps over the lazy dog"};
+    QTest::newRow("heatmap PNG at 500x400") << base + QStringList{"--view", "heatmap", "--layer", "1", "--head", "3", "--width", "500", "--height", "400", "--mask", "none", "--block-keys", "2"} << "h.png" << 0;
+    QTest::newRow("grid SVG") << base + QStringList{"--view", "grid", "--scaling", "none", "--temperature", "2"} << "g.svg" << 0;
+    QTest::newRow("heatmap PDF") << base + QStringList{"--view", "heatmap", "--positional", "none"} << "h.pdf" << 0;
+    const QStringList size = {"--width", "500", "--height", "400"};
+    for (const char* view : {"saturation", "why-sqrt-dk", "jacobian", "histogram", "dashboard", "compare", "pipeline",
+                             "cell", "heads", "block", "positional", "cross"})
+        QTest::newRow(qPrintable(QString("%1 PNG through the render command").arg(view)))
+            << base + QStringList{"--view", view} + size << "v.png" << 0;
+    QTest::newRow("cell chosen by query and key") << base + QStringList{"--view", "cell", "--query", "4", "--key", "2"} + size << "c.png" << 0;
+    QTest::newRow("cross-attention with a source sentence") << base + QStringList{"--view", "cross", "--source", "Le chat"} << "x.svg" << 0;
+    QTest::newRow("saturation PDF") << base + QStringList{"--view", "saturation", "--scaling", "none"} << "s.pdf" << 0;
+    QTest::newRow("cell past the text is input") << base + QStringList{"--view", "cell", "--query", "40"} << "x.png" << 1;
+    QTest::newRow("unknown view is usage") << base + QStringList{"--view", "nope"} << "x.png" << 2;
+    QTest::newRow("unknown extension is usage") << base + QStringList{"--view", "grid"} << "x.gif" << 2;
+    QTest::newRow("missing view is usage") << base << "x.png" << 2;
+    QTest::newRow("layer past the model is input") << base + QStringList{"--view", "grid", "--layer", "9"} << "x.png" << 1;
+    QTest::newRow("blocked key past the text is input") << base + QStringList{"--view", "grid", "--block-keys", "40"} << "x.png" << 1;
+    QTest::newRow("unwritable folder is input") << base + QStringList{"--view", "grid"} << "no/such/folder/x.png" << 1;
+}
+
+void TestCliRender::render()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, out);
+    QFETCH(int, exitCode);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(out);
+    QProcess cli;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    cli.setProcessEnvironment(env);
+    cli.start(QStringLiteral(ATTNSCOPE_CLI), args + QStringList{"--out", path});
+    QVERIFY(cli.waitForFinished(60000));
+    const QByteArray err = cli.readAllStandardError();
+    QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(cli.exitCode() == exitCode, err.constData());
+    if (exitCode != 0) {
+        QVERIFY2(err.contains("error: "), err.constData());
+        QVERIFY(!QFile::exists(path));
+        return;
+    }
+    QVERIFY2(err.isEmpty(), err.constData());  // success says nothing on stderr
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY(bytes.size() > 1000);
+    if (out.endsWith(QLatin1String(".png"))) QCOMPARE(QImage(path).size(), QSize(500, 400));
+    if (out.endsWith(QLatin1String(".svg"))) QVERIFY(bytes.startsWith("<?xml") && bytes.contains("<svg"));
+    if (out.endsWith(QLatin1String(".pdf"))) QVERIFY(bytes.startsWith("%PDF"));
+}
+
+QTEST_GUILESS_MAIN(TestCliRender)
+#include "tst_cli_render.moc"

@@ -1,0 +1,384 @@
+// The window against the core: every number the views display must be the snapshot's, and the
+// controls must change the document the way the core says they do.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QMimeData>
+#include <QTemporaryDir>
+#include <QToolTip>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QtTest>
+#include <cmath>
+
+#include "controlpanel.h"
+#include "document.h"
+#include "forward.h"
+#include "headgridview.h"
+#include "heatmapview.h"
+#include "mainwindow.h"
+#include "randommodeldialog.h"
+#include "tokenchips.h"
+
+using namespace attnscope;
+
+namespace {
+
+const QString kSentence = QStringLiteral("The quick brown fox jumps over the lazy dog");
+
+// The core's answer for what the window is showing, computed independently of the window.
+ForwardTrace coreTrace(const Document& doc)
+{
+    const QByteArray utf8 = doc.text().toUtf8();
+    Result<TokenizedText> tokens = doc.model()->tokenizer->encode(utf8.toStdString());
+    Result<ForwardTrace> trace = forward(*doc.model(), tokens->ids, doc.settings());
+    return std::move(*trace);
+}
+
+// Worst absolute difference between the displayed heatmap and the core's weights of the focused head.
+double worstDifference(const HeatmapView& view, const ForwardTrace& trace, HeadSelection head)
+{
+    const Matrix& w = trace.weights(head.layer, head.head);  // (T, T)
+    double worst = 0.0;
+    for (int q = 0; q < w.rows(); ++q)
+        for (int k = 0; k < w.cols(); ++k) worst = std::max(worst, std::abs(view.cellValue(q, k) - double(w(q, k))));
+    return worst;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void titleBeginsWithAttnScope();
+    void typingUpdatesChipsAndHeatmap();
+    void causalOffAndOnZeroesUpperTriangle();
+    void clickingChipBlocksKey();
+    void sqrtDkOffChangesWeightsAsCoreSays();
+    void clickingGridCellFocusesHead();
+    void keyboardMovesBetweenHeadsAndLayers();
+    void temperatureSliderIsLogarithmic_data();
+    void temperatureSliderIsLogarithmic();
+    void temperatureSliderUpdatesWhileDragging();
+    void thousandTokensDoNotCrash();
+    void tooLongInputShowsErrorNotNumbers();
+    void workerPathGivesTheSameWeights();
+    void tooltipShowsWeightAndScoresFromSnapshot();
+    void statusBarNamesTokensModelAndTimes();
+    void positionalSelectorOffersWhatTheModelHas();
+    void randomModelDialogBuildsSpec();
+    void acceptsDraggedFolderOnly();
+};
+
+void TestMainWindow::titleBeginsWithAttnScope()
+{
+    MainWindow w;
+    QVERIFY(w.windowTitle().startsWith(QStringLiteral("AttnScope")));
+}
+
+void TestMainWindow::typingUpdatesChipsAndHeatmap()
+{
+    MainWindow w;
+    w.show();
+    QSignalSpy spy(w.document(), &Document::snapshotChanged);
+    QTest::keyClicks(w.sentenceEdit(), kSentence);
+    QCOMPARE(spy.count(), kSentence.size());  // one computation per keystroke
+    QCOMPARE(w.document()->text(), kSentence);
+    QCOMPARE(w.tokenChips()->chipCount(), 9);
+    QCOMPARE(w.tokenChips()->chipText(3), QStringLiteral("fox"));
+    QCOMPARE(w.tokenChips()->chipId(3), w.document()->snapshot()->tokens.ids[3]);
+    QCOMPARE(w.heatmap()->tokenCount(), 9);
+    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    // The grid shows one pixel per pair at this length.
+    QCOMPARE(w.grid()->headImage({1, 2}).size(), QSize(9, 9));
+}
+
+void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
+{
+    MainWindow w;
+    w.sentenceEdit()->setText(kSentence);
+    HeatmapView* map = w.heatmap();
+    QVERIFY(w.controls()->causalBox()->isChecked());
+    QCOMPARE(map->cellValue(0, 5), 0.0);
+    QVERIFY(map->isMaskedCell(0, 5));
+
+    w.controls()->causalBox()->click();
+    QVERIFY(w.document()->settings().mask == MaskKind::None);
+    bool anyUpperNonZero = false;
+    for (int q = 0; q < 9; ++q)
+        for (int k = q + 1; k < 9; ++k) {
+            QVERIFY(!map->isMaskedCell(q, k));
+            anyUpperNonZero = anyUpperNonZero || map->cellValue(q, k) > 0.0;
+        }
+    QVERIFY(anyUpperNonZero);
+
+    w.controls()->causalBox()->click();
+    for (int q = 0; q < 9; ++q)
+        for (int k = 0; k < 9; ++k) {
+            QCOMPARE(map->isMaskedCell(q, k), k > q);
+            if (k > q) QCOMPARE(map->cellValue(q, k), 0.0);
+        }
+    const double worst = worstDifference(*map, coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+}
+
+void TestMainWindow::clickingChipBlocksKey()
+{
+    MainWindow w;
+    w.show();
+    w.sentenceEdit()->setText(kSentence);
+    TokenChips* chips = w.tokenChips();
+    QTest::mouseClick(chips, Qt::LeftButton, {}, chips->chipRect(2).center());
+    QCOMPARE(w.document()->settings().blockedKeys, std::vector<int>{2});
+    QVERIFY(chips->isBlocked(2));
+    for (int q = 2; q < 9; ++q) QVERIFY(w.heatmap()->isMaskedCell(q, 2));
+    QVERIFY(!w.heatmap()->isMaskedCell(3, 1));
+    w.controls()->clearBlockedButton()->click();
+    QVERIFY(w.document()->settings().blockedKeys.empty());
+    QVERIFY(!chips->isBlocked(2));
+    QVERIFY(!w.heatmap()->isMaskedCell(3, 2));
+}
+
+void TestMainWindow::sqrtDkOffChangesWeightsAsCoreSays()
+{
+    MainWindow w;
+    w.sentenceEdit()->setText(kSentence);
+    const double before = w.heatmap()->cellValue(5, 1);
+    w.controls()->sqrtDkBox()->click();
+    QVERIFY(w.document()->settings().scaling == Scaling::None);
+    QVERIFY(w.heatmap()->cellValue(5, 1) != before);
+    const ForwardTrace core = coreTrace(*w.document());
+    QCOMPARE(core.multiplier, 1.0);
+    const double worst = worstDifference(*w.heatmap(), core, w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+}
+
+void TestMainWindow::clickingGridCellFocusesHead()
+{
+    MainWindow w;
+    w.show();
+    w.sentenceEdit()->setText(kSentence);
+    HeadGridView* grid = w.grid();
+    QCOMPARE(grid->layers(), 2);
+    QCOMPARE(grid->heads(), 4);
+    QSignalSpy spy(w.document(), &Document::focusChanged);
+    QTest::mouseClick(grid, Qt::LeftButton, {}, grid->cellRect({1, 3}).center());
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(w.document()->focus(), (HeadSelection{1, 3}));
+    QCOMPARE(grid->focusedHead(), (HeadSelection{1, 3}));
+    QCOMPARE(w.heatmap()->shownHead(), (HeadSelection{1, 3}));
+    QCOMPARE(w.controls()->layerBox()->value(), 1);
+    QCOMPARE(w.controls()->headBox()->value(), 3);
+    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), {1, 3});
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+}
+
+void TestMainWindow::keyboardMovesBetweenHeadsAndLayers()
+{
+    MainWindow w;
+    w.show();
+    w.sentenceEdit()->setText(kSentence);
+    QTest::keyClick(w.grid(), Qt::Key_Right);
+    QCOMPARE(w.document()->focus(), (HeadSelection{0, 1}));
+    QTest::keyClick(w.grid(), Qt::Key_PageDown);
+    QCOMPARE(w.document()->focus(), (HeadSelection{1, 1}));
+    QTest::keyClick(w.grid(), Qt::Key_PageDown);  // already the last layer: stays
+    QCOMPARE(w.document()->focus(), (HeadSelection{1, 1}));
+    QTest::keyClick(w.grid(), Qt::Key_Left);
+    QTest::keyClick(w.grid(), Qt::Key_Left);
+    QCOMPARE(w.document()->focus(), (HeadSelection{1, 0}));
+    QTest::keyClick(w.grid(), Qt::Key_PageUp);
+    QCOMPARE(w.document()->focus(), (HeadSelection{0, 0}));
+    QCOMPARE(w.heatmap()->shownHead(), (HeadSelection{0, 0}));
+    // In the sentence box Left/Right move the cursor, not the head.
+    w.sentenceEdit()->setFocus();
+    QTest::keyClick(w.sentenceEdit(), Qt::Key_Left);
+    QCOMPARE(w.document()->focus(), (HeadSelection{0, 0}));
+}
+
+void TestMainWindow::temperatureSliderIsLogarithmic_data()
+{
+    QTest::addColumn<int>("position");
+    QTest::addColumn<double>("temperature");
+    QTest::newRow("left end is 0.05") << 0 << 0.05;
+    QTest::newRow("middle is 1") << 500 << 1.0;
+    QTest::newRow("right end is 20") << 1000 << 20.0;
+    QTest::newRow("a quarter is sqrt(0.05)") << 250 << std::sqrt(0.05);
+}
+
+void TestMainWindow::temperatureSliderIsLogarithmic()
+{
+    QFETCH(int, position);
+    QFETCH(double, temperature);
+    QVERIFY(std::abs(ControlPanel::temperatureForSlider(position) - temperature) < 1e-9);
+    QCOMPARE(ControlPanel::sliderForTemperature(temperature), position);
+}
+
+void TestMainWindow::temperatureSliderUpdatesWhileDragging()
+{
+    MainWindow w;
+    w.sentenceEdit()->setText(kSentence);
+    QSlider* slider = w.controls()->temperatureSlider();
+    QCOMPARE(slider->value(), 500);
+    QSignalSpy spy(w.document(), &Document::snapshotChanged);
+    slider->setSliderDown(true);  // a drag in progress: no release yet
+    slider->setValue(750);
+    QCOMPARE(spy.count(), 1);
+    QVERIFY(std::abs(w.document()->settings().temperature - ControlPanel::temperatureForSlider(750)) < 1e-12);
+    QCOMPARE(w.controls()->temperatureLabel()->text(), QStringLiteral("T = 4.47"));
+    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    slider->setSliderDown(false);
+}
+
+void TestMainWindow::thousandTokensDoNotCrash()
+{
+    MainWindow w;
+    w.show();
+    QStringList words;
+    for (int i = 0; i < 1000; ++i) words << QStringLiteral("w%1").arg(i % 37);
+    w.sentenceEdit()->setText(words.join(QLatin1Char(' ')));
+    QVERIFY(w.document()->error().isEmpty());
+    QCOMPARE(w.heatmap()->tokenCount(), 1000);
+    QVERIFY(w.heatmap()->labelStep() > 1);  // labels thin out
+    QCOMPARE(w.tokenChips()->chipCount(), 1000);
+    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    QVERIFY(!w.grid()->headImage({0, 0}).isNull());
+    w.heatmap()->replot();
+    QVERIFY(!w.grab().isNull());
+    // At this length further typing computes on the worker; the result is still the core's.
+    QVERIFY(w.document()->isAsync());
+    QTest::keyClicks(w.sentenceEdit(), QStringLiteral(" w5"));
+    // "... w" arrives first when the worker was still busy; wait for the last keystroke's result.
+    QTRY_COMPARE(w.tokenChips()->chipText(1000), QStringLiteral("w5"));
+    QCOMPARE(w.heatmap()->tokenCount(), 1001);
+    const double after = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(after < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(after)));
+}
+
+void TestMainWindow::tooLongInputShowsErrorNotNumbers()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openModel(QStringLiteral("random:layers=1,heads=2,d_model=16,context=8,seed=3")).ok());
+    w.sentenceEdit()->setText(kSentence);  // 9 tokens into a context of 8
+    QVERIFY(!w.document()->error().isEmpty());
+    QVERIFY(w.errorLabel()->isVisibleTo(&w));
+    QVERIFY(w.errorLabel()->text().contains(QStringLiteral("context")));
+    QCOMPARE(w.heatmap()->tokenCount(), 0);
+    QVERIFY(!w.statusLabel()->text().contains(QStringLiteral("nan"), Qt::CaseInsensitive));
+    w.sentenceEdit()->setText(QStringLiteral("a short one"));
+    QVERIFY(w.document()->error().isEmpty());
+    QVERIFY(!w.errorLabel()->isVisibleTo(&w));
+    QVERIFY(!w.openModel(QStringLiteral("no-such-model")).ok());
+}
+
+void TestMainWindow::workerPathGivesTheSameWeights()
+{
+    MainWindow w;
+    w.document()->setForceAsync(true);
+    QSignalSpy spy(w.document(), &Document::snapshotChanged);
+    w.sentenceEdit()->setText(kSentence);
+    QTRY_COMPARE(w.heatmap()->tokenCount(), 9);
+    w.controls()->causalBox()->click();
+    QTRY_VERIFY(!w.heatmap()->isMaskedCell(0, 5));
+    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+}
+
+void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
+{
+    MainWindow w;
+    w.sentenceEdit()->setText(kSentence);
+    const SnapshotPtr snap = w.document()->snapshot();
+    QVERIFY(snap->trace.hasDetail);
+    const HeadDetail& d = snap->trace.detail;
+    const QString tip = w.heatmap()->cellToolTip(4, 2);
+    QVERIFY2(tip.contains(QStringLiteral("weight %1").arg(QString::number(double(snap->trace.weights(0, 0)(4, 2)), 'g', 6))), qPrintable(tip));
+    QVERIFY2(tip.contains(QString::number(double(d.scores(4, 2)), 'g', 6)), qPrintable(tip));
+    QVERIFY2(tip.contains(QString::number(double(d.scaled(4, 2)), 'g', 6)), qPrintable(tip));
+    QVERIFY(tip.contains(QStringLiteral("jumps")));
+    // Hovering the cell shows that text.
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    HeatmapView* map = w.heatmap();
+    map->replot();
+    const QPoint centre(int(map->xAxis->coordToPixel(2)), int(map->yAxis->coordToPixel(4)));
+    QCOMPARE(map->cellAt(centre), QPoint(4, 2));
+    QVERIFY(map->yAxis->coordToPixel(0) < map->yAxis->coordToPixel(8));  // the first query is at the top
+    QVERIFY(map->xAxis->coordToPixel(0) < map->xAxis->coordToPixel(8));  // the first key at the left
+    QTest::mouseMove(map, centre);
+    QTRY_COMPARE(QToolTip::text(), tip);
+    const QString masked = w.heatmap()->cellToolTip(1, 6);
+    QVERIFY2(masked.contains(QStringLiteral("masked")), qPrintable(masked));
+    QVERIFY(!masked.contains(QStringLiteral("nan"), Qt::CaseInsensitive) && !masked.contains(QStringLiteral("inf")));
+}
+
+void TestMainWindow::statusBarNamesTokensModelAndTimes()
+{
+    MainWindow w;
+    w.show();
+    w.sentenceEdit()->setText(kSentence);
+    QTRY_VERIFY(w.lastRenderMs() > 0.0);  // set when the heatmap's queued replot has finished
+    const QString status = w.statusLabel()->text();
+    QVERIFY2(status.startsWith(QStringLiteral("9 tokens")), qPrintable(status));
+    QVERIFY(status.contains(QString::fromStdString(w.document()->model()->config.name)));
+    QVERIFY(status.contains(QStringLiteral("compute")) && status.contains(QStringLiteral("render")));
+}
+
+void TestMainWindow::positionalSelectorOffersWhatTheModelHas()
+{
+    MainWindow w;
+    QComboBox* box = w.controls()->positionalBox();
+    const bool hasLearned = w.document()->model()->weights.positionEmbedding.rows() > 0;
+    QCOMPARE(box->findData(int(PositionalOverride::Learned)) >= 0, hasLearned);
+    QCOMPARE(box->count(), hasLearned ? 4 : 3);
+    w.sentenceEdit()->setText(kSentence);
+    const double before = w.heatmap()->cellValue(5, 2);
+    box->setCurrentIndex(box->findData(int(PositionalOverride::None)));
+    QVERIFY(w.document()->settings().positional == PositionalOverride::None);
+    QVERIFY(w.heatmap()->cellValue(5, 2) != before);
+    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+}
+
+void TestMainWindow::randomModelDialogBuildsSpec()
+{
+    RandomModelDialog dialog;
+    QCOMPARE(dialog.spec(), QStringLiteral("random:layers=2,heads=4,d_model=64,seed=1"));
+    MainWindow w;
+    QVERIFY(w.openModel(QStringLiteral("random:layers=3,heads=2,d_model=32,seed=9")).ok());
+    w.sentenceEdit()->setText(kSentence);
+    QCOMPARE(w.grid()->layers(), 3);
+    QCOMPARE(w.grid()->heads(), 2);
+    QCOMPARE(w.controls()->layerBox()->maximum(), 2);
+    QCOMPARE(w.controls()->headBox()->maximum(), 1);
+}
+
+void TestMainWindow::acceptsDraggedFolderOnly()
+{
+    MainWindow w;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = dir.filePath(QStringLiteral("weights.bin"));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    auto entered = [&w](const QString& path) {
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent event(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        event.ignore();
+        QCoreApplication::sendEvent(&w, &event);
+        return event.isAccepted();
+    };
+    QVERIFY(entered(dir.path()));
+    QVERIFY(!entered(file));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

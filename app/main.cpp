@@ -1,8 +1,9 @@
 // attnscope: the window. Options: --text TEXT starts with a sentence; --screenshot FILE saves the window
-// as it first appears and exits (for the README and for looking at it under Xvfb).
+// as it first appears and exits (for the README and for looking at it under Xvfb); --tab N opens on tab N.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLineEdit>
+#include <QTabWidget>
 #include <QTimer>
 
 #include "mainwindow.h"
@@ -15,11 +16,13 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this sentence."), QStringLiteral("TEXT"));
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Save the window to FILE and exit."), QStringLiteral("FILE"));
-    parser.addOptions({text, shot});
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0 Attention, 1 Scaling lab, 2 Step by step)."), QStringLiteral("N"));
+    parser.addOptions({text, shot, tab});
     parser.process(app);
 
     attnscope::MainWindow window;
     if (parser.isSet(text)) window.sentenceEdit()->setText(parser.value(text));
+    if (parser.isSet(tab)) window.tabs()->setCurrentIndex(parser.value(tab).toInt());
     window.show();
     if (parser.isSet(shot)) {
         QTimer::singleShot(500, &window, [&] {

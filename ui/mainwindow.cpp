@@ -60,6 +60,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     attention->addWidget(m_grid);
     attention->setStretchFactor(0, 3);
     attention->setStretchFactor(1, 2);
+    attention->setSizes({600, 400});  // the focused head is the main view; the grid is its overview
     m_tabs = new QTabWidget;
     m_tabs->addTab(attention, tr("&Attention"));
     m_tabs->addTab(new ScalingLab(m_document), tr("&Scaling lab"));

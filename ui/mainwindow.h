@@ -29,6 +29,7 @@ public:
     HeatmapView* heatmap() const { return m_heatmap; }
     HeadGridView* grid() const { return m_grid; }
     ControlPanel* controls() const { return m_controls; }
+    QTabWidget* tabs() const { return m_tabs; }
     QLabel* errorLabel() const { return m_error; }
     QLabel* statusLabel() const { return m_status; }
     double lastRenderMs() const { return m_renderMs; }

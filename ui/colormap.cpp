@@ -20,20 +20,28 @@ constexpr Stop kStops[] = {
     {0.625, 0x27ad81}, {0.750, 0x5ec962}, {0.875, 0xaadc32}, {1.000, 0xfde725},
 };
 
-} // namespace
+// Blue, white, red (ColorBrewer RdBu's ends): symmetric, so neither sign looks louder than the other.
+constexpr Stop kDivergingStops[] = {{0.0, 0x2166ac}, {0.5, 0xffffff}, {1.0, 0xb2182b}};
 
-QCPColorGradient ColorMap::gradient()
+template <std::size_t N>
+QCPColorGradient makeGradient(const Stop (&stops)[N])
 {
     QCPColorGradient g;
     g.clearColorStops();
-    for (const Stop& s : kStops) g.setColorStopAt(s.at, QColor(s.rgb));
+    for (const Stop& s : stops) g.setColorStopAt(s.at, QColor(s.rgb));
     g.setColorInterpolation(QCPColorGradient::ciRGB);
     g.setLevelCount(256);
     // NaN marks a masked pair in the displayed data; it gets the neutral grey instead of a ramp colour.
     g.setNanHandling(QCPColorGradient::nhNanColor);
-    g.setNanColor(maskedColor());
+    g.setNanColor(ColorMap::maskedColor());
     return g;
 }
+
+} // namespace
+
+QCPColorGradient ColorMap::gradient() { return makeGradient(kStops); }
+
+QCPColorGradient ColorMap::divergingGradient() { return makeGradient(kDivergingStops); }
 
 const std::array<QRgb, 256>& ColorMap::table()
 {

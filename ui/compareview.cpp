@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "colormap.h"
 #include "labdata.h"
 #include "refreshgate.h"
 
@@ -101,9 +102,9 @@ CompareView::CompareView(Document* document, QWidget* parent)
     controls->addWidget(m_text, 1);
     controls->addWidget(sameAsA);
 
-    m_paneA = std::make_unique<Pane>(this, labplot::weightGradient(), QStringLiteral("weight"));
-    m_paneB = std::make_unique<Pane>(this, labplot::weightGradient(), QStringLiteral("weight"));
-    m_paneDiff = std::make_unique<Pane>(this, labplot::divergingGradient(), QStringLiteral("B − A (symmetric about 0)"));
+    m_paneA = std::make_unique<Pane>(this, ColorMap::gradient(), QStringLiteral("weight"));
+    m_paneB = std::make_unique<Pane>(this, ColorMap::gradient(), QStringLiteral("weight"));
+    m_paneDiff = std::make_unique<Pane>(this, ColorMap::divergingGradient(), QStringLiteral("B − A (symmetric about 0)"));
     m_paneDiff->note->setTextColor(Qt::black);
     auto* panes = new QHBoxLayout;
     for (Pane* p : {m_paneA.get(), m_paneB.get(), m_paneDiff.get()}) panes->addWidget(p->plot, 1);

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "colormap.h"
+
 namespace attnscope::labplot {
 
 QCustomPlot* makePlot(QWidget* parent)
@@ -102,26 +104,6 @@ QString multiplierText(double m)
     return QString::number(m, 'g', 3);
 }
 
-QCPColorGradient weightGradient()
-{
-    QCPColorGradient g;
-    g.clearColorStops();
-    g.setColorStopAt(0.0, QColor(255, 255, 255));
-    g.setColorStopAt(0.5, QColor(107, 174, 214));
-    g.setColorStopAt(1.0, QColor(8, 48, 107));
-    return g;
-}
-
-QCPColorGradient divergingGradient()
-{
-    QCPColorGradient g;
-    g.clearColorStops();
-    g.setColorStopAt(0.0, QColor(33, 102, 172));
-    g.setColorStopAt(0.5, QColor(255, 255, 255));
-    g.setColorStopAt(1.0, QColor(178, 24, 43));
-    return g;
-}
-
 void fillHeatmap(QCPColorMap* map, const Matrix& values, const KeyMask* mask)
 {
     const int T = static_cast<int>(values.rows());
@@ -147,7 +129,7 @@ double heatmapCell(const QCPColorMap* map, int query, int key)
 void maskedBackground(QCPAxisRect* rect)
 {
     // Solid grey rather than a hatch: pattern brushes do not survive every SVG reader.
-    rect->setBackground(QBrush(QColor(200, 200, 200)));
+    rect->setBackground(QBrush(ColorMap::maskedColor()));
 }
 
 void setTokenTicks(QCPAxis* keys, QCPAxis* queries, const std::vector<std::string>& tokens)

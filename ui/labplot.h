@@ -35,16 +35,13 @@ void moveMarker(Marker& marker, double x, const QString& text);
 // Text for a multiplier: 1/4, 1/sqrt(12) is shown as a decimal.
 QString multiplierText(double m);
 
-// Heatmap gradients: weights in [0, 1] (white to dark blue); differences blue-white-red centred on 0.
-QCPColorGradient weightGradient();
-QCPColorGradient divergingGradient();
-
 // Fills a (T, T) heatmap with query 0 at the top: cell (key j, row T-1-i); masked cells fully transparent
-// so the axis rect's grey background shows through (masked is not the same as weight 0).
+// so the axis rect's background shows through (masked is not the same as weight 0). Colours come from
+// ColorMap: gradient() for weights, divergingGradient() for signed values.
 void fillHeatmap(QCPColorMap* map, const Matrix& values, const KeyMask* mask);
 // Reads back the value drawn for (query i, key j) of a map filled by fillHeatmap.
 double heatmapCell(const QCPColorMap* map, int query, int key);
-void maskedBackground(QCPAxisRect* rect);
+void maskedBackground(QCPAxisRect* rect);  // ColorMap's masked grey behind a heatmap
 
 // Token strings as tick labels (left axis reversed so query 0 sits at the top); numbers past 40 tokens.
 void setTokenTicks(QCPAxis* keys, QCPAxis* queries, const std::vector<std::string>& tokens);

@@ -3,22 +3,11 @@
 #include <cmath>
 #include <limits>
 
+#include "colormap.h"
+
 namespace attnscope {
 
 namespace {
-
-// Three stops; NaN (a masked -infinity) in grey, never mistaken for the colour of 0.
-QCPColorGradient gradient(const QColor& low, const QColor& middle, const QColor& high)
-{
-    QCPColorGradient g;
-    g.clearColorStops();
-    g.setColorStopAt(0.0, low);
-    g.setColorStopAt(0.5, middle);
-    g.setColorStopAt(1.0, high);
-    g.setNanHandling(QCPColorGradient::nhNanColor);
-    g.setNanColor(QColor(120, 120, 120));
-    return g;
-}
 
 void setLabels(QCPAxis* axis, const QStringList& labels, int count)
 {
@@ -100,10 +89,10 @@ void MatrixPlot::setMatrix(const Matrix& m, Scale scale, const QStringList& rowL
             if (std::isfinite(v)) extent = std::max(extent, std::abs(v));
         }
     if (scale == Scale::Probability) {
-        m_map->setGradient(gradient(Qt::white, QColor(107, 174, 214), QColor(8, 48, 107)));
+        m_map->setGradient(ColorMap::gradient());
         m_map->setDataRange(QCPRange(0.0, 1.0));
     } else {
-        m_map->setGradient(gradient(QColor(33, 102, 172), Qt::white, QColor(178, 24, 43)));
+        m_map->setGradient(ColorMap::divergingGradient());
         const double e = extent > 0 ? extent : 1.0;
         m_map->setDataRange(QCPRange(-e, e));
     }

@@ -1,8 +1,8 @@
 #pragma once
 // One matrix as a heatmap, the building block of the step-by-step views: row 0 at the top, no
-// interpolation, -infinity (masked) drawn in a grey distinct from the colour of 0, tokens as tick
-// labels where rows or columns are tokens. The drawn values can be read back, so tests check what is
-// on screen against the core.
+// interpolation, -infinity (masked) drawn in ColorMap's masked grey, distinct from the colour of 0,
+// tokens as tick labels where rows or columns are tokens. The drawn values can be read back, so tests
+// check what is on screen against the core.
 //
 // Dimension letters: R rows, K columns.
 #include <QStringList>
@@ -16,8 +16,8 @@ class MatrixPlot : public QCustomPlot {
     Q_OBJECT
 public:
     enum class Scale {
-        Probability,  // fixed [0, 1], white to blue: attention weights
-        Symmetric,    // [-max|v|, max|v|], blue through white to red: activations, scores, weights of W
+        Probability,  // fixed [0, 1], ColorMap::gradient(): attention weights
+        Symmetric,    // [-max|v|, max|v|], ColorMap::divergingGradient(): activations, scores, weights of W
     };
 
     explicit MatrixPlot(QWidget* parent = nullptr);

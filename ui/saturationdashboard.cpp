@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "colormap.h"
 #include "labdata.h"
 #include "refreshgate.h"
 
@@ -84,8 +85,11 @@ void SaturationDashboard::refresh()
     // Layer 0 at the top, like query 0 in the heatmaps: the same flip.
     labplot::fillHeatmap(m_map, values, nullptr);
     const double top = entropy ? uniformEntropy(snapshotMask(*snap)) : 1.0;
-    m_map->setGradient(entropy ? labplot::weightGradient().inverted() : labplot::weightGradient());
-    m_map->setDataRange(QCPRange(0.0, std::isfinite(top) && top > 0 ? top : 1.0));
+    // The weights' ramp, turned round for entropy so a peaked head is bright under either metric.
+    QCPColorGradient gradient = entropy ? ColorMap::gradient().inverted() : ColorMap::gradient();  // color() is not const
+    const QCPRange range(0.0, std::isfinite(top) && top > 0 ? top : 1.0);
+    m_map->setGradient(gradient);
+    m_map->setDataRange(range);
     m_scale->axis()->setLabel(entropy ? QStringLiteral("mean row entropy (nats); max = mean ln n")
                                       : QStringLiteral("fraction of rows with max weight > 0.9"));
     QSharedPointer<QCPAxisTickerText> heads(new QCPAxisTickerText), layers(new QCPAxisTickerText);
@@ -102,7 +106,9 @@ void SaturationDashboard::refresh()
                 t->position->setCoords(h, L - 1 - l);
                 const double v = values(l, h);
                 t->setText(std::isfinite(v) ? QString::number(v, 'f', 2) : QStringLiteral("–"));
-                t->setColor(v > 0.55 * top ? (entropy ? Qt::black : Qt::white) : (entropy ? Qt::white : Qt::black));
+                // Black on the light end of the ramp, white on the dark end.
+                const QRgb cell = std::isfinite(v) ? gradient.color(v, range) : ColorMap::maskedColor().rgb();
+                t->setColor(qGray(cell) > 128 ? Qt::black : Qt::white);
                 m_labels.push_back(t);
             }
     const HeadSelection f = snap->focus;

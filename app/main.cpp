@@ -1,5 +1,6 @@
 // attnscope: the window. Options: --text TEXT starts with a sentence; --screenshot FILE saves the window
-// as it first appears and exits (for the README and for looking at it under Xvfb); --tab N opens on tab N.
+// as it first appears and exits (for the README and for looking at it under Xvfb); --tab N opens on tab N;
+// --size WxH resizes the window (to check a layout at another size).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLineEdit>
@@ -17,12 +18,23 @@ int main(int argc, char** argv)
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this sentence."), QStringLiteral("TEXT"));
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Save the window to FILE and exit."), QStringLiteral("FILE"));
     const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0 Attention, 1 Scaling lab, 2 Step by step)."), QStringLiteral("N"));
-    parser.addOptions({text, shot, tab});
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Resize the window to WxH pixels, e.g. 1600x1000."), QStringLiteral("WxH"));
+    parser.addOptions({text, shot, tab, size});
     parser.process(app);
 
     attnscope::MainWindow window;
     if (parser.isSet(text)) window.sentenceEdit()->setText(parser.value(text));
     if (parser.isSet(tab)) window.tabs()->setCurrentIndex(parser.value(tab).toInt());
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0, h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
+        if (!okW || !okH || w <= 0 || h <= 0) {
+            qCritical("--size needs WxH in pixels, e.g. 1600x1000.");
+            return 2;
+        }
+        window.resize(w, h);
+    }
     window.show();
     if (parser.isSet(shot)) {
         QTimer::singleShot(500, &window, [&] {

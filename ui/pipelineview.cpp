@@ -54,6 +54,14 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
         }
         rows->addLayout(line, 1);
     }
+    // What the colours mean, once for every plot rather than squeezed into a title.
+    auto* legend = new QLabel(QStringLiteral("Blue < 0 < red, each plot scaled to its largest |value|; weights on the "
+                                             "Attention tab's 0–1 scale. Grey: masked (−∞ before the softmax, weight 0 "
+                                             "after). Click a cell of a T×T step to explain it below."),
+                              steps);
+    legend->setWordWrap(true);
+    legend->setTextFormat(Qt::PlainText);
+    rows->addWidget(legend);
     m_cell = new CellView(document, splitter);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
@@ -97,25 +105,27 @@ void PipelineView::refresh()
     struct Step {
         const char* name;
         const Matrix& m;
-        QString title;
+        QString label;
+        QString shape;
         S scale;
         bool keysAsColumns;
     };
     const QString mult = QString::number(t.multiplier, 'g', 4);
     const Step all[] = {
-        {"x", d.x, "X " + shape(d.x, "T", "d_model"), S::Symmetric, false},
-        {"q", d.q, "Q " + shape(d.q, "T", "d_head"), S::Symmetric, false},
-        {"k", d.k, "K " + shape(d.k, "T", "d_head"), S::Symmetric, false},
-        {"v", d.v, "V " + shape(d.v, "T", "d_head"), S::Symmetric, false},
-        {"scores", d.scores, "scores Q Kᵀ " + shape(d.scores, "T", "T"), S::Symmetric, true},
-        {"scaled", d.scaled, "× " + mult + " " + shape(d.scaled, "T", "T"), S::Symmetric, true},
-        {"masked", d.masked, "masked (grey = −∞) " + shape(d.masked, "T", "T"), S::Symmetric, true},
-        {"weights", d.weights, "weights " + shape(d.weights, "T", "T"), S::Probability, true},
-        {"head_output", d.headOutput, "head output " + shape(d.headOutput, "T", "d_head"), S::Symmetric, false},
+        {"x", d.x, "X", shape(d.x, "T", "d_model"), S::Symmetric, false},
+        {"q", d.q, "Q", shape(d.q, "T", "d_head"), S::Symmetric, false},
+        {"k", d.k, "K", shape(d.k, "T", "d_head"), S::Symmetric, false},
+        {"v", d.v, "V", shape(d.v, "T", "d_head"), S::Symmetric, false},
+        {"scores", d.scores, "scores Q Kᵀ", shape(d.scores, "T", "T"), S::Symmetric, true},
+        {"scaled", d.scaled, "scaled × " + mult, shape(d.scaled, "T", "T"), S::Symmetric, true},
+        {"masked", d.masked, "masked", shape(d.masked, "T", "T"), S::Symmetric, true},
+        {"weights", d.weights, "weights", shape(d.weights, "T", "T"), S::Probability, true},
+        {"head_output", d.headOutput, "head output", shape(d.headOutput, "T", "d_head"), S::Symmetric, false},
     };
     for (const Step& s : all) {
         MatrixPlot* p = plot(QString::fromLatin1(s.name));
-        p->setTitle(s.title);
+        // Name and shape on two lines: one line is wider than a plot in the five-step row.
+        p->setTitle(s.label + QLatin1Char('\n') + s.shape);
         p->setMatrix(s.m, s.scale, tokens, s.keysAsColumns ? tokens : QStringList());
     }
     highlightCell();

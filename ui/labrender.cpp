@@ -1,17 +1,13 @@
 #include "labrender.h"
 
 #include <QCoreApplication>
-#include <QFileInfo>
-#include <QImage>
-#include <QPageSize>
-#include <QPdfWriter>
-#include <QSvgGenerator>
 #include <memory>
 
 #include <qcustomplot.h>
 
 #include "compareview.h"
 #include "document.h"
+#include "exportimage.h"
 #include "jacobianview.h"
 #include "saturationdashboard.h"
 #include "saturationview.h"
@@ -67,8 +63,7 @@ bool renderLabView(const QString& view, Document& doc, const QString& path, QSiz
     };
     if (size.width() < 16 || size.height() < 16 || size.width() > 16384 || size.height() > 16384)
         return fail(QStringLiteral("the image size must be between 16 and 16384 pixels on each side."));
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf"))
+    if (exportFormat(path).isEmpty())
         return fail(QStringLiteral("the output file must end in .png, .svg or .pdf, not '%1'.").arg(path));
     doc.waitForIdle();
     std::unique_ptr<QWidget> widget = makeView(view, &doc);
@@ -81,40 +76,12 @@ bool renderLabView(const QString& view, Document& doc, const QString& path, QSiz
     widget->show();
     QCoreApplication::sendPostedEvents();
 
-    if (suffix == QLatin1String("png")) {
-        QImage image(size, QImage::Format_ARGB32_Premultiplied);
-        image.fill(Qt::white);
-        {
-            QCPPainter painter(&image);
-            painter.setRenderHint(QPainter::Antialiasing);
-            paintTree(widget.get(), painter, QPoint());
-        }
-        if (!image.save(path)) return fail(QStringLiteral("cannot write the image '%1'.").arg(path));
-        return true;
-    }
-    if (suffix == QLatin1String("svg")) {
-        QSvgGenerator svg;
-        svg.setFileName(path);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(), size));
-        svg.setResolution(96);  // width and height are written in mm; at CSS's 96 dpi they are `size` pixels
-        svg.setTitle(QStringLiteral("AttnScope: %1").arg(view));
-        QCPPainter painter;
-        if (!painter.begin(&svg)) return fail(QStringLiteral("cannot write the SVG file '%1'.").arg(path));
+    const auto paint = [&](QCPPainter& painter, bool vector) {
+        if (!vector) painter.setRenderHint(QPainter::Antialiasing);
         paintTree(widget.get(), painter, QPoint());
-        painter.end();
-        return QFileInfo(path).size() > 0 || fail(QStringLiteral("cannot write the SVG file '%1'.").arg(path));
-    }
-    QPdfWriter pdf(path);
-    pdf.setResolution(72);  // one device pixel per point: the page is exactly `size` points
-    pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));
-    pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-    pdf.setTitle(QStringLiteral("AttnScope: %1").arg(view));
-    QCPPainter painter;
-    if (!painter.begin(&pdf)) return fail(QStringLiteral("cannot write the PDF file '%1'.").arg(path));
-    paintTree(widget.get(), painter, QPoint());
-    painter.end();
-    return true;
+    };
+    QString message;
+    return exportImage(path, size, QStringLiteral("AttnScope: %1").arg(view), paint, &message) || fail(message);
 }
 
 } // namespace attnscope

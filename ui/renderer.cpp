@@ -3,15 +3,10 @@
 #include "labrender.h"
 #include "stepsrender.h"
 
-#include <QBuffer>
-#include <QFileInfo>
-#include <QImage>
-#include <QPdfWriter>
-#include <QSaveFile>
-#include <QSvgGenerator>
 #include <memory>
 #include <qcustomplot.h>
 
+#include "exportimage.h"
 #include "headgridview.h"
 #include "heatmapview.h"
 
@@ -21,9 +16,6 @@ namespace {
 
 constexpr int kMinSide = 16;
 constexpr int kMaxSide = 16384;
-// Every format is drawn at the screen's logical 96 dpi, so text has the same size relative to the
-// cells in PNG, SVG and PDF as in the window (a PDF page of W x H pixels is 0.75 W x 0.75 H points).
-constexpr int kDpi = 96;
 
 RenderStatus usageError(std::string message) { return {std::move(message), true}; }
 RenderStatus inputError(std::string message) { return {std::move(message), false}; }
@@ -33,50 +25,12 @@ RenderStatus inputError(std::string message) { return {std::move(message), false
 void paintWidget(QWidget& widget, QCPPainter& painter, const QSize& size, bool vector)
 {
     if (vector) painter.setMode(QCPPainter::pmVectorized);
+    else painter.setRenderHint(QPainter::Antialiasing, true);
     if (auto* plot = qobject_cast<QCustomPlot*>(&widget)) {
         plot->toPainter(&painter, size.width(), size.height());
         return;
     }
     widget.render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
-}
-
-// Renders into memory first, so a file is written whole or not at all.
-RenderStatus encode(QWidget& widget, const QString& format, const QSize& size, QByteArray& bytes)
-{
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    if (format == QLatin1String("png")) {
-        QImage image(size, QImage::Format_ARGB32_Premultiplied);
-        image.fill(Qt::white);
-        {
-            QCPPainter painter(&image);
-            painter.setRenderHint(QPainter::Antialiasing, true);
-            paintWidget(widget, painter, size, false);
-        }
-        if (!image.save(&buffer, "PNG")) return inputError("the PNG encoder failed.");
-    } else if (format == QLatin1String("svg")) {
-        QSvgGenerator svg;
-        svg.setOutputDevice(&buffer);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setTitle(QStringLiteral("AttnScope"));
-        svg.setResolution(kDpi);
-        QCPPainter painter;
-        if (!painter.begin(&svg)) return inputError("the SVG generator could not start.");
-        paintWidget(widget, painter, size, true);
-    } else {
-        QPdfWriter pdf(&buffer);
-        pdf.setCreator(QStringLiteral("AttnScope"));
-        pdf.setResolution(kDpi);
-        pdf.setPageSize(QPageSize(QSizeF(size) * (72.0 / kDpi), QPageSize::Point, QString(), QPageSize::ExactMatch));
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        QCPPainter painter;
-        if (!painter.begin(&pdf)) return inputError("the PDF writer could not start.");
-        const double sx = double(pdf.width()) / size.width(), sy = double(pdf.height()) / size.height();
-        painter.scale(sx, sy);
-        paintWidget(widget, painter, size, true);
-    }
-    return {};
 }
 
 } // namespace
@@ -88,8 +42,7 @@ QStringList renderViewNames()
 
 RenderStatus renderView(const QString& view, Document& document, const RenderOptions& options)
 {
-    const QString format = QFileInfo(options.outPath).suffix().toLower();
-    if (format != QLatin1String("png") && format != QLatin1String("svg") && format != QLatin1String("pdf"))
+    if (exportFormat(options.outPath).isEmpty())
         return usageError("the output file must end in .png, .svg or .pdf: '" + options.outPath.toStdString() + "'.");
     if (options.width < kMinSide || options.height < kMinSide || options.width > kMaxSide || options.height > kMaxSide)
         return usageError("the size must be between 16 and 16384 on each side.");
@@ -132,11 +85,9 @@ RenderStatus renderView(const QString& view, Document& document, const RenderOpt
                           renderViewNames().join(QStringLiteral(", ")).toStdString() + ".");
     }
 
-    QByteArray bytes;
-    if (RenderStatus s = encode(*widget, format, size, bytes); !s.ok()) return s;
-    QSaveFile file(options.outPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        return inputError("cannot write '" + options.outPath.toStdString() + "': " + file.errorString().toStdString() + ".");
+    const auto paint = [&](QCPPainter& painter, bool vector) { paintWidget(*widget, painter, size, vector); };
+    if (!exportImage(options.outPath, size, QStringLiteral("AttnScope: ") + view, paint, &error))
+        return inputError(error.toStdString());
     return {};
 }
 

@@ -1,11 +1,7 @@
 #include "stepsrender.h"
 
 #include <QApplication>
-#include <QFileInfo>
-#include <QImage>
 #include <QPainter>
-#include <QPdfWriter>
-#include <QSvgGenerator>
 #include <memory>
 #include <qcustomplot.h>
 
@@ -13,6 +9,7 @@
 #include "cellview.h"
 #include "costview.h"
 #include "crossattentionview.h"
+#include "exportimage.h"
 #include "headsview.h"
 #include "pipelineview.h"
 #include "positionalview.h"
@@ -33,10 +30,9 @@ bool fail(QString* error, const QString& message)
 }
 
 // Paints the widget tree with every plot replotted first (their queued replots would wait for an event loop).
-void paint(QWidget& widget, QPainter& painter, double scale)
+void paint(QWidget& widget, QPainter& painter)
 {
     for (QCustomPlot* plot : widget.findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
-    painter.scale(scale, scale);
     widget.render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
 }
 
@@ -48,8 +44,7 @@ bool renderStepsView(const QString& view, Document& doc, const StepsRenderOption
     if (!stepsViewNames().contains(view))
         return fail(error, QStringLiteral("there is no view '%1' (known: %2).").arg(view, stepsViewNames().join(", ")));
     if (size.width() <= 0 || size.height() <= 0) return fail(error, QStringLiteral("the image size must be positive."));
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix != "png" && suffix != "svg" && suffix != "pdf")
+    if (exportFormat(path).isEmpty())
         return fail(error, QStringLiteral("the output '%1' must end in .png, .svg or .pdf.").arg(path));
 
     if (const ModelPtr& m = doc.model(); m && (opts.layer >= 0 || opts.head >= 0)) {
@@ -100,36 +95,9 @@ bool renderStepsView(const QString& view, Document& doc, const StepsRenderOption
     QApplication::processEvents();
     widget->resize(size);
 
-    if (suffix == "png") {
-        QImage image(size, QImage::Format_ARGB32_Premultiplied);
-        image.fill(Qt::white);
-        QPainter painter(&image);
-        paint(*widget, painter, 1.0);
-        painter.end();
-        if (!image.save(path)) return fail(error, QStringLiteral("cannot write '%1'.").arg(path));
-        return true;
-    }
-    if (suffix == "svg") {
-        QSvgGenerator svg;
-        svg.setFileName(path);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(), size));
-        svg.setTitle(QStringLiteral("AttnScope %1 view").arg(view));
-        QPainter painter;
-        if (!painter.begin(&svg)) return fail(error, QStringLiteral("cannot write '%1'.").arg(path));
-        paint(*widget, painter, 1.0);
-        painter.end();
-        return QFileInfo(path).size() > 0 || fail(error, QStringLiteral("cannot write '%1'.").arg(path));
-    }
-    QPdfWriter pdf(path);
-    pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));
-    pdf.setPageMargins(QMarginsF());
-    pdf.setResolution(72);
-    QPainter painter;
-    if (!painter.begin(&pdf)) return fail(error, QStringLiteral("cannot write '%1'.").arg(path));
-    paint(*widget, painter, 1.0);
-    painter.end();
-    return true;
+    QString message;
+    const auto draw = [&](QCPPainter& painter, bool) { paint(*widget, painter); };
+    return exportImage(path, size, QStringLiteral("AttnScope: %1").arg(view), draw, &message) || fail(error, message);
 }
 
 } // namespace attnscope

@@ -4,37 +4,16 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 
+#include "clirunner.h"
 #include "forward.h"
 #include "jsonexport.h"
 #include "stats.h"
 
 using namespace attnscope;
-
-namespace {
-
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args, const QByteArray& stdinData = {})
-{
-    QProcess p;
-    p.start(QStringLiteral(ATTNSCOPE_CLI), args);
-    p.waitForStarted();
-    if (!stdinData.isEmpty()) p.write(stdinData);
-    p.closeWriteChannel();
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-} // namespace
+using clitest::Run;
+using clitest::runCli;
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -51,7 +30,7 @@ private slots:
 
 void TestCli::attentionOutputIsExactlyAsSpecified()
 {
-    const Run r = cli({"attention", "--model", "random:layers=2,heads=4,d_model=64,seed=1", "--text", "The cat sat."});
+    const Run r = runCli({"attention", "--model", "random:layers=2,heads=4,d_model=64,seed=1", "--text", "The cat sat."});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.err.isEmpty());
     // Key order is part of the format: compare the raw text's order, not just the parsed object.
@@ -88,7 +67,7 @@ void TestCli::attentionOutputIsExactlyAsSpecified()
 
 void TestCli::attentionNumbersAreTheCoreNumbers()
 {
-    const Run r = cli({"attention", "--text", "numbers are the product", "--mask", "none", "--temperature", "0.7"});
+    const Run r = runCli({"attention", "--text", "numbers are the product", "--mask", "none", "--temperature", "0.7"});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject o = QJsonDocument::fromJson(r.out).object();
     ModelPtr model = *loadModel(defaultModelSpec());
@@ -107,7 +86,7 @@ void TestCli::attentionNumbersAreTheCoreNumbers()
 
 void TestCli::statsAreEntropyAndMaxWeight()
 {
-    const Run r = cli({"attention", "--text", "a b c d", "--stats"});
+    const Run r = runCli({"attention", "--text", "a b c d", "--stats"});
     QCOMPARE(r.exitCode, 0);
     const QJsonObject o = QJsonDocument::fromJson(r.out).object();
     QVERIFY(r.out.indexOf("\"stats\"") > r.out.indexOf("\"attention\""));
@@ -132,9 +111,9 @@ void TestCli::statsAreEntropyAndMaxWeight()
 
 void TestCli::settingsChangeTheOutput()
 {
-    const Run causal = cli({"attention", "--text", "one two three"});
-    const Run open = cli({"attention", "--text", "one two three", "--mask", "none", "--scaling", "none",
-                          "--positional", "none", "--block-keys", "1"});
+    const Run causal = runCli({"attention", "--text", "one two three"});
+    const Run open = runCli({"attention", "--text", "one two three", "--mask", "none", "--scaling", "none",
+                             "--positional", "none", "--block-keys", "1"});
     QCOMPARE(open.exitCode, 0);
     const QJsonObject c = QJsonDocument::fromJson(causal.out).object(), o = QJsonDocument::fromJson(open.out).object();
     QCOMPARE(c["attention"][0][0][0][2].toDouble(), 0.0);  // causal: future key is zero
@@ -147,13 +126,13 @@ void TestCli::settingsChangeTheOutput()
 
 void TestCli::tokenizeAndInfo()
 {
-    const Run t = cli({"tokenize", "--text", "Hello, World"});
+    const Run t = runCli({"tokenize", "--text", "Hello, World"});
     QCOMPARE(t.exitCode, 0);
     QCOMPARE(t.out.trimmed().left(11), QByteArray("{\"tokens\":["));
     const QJsonObject o = QJsonDocument::fromJson(t.out).object();
     QCOMPARE(o["tokens"].toArray(), QJsonArray({"hello", ",", "world"}));
     QCOMPARE(o.keys().size(), 2);
-    const Run i = cli({"info", "--model", "random:layers=3,heads=2,d_model=32,seed=4"});
+    const Run i = runCli({"info", "--model", "random:layers=3,heads=2,d_model=32,seed=4"});
     QCOMPARE(i.exitCode, 0);
     const QJsonObject info = QJsonDocument::fromJson(i.out).object();
     QCOMPARE(info["layers"].toInt(), 3);
@@ -169,13 +148,16 @@ void TestCli::textFileAndStdin()
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("from a file");
     f.close();
-    const Run file = cli({"tokenize", "--text-file", path});
+    const Run file = runCli({"tokenize", "--text-file", path});
     QCOMPARE(file.exitCode, 0);
     QCOMPARE(QJsonDocument::fromJson(file.out).object()["tokens"].toArray(), QJsonArray({"from", "a", "file"}));
-    const Run in = cli({"tokenize", "--text-file", "-"}, "from standard input");
+    clitest::RunOptions piped;
+    piped.stdinData = "from standard input";
+    const Run in = runCli({"tokenize", "--text-file", "-"}, piped);
     QCOMPARE(in.exitCode, 0);
     QCOMPARE(QJsonDocument::fromJson(in.out).object()["tokens"].toArray().size(), 3);
-    const Run bad = cli({"attention", "--text-file", "-"}, "caf\xe9 latin-1, not UTF-8");
+    piped.stdinData = "caf\xe9 latin-1, not UTF-8";
+    const Run bad = runCli({"attention", "--text-file", "-"}, piped);
     QCOMPARE(bad.exitCode, 1);
     QVERIFY2(bad.err.startsWith("error: the text is not valid UTF-8 (byte 3 is 0xe9)."), bad.err.constData());
 }
@@ -213,7 +195,7 @@ void TestCli::errors()
     QFETCH(QStringList, args);
     QFETCH(int, code);
     QFETCH(QString, mentions);
-    const Run r = cli(args);
+    const Run r = runCli(args);
     QCOMPARE(r.exitCode, code);
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.startsWith("error: "), r.err.constData());

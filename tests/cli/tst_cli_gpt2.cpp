@@ -1,9 +1,10 @@
 // Exit codes of the CLI paths issue 3 added: bad model folders and over-long input exit 1, bad usage 2.
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <fstream>
+
+#include "clirunner.h"
 
 class TestCliGpt2 : public QObject {
     Q_OBJECT
@@ -34,13 +35,12 @@ private slots:
                 std::ofstream(dir.filePath("pytorch_model.bin").toStdString()) << "not opened";
                 a = dir.path();
             }
-        QProcess cli;
-        cli.start(ATTNSCOPE_CLI, args);
-        QVERIFY(cli.waitForFinished(60000));
-        const QString err = QString::fromUtf8(cli.readAllStandardError());
-        QCOMPARE(cli.exitCode(), code);
+        const clitest::Run cli = clitest::runCli(args);
+        QVERIFY(cli.finished);
+        const QString err = QString::fromUtf8(cli.err);
+        QCOMPARE(cli.exitCode, code);
         if (code != 0) QVERIFY2(err.startsWith("error: ") && err.contains(message), qPrintable(err));
-        else QVERIFY(cli.readAllStandardOutput().contains("\"forward_ms_median\""));
+        else QVERIFY(cli.out.contains("\"forward_ms_median\""));
     }
 };
 

@@ -1,9 +1,10 @@
 // attnscope-cli render as a person runs it: no display and no QT_QPA_PLATFORM in the environment
 // (the command must choose the offscreen platform itself), exit codes 0/1/2 and "error: ..." on stderr.
 #include <QImage>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "clirunner.h"
 
 class TestCliRender : public QObject {
     Q_OBJECT
@@ -46,17 +47,16 @@ void TestCliRender::render()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(out);
-    QProcess cli;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    cli.setProcessEnvironment(env);
-    cli.start(QStringLiteral(ATTNSCOPE_CLI), args + QStringList{"--out", path});
-    QVERIFY(cli.waitForFinished(60000));
-    const QByteArray err = cli.readAllStandardError();
-    QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(cli.exitCode() == exitCode, err.constData());
+    clitest::RunOptions headless;
+    headless.environment = QProcessEnvironment::systemEnvironment();
+    headless.environment.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    headless.environment.remove(QStringLiteral("DISPLAY"));
+    headless.environment.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    const clitest::Run cli = clitest::runCli(args + QStringList{"--out", path}, headless);
+    QVERIFY(cli.finished);
+    const QByteArray err = cli.err;
+    QCOMPARE(cli.status, QProcess::NormalExit);
+    QVERIFY2(cli.exitCode == exitCode, err.constData());
     if (exitCode != 0) {
         QVERIFY2(err.contains("error: "), err.constData());
         QVERIFY(!QFile::exists(path));

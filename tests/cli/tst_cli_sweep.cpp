@@ -1,29 +1,22 @@
 // attnscope-cli sweep, run as a person would run it: the JSON's keys and lengths, its agreement with
 // `attention --stats` at the present multiplier, and the exit codes of its errors.
-#include <QProcess>
 #include <QtTest>
 
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 
+#include "clirunner.h"
+
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
+using clitest::Run;
 
 Run runCli(const QStringList& args)
 {
-    QProcess p;
-    p.start(QStringLiteral(ATTNSCOPE_CLI), args);
-    Run r;
-    if (!p.waitForFinished(120000)) return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    clitest::RunOptions options;
+    options.timeoutMs = 120000;  // a sweep runs the model at every multiplier: more than the default minute
+    return clitest::runCli(args, options);
 }
 
 nlohmann::ordered_json parse(const QByteArray& bytes)

@@ -2,25 +2,16 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QtTest>
 
 #include <cmath>
 
+#include "clirunner.h"
+
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(ATTNSCOPE_CLI), args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
+using clitest::Run;
+using clitest::runCli;
 
 // The keys of the top-level object in the order they appear in the text (QJsonObject sorts them).
 QStringList keysInOrder(const QByteArray& json)
@@ -78,7 +69,7 @@ void TestCliTrace::keysAndShapes()
     QFETCH(bool, causal);
     const QString text = QStringLiteral("the cat sat on the mat");
     const int T = 6, D = 64, Dh = 16;
-    const Run r = cli(QStringList{"trace", "--text", text, "--layer", QString::number(layer), "--head", QString::number(head)} +
+    const Run r = runCli(QStringList{"trace", "--text", text, "--layer", QString::number(layer), "--head", QString::number(head)} +
                       settings);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(keysInOrder(r.out), (QStringList{"x", "q", "k", "v", "scores", "scaled", "masked", "weights", "head_output",
@@ -105,7 +96,7 @@ void TestCliTrace::keysAndShapes()
         }
 
     // The weights are the `attention` command's weights for that head.
-    const Run a = cli(QStringList{"attention", "--text", text} + settings);
+    const Run a = runCli(QStringList{"attention", "--text", text} + settings);
     QVERIFY2(a.exitCode == 0, a.err.constData());
     const QJsonArray expected = QJsonDocument::fromJson(a.out).object()["attention"].toArray()[layer].toArray()[head].toArray();
     double worst = 0;
@@ -131,7 +122,7 @@ void TestCliTrace::badHeadOrLayer()
 {
     QFETCH(QStringList, args);
     QFETCH(int, exitCode);
-    const Run r = cli(QStringList{"trace", "--text", "the cat"} + args);
+    const Run r = runCli(QStringList{"trace", "--text", "the cat"} + args);
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY2(r.err.startsWith("error: "), r.err.constData());
     QVERIFY(r.out.isEmpty());

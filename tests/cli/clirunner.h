@@ -1,0 +1,46 @@
+#pragma once
+// Runs attnscope-cli as its own process, the way a script would, for every test in tests/cli.
+// ATTNSCOPE_CLI is the executable's path, defined by tests/cli/CMakeLists.txt.
+#include <QByteArray>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStringList>
+
+namespace clitest {
+
+struct Run {
+    bool finished = false;  // false: it did not finish within the time allowed and was killed
+    QProcess::ExitStatus status = QProcess::CrashExit;
+    int exitCode = -1;      // -1 if it did not finish, -2 if it crashed, else what it returned
+    QByteArray out, err;
+};
+
+struct RunOptions {
+    QByteArray stdinData;  // written to its standard input, which is then closed either way
+    int timeoutMs = 60000;
+    QProcessEnvironment environment;  // empty: the test's own environment
+};
+
+inline Run runCli(const QStringList& args, const RunOptions& options = {})
+{
+    QProcess p;
+    if (!options.environment.isEmpty()) p.setProcessEnvironment(options.environment);
+    p.start(QStringLiteral(ATTNSCOPE_CLI), args);
+    p.waitForStarted();
+    if (!options.stdinData.isEmpty()) p.write(options.stdinData);
+    p.closeWriteChannel();  // a command that reads standard input sees its end instead of waiting
+    Run r;
+    if (!p.waitForFinished(options.timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.finished = true;
+    r.status = p.exitStatus();
+    r.exitCode = r.status == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+} // namespace clitest

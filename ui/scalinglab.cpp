@@ -9,17 +9,14 @@
 
 namespace attnscope {
 
-ScalingLab::ScalingLab(Document* document, QWidget* parent)
-    : QTabWidget(parent), m_saturation(new SaturationView(document, this)), m_whySqrtDk(new WhySqrtDkView(document, this)),
-      m_jacobian(new JacobianView(document, this)), m_histogram(new ScoreHistogramView(document, this)),
-      m_dashboard(new SaturationDashboard(document, this)), m_compare(new CompareView(document, this))
+ScalingLab::ScalingLab(Document* document, QWidget* parent) : DocumentTabs(document, parent)
 {
-    addTab(m_saturation, tr("Saturation"));
-    addTab(m_whySqrtDk, tr("Why √dₖ"));
-    addTab(m_jacobian, tr("Gradient"));
-    addTab(m_histogram, tr("Row scores"));
-    addTab(m_dashboard, tr("Dashboard"));
-    addTab(m_compare, tr("Compare A/B"));
+    m_saturation = addView<SaturationView>(tr("Saturation"));
+    m_whySqrtDk = addView<WhySqrtDkView>(tr("Why √dₖ"));
+    m_jacobian = addView<JacobianView>(tr("Gradient"));
+    m_histogram = addView<ScoreHistogramView>(tr("Row scores"));
+    m_dashboard = addView<SaturationDashboard>(tr("Dashboard"));
+    m_compare = addView<CompareView>(tr("Compare A/B"));
 }
 
 } // namespace attnscope

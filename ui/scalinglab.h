@@ -1,9 +1,8 @@
 #pragma once
 // The scaling lab: the six views of issue 5 as tabs of one widget, all observing the same Document.
 // The main window adds it as one tab; each view is also reachable for tests and headless rendering.
-#include <QTabWidget>
-
 #include "document.h"
+#include "documenttabs.h"
 
 namespace attnscope {
 
@@ -14,7 +13,7 @@ class ScoreHistogramView;
 class SaturationDashboard;
 class CompareView;
 
-class ScalingLab : public QTabWidget {
+class ScalingLab : public DocumentTabs {
     Q_OBJECT
 public:
     explicit ScalingLab(Document* document, QWidget* parent = nullptr);

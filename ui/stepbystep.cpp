@@ -9,20 +9,14 @@
 
 namespace attnscope {
 
-StepByStep::StepByStep(Document* document, QWidget* parent) : QTabWidget(parent)
+StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(document, parent)
 {
-    m_pipeline = new PipelineView(document, this);
-    m_heads = new HeadsView(document, this);
-    m_block = new BlockView(document, this);
-    m_positional = new PositionalView(document, this);
-    m_cross = new CrossAttentionView(document, this);
-    m_cost = new CostView(document, this);  // measures the first time its tab is shown
-    addTab(m_pipeline, tr("Pipeline"));
-    addTab(m_heads, tr("Heads"));
-    addTab(m_block, tr("Block"));
-    addTab(m_positional, tr("Positions"));
-    addTab(m_cross, tr("Cross-attention"));
-    addTab(m_cost, tr("Cost"));
+    m_pipeline = addView<PipelineView>(tr("Pipeline"));
+    m_heads = addView<HeadsView>(tr("Heads"));
+    m_block = addView<BlockView>(tr("Block"));
+    m_positional = addView<PositionalView>(tr("Positions"));
+    m_cross = addView<CrossAttentionView>(tr("Cross-attention"));
+    m_cost = addView<CostView>(tr("Cost"));  // measures the first time its tab is shown
 }
 
 } // namespace attnscope

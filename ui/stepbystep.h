@@ -1,8 +1,7 @@
 #pragma once
 // The step-by-step tab: what softmax(Q Kᵀ / √dₖ) V does to the document's sentence, one view per step.
-#include <QTabWidget>
-
 #include "document.h"
+#include "documenttabs.h"
 
 namespace attnscope {
 
@@ -13,7 +12,7 @@ class PositionalView;
 class CrossAttentionView;
 class CostView;
 
-class StepByStep : public QTabWidget {
+class StepByStep : public DocumentTabs {
     Q_OBJECT
 public:
     explicit StepByStep(Document* document, QWidget* parent = nullptr);

@@ -50,6 +50,7 @@ std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QSt
     capture.nextTokenLogits = true;
     Workspace ws;
     Status s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
+    if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
         // Keep the tokens so the chips still show what was typed, but no weights to draw.

@@ -11,6 +11,7 @@
 #include "attentionsettings.h"
 #include "forward.h"
 #include "model.h"
+#include "nexttokens.h"
 #include "tokenizer.h"
 
 namespace attnscope {
@@ -19,11 +20,13 @@ class ComputeWorker;
 
 // One finished computation: everything a view needs, immutable and shared.
 struct Snapshot {
+    static constexpr int kNextTokens = 5;
     ModelPtr model;
     TokenizedText tokens;
     AttentionSettings settings;
     HeadSelection focus;
     ForwardTrace trace;            // every head's weights and the focused head's detail
+    std::vector<NextToken> nextTokens;  // the model's most probable next tokens after the last one
     double computeMs = 0.0;        // wall time of tokenize + forward
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
 };

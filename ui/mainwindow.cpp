@@ -20,6 +20,7 @@
 #include "controlpanel.h"
 #include "headgridview.h"
 #include "heatmapview.h"
+#include "nexttokenview.h"
 #include "randommodeldialog.h"
 #include "scalinglab.h"
 #include "stepbystep.h"
@@ -55,9 +56,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_controls = new ControlPanel(m_document);
     // Views sit in tabs; the sentence above and the controls beside them stay in place, so a setting
     // changed in one tab is the setting every tab shows.
+    m_nextTokens = new NextTokenView;
+    auto* overview = new QSplitter(Qt::Vertical);
+    overview->addWidget(m_grid);
+    overview->addWidget(m_nextTokens);
+    overview->setStretchFactor(0, 3);
+    overview->setStretchFactor(1, 1);
     auto* attention = new QSplitter(Qt::Horizontal);
     attention->addWidget(m_heatmap);
-    attention->addWidget(m_grid);
+    attention->addWidget(overview);
     attention->setStretchFactor(0, 3);
     attention->setStretchFactor(1, 2);
     attention->setSizes({600, 400});  // the focused head is the main view; the grid is its overview
@@ -158,6 +165,7 @@ void MainWindow::showSnapshot(const SnapshotPtr& snapshot)
     m_chips->setSnapshot(snapshot);
     m_heatmap->setSnapshot(snapshot);
     m_grid->setSnapshot(snapshot);
+    m_nextTokens->setSnapshot(snapshot);
     updateStatus();
 }
 

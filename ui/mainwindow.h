@@ -16,6 +16,7 @@ namespace attnscope {
 class ControlPanel;
 class HeadGridView;
 class HeatmapView;
+class NextTokenView;
 class TokenChips;
 
 class MainWindow : public QMainWindow {
@@ -30,6 +31,7 @@ public:
     HeadGridView* grid() const { return m_grid; }
     ControlPanel* controls() const { return m_controls; }
     QTabWidget* tabs() const { return m_tabs; }
+    NextTokenView* nextTokens() const { return m_nextTokens; }
     QLabel* errorLabel() const { return m_error; }
     QLabel* statusLabel() const { return m_status; }
     double lastRenderMs() const { return m_renderMs; }
@@ -59,6 +61,7 @@ private:
     HeatmapView* m_heatmap;
     HeadGridView* m_grid;
     QTabWidget* m_tabs;
+    NextTokenView* m_nextTokens;
     ControlPanel* m_controls;
     QLabel* m_status;
     QElapsedTimer m_renderClock;

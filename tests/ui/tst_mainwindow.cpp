@@ -19,6 +19,8 @@
 #include "headgridview.h"
 #include "heatmapview.h"
 #include "mainwindow.h"
+#include "nexttokens.h"
+#include "nexttokenview.h"
 #include "randommodeldialog.h"
 #include "tokenchips.h"
 
@@ -54,6 +56,7 @@ class TestMainWindow : public QObject {
 private slots:
     void titleBeginsWithAttnScope();
     void typingUpdatesChipsAndHeatmap();
+    void nextTokenListIsTheCoresPrediction();
     void causalOffAndOnZeroesUpperTriangle();
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();
@@ -94,6 +97,30 @@ void TestMainWindow::typingUpdatesChipsAndHeatmap()
     QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
     // The grid shows one pixel per pair at this length.
     QCOMPARE(w.grid()->headImage({1, 2}).size(), QSize(9, 9));
+}
+
+// The list under the grid shows the core's top-k, computed independently here from a fresh forward.
+void TestMainWindow::nextTokenListIsTheCoresPrediction()
+{
+    MainWindow w;
+    w.sentenceEdit()->setText(kSentence);
+    const std::vector<NextToken>& shown = w.nextTokens()->shown();
+    QCOMPARE(int(shown.size()), Snapshot::kNextTokens);
+    const Model& model = *w.document()->model();
+    CaptureRequest capture;
+    capture.nextTokenLogits = true;
+    Result<ForwardTrace> trace =
+        forward(model, model.tokenizer->encode(kSentence.toStdString())->ids, w.document()->settings(), capture);
+    QVERIFY(trace.hasValue());
+    const std::vector<NextToken> expected = topK(*trace, *model.tokenizer, Snapshot::kNextTokens);
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        QCOMPARE(shown[i].id, expected[i].id);
+        QVERIFY(std::abs(shown[i].p - expected[i].p) < 1e-9);
+        if (i > 0) QVERIFY(shown[i].p <= shown[i - 1].p);
+    }
+    // An empty sentence predicts nothing rather than something stale.
+    w.sentenceEdit()->clear();
+    QVERIFY(w.nextTokens()->shown().empty());
 }
 
 void TestMainWindow::causalOffAndOnZeroesUpperTriangle()

@@ -41,7 +41,12 @@ float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865
 void activate(Activation kind, Matrix& m)
 {
     switch (kind) {
-    case Activation::GeluTanh: m = m.unaryExpr(&gelu_tanh); break;
+    case Activation::GeluTanh: {
+        // The same formula as gelu_tanh, as array expressions so Eigen's vectorised tanh does the work.
+        constexpr float k = 0.7978845608028654f;
+        m = (0.5f * m.array() * (1.0f + (k * (m.array() + 0.044715f * m.array().cube())).tanh())).matrix();
+        break;
+    }
     case Activation::GeluErf: m = m.unaryExpr(&gelu_erf); break;
     case Activation::Relu: m = m.cwiseMax(0.0f); break;
     }
@@ -83,7 +88,13 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
             ++fullyMasked;
         }
     // 2. exp(-inf - max) is exactly 0, so masked entries come out exactly 0.
-    weights = (masked.colwise() - rowMax).array().exp().matrix();
+    // (Two steps: exp over a broadcast expression falls back to scalar expf, over a plain array it vectorises.)
+    weights = masked;
+    weights.colwise() -= rowMax;
+    weights = weights.array().exp().matrix();
+    // Eigen's vectorised exp clamps its input, so on some targets exp(-inf) comes out near 1e-39 instead
+    // of 0: put the exact zeros back where the mask is, before they could leak into the normalisation.
+    weights = (masked.array() == kNegInf).select(0.0f, weights.array()).matrix();
     // 3. A row with a visible key sums to at least 1 (its max entry); an empty row stays all zeros.
     rowScale = weights.rowwise().sum();
     for (Eigen::Index i = 0; i < T; ++i) rowScale[i] = rowScale[i] > 0.0f ? 1.0f / rowScale[i] : 0.0f;

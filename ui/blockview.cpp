@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 
 #include "matrixplot.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -56,7 +57,9 @@ BlockView::BlockView(Document* document, QWidget* parent) : QWidget(parent), m_d
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
     }
     grid->addWidget(m_norms, 1, 3);
-    connect(m_document, &Document::snapshotChanged, this, &BlockView::refresh);
+    // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     refresh();
 }
 

@@ -1,4 +1,5 @@
 #include "cellview.h"
+#include "refreshgate.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
@@ -91,7 +92,9 @@ CellView::CellView(Document* document, QWidget* parent) : QWidget(parent), m_doc
     row->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("softmax weight"));
     row->axis(QCPAxis::atBottom)->setTickLabelRotation(60);
 
-    connect(m_document, &Document::snapshotChanged, this, &CellView::refresh);
+    // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     refresh();
 }
 

@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 
 #include "matrixplot.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -40,7 +41,9 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     connect(m_document, &Document::textChanged, this, [this](const QString& text) {
         if (!m_targetEdited) m_target->setText(text);
     });
-    connect(m_document, &Document::snapshotChanged, this, &CrossAttentionView::recompute);
+    // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
+    auto* gate = new RefreshGate(this, [this] { recompute(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     recompute();
 }
 

@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 
 #include "matrixplot.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -36,7 +37,9 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
                                            "and mixed by W_O. Hover a head to see its slice."), this);
     hint->setWordWrap(true);
     layout->addWidget(hint);
-    connect(m_document, &Document::snapshotChanged, this, &HeadsView::refresh);
+    // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     refresh();
 }
 

@@ -1,21 +1,18 @@
 #include "nexttokenview.h"
 
-#include <QLabel>
-#include <QVBoxLayout>
-#include <algorithm>
+#include <QPainter>
 
 namespace attnscope {
 
-NextTokenView::NextTokenView(QWidget* parent) : QWidget(parent), m_title(new QLabel(this)), m_list(new QLabel(this))
+NextTokenView::NextTokenView(QWidget* parent) : QWidget(parent)
 {
-    m_title->setText(tr("<b>Next token</b> (the model's prediction after the last token)"));
-    m_list->setTextFormat(Qt::RichText);
-    m_list->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    m_list->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(6, 6, 6, 6);
-    layout->addWidget(m_title);
-    layout->addWidget(m_list, 1);
+    setMinimumHeight(sizeHint().height() / 2);
+}
+
+QSize NextTokenView::sizeHint() const
+{
+    const int line = fontMetrics().height() + 4;
+    return {360, (Snapshot::kNextTokens + 2) * line + 8};
 }
 
 void NextTokenView::setSnapshot(const SnapshotPtr& snapshot)
@@ -23,29 +20,43 @@ void NextTokenView::setSnapshot(const SnapshotPtr& snapshot)
     m_shown = snapshot ? snapshot->nextTokens : std::vector<NextToken>{};
     // A random model's word tokenizer hashes words one way, so its predictions can only be shown as ids,
     // and its untrained weights make them meaningless: say so rather than let them look like knowledge.
-    const bool random = snapshot && snapshot->model && snapshot->model->tokenizer->kind() == "word";
-    m_title->setText(random ? tr("<b>Next token</b> <i>(random weights: ids only, and no meaning — open a GPT-2 folder "
-                                 "for real predictions)</i>")
-                            : tr("<b>Next token</b> (the model's prediction after the last token)"));
-    m_title->setWordWrap(true);
+    m_randomModel = snapshot && snapshot->model && snapshot->model->tokenizer->kind() == "word";
+    update();
+}
+
+void NextTokenView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    const QFontMetrics fm = fontMetrics();
+    const int line = fm.height() + 4;
+    int y = 4;
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.drawText(QRect(6, y, width() - 12, line), Qt::AlignLeft | Qt::AlignVCenter, tr("Next token"));
+    const int titleWidth = QFontMetrics(bold).horizontalAdvance(tr("Next token ")) + 6;
+    p.setFont(font());
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(QRect(6 + titleWidth, y, width() - 12 - titleWidth, line), Qt::AlignLeft | Qt::AlignVCenter,
+               m_randomModel ? tr("random weights: ids only, no meaning; open a GPT-2 folder for real ones")
+                             : tr("the model's prediction after the last token"));
+    y += line + 2;
+    p.setPen(palette().color(QPalette::WindowText));
     if (m_shown.empty()) {
-        m_list->setText(tr("<i>nothing to predict from</i>"));
+        p.drawText(QRect(6, y, width() - 12, line), Qt::AlignLeft | Qt::AlignVCenter, tr("nothing to predict from"));
         return;
     }
-    // A bar per token whose length is its probability, so a confident prediction is visible at a glance.
-    QString html = QStringLiteral("<table cellspacing='2'>");
+    // Columns: token, probability, and a bar whose length is the probability.
+    const int tokenWidth = std::min(width() / 3, 160), numberWidth = fm.horizontalAdvance(QStringLiteral("0.0000 "));
+    const int barX = 6 + tokenWidth + numberWidth, barWidth = std::max(20, width() - barX - 10);
     for (const NextToken& n : m_shown) {
-        const int width = std::max(1, int(n.p * 160.0 + 0.5));
-        html += QStringLiteral("<tr><td><code>%1</code></td><td align='right'>&nbsp;%2&nbsp;</td>"
-                               "<td><table cellspacing='0' cellpadding='0'><tr><td width='%3' bgcolor='#3b528b'>&nbsp;</td>"
-                               "</tr></table></td><td><small>&nbsp;id %4</small></td></tr>")
-                    .arg(QString::fromStdString(n.token).toHtmlEscaped())
-                    .arg(n.p, 0, 'f', 4)
-                    .arg(width)
-                    .arg(n.id);
+        const QString token = fm.elidedText(QString::fromStdString(n.token), Qt::ElideRight, tokenWidth - 6);
+        p.drawText(QRect(6, y, tokenWidth, line), Qt::AlignLeft | Qt::AlignVCenter, token);
+        p.drawText(QRect(6 + tokenWidth, y, numberWidth, line), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::number(n.p, 'f', 4) + QLatin1Char(' '));
+        p.fillRect(QRect(barX, y + 3, std::max(1, int(n.p * barWidth + 0.5)), line - 6), QColor(0x3b, 0x52, 0x8b));
+        y += line;
     }
-    html += QStringLiteral("</table>");
-    m_list->setText(html);
 }
 
 } // namespace attnscope

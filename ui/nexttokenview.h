@@ -1,11 +1,10 @@
 #pragma once
 // The model's prediction for the token after the sentence: the top few tokens with their probabilities,
-// read from the snapshot (the core's softmax over the tied-embedding logits).
+// read from the snapshot (the core's softmax over the tied-embedding logits). Painted directly: it
+// changes on every keystroke, and laying out rich text each time cost more than the heatmap.
 #include <QWidget>
 
 #include "document.h"
-
-class QLabel;
 
 namespace attnscope {
 
@@ -16,11 +15,14 @@ public:
     void setSnapshot(const SnapshotPtr& snapshot);
     // The predictions on screen, most probable first (for tests).
     const std::vector<NextToken>& shown() const { return m_shown; }
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
 
 private:
     std::vector<NextToken> m_shown;
-    QLabel* m_title;
-    QLabel* m_list;
+    bool m_randomModel = false;
 };
 
 } // namespace attnscope

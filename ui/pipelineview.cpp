@@ -7,6 +7,7 @@
 
 #include "cellview.h"
 #include "matrixplot.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -68,7 +69,9 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
 
     for (const char* name : kScoreSteps)
         connect(plot(QString::fromLatin1(name)), &MatrixPlot::cellClicked, this, &PipelineView::selectCell);
-    connect(m_document, &Document::snapshotChanged, this, &PipelineView::refresh);
+    // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     refresh();
 }
 

@@ -7,6 +7,7 @@
 
 #include "matrixplot.h"
 #include "permutation.h"
+#include "refreshgate.h"
 
 namespace attnscope {
 
@@ -38,9 +39,11 @@ PositionalView::PositionalView(Document* document, QWidget* parent) : QWidget(pa
 
     connect(button, &QPushButton::clicked, this, &PositionalView::runPermutationDemo);
     connect(m_document, &Document::modelChanged, this, &PositionalView::refreshTables);
-    connect(m_document, &Document::snapshotChanged, this, [this] {
-        if (m_ready) runPermutationDemo();  // follow the focused head once the demo is on screen
+    // Follow the focused head once the demo is on screen; hidden behind another tab, wait until shown.
+    auto* gate = new RefreshGate(this, [this] {
+        if (m_ready) runPermutationDemo();
     });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     refreshTables();
 }
 

@@ -105,7 +105,7 @@ void TestCli::statsAreEntropyAndMaxWeight()
                 QVERIFY(std::abs(st["max_weight"][l][h][q].toDouble() - maxW) < 1e-7);
             }
     // Query 0 under the causal mask sees only itself: entropy 0, max weight 1.
-    QCOMPARE(st["entropy"][0][0][0].toDouble(), 0.0);
+    QVERIFY(st["entropy"][0][0][0].toDouble() == 0.0);
     QCOMPARE(st["max_weight"][1][3][0].toDouble(), 1.0);
 }
 
@@ -116,9 +116,9 @@ void TestCli::settingsChangeTheOutput()
                              "--positional", "none", "--block-keys", "1"});
     QCOMPARE(open.exitCode, 0);
     const QJsonObject c = QJsonDocument::fromJson(causal.out).object(), o = QJsonDocument::fromJson(open.out).object();
-    QCOMPARE(c["attention"][0][0][0][2].toDouble(), 0.0);  // causal: future key is zero
+    QVERIFY(c["attention"][0][0][0][2].toDouble() == 0.0);  // causal: future key is zero
     QVERIFY(o["attention"][0][0][0][2].toDouble() > 0.0);  // unmasked: it is not
-    QCOMPARE(o["attention"][0][0][2][1].toDouble(), 0.0);  // blocked key 1: zero in every row
+    QVERIFY(o["attention"][0][0][2][1].toDouble() == 0.0);  // blocked key 1: zero in every row
     QCOMPARE(o["settings"]["mask"].toString(), QString("none"));
     QCOMPARE(o["settings"]["scaling"].toString(), QString("none"));
     QCOMPARE(o["settings"]["positional"].toString(), QString("none"));

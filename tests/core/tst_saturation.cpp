@@ -117,8 +117,8 @@ void TestSaturation::oneHotRow()
     QFETCH(int, hot);
     Eigen::RowVectorXf p = Eigen::RowVectorXf::Zero(n);
     p[hot] = 1.0f;
-    QCOMPARE(rowEntropy(p), 0.0f);
-    QCOMPARE(softmaxJacobianNorm(p), 0.0f);
+    QVERIFY(rowEntropy(p) == 0.0);
+    QVERIFY(softmaxJacobianNorm(p) == 0.0);
     QCOMPARE(rowMaxWeight(p), 1.0f);
 }
 
@@ -409,7 +409,7 @@ void TestSaturation::dashboardHandMade()
     QCOMPARE(h.fractionPeaked(0, 0), 0.5f);
     QCOMPARE(h.fractionPeaked(0, 1), 1.0f);
     t.rowFullyMasked = {1, 0};  // a fully masked row does not count
-    QCOMPARE(headSaturation(t).fractionPeaked(0, 0), 0.0f);
+    QVERIFY(headSaturation(t).fractionPeaked(0, 0) == 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestSaturation)

@@ -129,7 +129,7 @@ void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
     w.sentenceEdit()->setText(kSentence);
     HeatmapView* map = w.heatmap();
     QVERIFY(w.controls()->causalBox()->isChecked());
-    QCOMPARE(map->cellValue(0, 5), 0.0);
+    QVERIFY(map->cellValue(0, 5) == 0.0);
     QVERIFY(map->isMaskedCell(0, 5));
 
     w.controls()->causalBox()->click();
@@ -146,7 +146,7 @@ void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
     for (int q = 0; q < 9; ++q)
         for (int k = 0; k < 9; ++k) {
             QCOMPARE(map->isMaskedCell(q, k), k > q);
-            if (k > q) QCOMPARE(map->cellValue(q, k), 0.0);
+            if (k > q) QVERIFY(map->cellValue(q, k) == 0.0);
         }
     const double worst = worstDifference(*map, coreTrace(*w.document()), w.document()->focus());
     QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));

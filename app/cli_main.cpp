@@ -340,22 +340,36 @@ HeadSelection readHead(const Args& args, const ModelConfig& c, bool required)
     return {read("--layer", c.layers, "layer", ""), read("--head", c.heads, "head", " per layer")};
 }
 
+// What trace and sweep share: the settings, the text and the model from the arguments, and a forward that
+// keeps only the --layer/--head pipeline.
+struct OneHead {
+    AttentionSettings settings;
+    ModelPtr model;
+    ForwardTrace trace;
+};
+
+OneHead runOneHead(const Args& args)
+{
+    OneHead run;
+    run.settings = readSettings(args);
+    const std::string text = readText(args);
+    run.model = openModel(args);
+    CaptureRequest capture;
+    capture.allAttention = false;
+    capture.detail = readHead(args, run.model->config, true);
+    const TokenizedText tokens = tokenize(*run.model, text);
+    checkBlockedKeys(run.settings, tokens);
+    Workspace workspace;
+    if (Status s = forward(*run.model, tokens.ids, run.settings, capture, run.trace, workspace); !s.ok())
+        throw Failure{kExitInput, s.error};
+    return run;
+}
+
 // The focused head's pipeline, every matrix as a list of rows (masked entries of "masked" as null).
 int cmdTrace(const Args& args)
 {
-    const AttentionSettings settings = readSettings(args);
-    const std::string text = readText(args);
-    ModelPtr model = openModel(args);
-    const HeadSelection focus = readHead(args, model->config, true);
-    const TokenizedText tokens = tokenize(*model, text);
-    checkBlockedKeys(settings, tokens);
-    CaptureRequest capture;
-    capture.allAttention = false;
-    capture.detail = focus;
-    Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
-    if (!trace) throw Failure{kExitInput, trace.error()};
-
-    const HeadDetail& d = trace->detail;
+    const OneHead run = runOneHead(args);
+    const HeadDetail& d = run.trace.detail;
     nlohmann::ordered_json out;
     out["x"] = json::matrix(d.x);
     out["q"] = json::matrix(d.q);
@@ -375,20 +389,10 @@ int cmdTrace(const Args& args)
 // The saturation sweep of one head: its statistics against the score multiplier m (scores = m Q K^T).
 int cmdSweep(const Args& args)
 {
-    const AttentionSettings settings = readSettings(args);
-    const std::string text = readText(args);
-    ModelPtr model = openModel(args);
-    const ModelConfig& c = model->config;
-    const HeadSelection focus = readHead(args, c, true);
-    const TokenizedText tokens = tokenize(*model, text);
-    checkBlockedKeys(settings, tokens);
-    CaptureRequest capture;
-    capture.allAttention = false;
-    capture.detail = focus;
-    Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
-    if (!trace) throw Failure{kExitInput, trace.error()};
-    const SaturationSweep s = saturationSweep(trace->detail.scores, attentionMask(settings, trace->tokens), c.dHead,
-                                              settings.multiplier(c.dHead));
+    const OneHead run = runOneHead(args);
+    const int dHead = run.model->config.dHead;
+    const SaturationSweep s = saturationSweep(run.trace.detail.scores, attentionMask(run.settings, run.trace.tokens),
+                                              dHead, run.settings.multiplier(dHead));
     nlohmann::ordered_json out;
     out["multipliers"] = s.multipliers;
     out["entropy"] = s.entropy;

@@ -1,4 +1,4 @@
-// attnscope: the window. Options: --text TEXT starts with a sentence; --screenshot FILE saves the window
+// attnscope: the window. Options: --model SPEC opens a model; --text TEXT starts with a sentence; --screenshot FILE saves the window
 // as it first appears and exits (for the README and for looking at it under Xvfb); --tab N opens on tab N;
 // --size WxH resizes the window (to check a layout at another size).
 #include <QApplication>
@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QTabWidget>
 #include <QTimer>
+#include <cstdio>
 
 #include "mainwindow.h"
 
@@ -19,10 +20,18 @@ int main(int argc, char** argv)
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Save the window to FILE and exit."), QStringLiteral("FILE"));
     const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0 Attention, 1 Scaling lab, 2 Step by step)."), QStringLiteral("N"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Resize the window to WxH pixels, e.g. 1600x1000."), QStringLiteral("WxH"));
-    parser.addOptions({text, shot, tab, size});
+    const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open this model: random:..., builtin or a model folder."), QStringLiteral("SPEC"));
+    parser.addOptions({text, shot, tab, size, model});
     parser.process(app);
 
     attnscope::MainWindow window;
+    if (parser.isSet(model)) {
+        const attnscope::Status opened = window.openModel(parser.value(model));
+        if (!opened.ok()) {
+            std::fprintf(stderr, "error: %s\n", opened.error.c_str());
+            return 1;
+        }
+    }
     if (parser.isSet(text)) window.sentenceEdit()->setText(parser.value(text));
     if (parser.isSet(tab)) window.tabs()->setCurrentIndex(parser.value(tab).toInt());
     if (parser.isSet(size)) {

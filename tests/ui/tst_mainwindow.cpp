@@ -22,6 +22,7 @@
 #include "nexttokens.h"
 #include "nexttokenview.h"
 #include "randommodeldialog.h"
+#include "tinygpt2.h"
 #include "tokenchips.h"
 
 using namespace attnscope;
@@ -57,6 +58,7 @@ private slots:
     void titleBeginsWithAttnScope();
     void typingUpdatesChipsAndHeatmap();
     void nextTokenListIsTheCoresPrediction();
+    void opensAGpt2FolderAndShowsItsNumbers();
     void causalOffAndOnZeroesUpperTriangle();
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();
@@ -121,6 +123,31 @@ void TestMainWindow::nextTokenListIsTheCoresPrediction()
     // An empty sentence predicts nothing rather than something stale.
     w.sentenceEdit()->clear();
     QVERIFY(w.nextTokens()->shown().empty());
+}
+
+// The whole way through for a checkpoint in the Hugging Face layout: the window loads the folder, shows the
+// byte-level BPE tokens (a leading space as '·'), and draws the core's weights for that model.
+void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
+{
+    QTemporaryDir tmp;
+    const std::string folder = tinygpt2::writeFolder(tmp, "tiny-gpt2", tinygpt2::tinyTensors(7));
+    MainWindow w;
+    QVERIFY2(w.openModel(QString::fromStdString(folder)).ok(), "the tiny GPT-2 folder did not load");
+    QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("tiny-gpt2"));
+    w.sentenceEdit()->setText(QStringLiteral("Hello world"));
+    QCOMPARE(w.tokenChips()->chipCount(), 2);
+    QCOMPARE(w.tokenChips()->chipId(0), 15496);
+    QCOMPARE(w.tokenChips()->chipId(1), 995);
+    QCOMPARE(w.tokenChips()->chipText(1), QStringLiteral("·world"));
+    w.document()->setFocus({1, 1});
+    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    QCOMPARE(int(w.nextTokens()->shown().size()), Snapshot::kNextTokens);
+    // A folder that is not a model is refused with a sentence, and the loaded model stays.
+    const Status bad = w.openModel(tmp.path() + QStringLiteral("/nothing-here"));
+    QVERIFY(!bad.ok());
+    QVERIFY2(!bad.error.empty(), "no sentence for a missing folder");
+    QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("tiny-gpt2"));
 }
 
 void TestMainWindow::causalOffAndOnZeroesUpperTriangle()

@@ -234,6 +234,38 @@ void Document::setFocus(HeadSelection focus)
     request();  // the focused head's full pipeline is part of the trace
 }
 
+int Document::tokensOverContext() const
+{
+    if (!m_model || !m_snapshot || m_snapshot->model != m_model) return 0;
+    const int over = int(m_snapshot->tokens.ids.size()) - m_model->config.contextLength;
+    return over > 0 ? over : 0;
+}
+
+QString Document::prefixThatFits() const
+{
+    if (!m_model) return m_text;
+    auto fits = [this](qsizetype length) {
+        const QByteArray utf8 = m_text.left(length).toUtf8();
+        Result<TokenizedText> t = m_model->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+        return t && int(t->ids.size()) <= m_model->config.contextLength;
+    };
+    if (fits(m_text.size())) return m_text;
+    // Token counts grow with the prefix, so binary search the longest prefix (in UTF-16 units) that fits;
+    // about log2(length) tokenisations, done once on a click.
+    qsizetype lo = 0, hi = m_text.size();  // fits(lo) holds, fits(hi) does not
+    while (hi - lo > 1) {
+        const qsizetype mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    if (lo > 0 && m_text.at(lo - 1).isHighSurrogate()) --lo;  // never split a character in two
+    return m_text.left(lo);
+}
+
+void Document::truncateToContext()
+{
+    setText(prefixThatFits());
+}
+
 void Document::request()
 {
     const quint64 generation = ++m_generation;

@@ -56,8 +56,15 @@ public:
     bool isAsync() const;
     void setForceAsync(bool on);  // tests and benchmarks exercise the worker path with a small model
 
+    // How many tokens the current text has past the model's context (0 when it fits), from the latest snapshot.
+    int tokensOverContext() const;
+    // The longest prefix of the text whose tokens fit the model's context (the text itself when it fits).
+    QString prefixThatFits() const;
+
 public slots:
     void setText(const QString& text);
+    // Cuts the text to prefixThatFits(): the GUI's answer to an input longer than the model's context.
+    void truncateToContext();
     void setModel(attnscope::ModelPtr model);
     void setSettings(const attnscope::AttentionSettings& settings);
     void setMask(attnscope::MaskKind mask);

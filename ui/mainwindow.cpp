@@ -10,7 +10,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScrollArea>
+#include <QHBoxLayout>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -50,6 +52,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_error->setWordWrap(true);
     m_error->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c12; border: 1px solid #e0a39c; padding: 6px; }"));
     m_error->hide();
+    // Offered only while the text is longer than the model's context.
+    m_truncate = new QPushButton(central);
+    m_truncate->hide();
+    connect(m_truncate, &QPushButton::clicked, m_document, &Document::truncateToContext);
+    auto* errorRow = new QHBoxLayout;
+    errorRow->addWidget(m_error, 1);
+    errorRow->addWidget(m_truncate);
 
     m_heatmap = new HeatmapView;
     m_grid = new HeadGridView;
@@ -81,7 +90,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     auto* column = new QVBoxLayout(central);
     column->addWidget(m_sentence);
     column->addWidget(m_chipScroll);
-    column->addWidget(m_error);
+    column->addLayout(errorRow);
     column->addWidget(split, 1);
     setCentralWidget(central);
 
@@ -180,6 +189,10 @@ void MainWindow::showError(const QString& error)
 {
     m_error->setText(error);
     m_error->setVisible(!error.isEmpty());
+    const int over = error.isEmpty() ? 0 : m_document->tokensOverContext();
+    if (over > 0)
+        m_truncate->setText(tr("Keep the first %1 tokens").arg(m_document->model()->config.contextLength));
+    m_truncate->setVisible(over > 0);
 }
 
 void MainWindow::updateStatus()

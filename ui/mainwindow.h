@@ -7,6 +7,7 @@
 #include "document.h"
 
 class QLabel;
+class QPushButton;
 class QLineEdit;
 class QScrollArea;
 class QTabWidget;
@@ -33,6 +34,7 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     NextTokenView* nextTokens() const { return m_nextTokens; }
     QLabel* errorLabel() const { return m_error; }
+    QPushButton* truncateButton() const { return m_truncate; }
     QLabel* statusLabel() const { return m_status; }
     double lastRenderMs() const { return m_renderMs; }
 
@@ -58,6 +60,7 @@ private:
     TokenChips* m_chips;
     QScrollArea* m_chipScroll;
     QLabel* m_error;
+    QPushButton* m_truncate;
     HeatmapView* m_heatmap;
     HeadGridView* m_grid;
     QTabWidget* m_tabs;

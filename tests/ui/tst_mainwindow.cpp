@@ -143,6 +143,13 @@ void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
     const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
     QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
     QCOMPARE(int(w.nextTokens()->shown().size()), Snapshot::kNextTokens);
+    // Over the tiny model's 16-token context, truncation keeps a prefix of exactly 16 BPE tokens.
+    w.sentenceEdit()->setText(QStringLiteral("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"));
+    QVERIFY(w.document()->tokensOverContext() > 0);
+    w.document()->truncateToContext();
+    QVERIFY(w.document()->error().isEmpty());
+    QCOMPARE(w.tokenChips()->chipCount(), 16);
+    QVERIFY(w.sentenceEdit()->text().startsWith(QStringLiteral("one two three")));
     // A folder that is not a model is refused with a sentence, and the loaded model stays.
     const Status bad = w.openModel(tmp.path() + QStringLiteral("/nothing-here"));
     QVERIFY(!bad.ok());
@@ -325,6 +332,15 @@ void TestMainWindow::tooLongInputShowsErrorNotNumbers()
     QVERIFY(w.errorLabel()->text().contains(QStringLiteral("context")));
     QCOMPARE(w.heatmap()->tokenCount(), 0);
     QVERIFY(!w.statusLabel()->text().contains(QStringLiteral("nan"), Qt::CaseInsensitive));
+    // The offer to truncate keeps exactly the first 8 tokens, as a prefix of what was typed.
+    QVERIFY(w.truncateButton()->isVisibleTo(&w));
+    QCOMPARE(w.document()->tokensOverContext(), 1);
+    QTest::mouseClick(w.truncateButton(), Qt::LeftButton);
+    QVERIFY(w.document()->error().isEmpty());
+    QVERIFY(kSentence.startsWith(w.sentenceEdit()->text()));
+    QCOMPARE(w.tokenChips()->chipCount(), 8);
+    QCOMPARE(w.heatmap()->tokenCount(), 8);
+    QVERIFY(!w.truncateButton()->isVisibleTo(&w));
     w.sentenceEdit()->setText(QStringLiteral("a short one"));
     QVERIFY(w.document()->error().isEmpty());
     QVERIFY(!w.errorLabel()->isVisibleTo(&w));

@@ -158,7 +158,7 @@ Result<std::shared_ptr<const Gpt2BpeTokenizer>> Gpt2BpeTokenizer::fromTokenizerJ
         return R::fail("'" + path + "' has no \"model\" object, so it is not a tokenizer.json.");
     const nlohmann::json& model = doc["model"];
     if (model.contains("type") && model["type"] != "BPE")
-        return R::fail("'" + path + "' describes a " + model["type"].dump() + " tokenizer; AttnScope reads byte-level BPE only.");
+        return R::fail("'" + path + "' describes a " + quoteJsonValue(model["type"]) + " tokenizer; AttnScope reads byte-level BPE only.");
     if (!model.contains("vocab") || !model.contains("merges") || !model["merges"].is_array())
         return R::fail("'" + path + "' lacks model.vocab or the model.merges list.");
     if (std::string problem = readVocab(model["vocab"], path, t.vocab); !problem.empty()) return R::fail(problem);

@@ -22,4 +22,15 @@ Result<std::string> readSmallFile(const std::string& path, std::size_t maxBytes)
     return Result<std::string>::ok(std::move(text));
 }
 
+std::string quoteJsonValue(const nlohmann::json& value)
+{
+    if (value.is_array() || value.is_object()) return std::string("a JSON ") + value.type_name();
+    if (value.is_string()) {
+        const std::string& text = value.get_ref<const std::string&>();
+        const std::string cut = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+        return nlohmann::json(cut).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    return value.dump();
+}
+
 } // namespace attnscope

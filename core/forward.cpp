@@ -174,6 +174,14 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
                const CaptureRequest& capture, ForwardTrace& trace, Workspace& ws)
 {
     if (std::string problem = checkInput(model, ids, settings); !problem.empty()) return Status::failure(problem);
+    // Every head's (T, T) weights are kept: refuse before allocating when that alone passes 6 GB.
+    const double keptFloats = capture.allAttention ? double(model.config.layers) * model.config.heads *
+                                                         double(ids.size()) * double(ids.size())
+                                                   : 0.0;
+    if (keptFloats > 1.5e9)
+        return Status::failure("keeping the attention of all " + std::to_string(model.config.layers * model.config.heads) +
+                               " heads for " + std::to_string(ids.size()) + " tokens would need " +
+                               std::to_string(static_cast<long long>(keptFloats * 4 / 1e9)) + " GB; use a shorter text.");
 
     const ModelConfig& c = model.config;
     const ModelWeights& w = model.weights;

@@ -24,7 +24,7 @@ std::string readSize(const nlohmann::json& config, const char* key, const std::s
 {
     const auto it = config.find(key);
     if (it == config.end() || it->is_null()) return required ? file + " has no \"" + key + "\"." : std::string();
-    if (!it->is_number_integer()) return file + " gives \"" + key + "\" as " + it->dump() + ", which is not a whole number.";
+    if (!it->is_number_integer()) return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a whole number.";
     const long long v = it->get<long long>();
     if (v < -1'000'000'000LL || v > 1'000'000'000LL) return file + " gives \"" + key + "\" the absurd value " + std::to_string(v) + ".";
     out = static_cast<int>(v);
@@ -156,11 +156,11 @@ Result<ModelConfig> readGpt2Config(const std::string& configPath)
     if (!problem.empty()) return R::fail(problem);
 
     if (const auto eps = j.find("layer_norm_epsilon"); eps != j.end() && !eps->is_null()) {
-        if (!eps->is_number()) return R::fail(file + " gives \"layer_norm_epsilon\" as " + eps->dump() + ", which is not a number.");
+        if (!eps->is_number()) return R::fail(file + " gives \"layer_norm_epsilon\" as " + quoteJsonValue(*eps) + ", which is not a number.");
         c.layerNormEps = eps->get<float>();
     }
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null()) {
-        const std::string a = act->is_string() ? act->get<std::string>() : act->dump();
+        const std::string a = act->is_string() ? act->get<std::string>() : quoteJsonValue(*act);
         if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast") c.activation = Activation::GeluTanh;
         else if (a == "gelu") c.activation = Activation::GeluErf;
         else if (a == "relu") c.activation = Activation::Relu;

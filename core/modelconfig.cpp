@@ -31,6 +31,13 @@ std::string ModelConfig::validate() const
     if (dHead != dModel / heads)
         return "d_head (" + std::to_string(dHead) + ") must equal d_model / heads (" + std::to_string(dModel / heads) + ").";
     if (!(layerNormEps > 0.0f && layerNormEps < 1.0f)) return "the layer-norm epsilon must be between 0 and 1.";
+    // Each size alone may be plausible while their product is not: bound the whole model (8 GB of float32;
+    // GPT-2 XL has 1.6 billion parameters).
+    const double parameters = double(vocabSize) * dModel + double(contextLength) * dModel +
+                              double(layers) * (4.0 * dModel * dModel + 2.0 * dModel * dFF);
+    if (parameters > 2e9)
+        return "these sizes make a model of " + std::to_string(static_cast<long long>(parameters / 1e6)) +
+               " million parameters; AttnScope opens models of up to 2,000 million.";
     return {};
 }
 

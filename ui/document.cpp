@@ -28,7 +28,8 @@ HeadSelection clampFocus(HeadSelection f, const ModelConfig& c)
 
 } // namespace
 
-std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
+namespace {
+std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation)
 {
@@ -60,6 +61,25 @@ std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QSt
         return {snap, message};
     }
     return {snap, QString()};
+}
+
+} // namespace
+
+std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
+                                                const AttentionSettings& settings, HeadSelection focus,
+                                                quint64 generation)
+{
+    // Runs on the worker thread too, where an escaping exception would end the program: out of memory
+    // becomes the snapshot's error sentence instead.
+    try {
+        return computeSnapshotUnguarded(model, text, settings, focus, generation);
+    } catch (const std::bad_alloc&) {
+        auto snap = std::make_shared<Snapshot>();
+        snap->model = model;
+        snap->settings = settings;
+        snap->generation = generation;
+        return {snap, QStringLiteral("There is not enough memory to compute attention for this text.")};
+    }
 }
 
 // One background thread with a single pending slot: a newer request replaces an older one that has not

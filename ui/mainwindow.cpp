@@ -18,6 +18,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <optional>
 
 #include "controlpanel.h"
 #include "headgridview.h"
@@ -140,7 +141,15 @@ void MainWindow::buildMenus()
 Status MainWindow::openModel(const QString& spec)
 {
     const QByteArray utf8 = spec.toUtf8();
-    Result<ModelPtr> model = loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+    // The loaders bound their allocations, but memory can still run out on a small machine: a dialog,
+    // not a crash, and the model already open stays.
+    std::optional<Result<ModelPtr>> loaded;
+    try {
+        loaded.emplace(loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size()))));
+    } catch (const std::bad_alloc&) {
+        return Status::failure("there is not enough memory to load '" + utf8.toStdString() + "'.");
+    }
+    Result<ModelPtr>& model = *loaded;
     if (!model) return Status::failure(model.error());
     m_document->setModel(*model);
     return Status::success();

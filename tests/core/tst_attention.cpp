@@ -46,6 +46,7 @@ private slots:
     void detailMatchesAllHeadWeights();
     void inputLongerThanContextIsRefused();
     void emptyInputGivesEmptyMatrices();
+    void hugeAttentionIsRefusedBeforeAllocating();
     void learnedOverrideNeedsATable();
 };
 
@@ -327,6 +328,20 @@ void TestAttention::emptyInputGivesEmptyMatrices()
     QCOMPARE(int(t->attention.size()), 8);
     QCOMPARE(t->attention[0].size(), Eigen::Index(0));
     QVERIFY(!t->hasLogits);
+}
+
+void TestAttention::hugeAttentionIsRefusedBeforeAllocating()
+{
+    // 64 layers x 64 heads x 700^2 is 2 billion floats of weights to keep: refused with the size, not attempted.
+    ModelPtr model = randomModel("random:layers=64,heads=64,d_model=64,vocab=64,context=1024");
+    Result<ForwardTrace> t = forward(*model, std::vector<int>(700, 1), AttentionSettings{});
+    QVERIFY(!t.hasValue());
+    QVERIFY2(t.error().find("GB") != std::string::npos && t.error().find("700 tokens") != std::string::npos, t.error().c_str());
+    // The same model runs when only one head's pipeline is kept.
+    CaptureRequest one;
+    one.allAttention = false;
+    one.detail = HeadSelection{0, 0};
+    QVERIFY(forward(*model, std::vector<int>(20, 1), AttentionSettings{}, one).hasValue());
 }
 
 void TestAttention::learnedOverrideNeedsATable()

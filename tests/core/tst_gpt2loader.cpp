@@ -58,6 +58,27 @@ private slots:
         m_bf16 = writeFolder(m_tmp, "tiny-bf16", t, DType::BF16);
     }
 
+    // nlohmann parses any nesting, but quoting a deeply nested value in an error message would recurse
+    // once per level; a hostile config.json or tokenizer.json must get a sentence, not a stack overflow.
+    void deeplyNestedJsonIsRefusedWithASentence()
+    {
+        const std::string dir = writeFolder(m_tmp, "deep", tinyTensors(3));
+        const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+        writeText(fs::path(dir) / "config.json", "{\"n_layer\": " + deep + ", \"n_head\": 2}");
+        Result<ModelPtr> r = loadModel(dir);
+        QVERIFY(!r);
+        QVERIFY2(r.error().find("n_layer") != std::string::npos && r.error().find("array") != std::string::npos,
+                 r.error().c_str());
+
+        const std::string dir2 = writeFolder(m_tmp, "deep-tokenizer", tinyTensors(3));
+        fs::remove(fs::path(dir2) / "vocab.json");
+        fs::remove(fs::path(dir2) / "merges.txt");
+        writeText(fs::path(dir2) / "tokenizer.json", "{\"model\": {\"type\": " + deep + "}}");
+        r = loadModel(dir2);
+        QVERIFY(!r);
+        QVERIFY2(r.error().find("tokenizer.json") != std::string::npos, r.error().c_str());
+    }
+
     void loadsConfigAndShapes()
     {
         Result<ModelPtr> r = loadModel(m_f32);  // any spec that is not random/builtin is a folder

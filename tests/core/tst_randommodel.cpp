@@ -63,6 +63,7 @@ void TestRandomModel::specParsing_data()
     QTest::newRow("d_model not divisible by heads") << "random:heads=3,d_model=64" << false << 0 << 0 << 0;
     QTest::newRow("zero layers") << "random:layers=0" << false << 0 << 0 << 0;
     QTest::newRow("absurd size") << "random:d_model=999999" << false << 0 << 0 << 0;
+    QTest::newRow("sizes plausible alone, absurd together") << "random:layers=200,d_model=4096,heads=64,vocab=8" << false << 0 << 0 << 0;
     QTest::newRow("huge number") << "random:layers=99999999999999999999999" << false << 0 << 0 << 0;
 }
 

@@ -170,6 +170,9 @@ bool Document::isAsync() const
 {
     if (m_forceAsync) return true;
     if (m_model && parameterCount(*m_model) > kAsyncParameterThreshold) return true;
+    // A long text goes to the worker whether it grew key by key (the last snapshot was long) or arrived
+    // at once by paste (the text itself is long: every token is at least one character).
+    if (m_text.size() > 4 * kAsyncTokenThreshold) return true;
     return m_snapshot && int(m_snapshot->tokens.ids.size()) > kAsyncTokenThreshold;
 }
 

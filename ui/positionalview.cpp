@@ -39,11 +39,14 @@ PositionalView::PositionalView(Document* document, QWidget* parent) : QWidget(pa
 
     connect(button, &QPushButton::clicked, this, &PositionalView::runPermutationDemo);
     connect(m_document, &Document::modelChanged, this, &PositionalView::refreshTables);
-    // Follow the focused head once the demo is on screen; hidden behind another tab, wait until shown.
+    // The demo's sentences are fixed, so typing does not touch it: it follows the focused head, the
+    // settings and the model once it is on screen, and waits while hidden behind another tab.
     auto* gate = new RefreshGate(this, [this] {
         if (m_ready) runPermutationDemo();
     });
-    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
+    connect(m_document, &Document::focusChanged, gate, &RefreshGate::request);
+    connect(m_document, &Document::settingsChanged, gate, &RefreshGate::request);
+    connect(m_document, &Document::modelChanged, gate, &RefreshGate::request);
     refreshTables();
 }
 

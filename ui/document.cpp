@@ -49,7 +49,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     CaptureRequest capture;
     capture.detail = snap->focus;
     capture.nextTokenLogits = true;
-    Workspace ws;
+    thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
     Status s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
     if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -57,15 +57,18 @@ void TestNoAlloc::counterSeesAnAllocation()
 void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
 {
     QTest::addColumn<int>("mask");
+    QTest::addColumn<bool>("logits");
     QTest::addColumn<bool>("detail");
-    QTest::newRow("causal, all heads") << 0 << false;
-    QTest::newRow("no mask, all heads") << 1 << false;
-    QTest::newRow("causal, all heads, next-token logits") << 0 << true;
+    QTest::newRow("causal, all heads") << 0 << false << false;
+    QTest::newRow("no mask, all heads") << 1 << false << false;
+    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false;
+    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true;
 }
 
 void TestNoAlloc::warmedUpForwardDoesNotAllocate()
 {
     QFETCH(int, mask);
+    QFETCH(bool, logits);
     QFETCH(bool, detail);
     ModelPtr model = *loadModel("random:layers=2,heads=4,d_model=64,seed=1");
     const std::vector<int> ids = model->tokenizer->encode("no allocation once the workspace is warm, for a sentence of some length")->ids;
@@ -73,7 +76,8 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     s.mask = MaskKind(mask);
     s.blockedKeys = {3};
     CaptureRequest capture;
-    capture.nextTokenLogits = detail;
+    capture.nextTokenLogits = logits;
+    if (detail) capture.detail = HeadSelection{1, 2};
     ForwardTrace trace;
     Workspace ws;
     QVERIFY(forward(*model, ids, s, capture, trace, ws).ok());  // warm-up sizes everything

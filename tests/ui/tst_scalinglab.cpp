@@ -66,7 +66,7 @@ void TestScalingLab::markerFollowsTemperature_data()
     QTest::addColumn<double>("temperature");
     QTest::newRow("scaled, T = 0.5") << int(Scaling::SqrtDk) << 0.5;
     QTest::newRow("scaled, T = 3") << int(Scaling::SqrtDk) << 3.0;
-    QTest::newRow("unscaled, T = 0.1 (past the grid's end)") << int(Scaling::None) << 0.01;
+    QTest::newRow("unscaled, T = 0.01 (past the grid's end)") << int(Scaling::None) << 0.01;
     QTest::newRow("unscaled, T = 1.7") << int(Scaling::None) << 1.7;
 }
 

@@ -187,6 +187,14 @@ std::vector<double> sampleDotProducts(int dk, int samples, std::uint64_t seed)
     return out;
 }
 
+std::vector<double> scaleBySqrtDk(const std::vector<double>& dots, int dk)
+{
+    std::vector<double> scaled(dots);
+    const double root = std::sqrt(static_cast<double>(dk));
+    for (double& x : scaled) x /= root;
+    return scaled;
+}
+
 double sampleVariance(const std::vector<double>& values)
 {
     if (values.size() < 2) return 0.0;

@@ -73,6 +73,8 @@ Matrix randomScores(int tokens, int dHead, SeededRandom& rng);  // (T, T)
 
 // S samples of q.k for q, k of Dh independent unit normals (unscaled). Reproducible from the seed.
 std::vector<double> sampleDotProducts(int dk, int samples, std::uint64_t seed);  // (S)
+// The same samples divided by sqrt(d_k): what the 1/sqrt(d_k) scaling makes of them.
+std::vector<double> scaleBySqrtDk(const std::vector<double>& dots, int dk);  // (S)
 
 double sampleVariance(const std::vector<double>& values);  // unbiased; 0 for fewer than 2 values
 

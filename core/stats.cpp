@@ -1,6 +1,7 @@
 #include "stats.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 namespace attnscope {
@@ -44,6 +45,22 @@ RowStats rowStats(const Matrix& weights)
         s.maxWeight.push_back(rowMaxWeight(row));
     }
     return s;
+}
+
+std::vector<float> rowNorms(const Matrix& m)
+{
+    std::vector<float> norms(static_cast<std::size_t>(m.rows()));
+    for (Eigen::Index t = 0; t < m.rows(); ++t) norms[static_cast<std::size_t>(t)] = m.row(t).norm();
+    return norms;
+}
+
+WeightDifference weightDifference(const Matrix& a, const Matrix& b)
+{
+    assert(a.rows() == b.rows() && a.cols() == b.cols());
+    WeightDifference d;
+    d.difference = b - a;
+    d.largest = d.difference.size() == 0 ? 0.0f : d.difference.cwiseAbs().maxCoeff();
+    return d;
 }
 
 } // namespace attnscope

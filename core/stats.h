@@ -22,4 +22,14 @@ struct RowStats {
 };
 RowStats rowStats(const Matrix& weights);  // weights (T, T)
 
+// The Euclidean length of every row: how much each token's vector contributes (block view).
+std::vector<float> rowNorms(const Matrix& m);  // m (T, n) -> (T)
+
+// B - A for two weight matrices of one shape, and the largest |entry| of it (compare view).
+struct WeightDifference {
+    Matrix difference;    // (T, T)
+    float largest = 0.0f;
+};
+WeightDifference weightDifference(const Matrix& a, const Matrix& b);
+
 } // namespace attnscope

@@ -6,6 +6,7 @@
 
 #include "matrixplot.h"
 #include "refreshgate.h"
+#include "stats.h"
 
 namespace attnscope {
 
@@ -84,11 +85,11 @@ void BlockView::refresh()
         p->setTitle(QStringLiteral("%1 (%2×%3)").arg(QString::fromUtf8(s.title)).arg(m.rows()).arg(m.cols()));
         p->setMatrix(m, MatrixPlot::Scale::Symmetric, tokens);
         if (!s.colour.isValid()) continue;
-        const Eigen::VectorXf norms = m.rowwise().norm();  // (T)
+        const std::vector<float> norms = rowNorms(m);  // (T), from the core
         QVector<double> x(T), y(T);
         for (int t = 0; t < T; ++t) {
             x[t] = t;
-            y[t] = norms(t);
+            y[t] = norms[std::size_t(t)];
         }
         m_norms->graph(graph++)->setData(x, y, true);
     }

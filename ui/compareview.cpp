@@ -13,6 +13,7 @@
 #include "colormap.h"
 #include "labdata.h"
 #include "refreshgate.h"
+#include "stats.h"
 
 namespace attnscope {
 
@@ -231,9 +232,10 @@ void CompareView::recompute()
         d.showAxes(false);
     } else {
         d.showAxes(true);
-        m_difference = m_b->trace.detail.weights - a->trace.detail.weights;  // (T, T)
+        WeightDifference diff = weightDifference(a->trace.detail.weights, m_b->trace.detail.weights);  // B - A
+        m_difference = std::move(diff.difference);  // (T, T)
+        m_range = diff.largest;
         const KeyMask both = snapshotMask(*a) && snapshotMask(*m_b);
-        m_range = m_difference.cwiseAbs().maxCoeff();
         labplot::fillHeatmap(d.map, m_difference, &both);
         // Symmetric about 0 so white always means "no change"; a floor keeps an all-zero map white.
         d.map->setDataRange(QCPRange(-std::max(m_range, 1e-6), std::max(m_range, 1e-6)));

@@ -114,8 +114,7 @@ void WhySqrtDkView::updateHistograms()
     const int d = dk();
     m_label->setText(QStringLiteral("dₖ = %1").arg(d));
     const std::vector<double> dots = sampleDotProducts(d, kSamples, kSeed + std::uint64_t(d));
-    std::vector<double> scaled(dots);
-    for (double& x : scaled) x /= std::sqrt(double(d));
+    const std::vector<double> scaled = scaleBySqrtDk(dots, d);
     m_unscaledHist = histogram(dots, -kUnscaledHalfWidth, kUnscaledHalfWidth, kBins);
     m_scaledHist = histogram(scaled, -kScaledHalfWidth, kScaledHalfWidth, kBins);
     setBars(m_unscaledBars, m_unscaledHist);

@@ -57,6 +57,7 @@ Fixture fixture(const char* text)
 class TestSaturation : public QObject {
     Q_OBJECT
 private slots:
+    void scaledSamplesAreDividedBySqrtDk();
     void uniformRow_data();
     void uniformRow();
     void oneHotRow_data();
@@ -410,6 +411,14 @@ void TestSaturation::dashboardHandMade()
     QCOMPARE(h.fractionPeaked(0, 1), 1.0f);
     t.rowFullyMasked = {1, 0};  // a fully masked row does not count
     QVERIFY(headSaturation(t).fractionPeaked(0, 0) == 0.0);
+}
+
+// d_k = 16: every sample divided by 4, and so the variance divided by 16.
+void TestSaturation::scaledSamplesAreDividedBySqrtDk()
+{
+    QCOMPARE(scaleBySqrtDk({8.0, -2.0, 0.0}, 16), (std::vector<double>{2.0, -0.5, 0.0}));
+    const std::vector<double> dots = sampleDotProducts(16, 4000, 11);
+    QVERIFY(std::abs(sampleVariance(scaleBySqrtDk(dots, 16)) * 16.0 - sampleVariance(dots)) < 1e-9 * sampleVariance(dots));
 }
 
 QTEST_APPLESS_MAIN(TestSaturation)

@@ -15,6 +15,8 @@ private slots:
     void oneHotRow();
     void handWorkedRow();
     void zeroRowOfAFullyMaskedQuery();
+    void rowNormsByHand();
+    void weightDifferenceByHand();
 };
 
 void TestStats::uniformRow_data()
@@ -60,6 +62,29 @@ void TestStats::zeroRowOfAFullyMaskedQuery()
     QVERIFY(rowEntropy(p) == 0.0);
     QVERIFY(rowMaxWeight(p) == 0.0);
     QVERIFY(softmaxJacobianNorm(p) == 0.0);
+}
+
+// Rows (3, 4) and (1, 2, 2) padded: lengths 5 and 3 by Pythagoras; an empty matrix has no rows.
+void TestStats::rowNormsByHand()
+{
+    Matrix m(2, 3);
+    m << 3, 4, 0, 1, 2, 2;
+    QCOMPARE(rowNorms(m), (std::vector<float>{5.0f, 3.0f}));
+    QVERIFY(rowNorms(Matrix(0, 4)).empty());
+}
+
+// B - A entry by entry, and the largest change is the biggest |entry|, whichever its sign.
+void TestStats::weightDifferenceByHand()
+{
+    Matrix a(2, 2), b(2, 2);
+    a << 1.0f, 0.0f, 0.25f, 0.75f;
+    b << 1.0f, 0.0f, 0.75f, 0.25f;
+    const WeightDifference d = weightDifference(a, b);
+    Matrix expected(2, 2);
+    expected << 0.0f, 0.0f, 0.5f, -0.5f;
+    QCOMPARE(d.difference, expected);
+    QCOMPARE(d.largest, 0.5f);
+    QVERIFY(weightDifference(a, a).largest == 0.0f);
 }
 
 QTEST_APPLESS_MAIN(TestStats)

@@ -1,5 +1,9 @@
 #include "compareview.h"
 
+#include <QCoreApplication>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
@@ -214,8 +218,33 @@ void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name
 
 void CompareView::recompute()
 {
-    const SnapshotPtr& a = m_document->snapshot();
-    m_b = computeSnapshot(m_document->model(), bText(), bSettings(), m_document->focus(), 0).first;
+    const SnapshotPtr a = m_document->snapshot();
+    const quint64 generation = ++m_bGeneration;
+    auto computeB = [model = m_document->model(), text = bText(), settings = bSettings(), focus = m_document->focus(),
+                     generation] { return computeSnapshot(model, text, settings, focus, generation).first; };
+    if (!m_document->isAsync()) {
+        showComparison(a, computeB());
+        return;
+    }
+    // Where the document computes A on its worker (large model, long text), B goes to the thread pool too,
+    // so the GUI thread never waits for it; a result overtaken by a newer request is dropped.
+    auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
+    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, a, generation] {
+        watcher->deleteLater();
+        if (generation == m_bGeneration) showComparison(a, watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run(computeB));
+}
+
+void CompareView::waitForB()
+{
+    // The finished signal is delivered through the event loop, so spin it until the latest B is shown.
+    while (isComputingB()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+}
+
+void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
+{
+    m_b = std::move(b);
     showPane(*m_paneA, *a, QStringLiteral("A"));
     showPane(*m_paneB, *m_b, QStringLiteral("B"));
 

@@ -28,6 +28,9 @@ public:
     QString bText() const;
 
     const SnapshotPtr& snapshotB() const { return m_b; }
+    // True while the latest B is still computing on the thread pool; waitForB blocks until it is shown.
+    bool isComputingB() const { return !m_b || m_b->generation != m_bGeneration; }
+    void waitForB();
     bool hasDifference() const { return m_hasDifference; }
     const Matrix& difference() const { return m_difference; }  // (T, T) B - A, focused head
     double differenceCell(int query, int key) const;           // as drawn
@@ -42,6 +45,7 @@ public:
 private:
     struct Pane;
     void recompute();
+    void showComparison(const SnapshotPtr& a, SnapshotPtr b);  // draws A, B and B - A
     void showPane(Pane& pane, const Snapshot& snap, const QString& name);
     void syncControls();
 
@@ -55,6 +59,7 @@ private:
     double m_bTemperature = 1.0;
     QString m_bText;
     SnapshotPtr m_b;
+    quint64 m_bGeneration = 0;  // the latest B requested; older results arriving late are dropped
     Matrix m_difference;
     bool m_hasDifference = false;
     double m_range = 1.0;

@@ -25,7 +25,11 @@ std::unique_ptr<QWidget> makeView(const QString& view, Document* doc)
     if (view == QLatin1String("jacobian")) return std::make_unique<JacobianView>(doc);
     if (view == QLatin1String("histogram")) return std::make_unique<ScoreHistogramView>(doc);
     if (view == QLatin1String("dashboard")) return std::make_unique<SaturationDashboard>(doc);
-    if (view == QLatin1String("compare")) return std::make_unique<CompareView>(doc);
+    if (view == QLatin1String("compare")) {
+        auto compare = std::make_unique<CompareView>(doc);
+        compare->waitForB();  // B may be computing on the thread pool (large models)
+        return compare;
+    }
     return nullptr;
 }
 

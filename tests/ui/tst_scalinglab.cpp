@@ -42,6 +42,7 @@ double meanEntropy(const ForwardTrace& t, int layer, int head)
 class TestScalingLab : public QObject {
     Q_OBJECT
 private slots:
+    void compareOnTheWorkerPathMatchesTheCore();
     void markerFollowsTemperature_data();
     void markerFollowsTemperature();
     void markerMovesBeforeAsyncResult();
@@ -124,6 +125,29 @@ void TestScalingLab::jacobianViewSharesTheSweep()
                                                    snap->settings.multiplier(snap->model->config.dHead));
     QCOMPARE(jacobian.sweep()->jacobianNorm, direct.jacobianNorm);
     QCOMPARE(jacobian.sweep()->baselineEntropy, direct.baselineEntropy);
+}
+
+// With a large model or long text B is computed on the thread pool; the map that arrives is B - A as the
+// core computes it for the latest request.
+void TestScalingLab::compareOnTheWorkerPathMatchesTheCore()
+{
+    Document doc;
+    doc.setForceAsync(true);
+    doc.setText(kText);
+    doc.waitForIdle();
+    CompareView view(&doc);
+    AttentionSettings b = doc.settings();
+    b.scaling = Scaling::None;
+    view.setBSettings(b);
+    QTRY_VERIFY(view.hasDifference());
+    QTRY_VERIFY(view.snapshotB() && view.snapshotB()->settings == b);
+    const SnapshotPtr a = doc.snapshot();
+    const HeadSelection f = a->focus;
+    Result<ForwardTrace> direct = forward(*a->model, a->tokens.ids, b);
+    QVERIFY(direct.hasValue());
+    const WeightDifference expected = weightDifference(a->trace.weights(f.layer, f.head), direct->weights(f.layer, f.head));
+    QVERIFY(expected.largest > 0.0f);
+    QVERIFY2((view.difference() - expected.difference).cwiseAbs().maxCoeff() < 1e-6f, "B - A on the worker path differs from the core");
 }
 
 void TestScalingLab::compareZeroWhenSameSettings()

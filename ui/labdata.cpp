@@ -8,11 +8,17 @@ std::shared_ptr<const SaturationSweep> focusedSweep(const SnapshotPtr& snapshot)
     static std::shared_ptr<const SaturationSweep> lastSweep;
     if (!snapshot || !snapshot->model || !snapshot->trace.hasDetail) return nullptr;
     if (lastSnapshot.lock() == snapshot && lastSweep) return lastSweep;
-    const int dh = snapshot->model->config.dHead;
-    lastSweep = std::make_shared<const SaturationSweep>(saturationSweep(
-        snapshot->trace.detail.scores, snapshotMask(*snapshot), dh, snapshot->settings.multiplier(dh)));
+    lastSweep = computeSweep(snapshot);
     lastSnapshot = snapshot;
     return lastSweep;
+}
+
+std::shared_ptr<const SaturationSweep> computeSweep(const SnapshotPtr& snapshot)
+{
+    if (!snapshot || !snapshot->model || !snapshot->trace.hasDetail) return nullptr;
+    const int dh = snapshot->model->config.dHead;
+    return std::make_shared<const SaturationSweep>(saturationSweep(
+        snapshot->trace.detail.scores, snapshotMask(*snapshot), dh, snapshot->settings.multiplier(dh)));
 }
 
 KeyMask snapshotMask(const Snapshot& snapshot)

@@ -12,6 +12,8 @@ namespace attnscope {
 // Null when the snapshot has no focused-head detail (no model, or the computation failed).
 // GUI thread only: it keeps the last snapshot's sweep.
 std::shared_ptr<const SaturationSweep> focusedSweep(const SnapshotPtr& snapshot);
+// The same without the cache: safe on any thread (the views run it on the thread pool for large inputs).
+std::shared_ptr<const SaturationSweep> computeSweep(const SnapshotPtr& snapshot);
 
 // The snapshot's mask, (T, T).
 KeyMask snapshotMask(const Snapshot& snapshot);

@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 
 #include "compareview.h"
+#include "sweepviewbase.h"
 #include "document.h"
 #include "exportimage.h"
 #include "jacobianview.h"
@@ -25,11 +26,7 @@ std::unique_ptr<QWidget> makeView(const QString& view, Document* doc)
     if (view == QLatin1String("jacobian")) return std::make_unique<JacobianView>(doc);
     if (view == QLatin1String("histogram")) return std::make_unique<ScoreHistogramView>(doc);
     if (view == QLatin1String("dashboard")) return std::make_unique<SaturationDashboard>(doc);
-    if (view == QLatin1String("compare")) {
-        auto compare = std::make_unique<CompareView>(doc);
-        compare->waitForB();  // B may be computing on the thread pool (large models)
-        return compare;
-    }
+    if (view == QLatin1String("compare")) return std::make_unique<CompareView>(doc);
     return nullptr;
 }
 
@@ -79,6 +76,9 @@ bool renderLabView(const QString& view, Document& doc, const QString& path, QSiz
     widget->resize(size);
     widget->show();
     QCoreApplication::sendPostedEvents();
+    // For large models and long texts these views compute on the thread pool: wait for what they show.
+    if (auto* sweep = qobject_cast<SweepViewBase*>(widget.get())) sweep->waitForSweep();
+    if (auto* compare = qobject_cast<CompareView*>(widget.get())) compare->waitForB();
 
     const auto paint = [&](QCPPainter& painter, bool vector) {
         if (!vector) painter.setRenderHint(QPainter::Antialiasing);

@@ -1,6 +1,9 @@
 #include "sweepviewbase.h"
 
+#include <QCoreApplication>
+#include <QFutureWatcher>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
 #include "labdata.h"
@@ -36,8 +39,34 @@ SweepViewBase::SweepViewBase(Document* document, QWidget* parent)
 
 void SweepViewBase::refresh()
 {
-    const SnapshotPtr& snapshot = m_document->snapshot();
-    m_sweep = focusedSweep(snapshot);
+    const SnapshotPtr snapshot = m_document->snapshot();
+    const quint64 generation = ++m_requested;
+    if (!m_document->isAsync()) {
+        m_shown = generation;
+        showSweepFor(snapshot, focusedSweep(snapshot));
+        return;
+    }
+    // Where the document computes on its worker (large model, long text), the sweep's ~50 softmaxes of
+    // (T, T) go to the thread pool as well, so typing never waits for them.
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const SaturationSweep>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<const SaturationSweep>>::finished, this,
+            [this, watcher, snapshot, generation] {
+                watcher->deleteLater();
+                if (generation != m_requested) return;
+                m_shown = generation;
+                showSweepFor(snapshot, watcher->result());
+            });
+    watcher->setFuture(QtConcurrent::run([snapshot] { return computeSweep(snapshot); }));
+}
+
+void SweepViewBase::waitForSweep()
+{
+    while (isComputing()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+}
+
+void SweepViewBase::showSweepFor(const SnapshotPtr& snapshot, std::shared_ptr<const SaturationSweep> sweep)
+{
+    m_sweep = std::move(sweep);
     if (!m_currentDot) {
         m_currentDot = m_plot->addGraph(m_plot->xAxis, currentValueAxis());
         m_currentDot->setLineStyle(QCPGraph::lsNone);

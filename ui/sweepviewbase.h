@@ -20,6 +20,9 @@ public:
     double inverseSqrtDkMarker() const { return m_inverseSqrtDk.x; }
     std::shared_ptr<const SaturationSweep> sweep() const { return m_sweep; }
     void refresh();
+    // True while a sweep for the latest snapshot is computing on the thread pool (large inputs).
+    bool isComputing() const { return m_requested != m_shown; }
+    void waitForSweep();  // blocks, running the event loop, until the latest sweep is shown
 
 protected:
     SweepViewBase(Document* document, QWidget* parent);
@@ -34,6 +37,7 @@ protected:
 
 private:
     void followSettings(const AttentionSettings& settings);
+    void showSweepFor(const SnapshotPtr& snapshot, std::shared_ptr<const SaturationSweep> sweep);
 
     Document* m_document;
     QCustomPlot* m_plot;
@@ -41,6 +45,7 @@ private:
     QCPGraph* m_currentDot = nullptr;
     labplot::Marker m_inverseSqrtDk, m_unscaled, m_current;
     std::shared_ptr<const SaturationSweep> m_sweep;
+    quint64 m_requested = 0, m_shown = 0;  // refresh generations: a late result of an older one is dropped
 };
 
 } // namespace attnscope

@@ -17,14 +17,14 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "attentionsettings.h"
-#include "document.h"
-#include "forward.h"
-#include "jsonexport.h"
-#include "model.h"
-#include "nexttokens.h"
-#include "saturation.h"
-#include "renderer.h"
+#include "model/attentionsettings.h"
+#include "common/document.h"
+#include "model/forward.h"
+#include "io/jsonexport.h"
+#include "model/model.h"
+#include "model/nexttokens.h"
+#include "analysis/saturation.h"
+#include "window/renderer.h"
 
 using namespace attnscope;
 

@@ -8,7 +8,7 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "mainwindow.h"
+#include "window/mainwindow.h"
 
 int main(int argc, char** argv)
 {

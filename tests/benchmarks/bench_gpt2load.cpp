@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bpetokenizer.h"
-#include "gpt2loader.h"
-#include "safetensors.h"
+#include "text/bpetokenizer.h"
+#include "io/gpt2loader.h"
+#include "io/safetensors.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

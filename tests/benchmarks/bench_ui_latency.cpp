@@ -14,10 +14,10 @@
 #include <functional>
 #include <vector>
 
-#include "controlpanel.h"
-#include "headgridview.h"
-#include "heatmapview.h"
-#include "mainwindow.h"
+#include "window/controlpanel.h"
+#include "attention/headgridview.h"
+#include "attention/heatmapview.h"
+#include "window/mainwindow.h"
 
 using namespace attnscope;
 

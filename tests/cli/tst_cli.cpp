@@ -7,9 +7,9 @@
 #include <QTemporaryDir>
 
 #include "clirunner.h"
-#include "forward.h"
-#include "jsonexport.h"
-#include "stats.h"
+#include "model/forward.h"
+#include "io/jsonexport.h"
+#include "analysis/stats.h"
 
 using namespace attnscope;
 using clitest::Run;

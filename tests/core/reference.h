@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "attentionsettings.h"
-#include "model.h"
+#include "model/attentionsettings.h"
+#include "model/model.h"
 
 namespace attnscope::reference {
 

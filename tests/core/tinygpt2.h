@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "safetensors.h"
+#include "io/safetensors.h"
 
 namespace tinygpt2 {
 

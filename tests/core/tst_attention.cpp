@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "forward.h"
-#include "randommodel.h"
+#include "model/forward.h"
+#include "model/randommodel.h"
 #include "reference.h"
-#include "stats.h"
+#include "analysis/stats.h"
 
 using namespace attnscope;
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bpetokenizer.h"
-#include "utf8.h"
+#include "text/bpetokenizer.h"
+#include "text/utf8.h"
 
 using namespace attnscope;
 

@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "forward.h"
-#include "gpt2loader.h"
+#include "model/forward.h"
+#include "io/gpt2loader.h"
 #include "gpt2reference.h"
-#include "nexttokens.h"
-#include "safetensors.h"
+#include "model/nexttokens.h"
+#include "io/safetensors.h"
 #include "tinygpt2.h"
 
 using namespace attnscope;

@@ -9,7 +9,7 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "forward.h"
+#include "model/forward.h"
 
 extern "C" void* __libc_malloc(std::size_t size);
 

@@ -1,10 +1,10 @@
 // The random model and its word tokenizer: specs, determinism, and attention that is visibly peaked.
 #include <QtTest>
 
-#include "forward.h"
-#include "randommodel.h"
-#include "stats.h"
-#include "wordtokenizer.h"
+#include "model/forward.h"
+#include "model/randommodel.h"
+#include "analysis/stats.h"
+#include "text/wordtokenizer.h"
 
 using namespace attnscope;
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "safetensors.h"
+#include "io/safetensors.h"
 
 using namespace attnscope;
 

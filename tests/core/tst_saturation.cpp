@@ -4,11 +4,11 @@
 
 #include <cmath>
 
-#include "forward.h"
-#include "model.h"
-#include "randommodel.h"
-#include "saturation.h"
-#include "stats.h"
+#include "model/forward.h"
+#include "model/model.h"
+#include "model/randommodel.h"
+#include "analysis/saturation.h"
+#include "analysis/stats.h"
 
 using namespace attnscope;
 

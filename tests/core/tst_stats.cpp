@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "stats.h"
+#include "analysis/stats.h"
 
 using namespace attnscope;
 

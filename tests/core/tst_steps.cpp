@@ -6,12 +6,12 @@
 
 #include <cmath>
 
-#include "cellexplain.h"
-#include "costmeasure.h"
-#include "crossattention.h"
-#include "forward.h"
-#include "model.h"
-#include "permutation.h"
+#include "analysis/cellexplain.h"
+#include "analysis/costmeasure.h"
+#include "analysis/crossattention.h"
+#include "model/forward.h"
+#include "model/model.h"
+#include "analysis/permutation.h"
 
 using namespace attnscope;
 

@@ -13,17 +13,17 @@
 #include <QtTest>
 #include <cmath>
 
-#include "controlpanel.h"
-#include "document.h"
-#include "forward.h"
-#include "headgridview.h"
-#include "heatmapview.h"
-#include "mainwindow.h"
-#include "nexttokens.h"
-#include "nexttokenview.h"
-#include "randommodeldialog.h"
+#include "window/controlpanel.h"
+#include "common/document.h"
+#include "model/forward.h"
+#include "attention/headgridview.h"
+#include "attention/heatmapview.h"
+#include "window/mainwindow.h"
+#include "model/nexttokens.h"
+#include "attention/nexttokenview.h"
+#include "window/randommodeldialog.h"
 #include "tinygpt2.h"
-#include "tokenchips.h"
+#include "window/tokenchips.h"
 
 using namespace attnscope;
 

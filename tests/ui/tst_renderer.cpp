@@ -5,8 +5,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "document.h"
-#include "renderer.h"
+#include "common/document.h"
+#include "window/renderer.h"
 
 using namespace attnscope;
 

@@ -6,18 +6,18 @@
 #include <QTemporaryDir>
 #include <cmath>
 
-#include "compareview.h"
-#include "document.h"
-#include "jacobianview.h"
-#include "labdata.h"
-#include "labrender.h"
-#include "saturation.h"
-#include "saturationdashboard.h"
-#include "saturationview.h"
-#include "scalinglab.h"
-#include "scorehistogramview.h"
-#include "stats.h"
-#include "whysqrtdkview.h"
+#include "lab/compareview.h"
+#include "common/document.h"
+#include "lab/jacobianview.h"
+#include "lab/labdata.h"
+#include "lab/labrender.h"
+#include "analysis/saturation.h"
+#include "lab/saturationdashboard.h"
+#include "lab/saturationview.h"
+#include "lab/scalinglab.h"
+#include "lab/scorehistogramview.h"
+#include "analysis/stats.h"
+#include "lab/whysqrtdkview.h"
 
 using namespace attnscope;
 

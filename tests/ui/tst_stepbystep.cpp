@@ -9,18 +9,18 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "blockview.h"
-#include "cellexplain.h"
-#include "cellview.h"
-#include "costview.h"
-#include "crossattention.h"
-#include "crossattentionview.h"
-#include "headsview.h"
-#include "matrixplot.h"
-#include "pipelineview.h"
-#include "positionalview.h"
-#include "stepbystep.h"
-#include "stepsrender.h"
+#include "steps/blockview.h"
+#include "analysis/cellexplain.h"
+#include "steps/cellview.h"
+#include "steps/costview.h"
+#include "analysis/crossattention.h"
+#include "steps/crossattentionview.h"
+#include "steps/headsview.h"
+#include "common/matrixplot.h"
+#include "steps/pipelineview.h"
+#include "steps/positionalview.h"
+#include "steps/stepbystep.h"
+#include "steps/stepsrender.h"
 
 using namespace attnscope;
 

@@ -1,0 +1,35 @@
+#pragma once
+// Statistics of attention rows: how spread out (entropy), how peaked (max weight), and how much gradient
+// can still flow through the softmax (the norm of its Jacobian).
+//
+// Dimension letters: T tokens (queries and keys), n the keys a row may see.
+#include <Eigen/Core>
+#include <vector>
+
+#include "model/weights.h"
+
+namespace attnscope {
+
+// Shannon entropy in nats, -sum p ln p with 0 ln 0 = 0. A row of zeros (fully masked) has entropy 0.
+float rowEntropy(const Eigen::Ref<const Eigen::RowVectorXf>& p);
+float rowMaxWeight(const Eigen::Ref<const Eigen::RowVectorXf>& p);
+// Frobenius norm of the softmax Jacobian diag(p) - p p^T, from the closed form sum p^2 - 2 sum p^3 + (sum p^2)^2.
+float softmaxJacobianNorm(const Eigen::Ref<const Eigen::RowVectorXf>& p);
+
+struct RowStats {
+    std::vector<float> entropy;    // (T)
+    std::vector<float> maxWeight;  // (T)
+};
+RowStats rowStats(const Matrix& weights);  // weights (T, T)
+
+// The Euclidean length of every row: how much each token's vector contributes (block view).
+std::vector<float> rowNorms(const Matrix& m);  // m (T, n) -> (T)
+
+// B - A for two weight matrices of one shape, and the largest |entry| of it (compare view).
+struct WeightDifference {
+    Matrix difference;    // (T, T)
+    float largest = 0.0f;
+};
+WeightDifference weightDifference(const Matrix& a, const Matrix& b);
+
+} // namespace attnscope

@@ -1,0 +1,87 @@
+#include "io/jsonexport.h"
+
+#include <cmath>
+
+#include "analysis/stats.h"
+
+namespace attnscope::json {
+
+nlohmann::ordered_json modelSummary(const ModelConfig& c)
+{
+    return {{"name", c.name}, {"architecture", c.architecture}, {"layers", c.layers},
+            {"heads", c.heads}, {"d_model", c.dModel}, {"d_head", c.dHead}};
+}
+
+nlohmann::ordered_json modelInfo(const Model& model)
+{
+    const ModelConfig& c = model.config;
+    nlohmann::ordered_json j = modelSummary(c);
+    j["d_ff"] = c.dFF;
+    j["vocab_size"] = c.vocabSize;
+    j["context_length"] = c.contextLength;
+    j["positional"] = std::string(toString(c.positional));
+    j["norm"] = std::string(toString(c.norm));
+    j["activation"] = std::string(toString(c.activation));
+    j["layer_norm_epsilon"] = c.layerNormEps;
+    j["trained_causal"] = c.causal;
+    j["tokenizer"] = model.tokenizer ? model.tokenizer->kind() : std::string();
+    j["warnings"] = model.warnings;
+    return j;
+}
+
+nlohmann::ordered_json tokens(const TokenizedText& text)
+{
+    return {{"tokens", text.tokens}, {"token_ids", text.ids}};
+}
+
+nlohmann::ordered_json settings(const AttentionSettings& s)
+{
+    nlohmann::ordered_json j = {{"mask", std::string(toString(s.mask))}, {"scaling", std::string(toString(s.scaling))},
+                        {"temperature", s.temperature}, {"positional", std::string(toString(s.positional))}};
+    if (!s.blockedKeys.empty()) j["blocked_keys"] = s.blockedKeys;
+    return j;
+}
+
+nlohmann::ordered_json matrix(const Matrix& m)
+{
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        nlohmann::ordered_json row = nlohmann::ordered_json::array();
+        for (Eigen::Index j = 0; j < m.cols(); ++j) {
+            const float v = m(i, j);
+            if (std::isfinite(v)) row.push_back(v);
+            else row.push_back(nullptr);
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+nlohmann::ordered_json attention(const ForwardTrace& t)
+{
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (int l = 0; l < t.layers; ++l) {
+        nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+        for (int h = 0; h < t.heads; ++h) heads.push_back(matrix(t.weights(l, h)));
+        layers.push_back(std::move(heads));
+    }
+    return layers;
+}
+
+nlohmann::ordered_json stats(const ForwardTrace& t)
+{
+    nlohmann::ordered_json entropy = nlohmann::ordered_json::array(), maxWeight = nlohmann::ordered_json::array();
+    for (int l = 0; l < t.layers; ++l) {
+        nlohmann::ordered_json eh = nlohmann::ordered_json::array(), mh = nlohmann::ordered_json::array();
+        for (int h = 0; h < t.heads; ++h) {
+            RowStats s = rowStats(t.weights(l, h));
+            eh.push_back(s.entropy);
+            mh.push_back(s.maxWeight);
+        }
+        entropy.push_back(std::move(eh));
+        maxWeight.push_back(std::move(mh));
+    }
+    return {{"entropy", entropy}, {"max_weight", maxWeight}};
+}
+
+} // namespace attnscope::json

@@ -1,0 +1,20 @@
+#pragma once
+// The JSON the CLI prints, built from core values so scripts and tests see exactly what the views show.
+#include <nlohmann/json.hpp>
+
+#include "model/attentionsettings.h"
+#include "model/forward.h"
+#include "model/model.h"
+#include "text/tokenizer.h"
+
+namespace attnscope::json {
+
+nlohmann::ordered_json modelSummary(const ModelConfig& config);  // {"name","architecture","layers","heads","d_model","d_head"}
+nlohmann::ordered_json modelInfo(const Model& model);             // the summary plus every other field of the config
+nlohmann::ordered_json tokens(const TokenizedText& text);         // {"tokens":[..],"token_ids":[..]}
+nlohmann::ordered_json settings(const AttentionSettings& s);
+nlohmann::ordered_json matrix(const Matrix& m);                   // list of rows; -inf and NaN as null
+nlohmann::ordered_json attention(const ForwardTrace& trace);      // [layer][head][query][key]
+nlohmann::ordered_json stats(const ForwardTrace& trace);          // {"entropy":[l][h][q],"max_weight":[l][h][q]}
+
+} // namespace attnscope::json

@@ -1,0 +1,303 @@
+#include "io/safetensors.h"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace attnscope {
+
+static_assert(std::endian::native == std::endian::little,
+              "safetensors data is little-endian and is copied byte for byte into floats");
+
+std::string_view toString(DType dtype)
+{
+    switch (dtype) {
+    case DType::F32: return "F32";
+    case DType::F16: return "F16";
+    case DType::BF16: return "BF16";
+    }
+    return "F32";
+}
+
+std::size_t byteSize(DType dtype) { return dtype == DType::F32 ? 4 : 2; }
+
+std::int64_t TensorInfo::numel() const
+{
+    std::int64_t n = 1;
+    for (std::int64_t d : shape) n *= d;
+    return n;
+}
+
+// ---- scalar conversions ----
+
+float halfToFloat(std::uint16_t h)
+{
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+    const std::uint32_t exponent = (h >> 10) & 0x1Fu;
+    const std::uint32_t mantissa = h & 0x3FFu;
+    if (exponent == 0) {  // zero or subnormal: mantissa units of 2^-24
+        const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+        return sign ? -magnitude : magnitude;
+    }
+    std::uint32_t bits;
+    if (exponent == 31) bits = sign | 0x7F800000u | (mantissa << 13);  // infinity or NaN
+    else bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+    return std::bit_cast<float>(bits);
+}
+
+float bfloat16ToFloat(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+
+std::uint16_t floatToHalf(float value)
+{
+    const std::uint32_t x = std::bit_cast<std::uint32_t>(value);
+    const std::uint32_t sign = (x >> 16) & 0x8000u;
+    const std::uint32_t magnitude = x & 0x7FFFFFFFu;
+    if (magnitude >= 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7C00u | (magnitude > 0x7F800000u ? 0x200u : 0u));
+    // 65520 is halfway between the largest half (65504) and 2^16; ties go to even, which is infinity.
+    if (magnitude >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);
+    const int exponent = static_cast<int>(magnitude >> 23) - 127;
+    auto roundShift = [](std::uint32_t significand, int shift) {
+        // Drops `shift` low bits, rounding to nearest with ties to even.
+        std::uint32_t kept = significand >> shift;
+        const std::uint32_t dropped = significand & ((1u << shift) - 1u);
+        const std::uint32_t halfway = 1u << (shift - 1);
+        if (dropped > halfway || (dropped == halfway && (kept & 1u))) ++kept;
+        return kept;
+    };
+    if (exponent >= -14) {
+        // Normal half: a carry out of the mantissa correctly bumps the exponent.
+        const std::uint32_t biased = (static_cast<std::uint32_t>(exponent + 15) << 10) | ((magnitude & 0x7FFFFFu) >> 13);
+        const std::uint32_t dropped = magnitude & 0x1FFFu;
+        std::uint32_t h = biased;
+        if (dropped > 0x1000u || (dropped == 0x1000u && (h & 1u))) ++h;
+        return static_cast<std::uint16_t>(sign | h);
+    }
+    if (exponent < -25) return static_cast<std::uint16_t>(sign);  // below half the smallest subnormal
+    // Subnormal half: count units of 2^-24 in the 24-bit significand.
+    const std::uint32_t significand = (magnitude & 0x7FFFFFu) | 0x800000u;
+    return static_cast<std::uint16_t>(sign | roundShift(significand, -(exponent + 1)));
+}
+
+std::uint16_t floatToBfloat16(float value)
+{
+    std::uint32_t x = std::bit_cast<std::uint32_t>(value);
+    if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);  // keep NaN a NaN
+    x += 0x7FFFu + ((x >> 16) & 1u);  // round to nearest, ties to even
+    return static_cast<std::uint16_t>(x >> 16);
+}
+
+// ---- reader ----
+
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+} // namespace
+
+std::string shapeText(const std::vector<std::int64_t>& shape)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(shape[i]);
+    }
+    return s + "]";
+}
+
+Result<SafetensorsFile> SafetensorsFile::open(const std::string& path)
+{
+    using R = Result<SafetensorsFile>;
+    const std::string file = quoted(path);
+
+    // 1. Map the file. Nothing is read yet; pages come in as tensors are converted.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return R::fail("cannot open " + file + " (" + std::strerror(errno) + ").");
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return R::fail(file + " is not a regular file.");
+    }
+    const auto fileBytes = static_cast<std::uint64_t>(st.st_size);
+    if (fileBytes < 8) {
+        ::close(fd);
+        return R::fail(file + " is " + std::to_string(fileBytes) +
+                       " bytes long, too short to be a safetensors file (the header length alone takes 8).");
+    }
+    void* mapped = ::mmap(nullptr, fileBytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (mapped == MAP_FAILED) return R::fail("cannot map " + file + " into memory (" + std::strerror(errno) + ").");
+
+    SafetensorsFile f;
+    f.m_path = path;
+    f.m_map = std::shared_ptr<const unsigned char>(static_cast<const unsigned char*>(mapped),
+                                                   [fileBytes](const unsigned char* p) {
+                                                       ::munmap(const_cast<unsigned char*>(p), fileBytes);
+                                                   });
+    const unsigned char* base = f.m_map.get();
+
+    // 2. The header length, little-endian, checked against the limit and the file before it is trusted.
+    std::uint64_t headerBytes = 0;
+    for (int i = 7; i >= 0; --i) headerBytes = (headerBytes << 8) | base[i];
+    if (headerBytes > kMaxSafetensorsHeaderBytes)
+        return R::fail(file + " declares a header of " + std::to_string(headerBytes) +
+                       " bytes, more than the 100 MB a safetensors header may have.");
+    if (headerBytes > fileBytes - 8)
+        return R::fail(file + " declares a header of " + std::to_string(headerBytes) + " bytes but only " +
+                       std::to_string(fileBytes - 8) + " bytes follow; the file is truncated or not safetensors.");
+    f.m_data = base + 8 + headerBytes;
+    f.m_dataBytes = fileBytes - 8 - headerBytes;
+
+    // 3. The header: a JSON object of name -> {dtype, shape, data_offsets}, plus optional "__metadata__".
+    const nlohmann::json header = nlohmann::json::parse(base + 8, base + 8 + headerBytes, nullptr, false);
+    if (header.is_discarded()) return R::fail("the header of " + file + " is not valid JSON.");
+    if (!header.is_object()) return R::fail("the header of " + file + " is not a JSON object.");
+
+    for (const auto& [name, entry] : header.items()) {
+        if (name == "__metadata__") {
+            if (entry.is_object())
+                for (const auto& [key, value] : entry.items())
+                    if (value.is_string()) f.m_metadata[key] = value.get<std::string>();
+            continue;
+        }
+        const std::string tensor = "tensor " + quoted(name) + " in " + file;
+        if (!entry.is_object()) return R::fail(tensor + " is not described by a JSON object.");
+        const auto dtype = entry.find("dtype");
+        const auto shape = entry.find("shape");
+        const auto offsets = entry.find("data_offsets");
+        if (dtype == entry.end() || !dtype->is_string()) return R::fail(tensor + " has no dtype string.");
+        if (shape == entry.end() || !shape->is_array()) return R::fail(tensor + " has no shape list.");
+        if (offsets == entry.end() || !offsets->is_array() || offsets->size() != 2 ||
+            !(*offsets)[0].is_number_unsigned() || !(*offsets)[1].is_number_unsigned())
+            return R::fail(tensor + " has no data_offsets pair of non-negative integers.");
+
+        TensorInfo info;
+        info.name = name;
+        const std::string& dt = dtype->get_ref<const std::string&>();
+        if (dt == "F32") info.dtype = DType::F32;
+        else if (dt == "F16") info.dtype = DType::F16;
+        else if (dt == "BF16") info.dtype = DType::BF16;
+        else return R::fail(tensor + " has dtype " + dt + ", which AttnScope cannot read (it reads F32, F16 and BF16).");
+
+        // numel can overflow with a hostile shape: stop as soon as it passes what the buffer could hold.
+        std::uint64_t numel = 1;
+        bool tooBig = false;
+        for (const nlohmann::json& d : *shape) {
+            if (!d.is_number_unsigned()) return R::fail(tensor + " has a shape entry that is not a non-negative integer.");
+            const std::uint64_t dim = d.get<std::uint64_t>();
+            if (dim > static_cast<std::uint64_t>(INT64_MAX)) tooBig = true;
+            else info.shape.push_back(static_cast<std::int64_t>(dim));
+            if (dim != 0 && numel > f.m_dataBytes / dim) tooBig = true;
+            else numel *= dim;
+        }
+        info.begin = (*offsets)[0].get<std::uint64_t>();
+        info.end = (*offsets)[1].get<std::uint64_t>();
+        if (info.begin > info.end || info.end > f.m_dataBytes)
+            return R::fail(tensor + " has data_offsets [" + std::to_string(info.begin) + ", " + std::to_string(info.end) +
+                           "] outside the " + std::to_string(f.m_dataBytes) + "-byte data buffer.");
+        const std::uint64_t expected = numel * byteSize(info.dtype);
+        if (tooBig || expected != info.end - info.begin)
+            return R::fail(tensor + " has shape " + shapeText(info.shape) + " of " + dt + " but its data_offsets span " +
+                           std::to_string(info.end - info.begin) + " bytes, which does not match.");
+        f.m_tensors.push_back(std::move(info));
+    }
+
+    // 4. No two tensors may share bytes.
+    std::vector<const TensorInfo*> byStart;
+    for (const TensorInfo& t : f.m_tensors)
+        if (t.end > t.begin) byStart.push_back(&t);
+    std::sort(byStart.begin(), byStart.end(), [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
+    for (std::size_t i = 1; i < byStart.size(); ++i)
+        if (byStart[i]->begin < byStart[i - 1]->end)
+            return R::fail("tensors " + quoted(byStart[i - 1]->name) + " and " + quoted(byStart[i]->name) + " in " + file +
+                           " overlap in the data buffer.");
+    return R::ok(std::move(f));
+}
+
+const TensorInfo* SafetensorsFile::find(std::string_view name) const
+{
+    for (const TensorInfo& t : m_tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+void SafetensorsFile::readFloats(const TensorInfo& t, float* out) const
+{
+    const unsigned char* p = m_data + t.begin;
+    const std::size_t n = static_cast<std::size_t>(t.numel());
+    switch (t.dtype) {
+    case DType::F32:
+        std::memcpy(out, p, n * sizeof(float));  // byte copy: no alignment needed
+        break;
+    case DType::F16:
+    case DType::BF16:
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint16_t bits;
+            std::memcpy(&bits, p + 2 * i, 2);
+            out[i] = t.dtype == DType::F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
+        }
+        break;
+    }
+}
+
+std::vector<float> SafetensorsFile::readFloats(const TensorInfo& t) const
+{
+    std::vector<float> values(static_cast<std::size_t>(t.numel()));
+    readFloats(t, values.data());
+    return values;
+}
+
+// ---- writer ----
+
+Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>& tensors, DType dtype,
+                        const std::map<std::string, std::string>& metadata)
+{
+    nlohmann::ordered_json header = nlohmann::ordered_json::object();
+    if (!metadata.empty()) header["__metadata__"] = metadata;
+    std::uint64_t offset = 0;
+    for (const NamedTensor& t : tensors) {
+        std::int64_t numel = 1;
+        for (std::int64_t d : t.shape) numel *= d;
+        assert(numel == static_cast<std::int64_t>(t.values.size()) && "a tensor's values must match its shape");
+        const std::uint64_t bytes = static_cast<std::uint64_t>(numel) * byteSize(dtype);
+        header[t.name] = {{"dtype", std::string(toString(dtype))}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    std::string headerText = header.dump();
+    // Pad with spaces so the buffer starts 8-byte aligned, as the format recommends.
+    headerText.append((8 - headerText.size() % 8) % 8, ' ');
+
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::failure("cannot write " + quoted(path) + " (" + std::strerror(errno) + ").");
+    unsigned char length[8];
+    for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(static_cast<std::uint64_t>(headerText.size()) >> (8 * i));
+    out.write(reinterpret_cast<const char*>(length), 8);
+    out.write(headerText.data(), static_cast<std::streamsize>(headerText.size()));
+    std::vector<char> chunk;
+    for (const NamedTensor& t : tensors) {
+        if (dtype == DType::F32) {
+            out.write(reinterpret_cast<const char*>(t.values.data()), static_cast<std::streamsize>(t.values.size() * 4));
+            continue;
+        }
+        chunk.resize(t.values.size() * 2);
+        for (std::size_t i = 0; i < t.values.size(); ++i) {
+            const std::uint16_t bits = dtype == DType::F16 ? floatToHalf(t.values[i]) : floatToBfloat16(t.values[i]);
+            std::memcpy(chunk.data() + 2 * i, &bits, 2);
+        }
+        out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    }
+    out.close();
+    if (!out) return Status::failure("could not finish writing " + quoted(path) + "; the disk may be full.");
+    return Status::success();
+}
+
+} // namespace attnscope

@@ -1,0 +1,90 @@
+#include "model/attentionsettings.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace attnscope {
+
+double AttentionSettings::multiplier(int dHead) const
+{
+    if (multiplierOverride) return *multiplierOverride;
+    const double scale = scaling == Scaling::SqrtDk ? 1.0 / std::sqrt(static_cast<double>(dHead)) : 1.0;
+    return scale / temperature;
+}
+
+bool AttentionSettings::isBlocked(int key) const
+{
+    return std::binary_search(blockedKeys.begin(), blockedKeys.end(), key);
+}
+
+std::string_view toString(MaskKind m) { return m == MaskKind::Causal ? "causal" : "none"; }
+std::string_view toString(Scaling s) { return s == Scaling::SqrtDk ? "sqrt-dk" : "none"; }
+std::string_view toString(PositionalOverride p)
+{
+    switch (p) {
+    case PositionalOverride::Default: return "default";
+    case PositionalOverride::Sinusoidal: return "sinusoidal";
+    case PositionalOverride::Learned: return "learned";
+    case PositionalOverride::None: return "none";
+    }
+    return "default";
+}
+
+Result<MaskKind> parseMask(std::string_view s)
+{
+    if (s == "causal") return Result<MaskKind>::ok(MaskKind::Causal);
+    if (s == "none") return Result<MaskKind>::ok(MaskKind::None);
+    return Result<MaskKind>::fail("the mask must be 'causal' or 'none', not '" + std::string(s) + "'.");
+}
+
+Result<Scaling> parseScaling(std::string_view s)
+{
+    if (s == "sqrt-dk") return Result<Scaling>::ok(Scaling::SqrtDk);
+    if (s == "none") return Result<Scaling>::ok(Scaling::None);
+    return Result<Scaling>::fail("the scaling must be 'sqrt-dk' or 'none', not '" + std::string(s) + "'.");
+}
+
+Result<PositionalOverride> parsePositional(std::string_view s)
+{
+    for (auto p : {PositionalOverride::Default, PositionalOverride::Sinusoidal, PositionalOverride::Learned,
+                   PositionalOverride::None})
+        if (s == toString(p)) return Result<PositionalOverride>::ok(p);
+    return Result<PositionalOverride>::fail("the positional encoding must be 'default', 'sinusoidal', 'learned' or 'none', not '" +
+                                            std::string(s) + "'.");
+}
+
+Result<double> parseTemperature(std::string_view s)
+{
+    const std::string text(s);
+    char* end = nullptr;
+    const double t = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(t))
+        return Result<double>::fail("the temperature '" + text + "' is not a number.");
+    if (t < kMinTemperature || t > kMaxTemperature)
+        return Result<double>::fail("the temperature must be between 1e-6 and 1e6, not " + text + ".");
+    return Result<double>::ok(t);
+}
+
+Result<std::vector<int>> parseBlockedKeys(std::string_view s)
+{
+    std::vector<int> keys;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const std::size_t comma = std::min(s.find(',', start), s.size());
+        const std::string_view part = s.substr(start, comma - start);
+        int value = -1;
+        const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+        if (part.empty() || ec != std::errc() || ptr != part.data() + part.size() || value < 0)
+            return Result<std::vector<int>>::fail("the blocked keys must be token positions like 3,5; '" +
+                                                  std::string(part) + "' is not one.");
+        keys.push_back(value);
+        start = comma + 1;
+    }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return Result<std::vector<int>>::ok(std::move(keys));
+}
+
+} // namespace attnscope

@@ -1,0 +1,109 @@
+#pragma once
+// The forward pass: token ids and attention settings in, a trace of what every head did out.
+//
+// Dimension letters: T tokens, D d_model, Dh d_head, F d_ff, V vocabulary, L layers, H heads.
+#include <optional>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "model/attentionsettings.h"
+#include "model/model.h"
+#include "result.h"
+#include "model/weights.h"
+
+namespace attnscope {
+
+struct HeadSelection {
+    int layer = 0;
+    int head = 0;
+    bool operator==(const HeadSelection&) const = default;
+};
+
+// What to keep. Attention weights for every layer and head are the default; the full pipeline of one
+// head costs a few extra copies of (T, T) and (T, D) matrices.
+struct CaptureRequest {
+    bool allAttention = true;
+    std::optional<HeadSelection> detail;
+    bool nextTokenLogits = false;  // logits over the vocabulary for the position after the last token
+};
+
+// Everything one head did in one layer, plus the block around it.
+struct HeadDetail {
+    HeadSelection selection;
+    Matrix x;            // (T, D)  the layer-norm output the projections read (the raw residual in post-LN)
+    Matrix q, k, v;      // (T, Dh)
+    Matrix scores;       // (T, T)  Q K^T
+    Matrix scaled;       // (T, T)  multiplier * Q K^T
+    Matrix masked;       // (T, T)  scaled with -infinity where the mask forbids the pair
+    Matrix weights;      // (T, T)  row-wise softmax of masked; masked entries exactly 0
+    Matrix headOutput;   // (T, Dh) weights V
+    Matrix concat;       // (T, D)  every head's output of this layer, side by side
+    Matrix attnOutput;   // (T, D)  concat W_O + b_O
+    Matrix residualIn;   // (T, D)  the residual stream entering the block
+    Matrix residualMid;  // (T, D)  after the attention sublayer
+    Matrix ln2;          // (T, D)  the layer-norm output the feed-forward reads
+    Matrix ffHidden;     // (T, F)  after the activation
+    Matrix ffOutput;     // (T, D)  the feed-forward contribution
+    Matrix residualOut;  // (T, D)  the residual stream leaving the block
+};
+
+struct ForwardTrace {
+    int layers = 0, heads = 0, tokens = 0;
+    double multiplier = 1.0;                // the m in m * Q K^T that was used
+    std::vector<Matrix> attention;          // L*H entries of (T, T), index layer*H + head
+    std::vector<unsigned char> rowFullyMasked;  // (T) 1 where every key of the row is masked: the row is all 0
+    bool hasDetail = false;
+    HeadDetail detail;
+    bool hasLogits = false;
+    Eigen::RowVectorXf nextLogits;          // (V)
+
+    const Matrix& weights(int layer, int head) const { return attention[layer * heads + head]; }
+};
+
+// Scratch space reused between calls so the hot path does not allocate once warmed up.
+struct Workspace {
+    Matrix h;        // (T, D) residual stream
+    Matrix x;        // (T, D) layer-norm output
+    Matrix q, k, v;  // (T, D) all heads' projections
+    Matrix scores;   // (T, T)
+    Matrix probs;    // (T, T) used when weights of this head are not kept
+    Matrix concat;   // (T, D)
+    Matrix proj;     // (T, D) attention or feed-forward output
+    Matrix hidden;   // (T, F)
+    Eigen::RowVectorXf lastRow;  // (D)
+};
+
+// Checks ids, length and settings against the model; empty when they can run.
+std::string checkInput(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings);
+
+// Runs the model. `trace` and `workspace` are resized only when T changes, so repeated calls on the same
+// length reuse their memory. Fails (leaving trace unspecified) when checkInput does.
+Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+               const CaptureRequest& capture, ForwardTrace& trace, Workspace& workspace);
+
+// Convenience wrapper with fresh storage.
+Result<ForwardTrace> forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+                             const CaptureRequest& capture = {});
+
+// One head on its own: scores = multiplier * q k^T, masked as the settings say, softmax per row, and
+// out = weights v. `scores` is (T, T) scratch and ends holding the masked scores. When `capture` is set,
+// its scores, scaled, masked, weights, q, k, v and headOutput are filled.
+void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
+                Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture = nullptr);
+
+// True where query i may not look at key j under these settings.
+inline bool isMaskedPair(const AttentionSettings& settings, Eigen::Index i, Eigen::Index j)
+{
+    return (settings.mask == MaskKind::Causal && j > i) || settings.isBlocked(static_cast<int>(j));
+}
+
+// Row-wise softmax of `masked` into `weights`, subtracting each row's max for stability. Entries of -inf
+// become exactly 0; a row that is entirely -inf becomes all zeros. Returns the number of such rows.
+int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> weights);
+
+// The sinusoidal table of "Attention Is All You Need": PE(p, 2i) = sin(p / 10000^(2i/D)), PE(p, 2i+1) = cos(..).
+Matrix sinusoidalTable(int positions, int dModel);  // (C, D)
+
+} // namespace attnscope

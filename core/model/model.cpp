@@ -1,0 +1,83 @@
+#include "model/model.h"
+
+#include "model/forward.h"
+#include "io/gpt2loader.h"
+#include "model/randommodel.h"
+
+namespace attnscope {
+
+namespace {
+
+std::string checkMatrix(const Matrix& m, Eigen::Index rows, Eigen::Index cols, const std::string& name)
+{
+    if (m.rows() == rows && m.cols() == cols) return {};
+    return name + " has shape [" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "] but the config implies [" +
+           std::to_string(rows) + ", " + std::to_string(cols) + "].";
+}
+
+std::string checkVector(const RowVector& v, Eigen::Index n, const std::string& name)
+{
+    if (v.size() == n) return {};
+    return name + " has " + std::to_string(v.size()) + " entries but the config implies " + std::to_string(n) + ".";
+}
+
+} // namespace
+
+std::string Model::checkShapes() const
+{
+    const ModelConfig& c = config;
+    const ModelWeights& w = weights;
+    std::string p;
+    auto first = [&p](std::string problem) {
+        if (p.empty()) p = std::move(problem);
+    };
+    first(checkMatrix(w.tokenEmbedding, c.vocabSize, c.dModel, "the token embedding"));
+    if (c.positional == PositionalKind::Learned)
+        first(checkMatrix(w.positionEmbedding, c.contextLength, c.dModel, "the position embedding"));
+    if (w.layers.size() != static_cast<std::size_t>(c.layers)) first("the model has the wrong number of layers.");
+    for (std::size_t i = 0; i < w.layers.size() && p.empty(); ++i) {
+        const LayerWeights& l = w.layers[i];
+        const std::string at = "layer " + std::to_string(i) + " ";
+        const int D = c.dModel, F = c.dFF;
+        first(checkVector(l.ln1Gain, D, at + "ln_1 gain"));
+        first(checkVector(l.ln1Bias, D, at + "ln_1 bias"));
+        first(checkMatrix(l.wq, D, D, at + "W_Q"));
+        first(checkMatrix(l.wk, D, D, at + "W_K"));
+        first(checkMatrix(l.wv, D, D, at + "W_V"));
+        first(checkVector(l.bq, D, at + "b_Q"));
+        first(checkVector(l.bk, D, at + "b_K"));
+        first(checkVector(l.bv, D, at + "b_V"));
+        first(checkMatrix(l.wo, D, D, at + "W_O"));
+        first(checkVector(l.bo, D, at + "b_O"));
+        first(checkVector(l.ln2Gain, D, at + "ln_2 gain"));
+        first(checkVector(l.ln2Bias, D, at + "ln_2 bias"));
+        first(checkMatrix(l.w1, D, F, at + "W_1"));
+        first(checkVector(l.b1, F, at + "b_1"));
+        first(checkMatrix(l.w2, F, D, at + "W_2"));
+        first(checkVector(l.b2, D, at + "b_2"));
+    }
+    first(checkVector(w.lnfGain, c.dModel, "the final layer-norm gain"));
+    first(checkVector(w.lnfBias, c.dModel, "the final layer-norm bias"));
+    return p;
+}
+
+void Model::finalize()
+{
+    sinusoidal = sinusoidalTable(config.contextLength, config.dModel);
+}
+
+std::string defaultModelSpec() { return "random:layers=2,heads=4,d_model=64,seed=1"; }
+
+Result<ModelPtr> loadModel(std::string_view spec)
+{
+    if (spec == "random" || spec.starts_with("random:")) {
+        Result<RandomModelSpec> parsed = parseRandomSpec(spec);
+        if (!parsed) return Result<ModelPtr>::fail(parsed.error());
+        return makeRandomModel(*parsed);
+    }
+    if (spec == "builtin") return loadModel(defaultModelSpec());
+    // Anything else names a model folder in the Hugging Face layout.
+    return loadGpt2Folder(std::string(spec));
+}
+
+} // namespace attnscope

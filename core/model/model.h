@@ -1,0 +1,38 @@
+#pragma once
+// A model a person can run: its description, its weights and its tokenizer, immutable once loaded and
+// shared between the document, the worker thread and the CLI.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/modelconfig.h"
+#include "result.h"
+#include "text/tokenizer.h"
+#include "model/weights.h"
+
+namespace attnscope {
+
+struct Model {
+    ModelConfig config;
+    ModelWeights weights;
+    std::shared_ptr<const Tokenizer> tokenizer;
+    std::vector<std::string> warnings;  // e.g. non-finite weights found on load, with where
+    Matrix sinusoidal;                  // (C, D) derived table for the "sinusoidal" positional override
+
+    // Computes the derived tables; loaders call it once the weights are in place.
+    void finalize();
+
+    // Empty when every weight has the shape the config implies; otherwise a sentence naming the tensor.
+    std::string checkShapes() const;
+};
+
+using ModelPtr = std::shared_ptr<const Model>;
+
+// The spec used when none is given.
+std::string defaultModelSpec();
+
+// "random:layers=2,heads=4,d_model=64,seed=1" (every key optional), "builtin", or a model folder path.
+Result<ModelPtr> loadModel(std::string_view spec);
+
+} // namespace attnscope

@@ -1,0 +1,36 @@
+#include "model/nexttokens.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace attnscope {
+
+std::vector<NextToken> topK(const ForwardTrace& trace, const Tokenizer& tokenizer, int k)
+{
+    if (!trace.hasLogits || trace.nextLogits.size() == 0 || k <= 0) return {};
+    const Eigen::RowVectorXf& logits = trace.nextLogits;  // (V)
+    const int V = static_cast<int>(logits.size());
+
+    // 1. Subtract the max before exponentiating so no term overflows; sum in double so 50k small terms keep precision.
+    const double maxLogit = logits.maxCoeff();
+    double sum = 0.0;
+    for (int i = 0; i < V; ++i) sum += std::exp(double(logits(i)) - maxLogit);
+
+    // 2. Only the k best need sorting.
+    std::vector<int> order(static_cast<std::size_t>(V));
+    std::iota(order.begin(), order.end(), 0);
+    const int n = std::min(k, V);
+    std::partial_sort(order.begin(), order.begin() + n, order.end(),
+                      [&](int a, int b) { return logits(a) != logits(b) ? logits(a) > logits(b) : a < b; });
+
+    std::vector<NextToken> top;
+    top.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        const int id = order[static_cast<std::size_t>(i)];
+        top.push_back({id, tokenizer.displayToken(id), std::exp(double(logits(id)) - maxLogit) / sum});
+    }
+    return top;
+}
+
+} // namespace attnscope

@@ -1,0 +1,89 @@
+#include "text/wordtokenizer.h"
+
+#include <cstdint>
+
+#include "text/utf8.h"
+
+namespace attnscope {
+
+namespace {
+
+bool isSpace(char32_t c)
+{
+    return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200B) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+bool isPunctuation(char32_t c)
+{
+    return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
+           (c >= 0x7B && c <= 0x7E) || (c >= 0xA1 && c <= 0xBF && c != 0xAA && c != 0xB5 && c != 0xBA) ||
+           c == 0xD7 || c == 0xF7 || (c >= 0x2010 && c <= 0x205E) || (c >= 0x3001 && c <= 0x303F) ||
+           (c >= 0xFF01 && c <= 0xFF0F);
+}
+
+char32_t toLower(char32_t c)
+{
+    if (c >= 'A' && c <= 'Z') return c + 32;
+    if ((c >= 0xC0 && c <= 0xDE) && c != 0xD7) return c + 32;         // Latin-1 capitals
+    if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 32;         // Greek capitals
+    if (c >= 0x410 && c <= 0x42F) return c + 32;                       // Cyrillic capitals
+    if (c >= 0x400 && c <= 0x40F) return c + 80;                       // Cyrillic capitals with marks
+    return c;
+}
+
+// FNV-1a, 64-bit: fixed arithmetic, so a word maps to the same id on every machine.
+std::uint64_t fnv1a(std::string_view s)
+{
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+} // namespace
+
+int WordTokenizer::idOf(std::string_view word) const
+{
+    return static_cast<int>(fnv1a(word) % static_cast<std::uint64_t>(m_vocabSize));
+}
+
+Result<TokenizedText> WordTokenizer::encode(std::string_view text) const
+{
+    if (const std::size_t bad = utf8::firstInvalidByte(text); bad != std::string_view::npos)
+        return Result<TokenizedText>::fail(utf8::invalidMessage(text, bad));
+
+    TokenizedText out;
+    std::string word;
+    auto flush = [&] {
+        if (word.empty()) return;
+        out.ids.push_back(idOf(word));
+        out.tokens.push_back(word);
+        word.clear();
+    };
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const char32_t c = utf8::next(text, i);
+        if (isSpace(c)) {
+            flush();
+        } else if (isPunctuation(c)) {
+            flush();
+            utf8::append(word, c);
+            flush();
+        } else {
+            utf8::append(word, toLower(c));
+        }
+    }
+    flush();
+    return Result<TokenizedText>::ok(std::move(out));
+}
+
+std::string WordTokenizer::displayToken(int id) const
+{
+    if (id < 0 || id >= m_vocabSize) return {};
+    return "#" + std::to_string(id);  // hashing is one-way: an id alone has no word
+}
+
+} // namespace attnscope

@@ -1,0 +1,23 @@
+#pragma once
+#include "text/tokenizer.h"
+
+namespace attnscope {
+
+// The random model's tokenizer: lower-cases, splits on white space and punctuation (each punctuation
+// mark is a token of its own), and hashes every word into the vocabulary, so any sentence works and
+// each token's display string is its word. Lower-casing covers ASCII, Latin-1, Greek and Cyrillic.
+class WordTokenizer final : public Tokenizer {
+public:
+    explicit WordTokenizer(int vocabSize) : m_vocabSize(vocabSize) {}
+    Result<TokenizedText> encode(std::string_view utf8) const override;
+    int vocabSize() const override { return m_vocabSize; }
+    std::string displayToken(int id) const override;
+    std::string kind() const override { return "word"; }
+
+    int idOf(std::string_view lowerCasedWord) const;
+
+private:
+    int m_vocabSize;
+};
+
+} // namespace attnscope

@@ -1,0 +1,49 @@
+#pragma once
+// Every head at once (BertViz's model view): a layers x heads grid of small heatmaps, L0.. down the
+// left, H0.. along the top. Clicking a cell asks for that head to be focused; the focused one is outlined.
+#include <QImage>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "common/document.h"
+
+namespace attnscope {
+
+class HeadGridView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeadGridView(QWidget* parent = nullptr);
+
+    void setSnapshot(const SnapshotPtr& snapshot);
+    void setFocusedHead(HeadSelection head);
+
+    int layers() const { return m_layers; }
+    int heads() const { return m_heads; }
+    HeadSelection focusedHead() const { return m_focused; }
+    QRect cellRect(HeadSelection head) const;  // in widget coordinates, for tests and painting
+    std::optional<HeadSelection> headAt(const QPoint& pos) const;
+    // The image of one head as drawn (before scaling): one pixel per pair while T fits, sampled beyond.
+    const QImage& headImage(HeadSelection head) const;
+
+    // Paints the grid at the given size; paintEvent and the headless renderer both use it.
+    void paintGrid(QPainter& painter, const QSize& size) const;
+
+    QSize sizeHint() const override { return {360, 260}; }
+
+signals:
+    void headClicked(attnscope::HeadSelection head);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+
+private:
+    QRect cellRectIn(const QSize& size, HeadSelection head) const;
+
+    std::vector<QImage> m_images;  // (L*H) index layer*H + head
+    int m_layers = 0, m_heads = 0;
+    HeadSelection m_focused;
+};
+
+} // namespace attnscope

@@ -1,0 +1,202 @@
+#include "attention/heatmapview.h"
+
+#include <QToolTip>
+#include <cmath>
+#include <limits>
+
+#include "common/colormap.h"
+
+namespace attnscope {
+
+namespace {
+
+QString number(double v, int digits = 6)
+{
+    // Never put "nan" or "inf" in front of a person.
+    return std::isfinite(v) ? QString::number(v, 'g', digits) : QStringLiteral("—");
+}
+
+} // namespace
+
+HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
+{
+    setNoAntialiasingOnDrag(true);
+    setMinimumSize(240, 240);
+    setMouseTracking(true);  // the tooltip follows the pointer without a button held
+
+    // 1. The map: integer cell centres, no interpolation so each pair stays one exact cell.
+    m_map = new QCPColorMap(xAxis, yAxis);
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);
+    m_map->setGradient(ColorMap::gradient());
+    m_map->setDataRange(QCPRange(0.0, 1.0));
+    m_map->removeFromLegend();
+
+    // 2. Query 0 at the top: the map's origin is bottom-left, so the value axis runs downwards.
+    yAxis->setRangeReversed(true);
+    xAxis->setLabel(tr("key"));
+    yAxis->setLabel(tr("query"));
+    xAxis->setTickLabelRotation(90);
+    m_keyTicker.reset(new QCPAxisTickerText);
+    m_queryTicker.reset(new QCPAxisTickerText);
+    xAxis->setTicker(m_keyTicker);
+    yAxis->setTicker(m_queryTicker);
+    for (QCPAxis* axis : {xAxis, yAxis}) {
+        axis->grid()->setVisible(false);
+        axis->setSubTicks(false);
+        axis->setTickLength(0, 3);
+    }
+
+    // 3. Colour scale fixed to [0, 1] and the "masked" legend entry stacked to the right of the map.
+    auto* side = new QCPLayoutGrid;
+    plotLayout()->addElement(0, 1, side);
+    m_scale = new QCPColorScale(this);
+    m_scale->setType(QCPAxis::atRight);
+    m_scale->setGradient(ColorMap::gradient());
+    m_scale->setDataRange(QCPRange(0.0, 1.0));
+    m_scale->setLabel(tr("weight"));
+    m_scale->setBarWidth(12);
+    m_map->setColorScale(m_scale);
+    side->addElement(0, 0, m_scale);
+
+    QCPGraph* maskedKey = addGraph();
+    maskedKey->setName(tr("masked"));
+    maskedKey->setLineStyle(QCPGraph::lsNone);
+    maskedKey->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(Qt::darkGray), QBrush(ColorMap::maskedColor()), 11));
+    axisRect()->insetLayout()->take(legend);
+    side->addElement(1, 0, legend);
+    side->setRowStretchFactor(1, 0.001);
+    legend->setVisible(true);
+    legend->setBorderPen(Qt::NoPen);
+
+    auto* group = new QCPMarginGroup(this);
+    axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    m_scale->setMarginGroup(QCP::msTop, group);
+
+    m_placeholder = new QCPItemText(this);
+    m_placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_placeholder->position->setCoords(0.5, 0.5);
+    m_placeholder->setColor(Qt::darkGray);
+    m_placeholder->setText(tr("Type a sentence to see its attention"));
+    m_map->setVisible(false);
+}
+
+void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
+{
+    m_snapshot = snapshot;
+    const bool valid = snapshot && snapshot->trace.tokens > 0 && !snapshot->trace.attention.empty();
+    const int T = valid ? snapshot->trace.tokens : 0;
+    m_head = snapshot ? snapshot->focus : HeadSelection{};
+    m_map->setVisible(valid);
+    m_placeholder->setVisible(!valid);
+    QCPColorMapData* data = m_map->data();
+    if (!valid) {
+        const bool typed = snapshot && !snapshot->tokens.ids.empty();
+        m_placeholder->setText(typed ? tr("No attention to show for this input") : tr("Type a sentence to see its attention"));
+        m_tokens = 0;
+        m_keyTicker->clear();
+        m_queryTicker->clear();
+        replot(rpQueuedReplot);
+        return;
+    }
+
+    // Resize the storage only when the length changes; typing within one length reuses it.
+    if (T != m_tokens || data->keySize() != T) {
+        data->setSize(T, T);
+        data->setRange(QCPRange(0, T - 1), QCPRange(0, T - 1));
+        xAxis->setRange(-0.5, T - 0.5);
+        yAxis->setRange(-0.5, T - 0.5);
+    }
+    m_tokens = T;
+
+    const Matrix& w = snapshot->trace.weights(m_head.layer, m_head.head);  // (T, T) rows are queries
+    const ForwardTrace& tr = snapshot->trace;
+    const bool haveMask = tr.hasDetail && tr.detail.selection == m_head && tr.detail.masked.rows() == T;
+    constexpr double kMasked = std::numeric_limits<double>::quiet_NaN();
+    for (int q = 0; q < T; ++q)
+        for (int k = 0; k < T; ++k) {
+            const bool masked = haveMask && std::isinf(tr.detail.masked(q, k));
+            data->setCell(k, q, masked ? kMasked : double(w(q, k)));
+        }
+    updateTicks();
+    replot(rpQueuedReplot);
+}
+
+double HeatmapView::cellValue(int q, int k) const
+{
+    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens) return 0.0;
+    const double v = m_map->data()->cell(k, q);
+    return std::isnan(v) ? 0.0 : v;
+}
+
+bool HeatmapView::isMaskedCell(int q, int k) const
+{
+    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens) return false;
+    return std::isnan(m_map->data()->cell(k, q));
+}
+
+QString HeatmapView::cellToolTip(int q, int k) const
+{
+    if (!m_snapshot || q < 0 || k < 0 || q >= m_tokens || k >= m_tokens) return {};
+    const auto& toks = m_snapshot->tokens.tokens;
+    const auto tok = [&](int i) {
+        return i < int(toks.size()) ? QString::fromStdString(toks[std::size_t(i)]) : QString();
+    };
+    QString text = tr("L%1 H%2\nquery %3 “%4” → key %5 “%6”\n")
+                       .arg(m_head.layer).arg(m_head.head).arg(q).arg(tok(q)).arg(k).arg(tok(k));
+    if (isMaskedCell(q, k)) text += tr("masked (weight 0)\n");
+    else text += tr("weight %1\n").arg(number(cellValue(q, k)));
+    const ForwardTrace& t = m_snapshot->trace;
+    if (t.hasDetail && t.detail.selection == m_head && t.detail.scores.rows() == m_tokens) {
+        text += tr("raw score q·k %1\n").arg(number(t.detail.scores(q, k)));
+        text += tr("scaled score %1 (× %2)").arg(number(t.detail.scaled(q, k))).arg(number(t.multiplier, 4));
+    }
+    return text;
+}
+
+QPoint HeatmapView::cellAt(const QPoint& pos) const
+{
+    if (m_tokens == 0 || !axisRect()->rect().contains(pos)) return {-1, -1};
+    const int k = int(std::lround(xAxis->pixelToCoord(pos.x())));
+    const int q = int(std::lround(yAxis->pixelToCoord(pos.y())));
+    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens) return {-1, -1};
+    return {q, k};
+}
+
+void HeatmapView::mouseMoveEvent(QMouseEvent* event)
+{
+    QCustomPlot::mouseMoveEvent(event);
+    const QPoint cell = cellAt(event->pos());
+    if (cell.x() < 0) QToolTip::hideText();
+    else QToolTip::showText(event->globalPosition().toPoint(), cellToolTip(cell.x(), cell.y()), this);
+}
+
+void HeatmapView::resizeEvent(QResizeEvent* event)
+{
+    QCustomPlot::resizeEvent(event);
+    const int before = m_labelStep;
+    updateTicks();
+    if (before != m_labelStep) replot(rpQueuedReplot);
+}
+
+void HeatmapView::updateTicks()
+{
+    if (m_tokens == 0 || !m_snapshot) return;
+    // Label every k-th token so the labels never overlap: one line of text per label at most.
+    const int line = QFontMetrics(xAxis->tickLabelFont()).height() + 2;
+    const int pixels = std::max(1, std::min(height() - 80, width() - 160));
+    const int step = std::max(1, int(std::ceil(double(m_tokens) * line / pixels)));
+    m_labelStep = step;
+    const auto& toks = m_snapshot->tokens.tokens;
+    QMap<double, QString> labels;
+    for (int i = 0; i < m_tokens; i += step) {
+        QString label = i < int(toks.size()) ? QString::fromStdString(toks[std::size_t(i)]) : QString();
+        if (label.size() > 14) label = label.left(13) + QChar(0x2026);
+        if (step > 1) label = QStringLiteral("%1 %2").arg(i).arg(label);
+        labels.insert(i, label);
+    }
+    m_keyTicker->setTicks(labels);
+    m_queryTicker->setTicks(labels);
+}
+
+} // namespace attnscope

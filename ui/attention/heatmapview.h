@@ -1,0 +1,47 @@
+#pragma once
+// The focused head as a heatmap: one cell per (query, key) pair, query 0 at the top, keys along the
+// bottom, a colour scale fixed to [0, 1] and masked pairs in a neutral grey with a legend entry.
+// Every number it shows is read from the snapshot; nothing is recomputed here.
+#include <QSharedPointer>
+#include <qcustomplot.h>
+
+#include "common/document.h"
+
+namespace attnscope {
+
+class HeatmapView : public QCustomPlot {
+    Q_OBJECT
+public:
+    explicit HeatmapView(QWidget* parent = nullptr);
+
+    // Shows the snapshot's focused head (snapshot->focus). An empty or failed snapshot clears the map.
+    void setSnapshot(const SnapshotPtr& snapshot);
+
+    // What is on screen, for tests and tooltips. q and k are token positions.
+    int tokenCount() const { return m_tokens; }
+    HeadSelection shownHead() const { return m_head; }
+    double cellValue(int q, int k) const;   // the displayed weight; exactly 0 for a masked pair
+    bool isMaskedCell(int q, int k) const;  // drawn in the masked grey
+    int labelStep() const { return m_labelStep; }  // every labelStep-th token is labelled
+    QString cellToolTip(int q, int k) const;
+    // The (query, key) cell under a widget position, or (-1, -1).
+    QPoint cellAt(const QPoint& pos) const;
+
+protected:
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void updateTicks();
+
+    QCPColorMap* m_map = nullptr;
+    QCPColorScale* m_scale = nullptr;
+    QCPItemText* m_placeholder = nullptr;  // shown instead of an empty map
+    QSharedPointer<QCPAxisTickerText> m_keyTicker, m_queryTicker;
+    SnapshotPtr m_snapshot;
+    HeadSelection m_head;
+    int m_tokens = 0;
+    int m_labelStep = 1;
+};
+
+} // namespace attnscope

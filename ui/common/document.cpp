@@ -1,0 +1,328 @@
+#include "common/document.h"
+
+#include <QCoreApplication>
+#include <QMetaObject>
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace attnscope {
+
+namespace {
+
+qint64 parameterCount(const Model& m)
+{
+    const ModelConfig& c = m.config;
+    return qint64(c.vocabSize) * c.dModel + qint64(c.layers) * (4LL * c.dModel * c.dModel + 2LL * c.dModel * c.dFF);
+}
+
+HeadSelection clampFocus(HeadSelection f, const ModelConfig& c)
+{
+    f.layer = std::clamp(f.layer, 0, c.layers - 1);
+    f.head = std::clamp(f.head, 0, c.heads - 1);
+    return f;
+}
+
+} // namespace
+
+namespace {
+std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, const QString& text,
+                                                const AttentionSettings& settings, HeadSelection focus,
+                                                quint64 generation)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto snap = std::make_shared<Snapshot>();
+    snap->model = model;
+    snap->settings = settings;
+    snap->generation = generation;
+    if (!model) return {snap, QStringLiteral("No model is loaded.")};
+    snap->focus = clampFocus(focus, model->config);
+
+    const QByteArray utf8 = text.toUtf8();
+    Result<TokenizedText> tokens = model->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+    if (!tokens) return {snap, QString::fromStdString(tokens.error())};
+    snap->tokens = std::move(*tokens);
+
+    CaptureRequest capture;
+    capture.detail = snap->focus;
+    capture.nextTokenLogits = true;
+    thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
+    Status s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
+    if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
+    snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!s.ok()) {
+        // Keep the tokens so the chips still show what was typed, but no weights to draw.
+        snap->trace = ForwardTrace{};
+        QString message = QString::fromStdString(s.error);
+        if (!message.isEmpty()) message[0] = message[0].toUpper();
+        return {snap, message};
+    }
+    return {snap, QString()};
+}
+
+} // namespace
+
+std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
+                                                const AttentionSettings& settings, HeadSelection focus,
+                                                quint64 generation)
+{
+    // Runs on the worker thread too, where an escaping exception would end the program: out of memory
+    // becomes the snapshot's error sentence instead.
+    try {
+        return computeSnapshotUnguarded(model, text, settings, focus, generation);
+    } catch (const std::bad_alloc&) {
+        auto snap = std::make_shared<Snapshot>();
+        snap->model = model;
+        snap->settings = settings;
+        snap->generation = generation;
+        return {snap, QStringLiteral("There is not enough memory to compute attention for this text.")};
+    }
+}
+
+// One background thread with a single pending slot: a newer request replaces an older one that has not
+// started yet, so after a burst of keystrokes only the last sentence is computed (latest wins).
+class ComputeWorker {
+public:
+    explicit ComputeWorker(Document* document) : m_document(document), m_thread([this] { run(); }) {}
+    ~ComputeWorker()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+    }
+
+    struct Job {
+        ModelPtr model;
+        QString text;
+        AttentionSettings settings;
+        HeadSelection focus;
+        quint64 generation;
+    };
+
+    void submit(Job job)
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_pending = std::move(job);
+        }
+        m_wake.notify_all();
+    }
+
+    void waitIdle()
+    {
+        std::unique_lock lock(m_mutex);
+        m_idle.wait(lock, [this] { return !m_pending && !m_busy; });
+    }
+
+private:
+    void run()
+    {
+        for (;;) {
+            Job job;
+            {
+                std::unique_lock lock(m_mutex);
+                m_wake.wait(lock, [this] { return m_stop || m_pending.has_value(); });
+                if (m_stop) return;
+                job = std::move(*m_pending);
+                m_pending.reset();
+                m_busy = true;
+            }
+            auto [snapshot, error] = computeSnapshot(job.model, job.text, job.settings, job.focus, job.generation);
+            QMetaObject::invokeMethod(
+                m_document, [doc = m_document, snapshot, error] { doc->acceptFromWorker(snapshot, error); },
+                Qt::QueuedConnection);
+            {
+                std::lock_guard lock(m_mutex);
+                m_busy = false;
+            }
+            m_idle.notify_all();
+        }
+    }
+
+    Document* m_document;
+    std::mutex m_mutex;
+    std::condition_variable m_wake, m_idle;
+    std::optional<Job> m_pending;
+    bool m_busy = false;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
+Document::Document(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<SnapshotPtr>();
+    qRegisterMetaType<ModelPtr>();
+    Result<ModelPtr> model = loadModel(defaultModelSpec());
+    m_model = model ? *model : nullptr;
+    m_snapshot = std::make_shared<Snapshot>();
+    request();
+}
+
+Document::~Document() = default;
+
+bool Document::isAsync() const
+{
+    if (m_forceAsync) return true;
+    if (m_model && parameterCount(*m_model) > kAsyncParameterThreshold) return true;
+    // A long text goes to the worker whether it grew key by key (the last snapshot was long) or arrived
+    // at once by paste (the text itself is long: every token is at least one character).
+    if (m_text.size() > 4 * kAsyncTokenThreshold) return true;
+    return m_snapshot && int(m_snapshot->tokens.ids.size()) > kAsyncTokenThreshold;
+}
+
+void Document::setForceAsync(bool on) { m_forceAsync = on; }
+
+void Document::setText(const QString& text)
+{
+    if (text == m_text) return;
+    m_text = text;
+    emit textChanged(m_text);
+    request();
+}
+
+void Document::setModel(ModelPtr model)
+{
+    if (!model || model == m_model) return;
+    m_model = std::move(model);
+    m_focus = clampFocus(m_focus, m_model->config);
+    emit modelChanged(m_model);
+    request();
+}
+
+void Document::setSettings(const AttentionSettings& settings)
+{
+    if (settings == m_settings) return;
+    m_settings = settings;
+    emit settingsChanged(m_settings);
+    request();
+}
+
+void Document::setMask(MaskKind mask)
+{
+    AttentionSettings s = m_settings;
+    s.mask = mask;
+    setSettings(s);
+}
+
+void Document::setScaling(Scaling scaling)
+{
+    AttentionSettings s = m_settings;
+    s.scaling = scaling;
+    setSettings(s);
+}
+
+void Document::setTemperature(double temperature)
+{
+    AttentionSettings s = m_settings;
+    s.temperature = std::clamp(temperature, kMinTemperature, kMaxTemperature);
+    setSettings(s);
+}
+
+void Document::setPositional(PositionalOverride positional)
+{
+    AttentionSettings s = m_settings;
+    s.positional = positional;
+    setSettings(s);
+}
+
+void Document::toggleBlockedKey(int key)
+{
+    if (key < 0) return;
+    AttentionSettings s = m_settings;
+    auto it = std::lower_bound(s.blockedKeys.begin(), s.blockedKeys.end(), key);
+    if (it != s.blockedKeys.end() && *it == key) s.blockedKeys.erase(it);
+    else s.blockedKeys.insert(it, key);
+    setSettings(s);
+}
+
+void Document::clearBlockedKeys()
+{
+    AttentionSettings s = m_settings;
+    s.blockedKeys.clear();
+    setSettings(s);
+}
+
+void Document::setFocus(HeadSelection focus)
+{
+    if (m_model) focus = clampFocus(focus, m_model->config);
+    if (focus == m_focus) return;
+    m_focus = focus;
+    emit focusChanged(m_focus);
+    request();  // the focused head's full pipeline is part of the trace
+}
+
+int Document::tokensOverContext() const
+{
+    if (!m_model || !m_snapshot || m_snapshot->model != m_model) return 0;
+    const int over = int(m_snapshot->tokens.ids.size()) - m_model->config.contextLength;
+    return over > 0 ? over : 0;
+}
+
+QString Document::prefixThatFits() const
+{
+    if (!m_model) return m_text;
+    auto fits = [this](qsizetype length) {
+        const QByteArray utf8 = m_text.left(length).toUtf8();
+        Result<TokenizedText> t = m_model->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+        return t && int(t->ids.size()) <= m_model->config.contextLength;
+    };
+    if (fits(m_text.size())) return m_text;
+    // Token counts grow with the prefix, so binary search the longest prefix (in UTF-16 units) that fits;
+    // about log2(length) tokenisations, done once on a click.
+    qsizetype lo = 0, hi = m_text.size();  // fits(lo) holds, fits(hi) does not
+    while (hi - lo > 1) {
+        const qsizetype mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    if (lo > 0 && m_text.at(lo - 1).isHighSurrogate()) --lo;  // never split a character in two
+    return m_text.left(lo);
+}
+
+void Document::truncateToContext()
+{
+    setText(prefixThatFits());
+}
+
+void Document::request()
+{
+    const quint64 generation = ++m_generation;
+    if (isAsync()) {
+        if (!m_worker) m_worker = std::make_unique<ComputeWorker>(this);
+        m_worker->submit({m_model, m_text, m_settings, m_focus, generation});
+        return;
+    }
+    auto [snapshot, error] = computeSnapshot(m_model, m_text, m_settings, m_focus, generation);
+    accept(std::move(snapshot), std::move(error));
+}
+
+void Document::acceptFromWorker(SnapshotPtr snapshot, QString error)
+{
+    accept(std::move(snapshot), std::move(error));
+}
+
+void Document::accept(SnapshotPtr snapshot, QString error)
+{
+    // A result older than the one on screen arrives late from the worker: drop it.
+    if (m_snapshot && snapshot->generation < m_snapshot->generation) return;
+    m_snapshot = std::move(snapshot);
+    emit snapshotChanged(m_snapshot);
+    if (error != m_error) {
+        m_error = error;
+        emit errorChanged(m_error);
+    }
+}
+
+void Document::waitForIdle()
+{
+    if (!m_worker) return;
+    m_worker->waitIdle();
+    QCoreApplication::sendPostedEvents(this);
+}
+
+} // namespace attnscope

@@ -1,0 +1,113 @@
+#pragma once
+// The one state object of the window: it owns the sentence, the model and the attention settings, runs
+// the core over them and publishes the result. Widgets observe it through the signals below and change
+// it only through its setters; every setter emits only when the value really changed.
+//
+// Data flow: text -> tokenizer -> token ids -> forward (settings, focused head's detail) -> trace -> views.
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "model/attentionsettings.h"
+#include "model/forward.h"
+#include "model/model.h"
+#include "model/nexttokens.h"
+#include "text/tokenizer.h"
+
+namespace attnscope {
+
+class ComputeWorker;
+
+// One finished computation: everything a view needs, immutable and shared.
+struct Snapshot {
+    static constexpr int kNextTokens = 5;
+    ModelPtr model;
+    TokenizedText tokens;
+    AttentionSettings settings;
+    HeadSelection focus;
+    ForwardTrace trace;            // every head's weights and the focused head's detail
+    std::vector<NextToken> nextTokens;  // the model's most probable next tokens after the last one
+    double computeMs = 0.0;        // wall time of tokenize + forward
+    quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
+};
+using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
+class Document : public QObject {
+    Q_OBJECT
+public:
+    explicit Document(QObject* parent = nullptr);
+    ~Document() override;
+
+    const QString& text() const { return m_text; }
+    const ModelPtr& model() const { return m_model; }
+    const AttentionSettings& settings() const { return m_settings; }
+    HeadSelection focus() const { return m_focus; }
+    // The latest finished computation (never null after construction) and its error, if it failed.
+    const SnapshotPtr& snapshot() const { return m_snapshot; }
+    const QString& error() const { return m_error; }
+
+    // Models with more parameters than this compute on a worker thread; smaller ones finish within a
+    // frame on the GUI thread, which keeps the typing loop free of thread hand-offs.
+    static constexpr qint64 kAsyncParameterThreshold = 5'000'000;
+    // Attention grows with T^2: past this many tokens (judged by the last input, which the next one
+    // differs from by a keystroke) even the small default model takes longer than a frame, so it too
+    // computes on the worker and typing stays live.
+    static constexpr int kAsyncTokenThreshold = 256;
+    bool isAsync() const;
+    void setForceAsync(bool on);  // tests and benchmarks exercise the worker path with a small model
+
+    // How many tokens the current text has past the model's context (0 when it fits), from the latest snapshot.
+    int tokensOverContext() const;
+    // The longest prefix of the text whose tokens fit the model's context (the text itself when it fits).
+    QString prefixThatFits() const;
+
+public slots:
+    void setText(const QString& text);
+    // Cuts the text to prefixThatFits(): the GUI's answer to an input longer than the model's context.
+    void truncateToContext();
+    void setModel(attnscope::ModelPtr model);
+    void setSettings(const attnscope::AttentionSettings& settings);
+    void setMask(attnscope::MaskKind mask);
+    void setScaling(attnscope::Scaling scaling);
+    void setTemperature(double temperature);
+    void setPositional(attnscope::PositionalOverride positional);
+    void toggleBlockedKey(int key);
+    void clearBlockedKeys();
+    void setFocus(attnscope::HeadSelection focus);
+    // Blocks until the latest request has finished (CLI rendering and tests).
+    void waitForIdle();
+
+signals:
+    void textChanged(const QString& text);
+    void modelChanged(const attnscope::ModelPtr& model);
+    void settingsChanged(const attnscope::AttentionSettings& settings);
+    void focusChanged(attnscope::HeadSelection focus);
+    void snapshotChanged(const attnscope::SnapshotPtr& snapshot);  // a computation finished
+    void errorChanged(const QString& error);                        // empty when the last one succeeded
+
+private:
+    friend class ComputeWorker;
+    void request();
+    void accept(SnapshotPtr snapshot, QString error);
+    void acceptFromWorker(SnapshotPtr snapshot, QString error);
+
+    QString m_text;
+    ModelPtr m_model;
+    AttentionSettings m_settings;
+    HeadSelection m_focus;
+    SnapshotPtr m_snapshot;
+    QString m_error;
+    quint64 m_generation = 0;
+    bool m_forceAsync = false;
+    std::unique_ptr<ComputeWorker> m_worker;
+};
+
+// Runs tokenize + forward for one request. Pure function of its inputs; safe on any thread.
+std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
+                                                const AttentionSettings& settings, HeadSelection focus,
+                                                quint64 generation);
+
+} // namespace attnscope
+
+Q_DECLARE_METATYPE(attnscope::SnapshotPtr)
+Q_DECLARE_METATYPE(attnscope::ModelPtr)

@@ -1,0 +1,135 @@
+#include "common/matrixplot.h"
+
+#include <cmath>
+#include <limits>
+
+#include "common/colormap.h"
+
+namespace attnscope {
+
+namespace {
+
+void setLabels(QCPAxis* axis, const QStringList& labels, int count)
+{
+    if (labels.size() == count && count > 0) {
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        for (int i = 0; i < count; ++i) ticker->addTick(i, labels[i]);
+        axis->setTicker(ticker);
+    } else {
+        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+        ticker->setTickStep(count > 16 ? std::pow(2.0, std::ceil(std::log2(count / 8.0))) : 1.0);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+        axis->setTicker(ticker);
+    }
+}
+
+} // namespace
+
+QStringList tokenLabels(const std::vector<std::string>& tokens)
+{
+    QStringList labels;
+    for (const std::string& t : tokens) labels << QString::fromStdString(t);
+    return labels;
+}
+
+MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent)
+{
+    setNoAntialiasingOnDrag(true);
+    m_title = new QCPTextElement(this, QString(), QFont(font().family(), 9, QFont::Bold));
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, m_title);
+    m_map = new QCPColorMap(xAxis, yAxis);
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);  // cells centred on integer coordinates, whole at the edges
+    yAxis->setRangeReversed(true);  // row 0 at the top, as a matrix is written
+    xAxis->grid()->setVisible(false);
+    yAxis->grid()->setVisible(false);
+    xAxis->setTickLabelRotation(60);
+    QFont small = font();
+    small.setPointSize(7);
+    xAxis->setTickLabelFont(small);
+    yAxis->setTickLabelFont(small);
+    m_scale = new QCPColorScale(this);
+    m_scale->setBarWidth(6);
+    plotLayout()->addElement(1, 1, m_scale);
+    m_map->setColorScale(m_scale);
+    m_highlight = new QCPItemRect(this);
+    m_highlight->setPen(QPen(QColor(255, 140, 0), 2.5));
+    m_highlight->setBrush(Qt::NoBrush);
+    m_highlight->setVisible(false);
+    connect(this, &QCustomPlot::mousePress, this, &MatrixPlot::onPlotClick);
+}
+
+void MatrixPlot::setTitle(const QString& title)
+{
+    m_title->setText(title);
+}
+
+void MatrixPlot::setShowColorScale(bool on)
+{
+    m_scale->setVisible(on);
+    if (!on && plotLayout()->hasElement(1, 1)) plotLayout()->take(m_scale);
+    else if (on && !plotLayout()->hasElement(1, 1)) plotLayout()->addElement(1, 1, m_scale);
+    plotLayout()->simplify();
+}
+
+void MatrixPlot::setMatrix(const Matrix& m, Scale scale, const QStringList& rowLabels, const QStringList& colLabels)
+{
+    m_rows = static_cast<int>(m.rows());
+    m_cols = static_cast<int>(m.cols());
+    QCPColorMapData* data = m_map->data();
+    data->setSize(std::max(1, m_cols), std::max(1, m_rows));
+    data->setRange(QCPRange(0, std::max(0, m_cols - 1)), QCPRange(0, std::max(0, m_rows - 1)));
+    float extent = 0.0f;
+    for (int i = 0; i < m_rows; ++i)
+        for (int j = 0; j < m_cols; ++j) {
+            const float v = m(i, j);
+            // QCustomPlot has a colour for NaN only: masked -infinity travels as NaN and is read back as -inf.
+            data->setCell(j, i, std::isfinite(v) ? double(v) : std::numeric_limits<double>::quiet_NaN());
+            if (std::isfinite(v)) extent = std::max(extent, std::abs(v));
+        }
+    if (scale == Scale::Probability) {
+        m_map->setGradient(ColorMap::gradient());
+        m_map->setDataRange(QCPRange(0.0, 1.0));
+    } else {
+        m_map->setGradient(ColorMap::divergingGradient());
+        const double e = extent > 0 ? extent : 1.0;
+        m_map->setDataRange(QCPRange(-e, e));
+    }
+    setLabels(yAxis, rowLabels, m_rows);
+    setLabels(xAxis, colLabels, m_cols);
+    xAxis->setRange(-0.5, m_cols - 0.5);
+    yAxis->setRange(-0.5, m_rows - 0.5);
+    replot(rpQueuedReplot);
+}
+
+void MatrixPlot::setHighlight(const QRect& cells)
+{
+    m_highlight->setVisible(!cells.isEmpty());
+    if (!cells.isEmpty()) {
+        m_highlight->topLeft->setCoords(cells.left() - 0.5, cells.top() - 0.5);
+        m_highlight->bottomRight->setCoords(cells.right() + 0.5, cells.bottom() + 0.5);
+    }
+    replot(rpQueuedReplot);
+}
+
+Matrix MatrixPlot::shown() const
+{
+    Matrix m(m_rows, m_cols);
+    for (int i = 0; i < m_rows; ++i)
+        for (int j = 0; j < m_cols; ++j) {
+            const double v = m_map->data()->cell(j, i);
+            m(i, j) = std::isnan(v) ? -std::numeric_limits<float>::infinity() : static_cast<float>(v);
+        }
+    return m;
+}
+
+void MatrixPlot::onPlotClick(QMouseEvent* event)
+{
+    if (m_rows == 0 || m_cols == 0) return;
+    const int col = static_cast<int>(std::lround(xAxis->pixelToCoord(event->position().x())));
+    const int row = static_cast<int>(std::lround(yAxis->pixelToCoord(event->position().y())));
+    if (row >= 0 && row < m_rows && col >= 0 && col < m_cols) emit cellClicked(row, col);
+}
+
+} // namespace attnscope

@@ -1,0 +1,52 @@
+#pragma once
+// One matrix as a heatmap, the building block of the step-by-step views: row 0 at the top, no
+// interpolation, -infinity (masked) drawn in ColorMap's masked grey, distinct from the colour of 0,
+// tokens as tick labels where rows or columns are tokens. The drawn values can be read back, so tests
+// check what is on screen against the core.
+//
+// Dimension letters: R rows, K columns.
+#include <QStringList>
+#include <qcustomplot.h>
+
+#include "model/weights.h"
+
+namespace attnscope {
+
+class MatrixPlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    enum class Scale {
+        Probability,  // fixed [0, 1], ColorMap::gradient(): attention weights
+        Symmetric,    // [-max|v|, max|v|], ColorMap::divergingGradient(): activations, scores, weights of W
+    };
+
+    explicit MatrixPlot(QWidget* parent = nullptr);
+
+    void setTitle(const QString& title);
+    // m (R, K); rowLabels and colLabels may be empty (indices) or have R and K entries.
+    void setMatrix(const Matrix& m, Scale scale, const QStringList& rowLabels = {}, const QStringList& colLabels = {});
+    // Draws a frame around rows [row0, row0+rows) x columns [col0, col0+cols); an empty rect removes it.
+    void setHighlight(const QRect& cells);
+    void setShowColorScale(bool on);
+
+    // The values the map holds, masked cells as -infinity. (R, K)
+    Matrix shown() const;
+    QCPColorMap* colorMap() const { return m_map; }
+
+signals:
+    void cellClicked(int row, int col);
+
+private:
+    void onPlotClick(QMouseEvent* event);
+
+    QCPTextElement* m_title = nullptr;
+    QCPColorMap* m_map = nullptr;
+    QCPColorScale* m_scale = nullptr;
+    QCPItemRect* m_highlight = nullptr;
+    int m_rows = 0, m_cols = 0;
+};
+
+// Display strings of the snapshot's tokens, prefixed with their position ("0 the").
+QStringList tokenLabels(const std::vector<std::string>& tokens);
+
+} // namespace attnscope

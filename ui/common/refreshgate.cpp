@@ -1,0 +1,33 @@
+#include "common/refreshgate.h"
+
+#include <QEvent>
+#include <QWidget>
+
+namespace attnscope {
+
+RefreshGate::RefreshGate(QWidget* view, std::function<void()> refresh)
+    : QObject(view), m_view(view), m_refresh(std::move(refresh))
+{
+    m_view->installEventFilter(this);
+}
+
+void RefreshGate::request()
+{
+    if (m_view->window()->isVisible() && !m_view->isVisible()) {
+        m_pending = true;
+        return;
+    }
+    m_pending = false;
+    m_refresh();
+}
+
+bool RefreshGate::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_view && event->type() == QEvent::Show && m_pending) {
+        m_pending = false;
+        m_refresh();
+    }
+    return false;
+}
+
+} // namespace attnscope

@@ -1,0 +1,278 @@
+#include "lab/compareview.h"
+
+#include <QCoreApplication>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "common/colormap.h"
+#include "lab/labdata.h"
+#include "common/refreshgate.h"
+#include "analysis/stats.h"
+
+namespace attnscope {
+
+// One heatmap with its title, a note line (counterfactual or token-count message) and a colour scale.
+struct CompareView::Pane {
+    QCustomPlot* plot = nullptr;
+    QCPTextElement* title = nullptr;
+    QCPTextElement* note = nullptr;
+    QCPColorMap* map = nullptr;
+    QCPColorScale* scale = nullptr;
+    QString noteText;  // the note as a sentence; drawn with a line break so it fits a narrow pane
+
+    void setNote(const QString& text)
+    {
+        noteText = text;
+        QString shown = text;
+        const int colon = shown.indexOf(QLatin1Char(':'));
+        if (colon > 0 && shown.size() > 40) shown.replace(colon, 1, QStringLiteral(":\n"));
+        note->setText(shown);
+    }
+    void showAxes(bool on)
+    {
+        plot->xAxis->setVisible(on);
+        plot->yAxis->setVisible(on);
+        if (on) labplot::maskedBackground(plot->axisRect());
+        else plot->axisRect()->setBackground(QBrush(Qt::white));
+    }
+
+    Pane(QWidget* parent, const QCPColorGradient& gradient, const QString& scaleLabel)
+    {
+        plot = labplot::makePlot(parent);
+        plot->plotLayout()->insertRow(0);
+        plot->plotLayout()->insertRow(1);
+        title = new QCPTextElement(plot, QString(), QFont(parent->font().family(), 10, QFont::Bold));
+        note = new QCPTextElement(plot, QString(), QFont(parent->font().family(), 9));
+        note->setTextColor(QColor(178, 24, 43));
+        plot->plotLayout()->addElement(0, 0, title);
+        plot->plotLayout()->addElement(1, 0, note);
+        map = new QCPColorMap(plot->xAxis, plot->yAxis);
+        map->setInterpolate(false);
+        scale = new QCPColorScale(plot);
+        scale->setType(QCPAxis::atBottom);
+        scale->axis()->setLabel(scaleLabel);
+        plot->plotLayout()->addElement(3, 0, scale);
+        map->setColorScale(scale);  // before the gradient: connecting a scale hands the map the scale's gradient
+        map->setGradient(gradient);
+        labplot::maskedBackground(plot->axisRect());
+        plot->xAxis->setLabel(QStringLiteral("key"));
+        plot->yAxis->setLabel(QStringLiteral("query"));
+    }
+};
+
+namespace {
+
+QString describe(const AttentionSettings& s)
+{
+    QString text = QStringLiteral("%1, %2, temp. %3")
+                       .arg(s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("unmasked"))
+                       .arg(s.scaling == Scaling::SqrtDk ? QStringLiteral("÷√dₖ") : QStringLiteral("unscaled"))
+                       .arg(s.temperature, 0, 'g', 3);
+    if (!s.blockedKeys.empty()) text += QStringLiteral(", keys blocked");
+    return text;
+}
+
+} // namespace
+
+CompareView::CompareView(Document* document, QWidget* parent)
+    : QWidget(parent), m_document(document), m_mask(new QComboBox(this)), m_scaling(new QComboBox(this)),
+      m_temperature(new QDoubleSpinBox(this)), m_text(new QLineEdit(this))
+{
+    m_mask->addItem(QStringLiteral("causal"));
+    m_mask->addItem(QStringLiteral("none"));
+    m_scaling->addItem(QStringLiteral("1/√dₖ"));
+    m_scaling->addItem(QStringLiteral("none"));
+    m_temperature->setRange(0.01, 100.0);
+    m_temperature->setDecimals(2);
+    m_temperature->setSingleStep(0.1);
+    m_text->setPlaceholderText(QStringLiteral("B's sentence (empty: the same as A)"));
+    auto* sameAsA = new QPushButton(QStringLiteral("B = A's settings"), this);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(QStringLiteral("B:  mask"), this));
+    controls->addWidget(m_mask);
+    controls->addWidget(new QLabel(QStringLiteral("scaling"), this));
+    controls->addWidget(m_scaling);
+    controls->addWidget(new QLabel(QStringLiteral("temperature"), this));
+    controls->addWidget(m_temperature);
+    controls->addWidget(m_text, 1);
+    controls->addWidget(sameAsA);
+
+    m_paneA = std::make_unique<Pane>(this, ColorMap::gradient(), QStringLiteral("weight"));
+    m_paneB = std::make_unique<Pane>(this, ColorMap::gradient(), QStringLiteral("weight"));
+    m_paneDiff = std::make_unique<Pane>(this, ColorMap::divergingGradient(), QStringLiteral("B − A (symmetric about 0)"));
+    m_paneDiff->note->setTextColor(Qt::black);
+    auto* panes = new QHBoxLayout;
+    for (Pane* p : {m_paneA.get(), m_paneB.get(), m_paneDiff.get()}) panes->addWidget(p->plot, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addLayout(panes, 1);
+
+    const AttentionSettings& a = m_document->settings();
+    m_bMask = a.mask;
+    m_bScaling = Scaling::None;  // the default comparison: the same with the 1/sqrt(d_k) scaling off
+    m_bTemperature = a.temperature;
+    syncControls();
+
+    connect(m_mask, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_bMask = i == 0 ? MaskKind::Causal : MaskKind::None;
+        recompute();
+    });
+    connect(m_scaling, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_bScaling = i == 0 ? Scaling::SqrtDk : Scaling::None;
+        recompute();
+    });
+    connect(m_temperature, &QDoubleSpinBox::valueChanged, this, [this](double t) {
+        m_bTemperature = t;
+        recompute();
+    });
+    connect(m_text, &QLineEdit::textChanged, this, [this](const QString& t) {
+        m_bText = t;
+        recompute();
+    });
+    connect(sameAsA, &QPushButton::clicked, this, [this] {
+        m_bText.clear();
+        setBSettings(m_document->settings());
+    });
+    auto* gate = new RefreshGate(this, [this] { recompute(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
+    recompute();
+}
+
+CompareView::~CompareView() = default;  // the panes' plots are child widgets; Pane only points at them
+
+void CompareView::syncControls()
+{
+    const QSignalBlocker b1(m_mask), b2(m_scaling), b3(m_temperature), b4(m_text);
+    m_mask->setCurrentIndex(m_bMask == MaskKind::Causal ? 0 : 1);
+    m_scaling->setCurrentIndex(m_bScaling == Scaling::SqrtDk ? 0 : 1);
+    m_temperature->setValue(m_bTemperature);
+    m_text->setText(m_bText);
+}
+
+void CompareView::setBSettings(const AttentionSettings& settings)
+{
+    m_bMask = settings.mask;
+    m_bScaling = settings.scaling;
+    m_bTemperature = settings.temperature;
+    syncControls();
+    recompute();
+}
+
+AttentionSettings CompareView::bSettings() const
+{
+    AttentionSettings s = m_document->settings();
+    s.mask = m_bMask;
+    s.scaling = m_bScaling;
+    s.temperature = m_bTemperature;
+    return s;
+}
+
+void CompareView::setBText(const QString& text)
+{
+    m_bText = text;
+    syncControls();
+    recompute();
+}
+
+QString CompareView::bText() const { return m_bText.isEmpty() ? m_document->text() : m_bText; }
+
+QString CompareView::counterfactualNote(const Snapshot& snapshot)
+{
+    if (snapshot.model && snapshot.model->config.causal && snapshot.settings.mask == MaskKind::None)
+        return QStringLiteral("counterfactual: the model was trained with the causal mask");
+    return QString();
+}
+
+double CompareView::differenceCell(int query, int key) const { return labplot::heatmapCell(m_paneDiff->map, query, key); }
+QString CompareView::noteA() const { return m_paneA->noteText; }
+QString CompareView::noteB() const { return m_paneB->noteText; }
+QString CompareView::differenceNote() const { return m_paneDiff->noteText; }
+
+void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name)
+{
+    pane.title->setText(name + QStringLiteral(": ") + describe(snap.settings));
+    pane.setNote(counterfactualNote(snap));
+    pane.showAxes(snap.trace.hasDetail);
+    if (!snap.trace.hasDetail) {
+        pane.map->data()->clear();
+        pane.setNote(QStringLiteral("nothing to show"));
+        labplot::replot(pane.plot);
+        return;
+    }
+    const KeyMask mask = snapshotMask(snap);
+    labplot::fillHeatmap(pane.map, snap.trace.detail.weights, &mask);
+    pane.map->setDataRange(QCPRange(0.0, 1.0));
+    labplot::setTokenTicks(pane.plot->xAxis, pane.plot->yAxis, snap.tokens.tokens);
+    labplot::replot(pane.plot);
+}
+
+void CompareView::recompute()
+{
+    const SnapshotPtr a = m_document->snapshot();
+    const quint64 generation = ++m_bGeneration;
+    auto computeB = [model = m_document->model(), text = bText(), settings = bSettings(), focus = m_document->focus(),
+                     generation] { return computeSnapshot(model, text, settings, focus, generation).first; };
+    if (!m_document->isAsync()) {
+        showComparison(a, computeB());
+        return;
+    }
+    // Where the document computes A on its worker (large model, long text), B goes to the thread pool too,
+    // so the GUI thread never waits for it; a result overtaken by a newer request is dropped.
+    auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
+    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, a, generation] {
+        watcher->deleteLater();
+        if (generation == m_bGeneration) showComparison(a, watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run(computeB));
+}
+
+void CompareView::waitForB()
+{
+    // The finished signal is delivered through the event loop, so spin it until the latest B is shown.
+    while (isComputingB()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+}
+
+void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
+{
+    m_b = std::move(b);
+    showPane(*m_paneA, *a, QStringLiteral("A"));
+    showPane(*m_paneB, *m_b, QStringLiteral("B"));
+
+    Pane& d = *m_paneDiff;
+    m_hasDifference = false;
+    d.map->data()->clear();
+    const int ta = a->trace.hasDetail ? a->trace.tokens : -1, tb = m_b->trace.hasDetail ? m_b->trace.tokens : -1;
+    d.title->setText(QStringLiteral("B − A, ") + headCaption(*a));
+    if (ta <= 0 || tb <= 0) {
+        d.setNote(QStringLiteral("no difference: one side has nothing to show"));
+        d.showAxes(false);
+    } else if (ta != tb) {
+        d.setNote(QStringLiteral("no difference map: A has %1 tokens, B has %2").arg(ta).arg(tb));
+        d.showAxes(false);
+    } else {
+        d.showAxes(true);
+        WeightDifference diff = weightDifference(a->trace.detail.weights, m_b->trace.detail.weights);  // B - A
+        m_difference = std::move(diff.difference);  // (T, T)
+        m_range = diff.largest;
+        const KeyMask both = snapshotMask(*a) && snapshotMask(*m_b);
+        labplot::fillHeatmap(d.map, m_difference, &both);
+        // Symmetric about 0 so white always means "no change"; a floor keeps an all-zero map white.
+        d.map->setDataRange(QCPRange(-std::max(m_range, 1e-6), std::max(m_range, 1e-6)));
+        labplot::setTokenTicks(d.plot->xAxis, d.plot->yAxis, a->tokens.tokens);
+        d.setNote(QStringLiteral("largest change %1").arg(m_range, 0, 'f', 3));
+        m_hasDifference = true;
+    }
+    labplot::replot(d.plot);
+}
+
+} // namespace attnscope

@@ -1,0 +1,69 @@
+#pragma once
+// View 6: two settings side by side for the focused head. A is the document as it stands; B is the same
+// sentence and settings except for B's own mask, scaling and temperature (by default: scaling off), and
+// optionally a second sentence. B is computed with computeSnapshot(), not a second Document. The third
+// pane is B - A on a blue-white-red scale centred on 0, when both have the same number of tokens.
+#include <QWidget>
+#include <memory>
+
+#include "common/document.h"
+#include "lab/labplot.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+
+namespace attnscope {
+
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareView(Document* document, QWidget* parent = nullptr);
+    ~CompareView() override;
+
+    // B takes mask, scaling and temperature from here; blocked keys and positional encoding follow A.
+    void setBSettings(const AttentionSettings& settings);
+    AttentionSettings bSettings() const;
+    void setBText(const QString& text);  // empty: A's sentence
+    QString bText() const;
+
+    const SnapshotPtr& snapshotB() const { return m_b; }
+    // True while the latest B is still computing on the thread pool; waitForB blocks until it is shown.
+    bool isComputingB() const { return !m_b || m_b->generation != m_bGeneration; }
+    void waitForB();
+    bool hasDifference() const { return m_hasDifference; }
+    const Matrix& difference() const { return m_difference; }  // (T, T) B - A, focused head
+    double differenceCell(int query, int key) const;           // as drawn
+    double differenceRange() const { return m_range; }          // the colour scale is [-range, range]
+    QString noteA() const;
+    QString noteB() const;
+    QString differenceNote() const;
+
+    // A sentence for a person when a pane shows a causal-trained model without its mask; empty otherwise.
+    static QString counterfactualNote(const Snapshot& snapshot);
+
+private:
+    struct Pane;
+    void recompute();
+    void showComparison(const SnapshotPtr& a, SnapshotPtr b);  // draws A, B and B - A
+    void showPane(Pane& pane, const Snapshot& snap, const QString& name);
+    void syncControls();
+
+    Document* m_document;
+    QComboBox* m_mask;
+    QComboBox* m_scaling;
+    QDoubleSpinBox* m_temperature;
+    QLineEdit* m_text;
+    MaskKind m_bMask = MaskKind::Causal;
+    Scaling m_bScaling = Scaling::None;
+    double m_bTemperature = 1.0;
+    QString m_bText;
+    SnapshotPtr m_b;
+    quint64 m_bGeneration = 0;  // the latest B requested; older results arriving late are dropped
+    Matrix m_difference;
+    bool m_hasDifference = false;
+    double m_range = 1.0;
+    std::unique_ptr<Pane> m_paneA, m_paneB, m_paneDiff;
+};
+
+} // namespace attnscope

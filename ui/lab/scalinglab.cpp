@@ -1,0 +1,22 @@
+#include "lab/scalinglab.h"
+
+#include "lab/compareview.h"
+#include "lab/jacobianview.h"
+#include "lab/saturationdashboard.h"
+#include "lab/saturationview.h"
+#include "lab/scorehistogramview.h"
+#include "lab/whysqrtdkview.h"
+
+namespace attnscope {
+
+ScalingLab::ScalingLab(Document* document, QWidget* parent) : DocumentTabs(document, parent)
+{
+    m_saturation = addView<SaturationView>(tr("Saturation"));
+    m_whySqrtDk = addView<WhySqrtDkView>(tr("Why √dₖ"));
+    m_jacobian = addView<JacobianView>(tr("Gradient"));
+    m_histogram = addView<ScoreHistogramView>(tr("Row scores"));
+    m_dashboard = addView<SaturationDashboard>(tr("Dashboard"));
+    m_compare = addView<CompareView>(tr("Compare A/B"));
+}
+
+} // namespace attnscope

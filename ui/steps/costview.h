@@ -1,0 +1,58 @@
+#pragma once
+// What attention costs on this machine: time and memory of one head and of all heads against the sequence
+// length, 8 to 2,048 tokens, on log-log axes with an n² reference line. Measured on a worker thread when
+// the view is first shown or the button is pressed, so the window never waits for it.
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#include "analysis/costmeasure.h"
+#include "common/document.h"
+
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+
+namespace attnscope {
+
+class CostView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CostView(Document* document, QWidget* parent = nullptr);
+    ~CostView() override;
+
+    // Starts a measurement in the background; points arrive one length at a time.
+    void measure();
+    // Measures on the calling thread (headless rendering).
+    void measureNow();
+    bool isMeasuring() const { return m_thread.joinable() && !m_finished; }
+    const std::vector<CostPoint>& points() const { return m_points; }
+    QCustomPlot* plot() const { return m_plot; }
+    void setMaxTokens(int tokens) { m_maxTokens = std::min(tokens, kMaxCostTokens); }
+
+signals:
+    void measured();  // the sweep finished (all lengths or stopped)
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    CostOptions options() const;
+    void stopWorker();
+    void addPoint(const CostPoint& point);
+    void finish();
+    void redraw();
+
+    Document* m_document;
+    QPushButton* m_button;
+    QLabel* m_status;
+    QCustomPlot* m_plot;
+    std::vector<CostPoint> m_points;
+    int m_maxTokens = kMaxCostTokens;
+    std::thread m_thread;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    bool m_finished = true;
+};
+
+} // namespace attnscope

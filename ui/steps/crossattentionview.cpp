@@ -1,0 +1,86 @@
+#include "steps/crossattentionview.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QVBoxLayout>
+
+#include "common/matrixplot.h"
+#include "common/refreshgate.h"
+
+namespace attnscope {
+
+CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* form = new QFormLayout;
+    m_source = new QLineEdit(QString::fromLatin1(kDefaultSource), this);
+    m_target = new QLineEdit(m_document->text(), this);
+    form->addRow(QStringLiteral("Source (keys and values):"), m_source);
+    form->addRow(QStringLiteral("Target (queries):"), m_target);
+    layout->addLayout(form);
+    m_weights = new MatrixPlot(this);
+    layout->addWidget(m_weights, 1);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+    auto* note = new QLabel(
+        QStringLiteral("Where a decoder uses this: in an encoder–decoder transformer (the original translation model, T5, "
+                       "Whisper) every decoder block has a second attention sublayer whose queries come from the text being "
+                       "generated and whose keys and values come from the encoder's output for the source. There is no causal "
+                       "mask across the two: the whole source is known before decoding starts. GPT-2 is decoder-only and has no "
+                       "such sublayer, so here the focused layer's own W_Q (on the target) and W_K, W_V (on the source) "
+                       "demonstrate the mechanism."),
+        this);
+    note->setWordWrap(true);
+    layout->addWidget(note);
+
+    connect(m_source, &QLineEdit::textChanged, this, &CrossAttentionView::recompute);
+    connect(m_target, &QLineEdit::textEdited, this, [this] { m_targetEdited = true; });
+    connect(m_target, &QLineEdit::textChanged, this, &CrossAttentionView::recompute);
+    connect(m_document, &Document::textChanged, this, [this](const QString& text) {
+        if (!m_targetEdited) m_target->setText(text);
+    });
+    // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
+    auto* gate = new RefreshGate(this, [this] { recompute(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
+    recompute();
+}
+
+void CrossAttentionView::setSource(const QString& text) { m_source->setText(text); }
+
+void CrossAttentionView::setTarget(const QString& text)
+{
+    m_targetEdited = true;
+    m_target->setText(text);
+}
+
+void CrossAttentionView::recompute()
+{
+    m_hasResult = false;
+    const ModelPtr& model = m_document->model();
+    if (!model) return;
+    auto encode = [&](const QLineEdit* edit) { return model->tokenizer->encode(edit->text().toStdString()); };
+    Result<TokenizedText> target = encode(m_target), source = encode(m_source);
+    if (!target || !source) {
+        m_status->setText(QString::fromStdString(!target ? target.error() : source.error()));
+        return;
+    }
+    const HeadSelection focus = m_document->snapshot()->focus;
+    Result<CrossAttentionResult> r = crossAttention(*model, target->ids, source->ids, m_document->settings(), focus);
+    if (!r) {
+        m_status->setText(QString::fromStdString(r.error()));
+        m_weights->setMatrix(Matrix(), MatrixPlot::Scale::Probability);
+        return;
+    }
+    m_result = std::move(*r);
+    m_hasResult = true;
+    m_weights->setTitle(QStringLiteral("cross-attention weights, layer %1 head %2 (T_target×T_source = %3×%4)")
+                            .arg(focus.layer).arg(focus.head).arg(m_result.weights.rows()).arg(m_result.weights.cols()));
+    m_weights->setMatrix(m_result.weights, MatrixPlot::Scale::Probability, tokenLabels(target->tokens), tokenLabels(source->tokens));
+    m_weights->xAxis->setLabel(QStringLiteral("source token (key)"));
+    m_weights->yAxis->setLabel(QStringLiteral("target token (query)"));
+    m_status->setText(QStringLiteral("Each row sums to 1 over the source tokens."));
+}
+
+} // namespace attnscope

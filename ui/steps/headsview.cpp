@@ -1,0 +1,99 @@
+#include "steps/headsview.h"
+
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include "common/matrixplot.h"
+#include "common/refreshgate.h"
+
+namespace attnscope {
+
+HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
+{
+    auto* layout = new QVBoxLayout(this);
+    m_headsRow = new QWidget(this);
+    new QHBoxLayout(m_headsRow);
+    m_headsRow->layout()->setSpacing(2);
+    layout->addWidget(m_headsRow, 2);
+    auto* bottom = new QHBoxLayout;
+    m_concat = new MatrixPlot(this);
+    m_wo = new MatrixPlot(this);
+    m_output = new MatrixPlot(this);
+    for (MatrixPlot* p : {m_concat, m_wo}) p->setShowColorScale(false);
+    auto op = [this](const QString& text) {
+        auto* l = new QLabel(text, this);
+        l->setAlignment(Qt::AlignCenter);
+        return l;
+    };
+    bottom->addWidget(m_concat, 3);
+    bottom->addWidget(op(QStringLiteral("×")));
+    bottom->addWidget(m_wo, 3);
+    bottom->addWidget(op(QStringLiteral("+ b_O\n=")));
+    bottom->addWidget(m_output, 3);
+    layout->addLayout(bottom, 3);
+    auto* hint = new QLabel(QStringLiteral("Each head reads its own d_head-wide slice of Q, K, V; their outputs are laid side by side "
+                                           "and mixed by W_O. Hover a head to see its slice."), this);
+    hint->setWordWrap(true);
+    layout->addWidget(hint);
+    // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
+    refresh();
+}
+
+bool HeadsView::eventFilter(QObject* watched, QEvent* event)
+{
+    const int head = m_headPlots.indexOf(static_cast<MatrixPlot*>(watched));
+    if (head >= 0 && event->type() == QEvent::Enter) setHighlightedHead(head);
+    else if (head >= 0 && event->type() == QEvent::Leave) setHighlightedHead(-1);
+    return QWidget::eventFilter(watched, event);
+}
+
+void HeadsView::setHighlightedHead(int head)
+{
+    m_highlighted = head;
+    const SnapshotPtr& snap = m_document->snapshot();
+    if (!snap->model || !snap->trace.hasDetail) return;
+    const int Dh = snap->model->config.dHead, T = snap->trace.tokens, D = snap->model->config.dModel;
+    m_concat->setHighlight(head >= 0 ? QRect(head * Dh, 0, Dh, T) : QRect());
+    m_wo->setHighlight(head >= 0 ? QRect(0, head * Dh, D, Dh) : QRect());
+    for (int h = 0; h < m_headPlots.size(); ++h) m_headPlots[h]->setHighlight(h == head ? QRect(0, 0, Dh, T) : QRect());
+}
+
+void HeadsView::refresh()
+{
+    const SnapshotPtr& snap = m_document->snapshot();
+    const int H = snap->model ? snap->model->config.heads : 0;
+    while (m_headPlots.size() < H) {
+        auto* p = new MatrixPlot(m_headsRow);
+        p->setShowColorScale(false);
+        p->installEventFilter(this);
+        m_headsRow->layout()->addWidget(p);
+        m_headPlots.append(p);
+    }
+    while (m_headPlots.size() > H) delete m_headPlots.takeLast();
+    if (!snap->trace.hasDetail) return;
+    const HeadDetail& d = snap->trace.detail;
+    const int Dh = snap->model->config.dHead;
+    const QStringList tokens = tokenLabels(snap->tokens.tokens);
+    using S = MatrixPlot::Scale;
+    for (int h = 0; h < H; ++h) {
+        const Matrix slice = d.concat.middleCols(h * Dh, Dh);  // (T, Dh)
+        m_headPlots[h]->setTitle(QStringLiteral("head %1%2 (T×d_head = %3×%4)")
+                                     .arg(h).arg(h == d.selection.head ? QStringLiteral(" ★") : QString())
+                                     .arg(slice.rows()).arg(slice.cols()));
+        m_headPlots[h]->setMatrix(slice, S::Symmetric, h == 0 ? tokens : QStringList());
+    }
+    const Matrix& wo = snap->model->weights.layers[std::size_t(d.selection.layer)].wo;
+    m_concat->setTitle(QStringLiteral("concat (T×d_model = %1×%2)").arg(d.concat.rows()).arg(d.concat.cols()));
+    m_concat->setMatrix(d.concat, S::Symmetric, tokens);
+    m_wo->setTitle(QStringLiteral("W_O of layer %1 (d_model×d_model = %2×%3)").arg(d.selection.layer).arg(wo.rows()).arg(wo.cols()));
+    m_wo->setMatrix(wo, S::Symmetric);
+    m_output->setTitle(QStringLiteral("attention output (T×d_model = %1×%2)").arg(d.attnOutput.rows()).arg(d.attnOutput.cols()));
+    m_output->setMatrix(d.attnOutput, S::Symmetric, tokens);
+    setHighlightedHead(m_highlighted);
+}
+
+} // namespace attnscope

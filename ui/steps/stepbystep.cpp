@@ -1,0 +1,22 @@
+#include "steps/stepbystep.h"
+
+#include "steps/blockview.h"
+#include "steps/costview.h"
+#include "steps/crossattentionview.h"
+#include "steps/headsview.h"
+#include "steps/pipelineview.h"
+#include "steps/positionalview.h"
+
+namespace attnscope {
+
+StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(document, parent)
+{
+    m_pipeline = addView<PipelineView>(tr("Pipeline"));
+    m_heads = addView<HeadsView>(tr("Heads"));
+    m_block = addView<BlockView>(tr("Block"));
+    m_positional = addView<PositionalView>(tr("Positions"));
+    m_cross = addView<CrossAttentionView>(tr("Cross-attention"));
+    m_cost = addView<CostView>(tr("Cost"));  // measures the first time its tab is shown
+}
+
+} // namespace attnscope

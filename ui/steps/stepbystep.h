@@ -1,0 +1,36 @@
+#pragma once
+// The step-by-step tab: what softmax(Q Kᵀ / √dₖ) V does to the document's sentence, one view per step.
+#include "common/document.h"
+#include "common/documenttabs.h"
+
+namespace attnscope {
+
+class PipelineView;
+class HeadsView;
+class BlockView;
+class PositionalView;
+class CrossAttentionView;
+class CostView;
+
+class StepByStep : public DocumentTabs {
+    Q_OBJECT
+public:
+    explicit StepByStep(Document* document, QWidget* parent = nullptr);
+
+    PipelineView* pipeline() const { return m_pipeline; }
+    HeadsView* heads() const { return m_heads; }
+    BlockView* block() const { return m_block; }
+    PositionalView* positional() const { return m_positional; }
+    CrossAttentionView* cross() const { return m_cross; }
+    CostView* cost() const { return m_cost; }
+
+private:
+    PipelineView* m_pipeline;
+    HeadsView* m_heads;
+    BlockView* m_block;
+    PositionalView* m_positional;
+    CrossAttentionView* m_cross;
+    CostView* m_cost;
+};
+
+} // namespace attnscope

@@ -1,0 +1,145 @@
+#include "window/controlpanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope {
+
+double ControlPanel::temperatureForSlider(int position)
+{
+    // Equal slider steps multiply the temperature by the same factor, so 1.0 sits in the middle.
+    const double f = std::clamp(position, 0, kSliderSteps) / double(kSliderSteps);
+    return kSliderMinTemperature * std::pow(kSliderMaxTemperature / kSliderMinTemperature, f);
+}
+
+int ControlPanel::sliderForTemperature(double temperature)
+{
+    const double t = std::clamp(temperature, kSliderMinTemperature, kSliderMaxTemperature);
+    const double f = std::log(t / kSliderMinTemperature) / std::log(kSliderMaxTemperature / kSliderMinTemperature);
+    return int(std::lround(f * kSliderSteps));
+}
+
+ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
+{
+    auto* headGroup = new QGroupBox(tr("Head"), this);
+    m_layer = new QSpinBox(headGroup);
+    m_head = new QSpinBox(headGroup);
+    m_layer->setPrefix(QStringLiteral("L"));
+    m_head->setPrefix(QStringLiteral("H"));
+    auto* headForm = new QFormLayout(headGroup);
+    headForm->addRow(tr("&Layer"), m_layer);
+    headForm->addRow(tr("H&ead"), m_head);
+    headForm->addRow(new QLabel(tr("←/→ heads, ↑/↓ or PgUp/PgDn layers"), headGroup));
+
+    auto* maskGroup = new QGroupBox(tr("Mask"), this);
+    m_causal = new QCheckBox(tr("&Causal"), maskGroup);
+    m_clearBlocked = new QPushButton(tr("Clear &blocked keys"), maskGroup);
+    m_clearBlocked->setToolTip(tr("Click a token chip to block that key; this unblocks them all"));
+    auto* maskBox = new QVBoxLayout(maskGroup);
+    maskBox->addWidget(m_causal);
+    maskBox->addWidget(m_clearBlocked);
+
+    auto* scaleGroup = new QGroupBox(tr("Scaling"), this);
+    m_sqrtDk = new QCheckBox(tr("Divide by √dₖ"), scaleGroup);
+    m_temperature = new QSlider(Qt::Horizontal, scaleGroup);
+    m_temperature->setRange(0, kSliderSteps);
+    m_temperature->setPageStep(kSliderSteps / 20);
+    m_temperature->setToolTip(tr("Temperature, logarithmic from %1 to %2").arg(kSliderMinTemperature).arg(kSliderMaxTemperature));
+    m_temperatureLabel = new QLabel(scaleGroup);
+    m_temperatureLabel->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("T = 20.00")));
+    auto* tempRow = new QHBoxLayout;
+    tempRow->addWidget(m_temperature, 1);
+    tempRow->addWidget(m_temperatureLabel);
+    auto* tempCaption = new QLabel(tr("&Temperature"), scaleGroup);
+    tempCaption->setBuddy(m_temperature);
+    auto* scaleBox = new QVBoxLayout(scaleGroup);
+    scaleBox->addWidget(m_sqrtDk);
+    scaleBox->addWidget(tempCaption);
+    scaleBox->addLayout(tempRow);
+
+    auto* posGroup = new QGroupBox(tr("Positions"), this);
+    m_positional = new QComboBox(posGroup);
+    auto* posBox = new QVBoxLayout(posGroup);
+    posBox->addWidget(m_positional);
+
+    auto* column = new QVBoxLayout(this);
+    column->setContentsMargins(0, 0, 0, 0);
+    for (QWidget* w : {static_cast<QWidget*>(headGroup), static_cast<QWidget*>(maskGroup),
+                       static_cast<QWidget*>(scaleGroup), static_cast<QWidget*>(posGroup)})
+        column->addWidget(w);
+    column->addStretch(1);
+
+    // Controls -> document. valueChanged (not sliderReleased) so every view follows a drag.
+    connect(m_layer, &QSpinBox::valueChanged, this, [this](int l) { m_document->setFocus({l, m_document->focus().head}); });
+    connect(m_head, &QSpinBox::valueChanged, this, [this](int h) { m_document->setFocus({m_document->focus().layer, h}); });
+    connect(m_causal, &QCheckBox::toggled, this,
+            [this](bool on) { m_document->setMask(on ? MaskKind::Causal : MaskKind::None); });
+    connect(m_clearBlocked, &QPushButton::clicked, m_document, &Document::clearBlockedKeys);
+    connect(m_sqrtDk, &QCheckBox::toggled, this,
+            [this](bool on) { m_document->setScaling(on ? Scaling::SqrtDk : Scaling::None); });
+    connect(m_temperature, &QSlider::valueChanged, this, [this](int v) {
+        const double t = temperatureForSlider(v);
+        m_temperatureLabel->setText(QStringLiteral("T = %1").arg(t, 0, 'f', 2));
+        m_document->setTemperature(t);
+    });
+    connect(m_positional, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0) m_document->setPositional(static_cast<PositionalOverride>(m_positional->itemData(i).toInt()));
+    });
+
+    // Document -> controls.
+    connect(m_document, &Document::modelChanged, this, &ControlPanel::showModel);
+    connect(m_document, &Document::settingsChanged, this, &ControlPanel::showSettings);
+    connect(m_document, &Document::focusChanged, this, &ControlPanel::showFocus);
+    showModel(m_document->model());
+    showSettings(m_document->settings());
+    showFocus(m_document->focus());
+}
+
+void ControlPanel::showModel(const ModelPtr& model)
+{
+    const QSignalBlocker b1(m_layer), b2(m_head), b3(m_positional);
+    m_layer->setRange(0, model ? model->config.layers - 1 : 0);
+    m_head->setRange(0, model ? model->config.heads - 1 : 0);
+    m_positional->clear();
+    QString native = model ? QString::fromUtf8(toString(model->config.positional)) : QString();
+    m_positional->addItem(tr("Model default (%1)").arg(native), int(PositionalOverride::Default));
+    m_positional->addItem(tr("Sinusoidal"), int(PositionalOverride::Sinusoidal));
+    // Only offer the learned table when the model has one.
+    if (model && model->weights.positionEmbedding.rows() > 0)
+        m_positional->addItem(tr("Learned"), int(PositionalOverride::Learned));
+    m_positional->addItem(tr("None"), int(PositionalOverride::None));
+    showSettings(m_document->settings());
+    showFocus(m_document->focus());
+}
+
+void ControlPanel::showSettings(const AttentionSettings& s)
+{
+    const QSignalBlocker b1(m_causal), b2(m_sqrtDk), b3(m_temperature), b4(m_positional);
+    m_causal->setChecked(s.mask == MaskKind::Causal);
+    m_sqrtDk->setChecked(s.scaling == Scaling::SqrtDk);
+    m_temperature->setValue(sliderForTemperature(s.temperature));
+    m_temperatureLabel->setText(QStringLiteral("T = %1").arg(s.temperature, 0, 'f', 2));
+    m_clearBlocked->setEnabled(!s.blockedKeys.empty());
+    const int i = m_positional->findData(int(s.positional));
+    m_positional->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+void ControlPanel::showFocus(HeadSelection focus)
+{
+    const QSignalBlocker b1(m_layer), b2(m_head);
+    m_layer->setValue(focus.layer);
+    m_head->setValue(focus.head);
+}
+
+} // namespace attnscope

@@ -1,0 +1,54 @@
+#pragma once
+// The knobs: which head is focused, the mask, the scaling and the positional encoding. Every control
+// writes straight to the Document while it moves and is refreshed from the Document's signals.
+#include <QWidget>
+
+#include "common/document.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+
+namespace attnscope {
+
+class ControlPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ControlPanel(Document* document, QWidget* parent = nullptr);
+
+    // The temperature slider is logarithmic from kSliderMinTemperature to kSliderMaxTemperature.
+    static constexpr int kSliderSteps = 1000;
+    static constexpr double kSliderMinTemperature = 0.05;
+    static constexpr double kSliderMaxTemperature = 20.0;
+    static double temperatureForSlider(int position);
+    static int sliderForTemperature(double temperature);
+
+    QSpinBox* layerBox() const { return m_layer; }
+    QSpinBox* headBox() const { return m_head; }
+    QCheckBox* causalBox() const { return m_causal; }
+    QCheckBox* sqrtDkBox() const { return m_sqrtDk; }
+    QSlider* temperatureSlider() const { return m_temperature; }
+    QLabel* temperatureLabel() const { return m_temperatureLabel; }
+    QComboBox* positionalBox() const { return m_positional; }
+    QPushButton* clearBlockedButton() const { return m_clearBlocked; }
+
+private:
+    void showModel(const ModelPtr& model);
+    void showSettings(const AttentionSettings& settings);
+    void showFocus(HeadSelection focus);
+
+    Document* m_document;
+    QSpinBox* m_layer;
+    QSpinBox* m_head;
+    QCheckBox* m_causal;
+    QPushButton* m_clearBlocked;
+    QCheckBox* m_sqrtDk;
+    QSlider* m_temperature;
+    QLabel* m_temperatureLabel;
+    QComboBox* m_positional;
+};
+
+} // namespace attnscope

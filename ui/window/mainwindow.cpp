@@ -1,0 +1,255 @@
+#include "window/mainwindow.h"
+
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QHBoxLayout>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <optional>
+
+#include "window/controlpanel.h"
+#include "attention/headgridview.h"
+#include "attention/heatmapview.h"
+#include "attention/nexttokenview.h"
+#include "window/randommodeldialog.h"
+#include "lab/scalinglab.h"
+#include "steps/stepbystep.h"
+#include "window/tokenchips.h"
+
+namespace attnscope {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Document(this))
+{
+    setWindowTitle(QStringLiteral("AttnScope"));
+    setAcceptDrops(true);
+    resize(1400, 900);
+
+    auto* central = new QWidget(this);
+    m_sentence = new QLineEdit(central);
+    m_sentence->setPlaceholderText(tr("Type a sentence…"));
+    m_sentence->setClearButtonEnabled(true);
+
+    m_chips = new TokenChips;
+    m_chipScroll = new QScrollArea(central);
+    m_chipScroll->setWidget(m_chips);
+    m_chipScroll->setWidgetResizable(true);
+    m_chipScroll->setFrameShape(QFrame::NoFrame);
+    m_chipScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+    m_error = new QLabel(central);
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c12; border: 1px solid #e0a39c; padding: 6px; }"));
+    m_error->hide();
+    // Offered only while the text is longer than the model's context.
+    m_truncate = new QPushButton(central);
+    m_truncate->hide();
+    connect(m_truncate, &QPushButton::clicked, m_document, &Document::truncateToContext);
+    auto* errorRow = new QHBoxLayout;
+    errorRow->addWidget(m_error, 1);
+    errorRow->addWidget(m_truncate);
+
+    m_heatmap = new HeatmapView;
+    m_grid = new HeadGridView;
+    m_controls = new ControlPanel(m_document);
+    // Views sit in tabs; the sentence above and the controls beside them stay in place, so a setting
+    // changed in one tab is the setting every tab shows.
+    m_nextTokens = new NextTokenView;
+    auto* overview = new QSplitter(Qt::Vertical);
+    overview->addWidget(m_grid);
+    overview->addWidget(m_nextTokens);
+    overview->setStretchFactor(0, 3);
+    overview->setStretchFactor(1, 1);
+    auto* attention = new QSplitter(Qt::Horizontal);
+    attention->addWidget(m_heatmap);
+    attention->addWidget(overview);
+    attention->setStretchFactor(0, 3);
+    attention->setStretchFactor(1, 2);
+    attention->setSizes({600, 400});  // the focused head is the main view; the grid is its overview
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(attention, tr("&Attention"));
+    m_tabs->addTab(new ScalingLab(m_document), tr("&Scaling lab"));
+    m_tabs->addTab(new StepByStep(m_document), tr("S&tep by step"));
+    auto* split = new QSplitter(Qt::Horizontal, central);
+    split->addWidget(m_tabs);
+    split->addWidget(m_controls);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+
+    auto* column = new QVBoxLayout(central);
+    column->addWidget(m_sentence);
+    column->addWidget(m_chipScroll);
+    column->addLayout(errorRow);
+    column->addWidget(split, 1);
+    setCentralWidget(central);
+
+    m_status = new QLabel(this);
+    statusBar()->addWidget(m_status, 1);
+    buildMenus();
+
+    connect(m_sentence, &QLineEdit::textChanged, m_document, &Document::setText);
+    connect(m_document, &Document::textChanged, this, [this](const QString& text) {
+        if (m_sentence->text() != text) m_sentence->setText(text);
+    });
+    connect(m_chips, &TokenChips::rowsChanged, this, &MainWindow::fitChips);
+    connect(m_chips, &TokenChips::chipClicked, m_document, &Document::toggleBlockedKey);
+    connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
+    connect(m_document, &Document::focusChanged, m_grid, &HeadGridView::setFocusedHead);
+    connect(m_document, &Document::snapshotChanged, this, &MainWindow::showSnapshot);
+    connect(m_document, &Document::errorChanged, this, &MainWindow::showError);
+    connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
+    // The render time of an update ends when the heatmap has finished drawing it.
+    connect(m_heatmap, &QCustomPlot::afterReplot, this, [this] {
+        if (!m_renderPending) return;
+        m_renderPending = false;
+        m_renderMs = m_renderClock.nsecsElapsed() / 1e6;
+        updateStatus();
+    });
+
+    showSnapshot(m_document->snapshot());
+    showError(m_document->error());
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* model = menuBar()->addMenu(tr("&Model"));
+    model->addAction(tr("&Built-in default"), this, [this] { openModelWithDialog(QStringLiteral("builtin")); });
+    model->addAction(tr("&Random model…"), this, [this] {
+        RandomModelDialog dialog(this);
+        if (dialog.exec() == QDialog::Accepted) openModelWithDialog(dialog.spec());
+    });
+    model->addAction(tr("&Open Model Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"));
+        if (!dir.isEmpty()) openModelWithDialog(dir);
+    });
+    model->addSeparator();
+    model->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+Status MainWindow::openModel(const QString& spec)
+{
+    const QByteArray utf8 = spec.toUtf8();
+    // The loaders bound their allocations, but memory can still run out on a small machine: a dialog,
+    // not a crash, and the model already open stays.
+    std::optional<Result<ModelPtr>> loaded;
+    try {
+        loaded.emplace(loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size()))));
+    } catch (const std::bad_alloc&) {
+        return Status::failure("there is not enough memory to load '" + utf8.toStdString() + "'.");
+    }
+    Result<ModelPtr>& model = *loaded;
+    if (!model) return Status::failure(model.error());
+    m_document->setModel(*model);
+    return Status::success();
+}
+
+void MainWindow::openModelWithDialog(const QString& spec)
+{
+    auto sentence = [](const std::string& text) {
+        QString s = QString::fromStdString(text);
+        if (!s.isEmpty()) s[0] = s[0].toUpper();
+        return s;
+    };
+    const Status s = openModel(spec);
+    if (!s.ok()) {
+        QMessageBox::warning(this, tr("Cannot load the model"), sentence(s.error));
+        return;
+    }
+    // A model that loads but had something to say (e.g. non-finite weights) says it once, here.
+    const ModelPtr& model = m_document->model();
+    if (model && !model->warnings.empty()) {
+        QStringList lines;
+        for (const std::string& w : model->warnings) lines << sentence(w);
+        QMessageBox::warning(this, tr("The model loaded with warnings"), lines.join(QLatin1Char('\n')));
+    }
+}
+
+void MainWindow::showSnapshot(const SnapshotPtr& snapshot)
+{
+    m_renderClock.start();
+    m_renderPending = true;
+    m_chips->setSnapshot(snapshot);
+    m_heatmap->setSnapshot(snapshot);
+    m_grid->setSnapshot(snapshot);
+    m_nextTokens->setSnapshot(snapshot);
+    updateStatus();
+}
+
+void MainWindow::fitChips(int needed)
+{
+    // As tall as the chips need, up to about five rows; longer inputs scroll.
+    const int cap = 5 * (fontMetrics().height() + 10);
+    m_chipScroll->setFixedHeight(std::min(needed + 2, cap));
+}
+
+void MainWindow::showError(const QString& error)
+{
+    m_error->setText(error);
+    m_error->setVisible(!error.isEmpty());
+    const int over = error.isEmpty() ? 0 : m_document->tokensOverContext();
+    if (over > 0)
+        m_truncate->setText(tr("Keep the first %1 tokens").arg(m_document->model()->config.contextLength));
+    m_truncate->setVisible(over > 0);
+}
+
+void MainWindow::updateStatus()
+{
+    const SnapshotPtr& s = m_document->snapshot();
+    const ModelPtr& model = m_document->model();
+    const QString name = model ? QString::fromStdString(model->config.name) : tr("no model");
+    m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")
+                          .arg(s ? int(s->tokens.ids.size()) : 0)
+                          .arg(name)
+                          .arg(s ? s->computeMs : 0.0, 0, 'f', 2)
+                          .arg(m_renderMs, 0, 'f', 2));
+}
+
+void MainWindow::moveFocus(int dLayer, int dHead)
+{
+    const HeadSelection f = m_document->focus();
+    m_document->setFocus({f.layer + dLayer, f.head + dHead});  // the document clamps to the model
+}
+
+void MainWindow::keyPressEvent(QKeyEvent* event)
+{
+    // Keys the focused child did not use (the sentence box keeps Left/Right for its cursor).
+    switch (event->key()) {
+    case Qt::Key_Left: moveFocus(0, -1); break;
+    case Qt::Key_Right: moveFocus(0, 1); break;
+    case Qt::Key_Up: moveFocus(-1, 0); break;
+    case Qt::Key_Down: moveFocus(1, 0); break;
+    case Qt::Key_PageUp: moveFocus(-1, 0); break;
+    case Qt::Key_PageDown: moveFocus(1, 0); break;
+    default: QMainWindow::keyPressEvent(event); return;
+    }
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() && QFileInfo(urls.front().toLocalFile()).isDir())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty()) return;
+    event->acceptProposedAction();
+    openModelWithDialog(urls.front().toLocalFile());
+}
+
+} // namespace attnscope

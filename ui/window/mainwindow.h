@@ -1,0 +1,75 @@
+#pragma once
+// The AttnScope window: a sentence box, its tokens, the focused head, every head, and the knobs.
+// It owns the Document and wires the views to it; the views never talk to each other.
+#include <QElapsedTimer>
+#include <QMainWindow>
+
+#include "common/document.h"
+
+class QLabel;
+class QPushButton;
+class QLineEdit;
+class QScrollArea;
+class QTabWidget;
+
+namespace attnscope {
+
+class ControlPanel;
+class HeadGridView;
+class HeatmapView;
+class NextTokenView;
+class TokenChips;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+
+    Document* document() const { return m_document; }
+    QLineEdit* sentenceEdit() const { return m_sentence; }
+    TokenChips* tokenChips() const { return m_chips; }
+    HeatmapView* heatmap() const { return m_heatmap; }
+    HeadGridView* grid() const { return m_grid; }
+    ControlPanel* controls() const { return m_controls; }
+    QTabWidget* tabs() const { return m_tabs; }
+    NextTokenView* nextTokens() const { return m_nextTokens; }
+    QLabel* errorLabel() const { return m_error; }
+    QPushButton* truncateButton() const { return m_truncate; }
+    QLabel* statusLabel() const { return m_status; }
+    double lastRenderMs() const { return m_renderMs; }
+
+    // Loads a model spec or folder and makes it current; the error sentence when it cannot.
+    Status openModel(const QString& spec);
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    void openModelWithDialog(const QString& spec);  // shows a message box on failure
+    void showSnapshot(const SnapshotPtr& snapshot);
+    void showError(const QString& error);
+    void updateStatus();
+    void fitChips(int needed);
+    void moveFocus(int dLayer, int dHead);
+
+    Document* m_document;
+    QLineEdit* m_sentence;
+    TokenChips* m_chips;
+    QScrollArea* m_chipScroll;
+    QLabel* m_error;
+    QPushButton* m_truncate;
+    HeatmapView* m_heatmap;
+    HeadGridView* m_grid;
+    QTabWidget* m_tabs;
+    NextTokenView* m_nextTokens;
+    ControlPanel* m_controls;
+    QLabel* m_status;
+    QElapsedTimer m_renderClock;
+    bool m_renderPending = false;
+    double m_renderMs = 0.0;
+};
+
+} // namespace attnscope

@@ -1,0 +1,138 @@
+#include "window/tokenchips.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include "common/colormap.h"
+
+namespace attnscope {
+
+namespace {
+
+constexpr int kPadX = 6, kPadY = 3, kSpacing = 4;
+
+} // namespace
+
+TokenChips::TokenChips(QWidget* parent) : QWidget(parent)
+{
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
+    setMouseTracking(false);
+}
+
+void TokenChips::setSnapshot(const SnapshotPtr& snapshot)
+{
+    const std::size_t n = snapshot ? snapshot->tokens.tokens.size() : 0;
+    const QFontMetrics fm(font());
+    m_chips.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        Chip& c = m_chips[i];
+        const QString text = QString::fromStdString(snapshot->tokens.tokens[i]);
+        if (text != c.text) {
+            c.text = text;
+            c.width = fm.horizontalAdvance(text) + 2 * kPadX;
+        }
+        c.id = i < snapshot->tokens.ids.size() ? snapshot->tokens.ids[i] : -1;
+        c.blocked = snapshot->settings.isBlocked(int(i));
+    }
+    place();
+    update();
+}
+
+QString TokenChips::chipText(int i) const { return i >= 0 && i < chipCount() ? m_chips[std::size_t(i)].text : QString(); }
+int TokenChips::chipId(int i) const { return i >= 0 && i < chipCount() ? m_chips[std::size_t(i)].id : -1; }
+bool TokenChips::isBlocked(int i) const { return i >= 0 && i < chipCount() && m_chips[std::size_t(i)].blocked; }
+QRect TokenChips::chipRect(int i) const { return i >= 0 && i < chipCount() ? m_chips[std::size_t(i)].rect : QRect(); }
+
+int TokenChips::chipAt(const QPoint& pos) const
+{
+    for (int i = 0; i < chipCount(); ++i)
+        if (m_chips[std::size_t(i)].rect.contains(pos)) return i;
+    return -1;
+}
+
+int TokenChips::flow(int width, std::vector<QRect>* rects) const
+{
+    const int h = QFontMetrics(font()).height() + 2 * kPadY;
+    int x = 0, y = 0;
+    if (rects) rects->clear();
+    for (const Chip& c : m_chips) {
+        if (x > 0 && x + c.width > width) {
+            x = 0;
+            y += h + kSpacing;
+        }
+        if (rects) rects->emplace_back(x, y, c.width, h);
+        x += c.width + kSpacing;
+    }
+    return m_chips.empty() ? h : y + h;
+}
+
+void TokenChips::place()
+{
+    std::vector<QRect> rects;
+    const int needed = flow(width(), &rects);
+    for (std::size_t i = 0; i < m_chips.size(); ++i) m_chips[i].rect = rects[i];
+    if (needed != m_laidOutHeight) {
+        m_laidOutHeight = needed;
+        updateGeometry();
+        emit rowsChanged(needed);
+    }
+}
+
+int TokenChips::heightForWidth(int width) const { return flow(width, nullptr); }
+
+QSize TokenChips::sizeHint() const { return {400, heightForWidth(width() > 0 ? width() : 400)}; }
+
+void TokenChips::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    place();
+}
+
+bool TokenChips::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const int i = chipAt(help->pos());
+        if (i < 0) {
+            QToolTip::hideText();
+        } else {
+            const Chip& c = m_chips[std::size_t(i)];
+            QToolTip::showText(help->globalPos(),
+                               tr("position %1, id %2%3").arg(i).arg(c.id).arg(c.blocked ? tr(" (blocked; click to unblock)") : tr(" (click to block this key)")),
+                               this, c.rect);
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void TokenChips::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const QPalette pal = palette();
+    for (const Chip& c : m_chips) {
+        const QRectF r = QRectF(c.rect).adjusted(0.5, 0.5, -0.5, -0.5);
+        p.setPen(c.blocked ? QPen(Qt::gray, 1, Qt::DashLine) : QPen(pal.color(QPalette::Mid)));
+        p.setBrush(c.blocked ? ColorMap::maskedColor() : pal.color(QPalette::Base));
+        p.drawRoundedRect(r, 4, 4);
+        QFont f = font();
+        f.setStrikeOut(c.blocked);
+        p.setFont(f);
+        p.setPen(c.blocked ? QColor(0x61, 0x61, 0x61) : pal.color(QPalette::Text));
+        p.drawText(c.rect, Qt::AlignCenter, c.text);
+    }
+}
+
+void TokenChips::mousePressEvent(QMouseEvent* event)
+{
+    const int i = event->button() == Qt::LeftButton ? chipAt(event->pos()) : -1;
+    if (i >= 0) emit chipClicked(i);
+    else QWidget::mousePressEvent(event);
+}
+
+} // namespace attnscope

@@ -1,7 +1,7 @@
 #include "model/model.h"
 
 #include "model/forward.h"
-#include "io/gpt2loader.h"
+#include "io/modelfolder.h"
 #include "model/randommodel.h"
 
 namespace attnscope {
@@ -77,7 +77,7 @@ Result<ModelPtr> loadModel(std::string_view spec)
     }
     if (spec == "builtin") return loadModel(defaultModelSpec());
     // Anything else names a model folder in the Hugging Face layout.
-    return loadGpt2Folder(std::string(spec));
+    return loadModelFolder(std::string(spec));
 }
 
 } // namespace attnscope

@@ -1,0 +1,19 @@
+#pragma once
+// Opens a model folder in the Hugging Face layout, whatever its family: reads config.json's "model_type"
+// and hands the folder to that family's loader. One place decides which families AttnScope opens, so the
+// CLI, the window's menu and drag-and-drop all accept the same folders.
+#include <string>
+
+#include "model/model.h"
+#include "result.h"
+
+namespace attnscope {
+
+// The family a folder's config.json declares ("gpt2" when the key is absent, as in old GPT-2 configs),
+// or a sentence naming the problem (no folder, no config.json, config.json not a JSON object).
+Result<std::string> readModelType(const std::string& folder);
+
+// Fails with one sentence naming the file and the problem, including a family AttnScope does not open.
+Result<ModelPtr> loadModelFolder(const std::string& folder);
+
+} // namespace attnscope

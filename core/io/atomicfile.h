@@ -23,7 +23,9 @@
 //
 // A symbolic link at `path` is followed: the link stays and the file it points to is replaced. The new
 // file gets the old file's permission bits when it replaces one, otherwise the usual 0666 minus umask.
-// Errors are one sentence for a person naming the file; no exceptions, nothing printed.
+// Writes are not buffered (each write() is one system call): pass large pieces, or build a small file in
+// memory and use writeFileAtomically(). Errors are one sentence for a person naming the file; no
+// exceptions, nothing printed.
 #include <cstddef>
 #include <string>
 #include <string_view>

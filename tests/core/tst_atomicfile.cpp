@@ -15,9 +15,9 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "childprocess.h"
 #include "io/atomicfile.h"
 
 using namespace attnscope;
@@ -41,30 +41,6 @@ void writePlain(const QString& path, const std::string& bytes)
 QStringList entries(const QString& dir)
 {
     return QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
-}
-
-// Runs `body` in a child process and returns the sentence it reports ("" for success).
-template <class F>
-std::string inChild(F body)
-{
-    int fds[2];
-    if (::pipe(fds) != 0) return "pipe failed";
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(fds[0]);
-        const std::string message = body();
-        (void)!::write(fds[1], message.data(), message.size());
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    std::string message;
-    char buffer[512];
-    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, static_cast<std::size_t>(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "child died";
-    return message;
 }
 
 } // namespace
@@ -174,7 +150,7 @@ private slots:
         QCOMPARE(::chmod(dir.path().toUtf8().constData(), 0755), 0);  // "nobody" may pass through
         QCOMPARE(::chmod(path.toUtf8().constData(), 0644), 0);
         QCOMPARE(::chmod(folder.toUtf8().constData(), 0555), 0);
-        const std::string message = inChild([&] {
+        const std::string message = childtest::inChild([&] {
             if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) return std::string("cannot drop root");
             return writeFileAtomically(path.toStdString(), "a new model").error;
         });
@@ -190,7 +166,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("export.svg");
         writePlain(path, "<svg>old</svg>");
-        const std::string message = inChild([&] {
+        const std::string message = childtest::inChild([&] {
             // Past the limit write() fails with EFBIG instead of raising SIGXFSZ, as a full disk fails with ENOSPC.
             std::signal(SIGXFSZ, SIG_IGN);
             const rlimit cap{64 * 1024, 64 * 1024};

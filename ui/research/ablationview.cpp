@@ -81,7 +81,7 @@ ResearchJob AblationView::job(const SnapshotPtr& snapshot)
 {
     QString nothing = nothingToMeasure(*document(), *snapshot);
     if (nothing.isEmpty() && snapshot->settings.ablated.empty())
-        nothing = tr("No head is ablated: click heads in the grid to knock them out.");
+        nothing = tr("No head is ablated: click heads in the grid (or give --ablate L.H) to knock them out.");
     return [snapshot, nothing](const JobContext&) -> ResearchResultPtr {
         if (!nothing.isEmpty()) return errorResult(nothing);
         const Model& model = *snapshot->model;

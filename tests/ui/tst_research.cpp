@@ -51,6 +51,7 @@ private slots:
     void gridDrawsBadgesInTheirCell();
     void ablationIsADocumentSettingEveryViewFollows();
     void ablationViewNumbers();
+    void ablatedHeadsTheNewModelLacksAreDropped();
     void importanceGridIsTheCores_data();
     void importanceGridIsTheCores();
     void rolloutMatrixAndBars();
@@ -178,6 +179,22 @@ void TestResearch::ablationViewNumbers()
     doc.clearAblation();
     view.waitForResult();
     QVERIFY(view.statusLabel()->text().contains(QStringLiteral("No head is ablated")));
+}
+
+void TestResearch::ablatedHeadsTheNewModelLacksAreDropped()
+{
+    Document doc;
+    doc.setText(kText);
+    doc.toggleAblatedHead({0, 1});
+    doc.toggleAblatedHead({1, 3});
+    QSignalSpy settings(&doc, &Document::settingsChanged);
+    doc.setModel(*loadModel("random:layers=1,heads=2,d_model=32"));
+    QCOMPARE(settings.count(), 1);
+    QCOMPARE(doc.settings().ablated, (std::vector<AblatedHead>{{0, 1}}));
+    doc.waitForIdle();
+    QVERIFY2(doc.error().isEmpty(), qPrintable(doc.error()));
+    doc.toggleAblatedHead({0, 5});  // not in the model: ignored
+    QCOMPARE(settings.count(), 1);
 }
 
 void TestResearch::importanceGridIsTheCores_data()

@@ -1,6 +1,6 @@
 #include "research/researchview.h"
 
-#include <QCoreApplication>
+#include <QApplication>
 #include <QFutureWatcher>
 #include <QLabel>
 #include <QPointer>
@@ -17,6 +17,12 @@ ResearchView::ResearchView(Document* document, QWidget* parent) : QWidget(parent
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     // The first computation waits for the view's first showing (or runs now when it is not in a window).
     QMetaObject::invokeMethod(gate, &RefreshGate::request, Qt::QueuedConnection);
+}
+
+ResearchView::~ResearchView()
+{
+    // A job still running on the pool stops at its next check instead of holding up the program's exit.
+    if (m_cancel) m_cancel->store(true);
 }
 
 QLabel* ResearchView::makeStatusLabel()
@@ -44,7 +50,7 @@ void ResearchView::refresh()
     // Progress is posted to the GUI thread; the label may be gone by then, hence the guard.
     QPointer<QLabel> status = m_status;
     JobContext context{m_cancel, [status](int done, int total) {
-                           QMetaObject::invokeMethod(status, [status, done, total] {
+                           QMetaObject::invokeMethod(qApp, [status, done, total] {
                                if (status) status->setText(tr("Computing… %1 of %2").arg(done).arg(total));
                            }, Qt::QueuedConnection);
                        }};

@@ -35,6 +35,7 @@ using ResearchJob = std::function<ResearchResultPtr(const JobContext&)>;
 class ResearchView : public QWidget {
     Q_OBJECT
 public:
+    ~ResearchView() override;
     Document* document() const { return m_document; }
     const ResearchResultPtr& result() const { return m_result; }
     SnapshotPtr shownSnapshot() const { return m_shownSnapshot; }

@@ -1,0 +1,15 @@
+#pragma once
+// Checks shared by the hand-written JSON formats (scenes, lessons): a field the format does not know is
+// refused by name, so a typing mistake ("setings") is found at once instead of silently ignored.
+#include <initializer_list>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace attnscope {
+
+// Empty when every key of `object` is in `known`; otherwise the middle of a sentence,
+// "has an unknown field \"x\" (the fields are a, b, c)", for the caller to put a subject before.
+std::string unknownFieldError(const nlohmann::json& object, std::initializer_list<const char*> known);
+
+} // namespace attnscope

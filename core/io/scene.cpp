@@ -1,0 +1,268 @@
+#include "io/scene.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "io/atomicfile.h"
+#include "io/jsonfields.h"
+#include "text/filetext.h"
+
+namespace attnscope {
+
+namespace {
+
+using json = nlohmann::json;
+constexpr const char* kFormat = "attnscope-scene";
+
+// Reading one object: every failure names the field and where it is, and unknown keys are refused.
+class Reader {
+public:
+    Reader(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {}
+
+    bool checkKeys(std::initializer_list<const char*> known)
+    {
+        const std::string unknown = unknownFieldError(m_object, known);
+        return unknown.empty() || fail(unknown);
+    }
+
+    const json* find(const char* key) const
+    {
+        const auto it = m_object.find(key);
+        return it == m_object.end() ? nullptr : &*it;
+    }
+
+    bool string(const char* key, std::optional<std::string>& out, std::size_t maxBytes = 1u << 20)
+    {
+        const json* v = find(key);
+        if (!v) return true;
+        if (!v->is_string()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not text");
+        const std::string& s = v->get_ref<const std::string&>();
+        if (s.size() > maxBytes) return fail("has a \"" + std::string(key) + "\" longer than " + std::to_string(maxBytes) + " bytes");
+        out = s;
+        return true;
+    }
+
+    bool integer(const json& v, const std::string& what, int lo, int hi, int& out)
+    {
+        if (!v.is_number_integer() && !v.is_number_unsigned())
+            return fail("gives " + what + " as " + quoteJsonValue(v) + ", which is not a whole number");
+        const long long n = v.is_number_unsigned() ? static_cast<long long>(std::min<unsigned long long>(v.get<unsigned long long>(), 1ull << 40))
+                                                   : v.get<long long>();
+        if (n < lo || n > hi)
+            return fail("gives " + what + " as " + std::to_string(n) + "; it must be between " + std::to_string(lo) + " and " +
+                        std::to_string(hi));
+        out = static_cast<int>(n);
+        return true;
+    }
+
+    // A named choice parsed by the settings' own parser, whose sentence is kept.
+    template <class T, class Parse>
+    bool choice(const char* key, Parse parse, T& out)
+    {
+        const json* v = find(key);
+        if (!v) return true;
+        if (!v->is_string()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not a name");
+        Result<T> r = parse(v->get_ref<const std::string&>());
+        if (!r) return fail("says: " + r.error());
+        out = *r;
+        return true;
+    }
+
+    bool temperature(const char* key, double& out)
+    {
+        const json* v = find(key);
+        if (!v) return true;
+        if (!v->is_number()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not a number");
+        const double t = v->get<double>();
+        if (!std::isfinite(t) || t < kMinTemperature || t > kMaxTemperature)
+            return fail("gives a temperature of " + quoteJsonValue(*v) + "; it must be between 1e-6 and 1e6");
+        out = t;
+        return true;
+    }
+
+    bool fail(const std::string& sentence)
+    {
+        if (m_error.empty()) m_error = m_where + " " + sentence + ".";
+        return false;
+    }
+    const std::string& error() const { return m_error; }
+    const std::string& where() const { return m_where; }
+
+private:
+    const json& m_object;
+    std::string m_where;
+    std::string m_error;
+};
+
+// Token positions and head numbers are bounded so a hostile file cannot ask for huge vectors.
+constexpr int kMaxPosition = 1 << 20;
+constexpr int kMaxIndex = 1 << 16;
+
+// "" is no head at all (how a scene writes an empty list); anything else as --ablate reads it.
+Result<std::vector<AblatedHead>> parseAblatedList(std::string_view text)
+{
+    if (text.empty()) return Result<std::vector<AblatedHead>>::ok({});
+    return parseAblatedHeads(text);
+}
+
+Result<AttentionSettings> readSettings(const json& v, const std::string& where)
+{
+    using R = Result<AttentionSettings>;
+    if (!v.is_object()) return R::fail(where + " gives \"settings\" as " + quoteJsonValue(v) + ", which is not an object.");
+    Reader r(v, "the \"settings\" of " + where);
+    AttentionSettings s;
+    const bool ok = r.checkKeys({"mask", "scaling", "temperature", "positional", "blocked_keys", "ablate", "ablate_mode"}) &&
+                    r.choice("mask", parseMask, s.mask) && r.choice("scaling", parseScaling, s.scaling) &&
+                    r.temperature("temperature", s.temperature) && r.choice("positional", parsePositional, s.positional) &&
+                    r.choice("ablate", parseAblatedList, s.ablated) && r.choice("ablate_mode", parseAblationMode, s.ablationMode);
+    if (!ok) return R::fail(r.error());
+    if (const json* keys = r.find("blocked_keys")) {
+        if (!keys->is_array()) return R::fail(r.where() + " gives \"blocked_keys\" as " + quoteJsonValue(*keys) + ", which is not a list.");
+        if (keys->size() > std::size_t(kMaxPosition)) return R::fail(r.where() + " blocks more keys than any text has.");
+        for (const json& k : *keys) {
+            int key = 0;
+            if (!r.integer(k, "a blocked key", 0, kMaxPosition, key)) return R::fail(r.error());
+            s.blockedKeys.push_back(key);
+        }
+        std::sort(s.blockedKeys.begin(), s.blockedKeys.end());
+        s.blockedKeys.erase(std::unique(s.blockedKeys.begin(), s.blockedKeys.end()), s.blockedKeys.end());
+    }
+    return R::ok(std::move(s));
+}
+
+Result<SceneFocus> readFocus(const json& v, const std::string& where)
+{
+    using R = Result<SceneFocus>;
+    if (!v.is_object()) return R::fail(where + " gives \"focus\" as " + quoteJsonValue(v) + ", which is not an object.");
+    Reader r(v, "the \"focus\" of " + where);
+    SceneFocus f;
+    if (!r.checkKeys({"layer", "head"})) return R::fail(r.error());
+    if (const json* l = r.find("layer"); l && !r.integer(*l, "\"layer\"", 0, kMaxIndex, f.layer)) return R::fail(r.error());
+    if (const json* h = r.find("head"); h && !r.integer(*h, "\"head\"", 0, kMaxIndex, f.head)) return R::fail(r.error());
+    return R::ok(f);
+}
+
+Result<CompareBSettings> readCompareB(const json& v, const std::string& where)
+{
+    using R = Result<CompareBSettings>;
+    if (!v.is_object()) return R::fail(where + " gives \"compare_b\" as " + quoteJsonValue(v) + ", which is not an object.");
+    Reader r(v, "the \"compare_b\" of " + where);
+    CompareBSettings b;
+    std::optional<std::string> text;
+    const bool ok = r.checkKeys({"mask", "scaling", "temperature", "text"}) && r.choice("mask", parseMask, b.mask) &&
+                    r.choice("scaling", parseScaling, b.scaling) && r.temperature("temperature", b.temperature) &&
+                    r.string("text", text, Scene::kMaxFileBytes);
+    if (!ok) return R::fail(r.error());
+    b.text = text.value_or(std::string());
+    return R::ok(std::move(b));
+}
+
+nlohmann::ordered_json settingsJson(const AttentionSettings& s)
+{
+    nlohmann::ordered_json j = {{"mask", std::string(toString(s.mask))},
+                                {"scaling", std::string(toString(s.scaling))},
+                                {"temperature", s.temperature},
+                                {"positional", std::string(toString(s.positional))},
+                                {"blocked_keys", s.blockedKeys}};
+    // The same spelling as --ablate, so a scene's heads can be pasted into a command.
+    j["ablate"] = formatAblatedHeads(s.ablated);
+    j["ablate_mode"] = std::string(toString(s.ablationMode));
+    return j;
+}
+
+} // namespace
+
+Result<Scene> sceneFromJson(const json& object, const std::string& where, bool requireHeader)
+{
+    using R = Result<Scene>;
+    if (!object.is_object()) return R::fail(where + " is not a JSON object.");
+    Reader r(object, where);
+    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b"})) return R::fail(r.error());
+    if (requireHeader) {
+        const json* format = r.find("format");
+        if (!format || !format->is_string() || format->get_ref<const std::string&>() != kFormat)
+            return R::fail(where + " is not an AttnScope scene (it lacks \"format\": \"attnscope-scene\").");
+        const json* version = r.find("version");
+        int v = 0;
+        if (!version) return R::fail(where + " has no \"version\".");
+        if (!r.integer(*version, "\"version\"", 1, 1 << 20, v)) return R::fail(r.error());
+        if (v > Scene::kVersion)
+            return R::fail(where + " is a version " + std::to_string(v) + " scene, written by a newer AttnScope; this one reads version " +
+                           std::to_string(Scene::kVersion) + ".");
+    } else if (r.find("format") || r.find("version")) {
+        return R::fail(where + " is a lesson step's state, which has no \"format\" or \"version\".");
+    }
+
+    Scene scene;
+    if (!r.string("model", scene.model, 1u << 16) || !r.string("text", scene.text, Scene::kMaxFileBytes) ||
+        !r.string("tab", scene.tab, 256) || !r.string("view", scene.view, 256))
+        return R::fail(r.error());
+    if (scene.model && scene.model->empty()) return R::fail(where + " names an empty model.");
+    if (const json* s = r.find("settings")) {
+        Result<AttentionSettings> settings = readSettings(*s, where);
+        if (!settings) return R::fail(settings.error());
+        scene.settings = std::move(*settings);
+    }
+    if (const json* f = r.find("focus")) {
+        Result<SceneFocus> focus = readFocus(*f, where);
+        if (!focus) return R::fail(focus.error());
+        scene.focus = *focus;
+    }
+    if (const json* b = r.find("compare_b")) {
+        Result<CompareBSettings> compare = readCompareB(*b, where);
+        if (!compare) return R::fail(compare.error());
+        scene.compareB = std::move(*compare);
+    }
+    return R::ok(std::move(scene));
+}
+
+nlohmann::ordered_json sceneToJson(const Scene& scene)
+{
+    nlohmann::ordered_json j = {{"format", kFormat}, {"version", Scene::kVersion}};
+    if (scene.model) j["model"] = *scene.model;
+    if (scene.text) j["text"] = *scene.text;
+    if (scene.settings) j["settings"] = settingsJson(*scene.settings);
+    if (scene.focus) j["focus"] = {{"layer", scene.focus->layer}, {"head", scene.focus->head}};
+    if (scene.tab) j["tab"] = *scene.tab;
+    if (scene.view) j["view"] = *scene.view;
+    if (scene.compareB) {
+        const CompareBSettings& b = *scene.compareB;
+        j["compare_b"] = {{"mask", std::string(toString(b.mask))},
+                          {"scaling", std::string(toString(b.scaling))},
+                          {"temperature", b.temperature},
+                          {"text", b.text}};
+    }
+    return j;
+}
+
+Result<Scene> parseScene(std::string_view text, const std::string& where)
+{
+    // nlohmann's parser is iterative, so deep nesting in a hostile file cannot overflow the stack here.
+    const json j = json::parse(text.begin(), text.end(), nullptr, false);
+    if (j.is_discarded()) return Result<Scene>::fail(where + " is not valid JSON, so it is not a scene.");
+    return sceneFromJson(j, where, true);
+}
+
+std::string formatScene(const Scene& scene)
+{
+    // Temperatures print with enough digits to read back exactly (nlohmann writes the shortest round trip).
+    return sceneToJson(scene).dump(2) + "\n";
+}
+
+Result<Scene> readSceneFile(const std::string& path)
+{
+    Result<std::string> text = readSmallFile(path, Scene::kMaxFileBytes);
+    if (!text) return Result<Scene>::fail(text.error());
+    return parseScene(*text, "'" + path + "'");
+}
+
+Status writeSceneFile(const std::string& path, const Scene& scene)
+{
+    return writeFileAtomically(path, formatScene(scene));
+}
+
+} // namespace attnscope

@@ -1,0 +1,79 @@
+#pragma once
+// A scene: everything needed to put the window back as it was, as a small JSON file (FILE.attnscope).
+// The same object, with any field left out, is the state a lesson step sets (see io/lesson.h): a field
+// that is absent is left as the window has it.
+//
+//     {
+//       "format": "attnscope-scene", "version": 1,
+//       "model": "builtin",                       // a model spec: builtin, random:..., or a folder path
+//       "text": "The dog chased the cat",
+//       "settings": {"mask": "causal", "scaling": "sqrt-dk", "temperature": 1.0, "positional": "default",
+//                    "blocked_keys": [2], "ablate": "0.1,1.3", "ablate_mode": "zero"},
+//       "focus": {"layer": 0, "head": 1},
+//       "tab": "scaling-lab", "view": "compare",   // names, not indices: a tab added later keeps old files valid
+//       "compare_b": {"mask": "none", "scaling": "sqrt-dk", "temperature": 1.0, "text": ""}
+//     }
+//
+// Inside "settings" and "compare_b" a key that is left out takes its default (the values above, with no
+// blocked keys, no ablated heads and B's scaling "none"), so a scene always sets the whole of them. Unknown
+// keys are refused with their name, so a typing mistake in a hand-written lesson is found at once.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "model/attentionsettings.h"
+#include "result.h"
+
+namespace attnscope {
+
+// Compare A/B's B side: its own mask, scaling and temperature, and optionally its own sentence.
+struct CompareBSettings {
+    MaskKind mask = MaskKind::Causal;
+    Scaling scaling = Scaling::None;
+    double temperature = 1.0;
+    std::string text;  // empty: A's sentence
+    bool operator==(const CompareBSettings&) const = default;
+};
+
+struct SceneFocus {
+    int layer = 0;
+    int head = 0;
+    bool operator==(const SceneFocus&) const = default;
+};
+
+struct Scene {
+    static constexpr int kVersion = 1;
+    static constexpr std::size_t kMaxFileBytes = 8u << 20;  // a scene is small; the text dominates
+
+    std::optional<std::string> model;
+    std::optional<std::string> text;
+    std::optional<AttentionSettings> settings;
+    std::optional<SceneFocus> focus;
+    std::optional<std::string> tab;   // a tab's name: attention, scaling-lab, step-by-step, research, ...
+    std::optional<std::string> view;  // a view's name inside the tab, as `attnscope-cli render --view` names it
+    std::optional<CompareBSettings> compareB;
+
+    bool operator==(const Scene&) const = default;
+};
+
+// Reads the members of a scene object. `where` names the object in error sentences ("'x.attnscope'",
+// "step 2 of 'causal.json'"). With `requireHeader` the object must say "format": "attnscope-scene" and a
+// version this build reads; lesson steps have no header.
+Result<Scene> sceneFromJson(const nlohmann::json& object, const std::string& where, bool requireHeader);
+// The scene as JSON with the header, every present field in the order above.
+nlohmann::ordered_json sceneToJson(const Scene& scene);
+
+// Parses a whole scene file's text.
+Result<Scene> parseScene(std::string_view text, const std::string& where);
+// The file's text: pretty-printed JSON ending in a newline.
+std::string formatScene(const Scene& scene);
+
+// Reads FILE.attnscope; a file that is missing, too large, not JSON or not a scene gives one sentence
+// naming it. Reading never changes the file.
+Result<Scene> readSceneFile(const std::string& path);
+// Writes atomically (a temporary file renamed over the old one), so a failed save leaves the old file whole.
+Status writeSceneFile(const std::string& path, const Scene& scene);
+
+} // namespace attnscope

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "common/colormap.h"
+#include "common/vectorpaint.h"
 
 namespace attnscope {
 
@@ -26,10 +27,13 @@ HeadGridView::HeadGridView(QWidget* parent) : QWidget(parent)
     setMinimumSize(160, 120);
     setFocusPolicy(Qt::ClickFocus);
     setToolTip(tr("All heads: click one to focus it"));
+    // The cells are coloured once per snapshot; a new colour map recolours the last one.
+    connect(ColorMapNotifier::instance(), &ColorMapNotifier::changed, this, [this] { setSnapshot(m_snapshot); });
 }
 
 void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
 {
+    m_snapshot = snapshot;
     const ForwardTrace* t = snapshot ? &snapshot->trace : nullptr;
     const bool valid = t && t->tokens > 0 && !t->attention.empty();
     m_layers = valid ? t->layers : (snapshot && snapshot->model ? snapshot->model->config.layers : 0);
@@ -141,7 +145,7 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
     if (m_layers == 0 || m_heads == 0) return;
     // Nearest-neighbour scaling keeps every pair a sharp block.
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    const bool vector = !p.paintEngine() || p.paintEngine()->type() != QPaintEngine::Raster;
+    const bool vector = isVectorPainter(p);
     for (int h = 0; h < m_heads; ++h) {
         const QRect r = cellRectIn(size, {0, h});
         p.drawText(QRect(r.left(), 0, r.width(), kTop), Qt::AlignCenter, QStringLiteral("H%1").arg(h));
@@ -153,10 +157,12 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
             const QRect cell = cellRectIn(size, {l, h});
             const QImage& img = m_images[std::size_t(l * m_heads + h)];
             if (!img.isNull()) {
-                // Vector devices (PDF, SVG) embed the image and let the viewer scale it, which blurs a
-                // 9x9 map (and PDF may even store it as JPEG); hand them the blocks already enlarged.
-                if (vector) p.drawImage(cell, img.scaled(cell.size(), Qt::IgnoreAspectRatio, Qt::FastTransformation));
-                else p.drawImage(cell, img);
+                // Vector devices (PDF, SVG) get one rectangle per pair while the whole grid stays within
+                // kMaxVectorCells; past that, the blocks already enlarged (a viewer would blur a 9x9 image,
+                // and PDF may even store it as JPEG).
+                if (!vector) p.drawImage(cell, img);
+                else if (!drawImageAsRects(p, cell, img, kMaxVectorCells / std::max(1, m_layers * m_heads)))
+                    p.drawImage(cell, img.scaled(cell.size(), Qt::IgnoreAspectRatio, Qt::FastTransformation));
                 continue;
             }
             // No weights (empty or failed input): an outline, so it is not read as "all masked".

@@ -51,6 +51,7 @@ protected:
 private:
     QRect cellRectIn(const QSize& size, HeadSelection head) const;
 
+    SnapshotPtr m_snapshot;        // the last one shown, recoloured when the colour map changes
     std::vector<QImage> m_images;  // (L*H) index layer*H + head
     std::vector<QStringList> m_badges;  // (L*H) or empty
     std::vector<QString> m_tips;        // (L*H) or empty

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include "common/cellmap.h"
+#include "common/colorbar.h"
 #include "common/colormap.h"
+#include "common/settingstext.h"
 
 namespace attnscope {
 
@@ -25,7 +28,7 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     setMouseTracking(true);  // the tooltip follows the pointer without a button held
 
     // 1. The map: integer cell centres, no interpolation so each pair stays one exact cell.
-    m_map = new QCPColorMap(xAxis, yAxis);
+    m_map = new CellMap(xAxis, yAxis);
     m_map->setInterpolate(false);
     m_map->setTightBoundary(false);
     m_map->setGradient(ColorMap::gradient());
@@ -51,6 +54,7 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     auto* side = new QCPLayoutGrid;
     plotLayout()->addElement(0, 1, side);
     m_scale = new QCPColorScale(this);
+    ColorBar::install(m_scale);  // a vector bar in SVG and PDF
     m_scale->setType(QCPAxis::atRight);
     m_scale->setGradient(ColorMap::gradient());
     m_scale->setDataRange(QCPRange(0.0, 1.0));
@@ -73,6 +77,11 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     m_scale->setMarginGroup(QCP::msTop, group);
 
+    // 4. A title above the map: the head and the settings, so a picture of it says what it shows.
+    plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(this, QString(), QFont(font().family(), 10, QFont::Bold));
+    plotLayout()->addElement(0, 0, m_title);
+
     m_placeholder = new QCPItemText(this);
     m_placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_placeholder->position->setCoords(0.5, 0.5);
@@ -89,6 +98,13 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     m_head = snapshot ? snapshot->focus : HeadSelection{};
     m_map->setVisible(valid);
     m_placeholder->setVisible(!valid);
+    QString title;
+    if (snapshot && snapshot->model) {
+        title = tr("Layer %1 · head %2 · %3").arg(m_head.layer).arg(m_head.head).arg(settingsSummary(snapshot->settings));
+        if (snapshot->model->config.causal && snapshot->settings.mask == MaskKind::None)
+            title += tr(" · counterfactual: trained with the causal mask");
+    }
+    m_title->setText(title);
     QCPColorMapData* data = m_map->data();
     if (!valid) {
         const bool typed = snapshot && !snapshot->tokens.ids.empty();
@@ -153,6 +169,8 @@ QString HeatmapView::cellToolTip(int q, int k) const
     }
     return text;
 }
+
+QString HeatmapView::title() const { return m_title->text(); }
 
 QPoint HeatmapView::cellAt(const QPoint& pos) const
 {

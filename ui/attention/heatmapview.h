@@ -24,6 +24,9 @@ public:
     bool isMaskedCell(int q, int k) const;  // drawn in the masked grey
     int labelStep() const { return m_labelStep; }  // every labelStep-th token is labelled
     QString cellToolTip(int q, int k) const;
+    // The line above the map: which head, under which settings, and "counterfactual" when a model trained
+    // with the causal mask is shown without it.
+    QString title() const;
     // The (query, key) cell under a widget position, or (-1, -1).
     QPoint cellAt(const QPoint& pos) const;
 
@@ -37,6 +40,7 @@ private:
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
     QCPItemText* m_placeholder = nullptr;  // shown instead of an empty map
+    QCPTextElement* m_title = nullptr;
     QSharedPointer<QCPAxisTickerText> m_keyTicker, m_queryTicker;
     SnapshotPtr m_snapshot;
     HeadSelection m_head;

@@ -7,17 +7,17 @@
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <QWidget>
+#include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 
+#include "common/vectorpaint.h"
 #include "io/atomicfile.h"
 
 namespace attnscope {
 
 namespace {
-
-// Text keeps the same size relative to the cells in PNG, SVG and PDF as in the window: everything is
-// laid out at the screen's logical 96 dpi.
-constexpr int kDpi = 96;
 
 bool fail(QString* error, const QString& message)
 {
@@ -25,17 +25,30 @@ bool fail(QString* error, const QString& message)
     return false;
 }
 
-// Draws into `bytes` in memory; nothing touches the disk here.
-bool encode(const QString& format, QSize size, const QString& title, const PaintFunction& paint, QByteArray& bytes,
-            QString* error)
+} // namespace
+
+bool encodeImage(const QString& format, QSize size, int dpi, const QString& title, const PaintFunction& paint, QByteArray& bytes,
+                 QString* error)
 {
+    dpi = std::clamp(dpi, kMinExportDpi, kMaxExportDpi);
+    const double scale = double(dpi) / kScreenDpi;
+    bytes.clear();
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     if (format == QLatin1String("png")) {
-        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        // The same layout, drawn with more pixels per logical pixel: text and lines stay where they were.
+        const QSize pixels(std::max(1, int(std::lround(size.width() * scale))), std::max(1, int(std::lround(size.height() * scale))));
+        if (qint64(pixels.width()) * pixels.height() > qint64(1) << 28)
+            return fail(error, QStringLiteral("a %1 × %2 pixel PNG is too large; lower the size or the dpi.").arg(pixels.width()).arg(pixels.height()));
+        QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
+        if (image.isNull()) return fail(error, QStringLiteral("there is not enough memory for a %1 × %2 pixel PNG.").arg(pixels.width()).arg(pixels.height()));
         image.fill(Qt::white);
+        const int dotsPerMeter = int(std::lround(dpi / 0.0254));
+        image.setDotsPerMeterX(dotsPerMeter);
+        image.setDotsPerMeterY(dotsPerMeter);
         {
             QCPPainter painter(&image);
+            painter.scale(double(pixels.width()) / size.width(), double(pixels.height()) / size.height());
             paint(painter, false);
         }
         if (!image.save(&buffer, "PNG")) return fail(error, QStringLiteral("the PNG encoder failed."));
@@ -47,30 +60,32 @@ bool encode(const QString& format, QSize size, const QString& title, const Paint
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(title);
-        svg.setResolution(kDpi);  // the width and height are written in mm; at 96 dpi they are `size` pixels
+        svg.setResolution(kScreenDpi);  // the width and height are written in mm; at 96 dpi they are `size` pixels
         QCPPainter painter;
         if (!painter.begin(&svg)) return fail(error, QStringLiteral("the SVG generator could not start."));
+        painter.setMode(QCPPainter::pmVectorized);
         paint(painter, true);
         painter.end();
-    } else {
+    } else if (format == QLatin1String("pdf")) {
         QPdfWriter pdf(&buffer);
         pdf.setCreator(QStringLiteral("AttnScope"));
         pdf.setTitle(title);
-        pdf.setResolution(kDpi);
-        pdf.setPageSize(QPageSize(QSizeF(size) * (72.0 / kDpi), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setResolution(std::max(dpi, kScreenDpi));  // the resolution of anything that is still a bitmap
+        pdf.setPageSize(QPageSize(QSizeF(size) * (72.0 / kScreenDpi), QPageSize::Point, QString(), QPageSize::ExactMatch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         QCPPainter painter;
         if (!painter.begin(&pdf)) return fail(error, QStringLiteral("the PDF writer could not start."));
+        painter.setMode(QCPPainter::pmVectorized);
         // The page holds about `size` device pixels; scale away the rounding so the drawing fills it exactly.
         painter.scale(double(pdf.width()) / size.width(), double(pdf.height()) / size.height());
         paint(painter, true);
         painter.end();
+    } else {
+        return fail(error, QStringLiteral("'%1' is not an image format AttnScope writes (png, svg, pdf).").arg(format));
     }
     if (bytes.isEmpty()) return fail(error, QStringLiteral("the %1 output came out empty.").arg(format.toUpper()));
     return true;
 }
-
-} // namespace
 
 QString exportFormat(const QString& path)
 {
@@ -79,16 +94,46 @@ QString exportFormat(const QString& path)
     return known ? suffix : QString();
 }
 
-bool exportImage(const QString& path, QSize size, const QString& title, const PaintFunction& paint, QString* error)
+bool exportImage(const QString& path, QSize size, const QString& title, const PaintFunction& paint, QString* error, int dpi)
 {
     const QString format = exportFormat(path);
     Q_ASSERT_X(!format.isEmpty(), "exportImage", "callers check the extension and report it to the user");
     QByteArray bytes;
-    if (!encode(format, size, title, paint, bytes, error)) return false;
+    if (!encodeImage(format, size, dpi, title, paint, bytes, error)) return false;
     const Status written = writeFileAtomically(QFile::encodeName(path).toStdString(),
                                                std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
     if (!written.ok()) return fail(error, QString::fromStdString(written.error));
     return true;
+}
+
+void paintWidgetTree(QWidget* widget, QCPPainter& painter, const QPoint& offset)
+{
+    if (auto* plot = qobject_cast<QCustomPlot*>(widget)) {
+        // Replot first: some views finish their layout (tick labels, annotations) in a queued replot.
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        painter.save();
+        painter.translate(offset);
+        if (isVectorPainter(painter)) painter.setMode(QCPPainter::pmVectorized);
+        plot->toPainter(&painter, plot->width(), plot->height());
+        painter.restore();
+        return;
+    }
+    widget->render(&painter, offset, QRegion(), QWidget::DrawWindowBackground);
+    for (QObject* child : widget->children()) {
+        auto* w = qobject_cast<QWidget*>(child);
+        if (w && w->isVisible() && !w->isWindow()) paintWidgetTree(w, painter, offset + w->pos());
+    }
+}
+
+QImage widgetImage(QWidget* widget, int dpi)
+{
+    QByteArray bytes;
+    const auto paint = [widget](QCPPainter& painter, bool) {
+        painter.setRenderHint(QPainter::Antialiasing);
+        paintWidgetTree(widget, painter);
+    };
+    if (!encodeImage(QStringLiteral("png"), widget->size(), dpi, QString(), paint, bytes, nullptr)) return {};
+    return QImage::fromData(bytes, "PNG");
 }
 
 } // namespace attnscope

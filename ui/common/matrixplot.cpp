@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "common/cellmap.h"
+#include "common/colorbar.h"
 #include "common/colormap.h"
 
 namespace attnscope {
@@ -38,7 +40,7 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent)
     m_title = new QCPTextElement(this, QString(), QFont(font().family(), 9, QFont::Bold));
     plotLayout()->insertRow(0);
     plotLayout()->addElement(0, 0, m_title);
-    m_map = new QCPColorMap(xAxis, yAxis);
+    m_map = new CellMap(xAxis, yAxis);
     m_map->setInterpolate(false);
     m_map->setTightBoundary(false);  // cells centred on integer coordinates, whole at the edges
     yAxis->setRangeReversed(true);  // row 0 at the top, as a matrix is written
@@ -50,6 +52,7 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent)
     xAxis->setTickLabelFont(small);
     yAxis->setTickLabelFont(small);
     m_scale = new QCPColorScale(this);
+    ColorBar::install(m_scale);  // a vector bar in SVG and PDF
     m_scale->setBarWidth(6);
     plotLayout()->addElement(1, 1, m_scale);
     m_map->setColorScale(m_scale);

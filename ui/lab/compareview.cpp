@@ -14,6 +14,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "common/cellmap.h"
+#include "common/colorbar.h"
 #include "common/colormap.h"
 #include "lab/labdata.h"
 #include "common/refreshgate.h"
@@ -56,9 +58,10 @@ struct CompareView::Pane {
         note->setTextColor(QColor(178, 24, 43));
         plot->plotLayout()->addElement(0, 0, title);
         plot->plotLayout()->addElement(1, 0, note);
-        map = new QCPColorMap(plot->xAxis, plot->yAxis);
+        map = new CellMap(plot->xAxis, plot->yAxis);
         map->setInterpolate(false);
         scale = new QCPColorScale(plot);
+        ColorBar::install(scale);  // a vector bar in SVG and PDF
         scale->setType(QCPAxis::atBottom);
         scale->axis()->setLabel(scaleLabel);
         plot->plotLayout()->addElement(3, 0, scale);

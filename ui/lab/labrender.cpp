@@ -30,24 +30,6 @@ std::unique_ptr<QWidget> makeView(const QString& view, Document* doc)
     return nullptr;
 }
 
-// Paints a widget tree with one painter: ordinary widgets through QWidget::render (without their children),
-// plots through QCustomPlot::toPainter so they stay vectors in SVG and PDF, then the children on top.
-void paintTree(QWidget* widget, QCPPainter& painter, const QPoint& offset)
-{
-    if (auto* plot = qobject_cast<QCustomPlot*>(widget)) {
-        painter.save();
-        painter.translate(offset);
-        plot->toPainter(&painter, plot->width(), plot->height());
-        painter.restore();
-        return;
-    }
-    widget->render(&painter, offset, QRegion(), QWidget::DrawWindowBackground);
-    for (QObject* child : widget->children()) {
-        auto* w = qobject_cast<QWidget*>(child);
-        if (w && w->isVisible() && !w->isWindow()) paintTree(w, painter, offset + w->pos());
-    }
-}
-
 } // namespace
 
 QStringList labViewNames()
@@ -56,7 +38,8 @@ QStringList labViewNames()
             QStringLiteral("histogram"), QStringLiteral("dashboard"), QStringLiteral("compare")};
 }
 
-bool renderLabView(const QString& view, Document& doc, const QString& path, QSize size, QString* error)
+bool renderLabView(const QString& view, Document& doc, const QString& path, QSize size, QString* error, int dpi,
+                   const CompareBSettings* compareB)
 {
     auto fail = [error](const QString& message) {
         if (error) *error = message;
@@ -78,14 +61,24 @@ bool renderLabView(const QString& view, Document& doc, const QString& path, QSiz
     QCoreApplication::sendPostedEvents();
     // For large models and long texts these views compute on the thread pool: wait for what they show.
     if (auto* sweep = qobject_cast<SweepViewBase*>(widget.get())) sweep->waitForSweep();
-    if (auto* compare = qobject_cast<CompareView*>(widget.get())) compare->waitForB();
+    if (auto* compare = qobject_cast<CompareView*>(widget.get())) {
+        if (compareB) {
+            AttentionSettings b = doc.settings();
+            b.mask = compareB->mask;
+            b.scaling = compareB->scaling;
+            b.temperature = compareB->temperature;
+            compare->setBSettings(b);
+            compare->setBText(QString::fromStdString(compareB->text));
+        }
+        compare->waitForB();
+    }
 
     const auto paint = [&](QCPPainter& painter, bool vector) {
         if (!vector) painter.setRenderHint(QPainter::Antialiasing);
-        paintTree(widget.get(), painter, QPoint());
+        paintWidgetTree(widget.get(), painter);
     };
     QString message;
-    return exportImage(path, size, QStringLiteral("AttnScope: %1").arg(view), paint, &message) || fail(message);
+    return exportImage(path, size, QStringLiteral("AttnScope: %1").arg(view), paint, &message, dpi) || fail(message);
 }
 
 } // namespace attnscope

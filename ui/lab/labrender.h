@@ -4,6 +4,9 @@
 #include <QString>
 #include <QStringList>
 
+#include "common/exportimage.h"
+#include "io/scene.h"
+
 namespace attnscope {
 
 class Document;
@@ -12,8 +15,10 @@ class Document;
 QStringList labViewNames();
 
 // Builds the named view on `doc` (after waiting for its computation), lays it out at `size` and writes it
-// to `path`: PNG, SVG or PDF by the extension. Plots are drawn as vectors in SVG and PDF. Needs a
-// QApplication (the offscreen platform is enough). On failure returns false with a sentence in *error.
-bool renderLabView(const QString& view, Document& doc, const QString& path, QSize size, QString* error);
+// to `path`: PNG, SVG or PDF by the extension, PNG at `dpi`. Plots are drawn as vectors in SVG and PDF.
+// `compareB`, when given, sets Compare's B side. Needs a QApplication (the offscreen platform is enough).
+// On failure returns false with a sentence in *error.
+bool renderLabView(const QString& view, Document& doc, const QString& path, QSize size, QString* error, int dpi = kScreenDpi,
+                   const CompareBSettings* compareB = nullptr);
 
 } // namespace attnscope

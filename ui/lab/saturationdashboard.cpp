@@ -6,6 +6,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "common/cellmap.h"
+#include "common/colorbar.h"
 #include "common/colormap.h"
 #include "lab/labdata.h"
 #include "common/refreshgate.h"
@@ -30,9 +32,10 @@ SaturationDashboard::SaturationDashboard(Document* document, QWidget* parent)
     layout->addWidget(m_plot, 1);
 
     m_title = labplot::addTitle(m_plot);
-    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_map = new CellMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
     m_scale = new QCPColorScale(m_plot);
+    ColorBar::install(m_scale);  // a vector bar in SVG and PDF
     m_plot->plotLayout()->addElement(1, 1, m_scale);
     m_map->setColorScale(m_scale);
     auto* group = new QCPMarginGroup(m_plot);

@@ -35,7 +35,7 @@ std::unique_ptr<ResearchView> makeView(const QString& view, Document* doc)
 
 } // namespace
 
-bool renderResearchView(const QString& view, Document& doc, const QString& path, QSize size, int query, QString* error)
+bool renderResearchView(const QString& view, Document& doc, const QString& path, QSize size, int query, QString* error, int dpi)
 {
     auto fail = [error](const QString& message) {
         if (error) *error = message;
@@ -65,12 +65,12 @@ bool renderResearchView(const QString& view, Document& doc, const QString& path,
         return fail(message);
     }
 
-    const auto draw = [&](QCPPainter& painter, bool) {
-        for (QCustomPlot* plot : widget->findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
-        widget->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+    const auto draw = [&](QCPPainter& painter, bool vector) {
+        if (!vector) painter.setRenderHint(QPainter::Antialiasing);
+        paintWidgetTree(widget.get(), painter);
     };
     QString message;
-    return exportImage(path, size, QStringLiteral("AttnScope: %1").arg(view), draw, &message) || fail(message);
+    return exportImage(path, size, QStringLiteral("AttnScope: %1").arg(view), draw, &message, dpi) || fail(message);
 }
 
 } // namespace attnscope

@@ -4,6 +4,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "common/exportimage.h"
+
 namespace attnscope {
 
 class Document;
@@ -14,7 +16,8 @@ QStringList researchViewNames();
 // Builds the named view over `doc`, waits for its measurement, lays it out at `size` and writes it to
 // `path` (PNG, SVG or PDF by the extension). On failure returns false with a sentence in *error. Needs a
 // QApplication (the offscreen platform is enough).
-// `query` picks a token (-1: the last): the rollout's row, the query marked on the query-key map.
-bool renderResearchView(const QString& view, Document& doc, const QString& path, QSize size, int query, QString* error);
+// `query` picks a token (-1: the last): the rollout's row, the query marked on the query-key map. PNG at `dpi`.
+bool renderResearchView(const QString& view, Document& doc, const QString& path, QSize size, int query, QString* error,
+                        int dpi = kScreenDpi);
 
 } // namespace attnscope

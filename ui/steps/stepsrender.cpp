@@ -29,17 +29,10 @@ bool fail(QString* error, const QString& message)
     return false;
 }
 
-// Paints the widget tree with every plot replotted first (their queued replots would wait for an event loop).
-void paint(QWidget& widget, QPainter& painter)
-{
-    for (QCustomPlot* plot : widget.findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
-    widget.render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
-}
-
 } // namespace
 
 bool renderStepsView(const QString& view, Document& doc, const StepsRenderOptions& opts, const QString& path, QSize size,
-                     QString* error)
+                     QString* error, int dpi)
 {
     if (!stepsViewNames().contains(view))
         return fail(error, QStringLiteral("there is no view '%1' (known: %2).").arg(view, stepsViewNames().join(", ")));
@@ -96,8 +89,11 @@ bool renderStepsView(const QString& view, Document& doc, const StepsRenderOption
     widget->resize(size);
 
     QString message;
-    const auto draw = [&](QCPPainter& painter, bool) { paint(*widget, painter); };
-    return exportImage(path, size, QStringLiteral("AttnScope: %1").arg(view), draw, &message) || fail(error, message);
+    const auto draw = [&](QCPPainter& painter, bool vector) {
+        if (!vector) painter.setRenderHint(QPainter::Antialiasing);
+        paintWidgetTree(widget.get(), painter);
+    };
+    return exportImage(path, size, QStringLiteral("AttnScope: %1").arg(view), draw, &message, dpi) || fail(error, message);
 }
 
 } // namespace attnscope

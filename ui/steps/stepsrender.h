@@ -4,6 +4,7 @@
 #include <QString>
 
 #include "common/document.h"
+#include "common/exportimage.h"
 
 namespace attnscope {
 
@@ -19,9 +20,9 @@ struct StepsRenderOptions {
 QStringList stepsViewNames();
 
 // Builds the named view over `doc`, lays it out at `size` and writes it to `path`; the format follows the
-// extension (.png, .svg, .pdf). Returns false with a sentence in *error on an unknown view, a bad cell or
-// an unwritable file. Needs a QApplication (the offscreen platform is enough).
+// extension (.png, .svg, .pdf), PNG at `dpi`. Returns false with a sentence in *error on an unknown view, a
+// bad cell or an unwritable file. Needs a QApplication (the offscreen platform is enough).
 bool renderStepsView(const QString& view, Document& doc, const StepsRenderOptions& opts, const QString& path, QSize size,
-                     QString* error);
+                     QString* error, int dpi = kScreenDpi);
 
 } // namespace attnscope

@@ -5,19 +5,23 @@
 #include <string>
 
 #include "common/document.h"
+#include "common/exportimage.h"
+#include "io/scene.h"
 
 namespace attnscope {
 
 struct RenderOptions {
     QString outPath;   // .png, .svg or .pdf
-    int width = 1000;  // pixels at 96 dpi in every format (a PDF page is 0.75 * width points wide)
+    int width = 1000;  // the layout's size in pixels at 96 dpi (a PDF page is 0.75 * width points wide)
     int height = 800;
+    int dpi = kScreenDpi;  // a PNG has width * dpi / 96 pixels; SVG and PDF are vectors at any dpi
     // Step-by-step views: the explained cell (-1: the last query and its strongest key; the research views
     // use the query for the rollout row and the query marked on the query-key map) and the
     // cross-attention source sentence.
     int query = -1;
     int key = -1;
     QString source = QStringLiteral("The cat sat on the mat");
+    std::optional<CompareBSettings> compareB;  // Compare's B side; its defaults when absent
 };
 
 struct RenderStatus {
@@ -28,6 +32,8 @@ struct RenderStatus {
 
 // The view names renderView knows, in the order the usage text lists them.
 QStringList renderViewNames();
+// A view's name for a person ("Scaling lab · Compare A/B"); the name itself for one it does not know.
+QString renderViewTitle(const QString& view);
 
 // Waits for the document's latest computation, builds `view` from its snapshot and writes it.
 RenderStatus renderView(const QString& view, Document& document, const RenderOptions& options);

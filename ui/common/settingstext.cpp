@@ -1,0 +1,25 @@
+#include "common/settingstext.h"
+
+#include <QObject>
+#include <QStringList>
+
+namespace attnscope {
+
+QString settingsSummary(const AttentionSettings& s)
+{
+    QStringList parts;
+    parts << (s.mask == MaskKind::Causal ? QObject::tr("causal mask") : QObject::tr("no mask"));
+    parts << (s.scaling == Scaling::SqrtDk ? QObject::tr("÷√dₖ") : QObject::tr("unscaled"));
+    parts << QObject::tr("T = %1").arg(s.temperature, 0, 'f', 2);
+    if (s.positional != PositionalOverride::Default)
+        parts << QObject::tr("positions: %1").arg(QString::fromUtf8(toString(s.positional).data(), int(toString(s.positional).size())));
+    if (!s.blockedKeys.empty()) {
+        QStringList keys;
+        for (int k : s.blockedKeys) keys << QString::number(k);
+        parts << QObject::tr("blocked keys %1").arg(keys.join(QLatin1Char(',')));
+    }
+    if (!s.ablated.empty()) parts << QObject::tr("ablated %1").arg(QString::fromStdString(formatAblatedHeads(s.ablated)));
+    return parts.join(QStringLiteral(" · "));
+}
+
+} // namespace attnscope

@@ -1,0 +1,12 @@
+#pragma once
+// The attention settings in a few words, as titles, captions and the presenter strip show them:
+// "causal mask · ÷√dₖ · T = 1.00", with blocked keys, a positional override and ablated heads when set.
+#include <QString>
+
+#include "model/attentionsettings.h"
+
+namespace attnscope {
+
+QString settingsSummary(const AttentionSettings& settings);
+
+} // namespace attnscope

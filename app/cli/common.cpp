@@ -42,9 +42,9 @@ ModelPtr openModel(const Args& args)
     return *model;
 }
 
-AttentionSettings readSettings(const Args& args)
+AttentionSettings readSettings(const Args& args, AttentionSettings base)
 {
-    AttentionSettings s;
+    AttentionSettings s = std::move(base);
     if (args.has("--mask")) s.mask = orFail(parseMask(args.get("--mask")));
     if (args.has("--block-keys")) s.blockedKeys = orFail(parseBlockedKeys(args.get("--block-keys")));
     if (args.has("--scaling")) s.scaling = orFail(parseScaling(args.get("--scaling")));

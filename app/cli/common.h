@@ -34,8 +34,9 @@ T orFail(Result<T> r, int code = kExitUsage)
 std::string readText(const Args& args);
 // --model or the default model; load warnings go to stderr.
 ModelPtr openModel(const Args& args);
-// --mask, --block-keys, --scaling, --temperature, --positional, --ablate, --ablate-mode.
-AttentionSettings readSettings(const Args& args);
+// --mask, --block-keys, --scaling, --temperature, --positional, --ablate, --ablate-mode, each replacing
+// that field of `base` (the defaults, or a scene's settings).
+AttentionSettings readSettings(const Args& args, AttentionSettings base = {});
 TokenizedText tokenize(const Model& model, const std::string& text);
 // A blocked key past the text is bad input.
 void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens);

@@ -1,10 +1,13 @@
-// attnscope-cli render: draws one of the window's views offscreen, through the same Document the window uses.
+// attnscope-cli render: draws one of the window's views offscreen, through the same Document the window uses,
+// from the options or from a saved scene (--scene FILE.attnscope), whose fields the options override.
 #include <iostream>
 
 #include <QApplication>
 
 #include "common.h"
+#include "common/colormap.h"
 #include "common/document.h"
+#include "io/scene.h"
 #include "window/renderer.h"
 
 namespace attnscope::cli {
@@ -13,32 +16,62 @@ namespace {
 void declare(Options& o)
 {
     o.text();
-    o.value("--view", "VIEW", "the view to draw (required): " + renderViewNames().join(QLatin1Char(' ')).toStdString());
+    o.value("--view", "VIEW", "the view to draw (required without --scene): " + renderViewNames().join(QLatin1Char(' ')).toStdString());
     o.value("--out", "FILE", "the picture to write, FILE.png, .svg or .pdf (required)");
+    o.value("--scene", "FILE", "draw a saved scene (FILE.attnscope): its model, text, settings, head, view and Compare B");
     o.model().head(false).settings();
-    o.value("--width", "W", "pixels wide (1000 by default)");
-    o.value("--height", "H", "pixels high (800 by default)");
+    o.value("--width", "W", "pixels wide at 96 dpi (1000 by default)");
+    o.value("--height", "H", "pixels high at 96 dpi (800 by default)");
+    o.value("--dpi", "N", "resolution of a PNG, 48 to 1200 (96 by default: W x H pixels); SVG and PDF are vectors");
+    o.value("--colormap", "NAME", "the weights' colour map: " + ColorMap::names().join(QLatin1Char(' ')).toStdString() + " (viridis by default)");
     o.value("--query", "I", "the explained cell's query (cell view); the token whose row rollout shows, the query marked on qk-map");
     o.value("--key", "J", "the explained cell's key (cell view)");
     o.value("--source", "TEXT", "the source sentence (cross view)");
 }
 
+// The render name of the view a scene shows: its view when that is one, the heatmap for the Attention tab.
+std::string sceneView(const Scene& scene)
+{
+    if (scene.view && renderViewNames().contains(QString::fromStdString(*scene.view))) return *scene.view;
+    if (!scene.tab || *scene.tab == "attention") return "heatmap";
+    throw Failure{kExitUsage, "the scene shows the '" + *scene.tab + (scene.view ? "' tab's '" + *scene.view + "' view" : std::string("' tab")) +
+                                  ", which has no picture to render; give --view."};
+}
+
 int run(const Args& args)
 {
-    if (!args.has("--view")) throw Failure{kExitUsage, "'render' needs --view."};
+    if (!args.has("--view") && !args.has("--scene")) throw Failure{kExitUsage, "'render' needs --view (or --scene)."};
     if (!args.has("--out")) throw Failure{kExitUsage, "'render' needs --out FILE."};
-    const AttentionSettings settings = readSettings(args);
-    const std::string text = readText(args);
-    ModelPtr model = openModel(args);
+    Scene scene;
+    if (args.has("--scene")) scene = orFail(readSceneFile(args.get("--scene")), kExitInput);
+    const AttentionSettings settings = readSettings(args, scene.settings.value_or(AttentionSettings{}));
+    const std::string text = args.has("--text") || args.has("--text-file") || !scene.text ? readText(args) : *scene.text;
+    Args modelArgs = args;
+    if (!args.has("--model") && scene.model) modelArgs.values["--model"] = *scene.model;
+    ModelPtr model = openModel(modelArgs);
     checkBlockedKeys(settings, tokenize(*model, text));
-    const HeadSelection focus = readHead(args, model->config, false);
+    HeadSelection focus = readHead(args, model->config, false);
+    if (!args.has("--layer") && !args.has("--head") && scene.focus) {
+        focus = {scene.focus->layer, scene.focus->head};
+        if (focus.layer >= model->config.layers || focus.head >= model->config.heads)
+            throw Failure{kExitInput, "the scene focuses layer " + std::to_string(focus.layer) + ", head " + std::to_string(focus.head) +
+                                          ", which this model does not have."};
+    }
+    const std::string view = args.has("--view") ? args.get("--view") : sceneView(scene);
     RenderOptions options;
     options.outPath = QString::fromStdString(args.get("--out"));
     options.width = readInt(args, "--width", options.width, 16, 16384, "width");
     options.height = readInt(args, "--height", options.height, 16, 16384, "height");
+    options.dpi = readInt(args, "--dpi", options.dpi, kMinExportDpi, kMaxExportDpi, "dpi");
     options.query = readInt(args, "--query", -1, 0, 1 << 20, "query");
     options.key = readInt(args, "--key", -1, 0, 1 << 20, "key");
     if (args.has("--source")) options.source = QString::fromStdString(args.get("--source"));
+    options.compareB = scene.compareB;
+    std::optional<ColorMap::Kind> colors = ColorMap::kDefault;
+    if (args.has("--colormap")) colors = ColorMap::fromName(QString::fromStdString(args.get("--colormap")));
+    if (!colors)
+        throw Failure{kExitUsage, "the colour map must be one of " + ColorMap::names().join(QStringLiteral(", ")).toStdString() + ", not '" +
+                                      args.get("--colormap") + "'."};
 
     // Widgets need a platform; a terminal or a CI job has no display, so render offscreen. Qt's own
     // chatter about that platform (runtime dirs, size hints) is not for the user of a command-line tool:
@@ -51,13 +84,14 @@ int run(const Args& args)
     std::string program = args.program;
     char* qtArgv[] = {program.data(), nullptr};
     QApplication app(qtArgc, qtArgv);
+    ColorMap::setCurrent(*colors);
 
     Document document;
-    document.setModel(model);
+    document.setModel(model, QString::fromStdString(modelArgs.get("--model", defaultModelSpec())));
     document.setSettings(settings);
     document.setFocus(focus);
     document.setText(QString::fromStdString(text));
-    const RenderStatus status = renderView(QString::fromStdString(args.get("--view")), document, options);
+    const RenderStatus status = renderView(QString::fromStdString(view), document, options);
     if (!status.ok()) throw Failure{status.usage ? kExitUsage : kExitInput, status.error};
     return 0;
 }

@@ -160,6 +160,7 @@ Document::Document(QObject* parent) : QObject(parent)
     qRegisterMetaType<ModelPtr>();
     Result<ModelPtr> model = loadModel(defaultModelSpec());
     m_model = model ? *model : nullptr;
+    if (m_model) m_modelSpec = QString::fromStdString(defaultModelSpec());
     m_snapshot = std::make_shared<Snapshot>();
     request();
 }
@@ -186,9 +187,11 @@ void Document::setText(const QString& text)
     request();
 }
 
-void Document::setModel(ModelPtr model)
+void Document::setModel(ModelPtr model, const QString& spec)
 {
-    if (!model || model == m_model) return;
+    if (!model) return;
+    m_modelSpec = spec;  // before the early return: the same shared model may be reopened under another spec
+    if (model == m_model) return;
     m_model = std::move(model);
     m_focus = clampFocus(m_focus, m_model->config);
     // Ablated heads the new model does not have are dropped, as the focus is clamped.

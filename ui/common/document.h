@@ -40,6 +40,9 @@ public:
 
     const QString& text() const { return m_text; }
     const ModelPtr& model() const { return m_model; }
+    // How the model was opened (builtin, random:..., a folder), for scenes; empty for a model made in the
+    // window (the Train tab's), which no spec can load again.
+    const QString& modelSpec() const { return m_modelSpec; }
     const AttentionSettings& settings() const { return m_settings; }
     HeadSelection focus() const { return m_focus; }
     // The latest finished computation (never null after construction) and its error, if it failed.
@@ -65,7 +68,7 @@ public slots:
     void setText(const QString& text);
     // Cuts the text to prefixThatFits(): the GUI's answer to an input longer than the model's context.
     void truncateToContext();
-    void setModel(attnscope::ModelPtr model);
+    void setModel(attnscope::ModelPtr model, const QString& spec = QString());
     void setSettings(const attnscope::AttentionSettings& settings);
     void setMask(attnscope::MaskKind mask);
     void setScaling(attnscope::Scaling scaling);
@@ -97,6 +100,7 @@ private:
 
     QString m_text;
     ModelPtr m_model;
+    QString m_modelSpec;
     AttentionSettings m_settings;
     HeadSelection m_focus;
     SnapshotPtr m_snapshot;

@@ -3,6 +3,8 @@
 // both built from it, one addView() line per page.
 #include <QTabWidget>
 
+#include "common/tabnames.h"
+
 namespace attnscope {
 
 class Document;
@@ -12,11 +14,13 @@ public:
     explicit DocumentTabs(Document* document, QWidget* parent = nullptr) : QTabWidget(parent), m_document(document) {}
 
 protected:
-    // Makes a View(document, this), adds it as the next tab under `title` and returns it.
+    // Makes a View(document, this), adds it as the next tab under `title` and returns it. `name` is how
+    // scenes, lessons and the render command call it (common/tabnames.h); by default, the title's.
     template <class View>
-    View* addView(const QString& title)
+    View* addView(const QString& title, const QString& name = QString())
     {
         auto* view = new View(m_document, this);
+        view->setObjectName(name.isEmpty() ? nameFromTitle(title) : name);
         addTab(view, title);
         return view;
     }

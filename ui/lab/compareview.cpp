@@ -126,6 +126,15 @@ CompareView::CompareView(Document* document, QWidget* parent)
     m_bTemperature = a.temperature;
     syncControls();
 
+    m_mask->setObjectName(QStringLiteral("compare-b-mask"));
+    m_mask->setToolTip(tr("B's mask: compare a causal view with one that lets every token see the future."));
+    m_scaling->setObjectName(QStringLiteral("compare-b-scaling"));
+    m_scaling->setToolTip(tr("B's scaling: compare scores divided by √dₖ with raw scores, which saturate the softmax."));
+    m_temperature->setObjectName(QStringLiteral("compare-b-temperature"));
+    m_temperature->setToolTip(tr("B's temperature: the scores are divided by it before the softmax, so small values sharpen and large ones flatten."));
+    m_text->setObjectName(QStringLiteral("compare-b-text"));
+    m_text->setToolTip(tr("A second sentence for B, to see how the same head treats different words; empty uses A's sentence."));
+    sameAsA->setToolTip(tr("Give B the window's current mask, scaling and temperature, so you can change one thing at a time."));
     connect(m_mask, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_bMask = i == 0 ? MaskKind::Causal : MaskKind::None;
         recompute();

@@ -47,6 +47,7 @@ SaturationDashboard::SaturationDashboard(Document* document, QWidget* parent)
     m_focusBox->setPen(QPen(QColor(230, 120, 20), 3));
     m_focusBox->setBrush(Qt::NoBrush);
 
+    m_metricBox->setToolTip(tr("Colour each head by how spread out its rows are (entropy) or by how often one key takes almost all the weight."));
     connect(m_metricBox, &QComboBox::currentIndexChanged, this, [this](int i) { setMetric(Metric(i)); });
     auto* gate = new RefreshGate(this, [this] { refresh(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);

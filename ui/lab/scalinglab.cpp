@@ -11,12 +11,12 @@ namespace attnscope {
 
 ScalingLab::ScalingLab(Document* document, QWidget* parent) : DocumentTabs(document, parent)
 {
-    m_saturation = addView<SaturationView>(tr("Saturation"));
-    m_whySqrtDk = addView<WhySqrtDkView>(tr("Why √dₖ"));
-    m_jacobian = addView<JacobianView>(tr("Gradient"));
-    m_histogram = addView<ScoreHistogramView>(tr("Row scores"));
-    m_dashboard = addView<SaturationDashboard>(tr("Dashboard"));
-    m_compare = addView<CompareView>(tr("Compare A/B"));
+    m_saturation = addView<SaturationView>(tr("Saturation"), QStringLiteral("saturation"));
+    m_whySqrtDk = addView<WhySqrtDkView>(tr("Why √dₖ"), QStringLiteral("why-sqrt-dk"));
+    m_jacobian = addView<JacobianView>(tr("Gradient"), QStringLiteral("jacobian"));
+    m_histogram = addView<ScoreHistogramView>(tr("Row scores"), QStringLiteral("histogram"));
+    m_dashboard = addView<SaturationDashboard>(tr("Dashboard"), QStringLiteral("dashboard"));
+    m_compare = addView<CompareView>(tr("Compare A/B"), QStringLiteral("compare"));
 }
 
 } // namespace attnscope

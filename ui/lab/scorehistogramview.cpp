@@ -47,6 +47,7 @@ ScoreHistogramView::ScoreHistogramView(Document* document, QWidget* parent)
     m_plot->legend->setVisible(true);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
+    m_rowBox->setToolTip(tr("The query row whose raw scores and weights are drawn: one token's view of every key."));
     connect(m_rowBox, &QSpinBox::valueChanged, this, &ScoreHistogramView::setRow);
     auto* gate = new RefreshGate(this, [this] { refresh(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);

@@ -92,6 +92,7 @@ WhySqrtDkView::WhySqrtDkView(Document* document, QWidget* parent)
     m_sliderMarker = labplot::addVerticalMarker(v, v->xAxis, v->yAxis, QPen(QColor(60, 60, 60), 1.2, Qt::DashLine), 0.55);
     m_modelMarker = labplot::addVerticalMarker(v, v->xAxis, v->yAxis, QPen(QColor(118, 42, 131), 1.5), 0.65);
 
+    m_slider->setToolTip(tr("The head size dₖ: the spread of q·k grows like √dₖ, which is why the scores are divided by it."));
     connect(m_slider, &QSlider::valueChanged, this, &WhySqrtDkView::updateHistograms);
     connect(m_document, &Document::modelChanged, this, &WhySqrtDkView::updateModelMarker);
     updateModelMarker();

@@ -59,6 +59,9 @@ AblationView::AblationView(Document* document, QWidget* parent)
     column->addWidget(makeStatusLabel());
 
     connect(m_grid, &HeadGridView::headClicked, document, &Document::toggleAblatedHead);
+    m_mode->setObjectName(QStringLiteral("ablation-mode"));
+    m_mode->setToolTip(tr("What replaces a knocked-out head's output: zeros, or its mean over the sentence, which disturbs the model less."));
+    m_clear->setToolTip(tr("Put every ablated head back, so the model runs whole again."));
     connect(m_clear, &QPushButton::clicked, document, &Document::clearAblation);
     connect(m_mode, &QComboBox::currentIndexChanged, this,
             [this, document] { document->setAblationMode(AblationMode(m_mode->currentData().toInt())); });

@@ -43,6 +43,7 @@ AttributionView::AttributionView(Document* document, QWidget* parent)
     column->addWidget(m_note);
     column->addWidget(makeStatusLabel());
 
+    m_target->setToolTip(tr("The next token whose logit is split into the parts each head and layer wrote directly."));
     connect(m_target, &QComboBox::activated, this, [this] { refresh(); });
 }
 

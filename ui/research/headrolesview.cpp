@@ -91,6 +91,7 @@ HeadRolesView::HeadRolesView(Document* document, QWidget* parent)
     column->addWidget(m_note);
     column->addWidget(makeStatusLabel());
 
+    m_seed->setToolTip(tr("The seed of the probe of repeated random tokens, on which duplicate-token and induction heads are measured."));
     connect(m_seed, &QSpinBox::valueChanged, this, [this] { refresh(); });
     connect(m_grid, &HeadGridView::headClicked, document, &Document::setFocus);
     connect(document, &Document::focusChanged, m_grid, &HeadGridView::setFocusedHead);

@@ -68,6 +68,8 @@ QkMapView::QkMapView(Document* document, QWidget* parent)
     column->addWidget(note);
     column->addWidget(makeStatusLabel());
 
+    m_load->setToolTip(tr("Add sentences from a text file (one per line) so the map shows how this head's queries and keys cluster across many."));
+    m_clear->setToolTip(tr("Map only the sentence in the window."));
     connect(m_load, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Sentences, one per line"), QString(), tr("Text (*.txt);;All files (*)"));
         if (path.isEmpty()) return;

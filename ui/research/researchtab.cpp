@@ -11,12 +11,12 @@ namespace attnscope {
 
 ResearchTab::ResearchTab(Document* document, QWidget* parent) : DocumentTabs(document, parent)
 {
-    m_roles = addView<HeadRolesView>(tr("Head roles"));
-    m_ablation = addView<AblationView>(tr("Ablation"));
-    m_importance = addView<ImportanceView>(tr("Importance"));
-    m_rollout = addView<RolloutView>(tr("Rollout"));
-    m_attribution = addView<AttributionView>(tr("Logit attribution"));
-    m_qkMap = addView<QkMapView>(tr("Query–key map"));
+    m_roles = addView<HeadRolesView>(tr("Head roles"), QStringLiteral("heads-roles"));
+    m_ablation = addView<AblationView>(tr("Ablation"), QStringLiteral("ablation"));
+    m_importance = addView<ImportanceView>(tr("Importance"), QStringLiteral("importance"));
+    m_rollout = addView<RolloutView>(tr("Rollout"), QStringLiteral("rollout"));
+    m_attribution = addView<AttributionView>(tr("Logit attribution"), QStringLiteral("attribution"));
+    m_qkMap = addView<QkMapView>(tr("Query–key map"), QStringLiteral("qk-map"));
 }
 
 } // namespace attnscope

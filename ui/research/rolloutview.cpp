@@ -49,6 +49,8 @@ RolloutView::RolloutView(Document* document, QWidget* parent)
     column->addWidget(note);
     column->addWidget(makeStatusLabel());
 
+    m_layer->setToolTip(tr("After how many layers to show the rollout: attention chained through the layers, a heuristic of where information could flow."));
+    m_token->setToolTip(tr("The token whose rollout row is drawn as bars over the input tokens."));
     connect(m_layer, &QSlider::valueChanged, this, &RolloutView::showSelection);
     connect(m_token, &QComboBox::currentIndexChanged, this, &RolloutView::showSelection);
 }

@@ -72,6 +72,7 @@ CostView::CostView(Document* document, QWidget* parent) : QWidget(parent), m_doc
     addGraph(m_plot, memory, QStringLiteral("all heads of a layer"), QPen(QColor(230, 120, 20), 2), true);
     addGraph(m_plot, memory, QStringLiteral("∝ T² reference"), ref, false);
 
+    m_button->setToolTip(tr("Time attention on this computer from 8 to 2,048 tokens: its cost grows with the square of the length."));
     connect(m_button, &QPushButton::clicked, this, &CostView::measure);
     m_status->setText(QStringLiteral("Times Q Kᵀ, scaling, the causal mask, softmax and weights × V on random Q, K, V "
                                      "of the model's d_head, from 8 to 2,048 tokens."));

@@ -35,6 +35,8 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     note->setWordWrap(true);
     layout->addWidget(note);
 
+    m_source->setToolTip(tr("The sentence being read (keys and values), as an encoder's output is in translation."));
+    m_target->setToolTip(tr("The sentence being written (queries): each of its tokens looks across at the source."));
     connect(m_source, &QLineEdit::textChanged, this, &CrossAttentionView::recompute);
     connect(m_target, &QLineEdit::textEdited, this, [this] { m_targetEdited = true; });
     connect(m_target, &QLineEdit::textChanged, this, &CrossAttentionView::recompute);

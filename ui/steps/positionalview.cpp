@@ -37,6 +37,8 @@ PositionalView::PositionalView(Document* document, QWidget* parent) : QWidget(pa
     grid->setRowStretch(0, 3);
     grid->setRowStretch(2, 3);
 
+    button->setObjectName(QStringLiteral("permutation-demo"));
+    button->setToolTip(tr("Run the same words in two orders, with positions off and on: without positions attention cannot see word order."));
     connect(button, &QPushButton::clicked, this, &PositionalView::runPermutationDemo);
     connect(m_document, &Document::modelChanged, this, &PositionalView::refreshTables);
     // The demo's sentences are fixed, so typing does not touch it: it follows the focused head, the

@@ -11,12 +11,12 @@ namespace attnscope {
 
 StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(document, parent)
 {
-    m_pipeline = addView<PipelineView>(tr("Pipeline"));
-    m_heads = addView<HeadsView>(tr("Heads"));
-    m_block = addView<BlockView>(tr("Block"));
-    m_positional = addView<PositionalView>(tr("Positions"));
-    m_cross = addView<CrossAttentionView>(tr("Cross-attention"));
-    m_cost = addView<CostView>(tr("Cost"));  // measures the first time its tab is shown
+    m_pipeline = addView<PipelineView>(tr("Pipeline"), QStringLiteral("pipeline"));
+    m_heads = addView<HeadsView>(tr("Heads"), QStringLiteral("heads"));
+    m_block = addView<BlockView>(tr("Block"), QStringLiteral("block"));
+    m_positional = addView<PositionalView>(tr("Positions"), QStringLiteral("positional"));
+    m_cross = addView<CrossAttentionView>(tr("Cross-attention"), QStringLiteral("cross"));
+    m_cost = addView<CostView>(tr("Cost"), QStringLiteral("cost"));  // measures the first time its tab is shown
 }
 
 } // namespace attnscope

@@ -45,7 +45,6 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     auto* maskGroup = new QGroupBox(tr("Mask"), this);
     m_causal = new QCheckBox(tr("&Causal"), maskGroup);
     m_clearBlocked = new QPushButton(tr("Clear &blocked keys"), maskGroup);
-    m_clearBlocked->setToolTip(tr("Click a token chip to block that key; this unblocks them all"));
     auto* maskBox = new QVBoxLayout(maskGroup);
     maskBox->addWidget(m_causal);
     maskBox->addWidget(m_clearBlocked);
@@ -55,7 +54,6 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     m_temperature = new QSlider(Qt::Horizontal, scaleGroup);
     m_temperature->setRange(0, kSliderSteps);
     m_temperature->setPageStep(kSliderSteps / 20);
-    m_temperature->setToolTip(tr("Temperature, logarithmic from %1 to %2").arg(kSliderMinTemperature).arg(kSliderMaxTemperature));
     m_temperatureLabel = new QLabel(scaleGroup);
     m_temperatureLabel->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("T = 20.00")));
     auto* tempRow = new QHBoxLayout;
@@ -79,6 +77,22 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
                        static_cast<QWidget*>(scaleGroup), static_cast<QWidget*>(posGroup)})
         column->addWidget(w);
     column->addStretch(1);
+
+    // Names for lessons to point at, and one sentence each on the idea the control changes.
+    m_layer->setObjectName(QStringLiteral("layer"));
+    m_layer->setToolTip(tr("Which layer's head to show: each layer's heads read what the layers before them wrote."));
+    m_head->setObjectName(QStringLiteral("head"));
+    m_head->setToolTip(tr("Which head of the layer to show: each head has its own query, key and value projections and so its own pattern."));
+    m_causal->setObjectName(QStringLiteral("causal"));
+    m_causal->setToolTip(tr("The causal mask: a token may attend only to itself and earlier tokens, as when a decoder writes text left to right."));
+    m_clearBlocked->setObjectName(QStringLiteral("clear-blocked"));
+    m_clearBlocked->setToolTip(tr("Unblock every key: blocking a token (click its chip) hides it from every query, as a padding mask hides padding."));
+    m_sqrtDk->setObjectName(QStringLiteral("sqrt-dk"));
+    m_sqrtDk->setToolTip(tr("Divide the scores q·k by √dₖ, which keeps their spread near 1 whatever the head size, so the softmax does not saturate."));
+    m_temperature->setObjectName(QStringLiteral("temperature"));
+    m_temperature->setToolTip(tr("Divide the scores by a temperature before the softmax: below 1 sharpens attention towards one key, above 1 spreads it out (the slider is logarithmic, 0.05 to 20)."));
+    m_positional->setObjectName(QStringLiteral("positional-encoding"));
+    m_positional->setToolTip(tr("How the model learns word order: without positional encodings attention cannot tell \"dog bites man\" from \"man bites dog\"."));
 
     // Controls -> document. valueChanged (not sliderReleased) so every view follows a drag.
     connect(m_layer, &QSpinBox::valueChanged, this, [this](int l) { m_document->setFocus({l, m_document->focus().head}); });

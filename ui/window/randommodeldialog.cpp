@@ -19,7 +19,10 @@ RandomModelDialog::RandomModelDialog(QWidget* parent) : QDialog(parent)
     m_heads = spin(1, 64, 4);
     m_dModel = spin(1, 4096, 64);
     m_seed = spin(0, 2'000'000'000, 1);
-    m_dModel->setToolTip(tr("Must be a multiple of the number of heads"));
+    m_layers->setToolTip(tr("How many transformer blocks the model stacks; each has its own attention heads."));
+    m_heads->setToolTip(tr("How many heads each layer splits its attention into, each with its own queries, keys and values."));
+    m_dModel->setToolTip(tr("The width of every token's vector; each head gets d_model / heads of it, so it must divide evenly."));
+    m_seed->setToolTip(tr("The random seed: the same seed gives the same weights, so a picture can be made again."));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     auto* form = new QFormLayout(this);
     form->addRow(tr("Layers"), m_layers);

@@ -98,7 +98,9 @@ bool TokenChips::event(QEvent* event)
         auto* help = static_cast<QHelpEvent*>(event);
         const int i = chipAt(help->pos());
         if (i < 0) {
-            QToolTip::hideText();
+            // Between chips: what the chips are, if the window said so.
+            if (toolTip().isEmpty()) QToolTip::hideText();
+            else QToolTip::showText(help->globalPos(), toolTip(), this);
         } else {
             const Chip& c = m_chips[std::size_t(i)];
             QToolTip::showText(help->globalPos(),

@@ -1,30 +1,58 @@
-// attnscope: the window. Options: --model SPEC opens a model; --text TEXT starts with a sentence; --screenshot FILE saves the window
-// as it first appears and exits (for the README and for looking at it under Xvfb); --tab N opens on tab N;
-// --size WxH resizes the window (to check a layout at another size).
+// attnscope: the window. `attnscope [FILE.attnscope]` opens a scene; without one the last session comes back.
+// Options: --model SPEC opens a model; --text TEXT starts with a sentence; --tab N opens on tab N; --size WxH
+// resizes the window; --fresh starts from the defaults instead of the last session; --presenter starts in
+// presenter mode; --lesson N opens the Lessons panel on lesson N; --screenshot FILE saves the window as it
+// first appears and exits (for the README and for looking at it under Xvfb; it neither restores nor saves
+// the session).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
 
+#include "common/preferences.h"
+#include "lessons/lessonpanel.h"
+#include "presenter/presentermode.h"
+#include "scenes/scenecontroller.h"
 #include "window/mainwindow.h"
+#include "window/windowactions.h"
 
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("AttnScope"));
+    QApplication::setDesktopFileName(QStringLiteral("attnscope"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
     QCommandLineParser parser;
     parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("scene"), QStringLiteral("A scene to open (FILE.attnscope)."), QStringLiteral("[FILE.attnscope]"));
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this sentence."), QStringLiteral("TEXT"));
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Save the window to FILE and exit."), QStringLiteral("FILE"));
     const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0 Attention, 1 Scaling lab, 2 Step by step, 3 Research)."), QStringLiteral("N"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Resize the window to WxH pixels, e.g. 1600x1000."), QStringLiteral("WxH"));
     const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open this model: random:..., builtin or a model folder."), QStringLiteral("SPEC"));
-    parser.addOptions({text, shot, tab, size, model});
+    const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Start from the defaults, not from the last session."));
+    const QCommandLineOption presenter(QStringLiteral("presenter"), QStringLiteral("Start in presenter mode (F11 or Esc leaves it)."));
+    const QCommandLineOption lesson(QStringLiteral("lesson"), QStringLiteral("Open the Lessons panel on lesson N (from 1)."), QStringLiteral("N"));
+    parser.addOptions({text, shot, tab, size, model, fresh, presenter, lesson});
     parser.process(app);
 
+    // The colour map a person chose last time; the command-line tool never reads it.
+    attnscope::ColorMap::setCurrent(attnscope::Preferences::colorMap());
     attnscope::MainWindow window;
+    attnscope::WindowActions* actions = window.actions();
+    const bool screenshot = parser.isSet(shot);
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1) {
+        std::fprintf(stderr, "error: give one scene file, not %lld.\n", static_cast<long long>(files.size()));
+        return 2;
+    }
+    // The last session first, so everything given on the command line goes on top of it.
+    attnscope::SceneResult restored;
+    if (files.isEmpty() && !parser.isSet(fresh) && !screenshot) restored = actions->scenes()->restoreLastSession();
     if (parser.isSet(model)) {
         const attnscope::Status opened = window.openModel(parser.value(model));
         if (!opened.ok()) {
@@ -45,11 +73,28 @@ int main(int argc, char** argv)
         window.resize(w, h);
     }
     window.show();
-    if (parser.isSet(shot)) {
-        QTimer::singleShot(500, &window, [&] {
+    if (!files.isEmpty()) {
+        const attnscope::SceneResult opened = actions->scenes()->open(files.front());
+        if (!opened.ok()) std::fprintf(stderr, "error: %s\n", opened.error.toLocal8Bit().constData());
+        actions->report(opened, QObject::tr("Cannot open the scene"));
+    } else if (!restored.ok() || !restored.warnings.isEmpty()) {
+        actions->report(restored, QObject::tr("The last session"));
+    }
+    if (parser.isSet(lesson)) {
+        actions->lessons()->show();
+        actions->lessons()->startLesson(parser.value(lesson).toInt() - 1);
+    }
+    if (parser.isSet(presenter)) actions->presenter()->setActive(true);
+    if (screenshot) {
+        QTimer::singleShot(800, &window, [&] {
             const bool saved = window.grab().save(parser.value(shot));
             QApplication::exit(saved ? 0 : 1);
         });
     }
-    return QApplication::exec();
+    const int code = QApplication::exec();
+    if (!screenshot) {
+        const attnscope::Status saved = actions->scenes()->saveLastSession();
+        if (!saved.ok()) std::fprintf(stderr, "warning: the session was not saved: %s\n", saved.error.c_str());
+    }
+    return code;
 }

@@ -25,7 +25,8 @@ public:
     void setBSettings(const AttentionSettings& settings);
     AttentionSettings bSettings() const;
     void setBText(const QString& text);  // empty: A's sentence
-    QString bText() const;
+    QString bText() const;         // what B shows: its own sentence or A's
+    QString bOwnText() const { return m_bText; }  // empty when B follows A's sentence
 
     const SnapshotPtr& snapshotB() const { return m_b; }
     // True while the latest B is still computing on the thread pool; waitForB blocks until it is shown.

@@ -51,6 +51,8 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
 
 void CrossAttentionView::setSource(const QString& text) { m_source->setText(text); }
 
+QString CrossAttentionView::source() const { return m_source->text(); }
+
 void CrossAttentionView::setTarget(const QString& text)
 {
     m_targetEdited = true;

@@ -22,6 +22,7 @@ public:
     explicit CrossAttentionView(Document* document, QWidget* parent = nullptr);
 
     void setSource(const QString& text);
+    QString source() const;
     // The target follows the document's sentence until it is edited here.
     void setTarget(const QString& text);
     bool hasResult() const { return m_hasResult; }

@@ -30,6 +30,7 @@
 #include "research/researchtab.h"
 #include "steps/stepbystep.h"
 #include "window/tokenchips.h"
+#include "window/windowactions.h"
 
 namespace attnscope {
 
@@ -101,6 +102,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
     buildMenus();
+    nameAndExplainControls();
+    m_actions = new WindowActions(this);
 
     connect(m_sentence, &QLineEdit::textChanged, m_document, &Document::setText);
     connect(m_document, &Document::textChanged, this, [this](const QString& text) {
@@ -132,6 +135,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     showError(m_document->error());
 }
 
+void MainWindow::nameAndExplainControls()
+{
+    // Names are how lessons point at controls and scenes name tabs; tooltips say what each one changes.
+    m_tabs->setObjectName(QStringLiteral("tabs"));
+    m_sentence->setObjectName(QStringLiteral("sentence"));
+    m_sentence->setToolTip(tr("The text the model reads: every keystroke splits it into tokens again and recomputes every head."));
+    m_chipScroll->setObjectName(QStringLiteral("tokens"));
+    m_chips->setToolTip(tr("The tokens the model sees, numbered from 0; click one to block it as a key (a padding mask), again to unblock it."));
+    m_heatmap->setObjectName(QStringLiteral("heatmap"));
+    m_grid->setObjectName(QStringLiteral("grid"));
+    m_nextTokens->setObjectName(QStringLiteral("next-tokens"));
+    m_nextTokens->setToolTip(tr("What the model predicts after the last token, from the final layer: the most probable next tokens."));
+    m_truncate->setToolTip(tr("Cut the text to the longest start that fits the model's context window."));
+}
+
 void MainWindow::buildMenus()
 {
     QMenu* model = menuBar()->addMenu(tr("&Model"));
@@ -161,7 +179,7 @@ Status MainWindow::openModel(const QString& spec)
     }
     Result<ModelPtr>& model = *loaded;
     if (!model) return Status::failure(model.error());
-    m_document->setModel(*model);
+    m_document->setModel(*model, spec);
     return Status::success();
 }
 

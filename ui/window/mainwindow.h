@@ -19,6 +19,7 @@ class HeadGridView;
 class HeatmapView;
 class NextTokenView;
 class TokenChips;
+class WindowActions;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -37,6 +38,8 @@ public:
     QPushButton* truncateButton() const { return m_truncate; }
     QLabel* statusLabel() const { return m_status; }
     double lastRenderMs() const { return m_renderMs; }
+    // The File, View and Help menus: scenes, export, presenter mode, lessons, colour map (windowactions.h).
+    WindowActions* actions() const { return m_actions; }
 
     // Loads a model spec or folder and makes it current; the error sentence when it cannot.
     Status openModel(const QString& spec);
@@ -48,6 +51,7 @@ protected:
 
 private:
     void buildMenus();
+    void nameAndExplainControls();
     void openModelWithDialog(const QString& spec);  // shows a message box on failure
     void showSnapshot(const SnapshotPtr& snapshot);
     void showError(const QString& error);
@@ -70,6 +74,7 @@ private:
     QElapsedTimer m_renderClock;
     bool m_renderPending = false;
     double m_renderMs = 0.0;
+    WindowActions* m_actions = nullptr;
 };
 
 } // namespace attnscope

@@ -1,0 +1,262 @@
+// Export from the window and the renderer: every view in every format is a valid file, SVG and PDF hold
+// vectors (no embedded bitmap; a heatmap is one rectangle per cell), a PNG's pixels follow the dpi, the
+// chosen colour map reaches the screen and the files, and the window's data export writes what the core's
+// exportData writes for the document.
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QImage>
+#include <QMenu>
+#include <QMimeData>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include "attention/heatmapview.h"
+#include "common/colormap.h"
+#include "common/document.h"
+#include "export/dataexportdialog.h"
+#include "export/exportdialog.h"
+#include "export/plotmenu.h"
+#include "export/viewexport.h"
+#include "window/mainwindow.h"
+#include "window/renderer.h"
+#include "window/windowactions.h"
+
+using namespace attnscope;
+
+namespace {
+
+const QString kSentence = QStringLiteral("the cat sat on the mat and then the dog barked");
+
+QByteArray readFile(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// How many elements of each name an SVG holds.
+QHash<QString, int> svgElements(const QByteArray& svg)
+{
+    QHash<QString, int> counts;
+    QXmlStreamReader xml(svg);
+    while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::StartElement) ++counts[xml.name().toString()];
+    if (xml.hasError()) counts[QStringLiteral("#error")] = 1;
+    return counts;
+}
+
+RenderStatus render(Document& doc, const QString& view, const QString& path, int width = 900, int height = 640, int dpi = 96)
+{
+    RenderOptions options;
+    options.outPath = path;
+    options.width = width;
+    options.height = height;
+    options.dpi = dpi;
+    return renderView(view, doc, options);
+}
+
+} // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void cleanup() { ColorMap::setCurrent(ColorMap::kDefault); }
+
+    void everyViewInEveryFormatIsAValidFile_data()
+    {
+        QTest::addColumn<QString>("view");
+        for (const QString& view : renderViewNames()) QTest::newRow(qPrintable(view)) << view;
+    }
+    void everyViewInEveryFormatIsAValidFile()
+    {
+        QFETCH(QString, view);
+        QTemporaryDir dir;
+        Document doc;
+        doc.setText(kSentence);
+        for (const QString& format : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+            const QString path = dir.filePath(view + QLatin1Char('.') + format);
+            const RenderStatus s = render(doc, view, path);
+            QVERIFY2(s.ok(), s.error.c_str());
+            const QByteArray bytes = readFile(path);
+            if (format == QLatin1String("png")) {
+                QCOMPARE(QImage::fromData(bytes, "PNG").size(), QSize(900, 640));
+            } else if (format == QLatin1String("svg")) {
+                QVERIFY(QSvgRenderer(bytes).isValid());
+                const QHash<QString, int> elements = svgElements(bytes);
+                QVERIFY2(!elements.contains(QStringLiteral("#error")), "the SVG is not well-formed XML");
+                // Vectors, not a picture of the widget: not one embedded bitmap in any view.
+                QVERIFY2(elements.value(QStringLiteral("image")) == 0,
+                         qPrintable(QStringLiteral("%1 embedded image(s)").arg(elements.value(QStringLiteral("image")))));
+            } else {
+                QVERIFY(bytes.startsWith("%PDF-"));
+                QVERIFY(bytes.trimmed().endsWith("%%EOF"));
+                QVERIFY2(!bytes.contains("/Subtype /Image") && !bytes.contains("/Subtype/Image"), "the PDF embeds a bitmap");
+            }
+        }
+    }
+
+    void anSvgHeatmapIsOneRectanglePerCell()
+    {
+        QTemporaryDir dir;
+        Document doc;
+        doc.setText(kSentence);
+        doc.waitForIdle();
+        const int T = int(doc.snapshot()->tokens.ids.size());
+        const QString path = dir.filePath(QStringLiteral("h.svg"));
+        QVERIFY(render(doc, QStringLiteral("heatmap"), path).ok());
+        const QByteArray svg = readFile(path);
+        const QHash<QString, int> elements = svgElements(svg);
+        QCOMPARE(elements.value(QStringLiteral("image")), 0);
+        // Every cell, masked ones in their own grey, is one <rect>; the rest of the plot adds a few more.
+        QVERIFY2(elements.value(QStringLiteral("rect")) >= T * T,
+                 qPrintable(QStringLiteral("%1 rects for %2 cells").arg(elements.value(QStringLiteral("rect"))).arg(T * T)));
+        // The masked grey and the viridis ends are fills of those rects.
+        QVERIFY(svg.contains("#bdbdbd"));
+        QVERIFY(svg.contains("#fde725") || svg.contains("#fde724"));
+    }
+
+    void aPngFollowsTheDpi()
+    {
+        QTemporaryDir dir;
+        Document doc;
+        doc.setText(kSentence);
+        const QString path = dir.filePath(QStringLiteral("h300.png"));
+        QVERIFY(render(doc, QStringLiteral("heatmap"), path, 400, 300, 300).ok());
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(1250, 938));  // 400 × 300 at 300/96, rounded
+        QCOMPARE(image.dotsPerMeterX(), int(std::lround(300 / 0.0254)));
+        RenderOptions bad;
+        bad.outPath = dir.filePath(QStringLiteral("x.png"));
+        bad.dpi = 5000;
+        const RenderStatus s = renderView(QStringLiteral("heatmap"), doc, bad);
+        QVERIFY(!s.ok() && s.usage);
+    }
+
+    // The top-left cell (query 0, key 0) holds weight 1 under the causal mask: the ramp's top colour.
+    void theColourMapReachesTheScreenAndTheFiles_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const QString& name : ColorMap::names()) QTest::newRow(qPrintable(name)) << name;
+    }
+    void theColourMapReachesTheScreenAndTheFiles()
+    {
+        QFETCH(QString, name);
+        const ColorMap::Kind kind = *ColorMap::fromName(name);
+        MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        window.sentenceEdit()->setText(kSentence);
+        window.actions()->setColorMap(name);
+        QCOMPARE(ColorMap::current(), kind);
+        HeatmapView* heatmap = window.heatmap();
+        heatmap->replot(QCustomPlot::rpImmediateRefresh);
+        const QPoint cell(int(heatmap->xAxis->coordToPixel(0)), int(heatmap->yAxis->coordToPixel(0)));
+        const QRgb top = ColorMap::gradient(kind).color(1.0, QCPRange(0, 1));
+        const QImage screen = heatmap->grab().toImage();
+        QCOMPARE(QColor(screen.pixel(cell)).name(), QColor(top).name());
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("plot.png"));
+        QString error;
+        QVERIFY2(exportWidget(heatmap, png, heatmap->size(), 96, &error), qPrintable(error));
+        QCOMPARE(QColor(QImage(png).pixel(cell)).name(), QColor(top).name());
+        // A masked cell (query 0, key 1) is the masked colour of this map, never a ramp colour.
+        const QPoint masked(int(heatmap->xAxis->coordToPixel(1)), int(heatmap->yAxis->coordToPixel(0)));
+        QCOMPARE(QColor(QImage(png).pixel(masked)).name(), ColorMap::maskedColor(kind).name());
+    }
+
+    void theWindowsViewExportIsTheRenderersPicture()
+    {
+        MainWindow window;
+        window.show();
+        window.sentenceEdit()->setText(kSentence);
+        window.tabs()->setCurrentIndex(1);  // Scaling lab, on its first view
+        QCOMPARE(currentViewName(window), QStringLiteral("saturation"));
+        QTemporaryDir dir;
+        ExportDialog dialog(&window, QStringLiteral("compare"));
+        QCOMPARE(dialog.view(), QStringLiteral("compare"));
+        dialog.setPath(dir.filePath(QStringLiteral("compare.svg")));
+        const QString error = dialog.exportNow();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QByteArray svg = readFile(dir.filePath(QStringLiteral("compare.svg")));
+        QCOMPARE(svgElements(svg).value(QStringLiteral("image")), 0);
+        QVERIFY(svg.contains("Compare") || svg.contains("B − A") || svgElements(svg).value(QStringLiteral("text")) > 0);
+        dialog.setPath(dir.filePath(QStringLiteral("compare.bmp")));
+        QVERIFY(!dialog.exportNow().isEmpty());
+    }
+
+    void aClickedPlotExportsAndCopiesOnItsOwn()
+    {
+        MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        window.sentenceEdit()->setText(kSentence);
+        QWidget* plot = PlotMenu::plotAt(window.heatmap());
+        QCOMPARE(plot, static_cast<QWidget*>(window.heatmap()));
+        QMenu* menu = window.actions()->plotMenu()->menuFor(plot);
+        QStringList entries;
+        for (QAction* a : menu->actions()) entries << a->text();
+        QVERIFY2(entries.contains(QStringLiteral("Export This Plot…")) && entries.contains(QStringLiteral("&Export View…")) &&
+                     entries.contains(QStringLiteral("Export &Data…")),
+                 qPrintable(entries.join(QLatin1Char('|'))));
+        delete menu;
+
+        QTemporaryDir dir;
+        ExportDialog dialog(&window, QString(), plot);
+        QCOMPARE(dialog.view(), QString());
+        dialog.setPath(dir.filePath(QStringLiteral("plot.pdf")));
+        QVERIFY(dialog.exportNow().isEmpty());
+        QVERIFY(readFile(dir.filePath(QStringLiteral("plot.pdf"))).startsWith("%PDF"));
+
+        QString error;
+        QVERIFY2(copyWidgetToClipboard(plot, &error), qPrintable(error));
+        const QMimeData* data = QGuiApplication::clipboard()->mimeData();
+        QVERIFY(data && data->hasImage());
+        QVERIFY(data->data(QStringLiteral("image/svg+xml")).contains("<svg"));
+        QVERIFY(copyViewToClipboard(window, QStringLiteral("grid"), &error));
+        QCOMPARE(qvariant_cast<QImage>(QGuiApplication::clipboard()->mimeData()->imageData()).width(), 2 * liveViewSize(window, "grid").width());
+    }
+
+    void theDataDialogWritesWhatTheCoreWrites_data()
+    {
+        QTest::addColumn<int>("what");
+        QTest::addColumn<int>("format");
+        QTest::addColumn<bool>("focused");
+        QTest::newRow("attention npy, every head") << int(DataKind::Attention) << int(DataFormat::Npy) << false;
+        QTest::newRow("attention csv, focused head") << int(DataKind::Attention) << int(DataFormat::Csv) << true;
+        QTest::newRow("scores json, focused head") << int(DataKind::Scores) << int(DataFormat::Json) << true;
+        QTest::newRow("stats npz") << int(DataKind::Stats) << int(DataFormat::Npy) << false;
+        QTest::newRow("trace json") << int(DataKind::Trace) << int(DataFormat::Json) << true;
+        QTest::newRow("weights csv") << int(DataKind::Weights) << int(DataFormat::Csv) << false;
+    }
+    void theDataDialogWritesWhatTheCoreWrites()
+    {
+        QFETCH(int, what);
+        QFETCH(int, format);
+        QFETCH(bool, focused);
+        MainWindow window;
+        window.sentenceEdit()->setText(kSentence);
+        window.document()->setFocus({1, 2});
+        window.document()->setTemperature(0.7);
+        QTemporaryDir dir;
+        DataExportDialog dialog(&window);
+        dialog.setPath(dir.filePath(QStringLiteral("numbers")));
+        dialog.setRequest(DataKind(what), DataFormat(format), focused);
+        const DataExportRequest request = dialog.request();
+        QVERIFY(dialog.path().endsWith(QString::fromStdString(suggestedSuffix(request.what, request.format))));
+        QCOMPARE(request.head.has_value(), focused);
+        if (focused) QVERIFY(*request.head == (HeadSelection{1, 2}));
+        const QString error = dialog.exportNow();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const Document& doc = *window.document();
+        const Result<std::string> expected = exportData(*doc.model(), doc.snapshot()->tokens, doc.settings(), request);
+        QVERIFY(expected.hasValue());
+        QCOMPARE(readFile(dialog.path()), QByteArray::fromStdString(*expected));
+    }
+};
+
+QTEST_MAIN(TestExport)
+#include "tst_export.moc"

@@ -1,0 +1,221 @@
+// Presenter mode and the window's polish: F11 enters and Esc leaves; fonts, plots' fonts included, at least
+// double; every single-key demonstration changes the document as the strip says; keys typed into a box stay
+// text. Every control of the window explains itself in a tooltip, and About names the versions in use.
+#include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QScrollBar>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QtTest>
+#include <Eigen/Core>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "attention/heatmapview.h"
+#include "presenter/presentermode.h"
+#include "window/about.h"
+#include "window/controlpanel.h"
+#include "window/mainwindow.h"
+#include "window/windowactions.h"
+
+using namespace attnscope;
+
+namespace {
+
+// A window shown and active, so application shortcuts (F11) reach it.
+struct Shown {
+    MainWindow window;
+    Shown()
+    {
+        window.resize(1300, 850);
+        window.show();
+        window.activateWindow();
+        window.sentenceEdit()->setText(QStringLiteral("the dog chased the ball and then it ran"));
+    }
+    PresenterMode* presenter() { return window.actions()->presenter(); }
+    Document& doc() { return *window.document(); }
+    // A key as the person presses it, delivered to whatever has the focus in the window.
+    void press(int key, Qt::KeyboardModifiers mods = Qt::NoModifier)
+    {
+        QWidget* target = QApplication::focusWidget() && QApplication::focusWidget()->window() == &window ? QApplication::focusWidget()
+                                                                                                      : static_cast<QWidget*>(&window);
+        QTest::keyClick(target, Qt::Key(key), mods);
+    }
+};
+
+} // namespace
+
+class TestPresenter : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void f11EntersAndEscLeaves()
+    {
+        Shown s;
+        QVERIFY(QTest::qWaitForWindowActive(&s.window));
+        const double before = s.window.font().pointSizeF();
+        const double tickBefore = s.window.heatmap()->xAxis->tickLabelFont().pointSizeF();
+        QTest::keyClick(&s.window, Qt::Key_F11);
+        QVERIFY(s.presenter()->isActive());
+        QVERIFY(s.window.windowState() & Qt::WindowFullScreen);
+        QVERIFY(s.window.actions()->action(QStringLiteral("presenter"))->isChecked());
+        // Twice the type, in the widgets and in the plots' own fonts, from the back of the room.
+        QVERIFY2(s.window.font().pointSizeF() >= 2 * before - 1e-9, qPrintable(QString::number(s.window.font().pointSizeF())));
+        QVERIFY(s.window.controls()->font().pointSizeF() >= 2 * before - 1e-9);
+        QVERIFY(s.window.heatmap()->xAxis->tickLabelFont().pointSizeF() >= 2 * tickBefore - 1e-9);
+        // High contrast, the strip in place of the menu and status bars.
+        QCOMPARE(s.window.palette().color(QPalette::Window), QColor(Qt::black));
+        QCOMPARE(s.window.palette().color(QPalette::WindowText), QColor(Qt::white));
+        QVERIFY(s.presenter()->strip()->isVisible());
+        QVERIFY(!s.window.menuBar()->isVisible());
+        const QString strip = s.presenter()->stripText();
+        for (const char* part : {"M mask: causal", "S ÷√dₖ: on", "temperature 1.00", "P positions", "head 0", "layer 0", "tab: Attention", "Esc"})
+            QVERIFY2(strip.contains(QString::fromUtf8(part)), qPrintable(strip));
+
+        s.press(Qt::Key_Escape);
+        QVERIFY(!s.presenter()->isActive());
+        QVERIFY(!(s.window.windowState() & Qt::WindowFullScreen));
+        QCOMPARE(s.window.font().pointSizeF(), before);
+        QCOMPARE(s.window.heatmap()->xAxis->tickLabelFont().pointSizeF(), tickBefore);
+        QVERIFY(s.window.menuBar()->isVisible());
+        QVERIFY(!s.presenter()->strip()->isVisible());
+        QVERIFY(!s.window.actions()->action(QStringLiteral("presenter"))->isChecked());
+    }
+
+    void theSingleKeysChangeTheDocument()
+    {
+        Shown s;
+        s.presenter()->setActive(true);
+        Document& doc = s.doc();
+        // M: the causal mask.
+        s.press(Qt::Key_M);
+        QVERIFY(doc.settings().mask == MaskKind::None);
+        QVERIFY(s.presenter()->stripText().contains(QStringLiteral("mask: off")));
+        s.press(Qt::Key_M);
+        QVERIFY(doc.settings().mask == MaskKind::Causal);
+        // S: the scaling.
+        s.press(Qt::Key_S);
+        QVERIFY(doc.settings().scaling == Scaling::None);
+        s.press(Qt::Key_S);
+        QVERIFY(doc.settings().scaling == Scaling::SqrtDk);
+        // + and −: a step of √2 on the slider's grid, both ways, and never past the slider's ends.
+        s.press(Qt::Key_Plus, Qt::ShiftModifier);
+        const double up = doc.settings().temperature;
+        QVERIFY2(std::abs(up - std::sqrt(2.0)) < 0.01, qPrintable(QString::number(up)));
+        QCOMPARE(up, ControlPanel::temperatureForSlider(ControlPanel::sliderForTemperature(up)));
+        s.press(Qt::Key_Equal);
+        QVERIFY(std::abs(doc.settings().temperature - 2.0) < 0.02);
+        s.press(Qt::Key_Minus);
+        s.press(Qt::Key_Minus);
+        s.press(Qt::Key_Minus);
+        QVERIFY2(std::abs(doc.settings().temperature - std::sqrt(0.5)) < 0.01, qPrintable(QString::number(doc.settings().temperature)));
+        for (int i = 0; i < 40; ++i) s.press(Qt::Key_Minus);
+        QCOMPARE(doc.settings().temperature, ControlPanel::kSliderMinTemperature);
+        // P: round the positional encodings the model offers, back to the model's own.
+        QVERIFY(doc.settings().positional == PositionalOverride::Default);
+        std::vector<PositionalOverride> seen;
+        for (int i = 0; i < 4; ++i) {
+            s.press(Qt::Key_P);
+            seen.push_back(doc.settings().positional);
+            if (doc.settings().positional == PositionalOverride::Default) break;
+        }
+        QVERIFY(seen.front() == PositionalOverride::Sinusoidal);
+        QVERIFY(seen.back() == PositionalOverride::Default);
+        QVERIFY(std::find(seen.begin(), seen.end(), PositionalOverride::None) != seen.end());
+        // Arrows: heads across, layers down, clamped to the model.
+        s.press(Qt::Key_Right);
+        QVERIFY(doc.focus() == (HeadSelection{0, 1}));
+        s.press(Qt::Key_Down);
+        QVERIFY(doc.focus() == (HeadSelection{1, 1}));
+        s.press(Qt::Key_Left);
+        s.press(Qt::Key_Left);
+        QVERIFY(doc.focus() == (HeadSelection{1, 0}));
+        s.press(Qt::Key_Up);
+        s.press(Qt::Key_Up);
+        QVERIFY(doc.focus() == (HeadSelection{0, 0}));
+        QVERIFY(s.presenter()->stripText().contains(QStringLiteral("layer 0 of %1").arg(doc.model()->config.layers)));
+        // Digits: the tabs by their place.
+        for (int tab = 0; tab < s.window.tabs()->count(); ++tab) {
+            s.press(Qt::Key_1 + tab);
+            QCOMPARE(s.window.tabs()->currentIndex(), tab);
+        }
+        s.press(Qt::Key_9);  // no ninth tab: nothing happens
+        QCOMPARE(s.window.tabs()->currentIndex(), s.window.tabs()->count() - 1);
+    }
+
+    void keysTypedIntoABoxStayText()
+    {
+        Shown s;
+        s.presenter()->setActive(true);
+        s.window.sentenceEdit()->setFocus();
+        s.window.sentenceEdit()->end(false);
+        QTest::keyClicks(s.window.sentenceEdit(), QStringLiteral(" mps"));
+        QVERIFY(s.doc().text().endsWith(QStringLiteral(" mps")));
+        QVERIFY(s.doc().settings().mask == MaskKind::Causal);
+        QVERIFY(s.doc().settings().scaling == Scaling::SqrtDk);
+        // The first Esc leaves the box, the second leaves presenter mode.
+        QTest::keyClick(s.window.sentenceEdit(), Qt::Key_Escape);
+        QVERIFY(s.presenter()->isActive());
+        QVERIFY(!s.window.sentenceEdit()->hasFocus());
+        s.press(Qt::Key_M);
+        QVERIFY(s.doc().settings().mask == MaskKind::None);
+        s.press(Qt::Key_Escape);
+        QVERIFY(!s.presenter()->isActive());
+        // Outside presenter mode the letters do nothing to the settings.
+        s.press(Qt::Key_M);
+        QVERIFY(s.doc().settings().mask == MaskKind::None);
+    }
+
+    // Every control of the window says in one sentence what it changes.
+    void everyControlHasATooltip()
+    {
+        MainWindow w;
+        w.show();
+        QStringList missing;
+        const auto check = [&](QWidget* control) {
+            for (QWidget* p = control->parentWidget(); p; p = p->parentWidget())
+                if (qobject_cast<QAbstractSpinBox*>(p) || qobject_cast<QComboBox*>(p) || qobject_cast<QTabBar*>(p) ||
+                    qobject_cast<QScrollBar*>(p) || qobject_cast<QToolBar*>(p) || qobject_cast<QAbstractItemView*>(p))
+                    return;  // a part of a bigger control, or the tab bar's own arrows
+            if (qobject_cast<QScrollBar*>(control) || control->objectName().startsWith(QStringLiteral("qt_"))) return;
+            if (control->parentWidget() && qobject_cast<QDockWidget*>(control->parentWidget()) && control->objectName().isEmpty()) return;
+            const QString tip = control->toolTip();
+            const QString label = control->objectName().isEmpty() ? QString::fromLatin1(control->metaObject()->className()) : control->objectName();
+            if (tip.isEmpty()) missing << label;
+            else if (!tip.endsWith(QLatin1Char('.')) || tip.count(QStringLiteral(". ")) > 0) missing << label + QStringLiteral(" (not one sentence: ") + tip + QLatin1Char(')');
+        };
+        for (QAbstractButton* b : w.findChildren<QAbstractButton*>()) check(b);
+        for (QComboBox* c : w.findChildren<QComboBox*>()) check(c);
+        for (QAbstractSlider* s : w.findChildren<QAbstractSlider*>()) check(s);
+        for (QAbstractSpinBox* s : w.findChildren<QAbstractSpinBox*>()) check(s);
+        for (QLineEdit* e : w.findChildren<QLineEdit*>()) check(e);
+        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QStringLiteral("\n"))));
+        // The menus' entries say what they do in the status bar.
+        for (const QString& name : {"open-scene", "save-scene", "export-view", "copy-view", "export-data", "presenter", "about"})
+            QVERIFY2(!w.actions()->action(name)->statusTip().isEmpty(), qPrintable(name));
+    }
+
+    void aboutNamesTheVersionsInUse()
+    {
+        const QString v = versionsText();
+        QVERIFY2(v.contains(QStringLiteral("AttnScope ") + QStringLiteral(ATTNSCOPE_VERSION)), qPrintable(v));
+        QVERIFY(v.contains(QStringLiteral("Qt ") + QString::fromLatin1(qVersion())));
+        QVERIFY(v.contains(QStringLiteral("Eigen %1.%2.%3").arg(EIGEN_WORLD_VERSION).arg(EIGEN_MAJOR_VERSION).arg(EIGEN_MINOR_VERSION)));
+        QVERIFY(v.contains(QStringLiteral("QCustomPlot ") + QStringLiteral(QCUSTOMPLOT_VERSION_STR)));
+        QVERIFY(aboutText().contains(QStringLiteral("AttnScope")));
+    }
+};
+
+QTEST_MAIN(TestPresenter)
+#include "tst_presenter.moc"

@@ -1,0 +1,133 @@
+#include "export/dataexportdialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QVBoxLayout>
+
+#include "io/atomicfile.h"
+#include "window/mainwindow.h"
+
+namespace attnscope {
+
+DataExportDialog::DataExportDialog(MainWindow* window)
+    : QDialog(window), m_window(window), m_what(new QComboBox(this)), m_format(new QComboBox(this)),
+      m_allHeads(new QRadioButton(tr("Every layer and head"), this)), m_focused(new QRadioButton(this)), m_path(new QLineEdit(this))
+{
+    setWindowTitle(tr("Export Data"));
+    m_what->addItem(tr("Attention weights"), int(DataKind::Attention));
+    m_what->addItem(tr("Scores Q·Kᵀ (before scaling and masking)"), int(DataKind::Scores));
+    m_what->addItem(tr("The head's weights W_Q, W_K, W_V, W_O and biases"), int(DataKind::Weights));
+    m_what->addItem(tr("Row statistics: entropy and largest weight"), int(DataKind::Stats));
+    m_what->addItem(tr("One head's whole pipeline (trace)"), int(DataKind::Trace));
+    m_what->setToolTip(tr("Which numbers: the same the views draw, computed by the core for this sentence and these settings."));
+    m_format->addItem(tr("CSV (spreadsheets)"), int(DataFormat::Csv));
+    m_format->addItem(tr("JSON"), int(DataFormat::Json));
+    m_format->addItem(tr("NumPy (.npy, or .npz for several arrays)"), int(DataFormat::Npy));
+    m_format->setToolTip(tr("The file format: CSV labels rows and columns with tokens, NumPy keeps exact float32 values in arrays."));
+    m_allHeads->setToolTip(tr("All heads at once: attention becomes an array of shape (layers, heads, tokens, tokens)."));
+    m_focused->setToolTip(tr("Only the head focused in the window, as one tokens × tokens matrix."));
+    m_allHeads->setChecked(true);
+    m_path->setToolTip(tr("The file to write."));
+    auto* browse = new QPushButton(tr("Choose…"), this);
+    browse->setToolTip(tr("Choose where to save the numbers."));
+    auto* pathRow = new QHBoxLayout;
+    pathRow->addWidget(m_path, 1);
+    pathRow->addWidget(browse);
+    auto* scope = new QVBoxLayout;
+    scope->addWidget(m_allHeads);
+    scope->addWidget(m_focused);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("&Numbers"), m_what);
+    form->addRow(tr("Heads"), scope);
+    form->addRow(tr("F&ormat"), m_format);
+    form->addRow(tr("&File"), pathRow);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
+    auto* column = new QVBoxLayout(this);
+    column->addLayout(form);
+    column->addWidget(buttons);
+
+    connect(m_what, &QComboBox::currentIndexChanged, this, &DataExportDialog::update);
+    connect(m_format, &QComboBox::currentIndexChanged, this, &DataExportDialog::update);
+    connect(m_allHeads, &QRadioButton::toggled, this, &DataExportDialog::update);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString chosen = QFileDialog::getSaveFileName(this, windowTitle(), path());
+        if (!chosen.isEmpty()) setPath(chosen);
+    });
+    connect(buttons, &QDialogButtonBox::accepted, this, &DataExportDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &DataExportDialog::reject);
+    setPath(QDir::home().filePath(QStringLiteral("attnscope-attention.csv")));
+    update();
+}
+
+void DataExportDialog::setRequest(DataKind what, DataFormat format, bool focusedHeadOnly)
+{
+    m_what->setCurrentIndex(m_what->findData(int(what)));
+    m_format->setCurrentIndex(m_format->findData(int(format)));
+    (focusedHeadOnly ? m_focused : m_allHeads)->setChecked(true);
+    update();
+}
+
+DataExportRequest DataExportDialog::request() const
+{
+    DataExportRequest r;
+    r.what = DataKind(m_what->currentData().toInt());
+    r.format = DataFormat(m_format->currentData().toInt());
+    if (m_focused->isChecked() || r.what == DataKind::Trace) r.head = m_window->document()->focus();
+    return r;
+}
+
+QString DataExportDialog::path() const { return m_path->text().trimmed(); }
+void DataExportDialog::setPath(const QString& path) { m_path->setText(path); }
+
+void DataExportDialog::update()
+{
+    const HeadSelection f = m_window->document()->focus();
+    m_focused->setText(tr("The focused head only (layer %1, head %2)").arg(f.layer).arg(f.head));
+    // A trace is one head's by definition.
+    const bool trace = DataKind(m_what->currentData().toInt()) == DataKind::Trace;
+    m_allHeads->setEnabled(!trace);
+    if (trace) m_focused->setChecked(true);
+    // Keep the file's ending in step with the format.
+    const DataExportRequest r = request();
+    const QString suffix = QString::fromStdString(suggestedSuffix(r.what, r.format));
+    const QFileInfo info(path());
+    if (!path().isEmpty() && !path().endsWith(suffix)) setPath(info.dir().filePath(info.completeBaseName() + suffix));
+}
+
+QString DataExportDialog::exportNow()
+{
+    Document& doc = *m_window->document();
+    doc.waitForIdle();  // the numbers of the sentence on screen, not of one still computing
+    const SnapshotPtr snap = doc.snapshot();
+    if (!doc.model()) return tr("No model is open.");
+    if (!doc.error().isEmpty()) return doc.error();
+    if (path().isEmpty()) return tr("Choose a file to write.");
+    Result<std::string> bytes = exportData(*doc.model(), snap->tokens, doc.settings(), request());
+    if (!bytes) return QString::fromStdString(bytes.error());
+    const Status written = writeFileAtomically(QFile::encodeName(path()).toStdString(), *bytes);
+    return QString::fromStdString(written.error);
+}
+
+void DataExportDialog::accept()
+{
+    QString error = exportNow();
+    if (!error.isEmpty()) {
+        error[0] = error[0].toUpper();
+        QMessageBox::warning(this, tr("Cannot export the data"), error);
+        return;
+    }
+    QDialog::accept();
+}
+
+} // namespace attnscope

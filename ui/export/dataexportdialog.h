@@ -1,0 +1,41 @@
+#pragma once
+// File → Export data…: the numbers behind the views for the window's sentence, settings and model, the
+// same bytes as `attnscope-cli export` writes (core/io/dataexport.h): attention, scores, the head's
+// weights, row statistics or one head's whole trace, for every head or the focused one, as CSV, JSON or
+// NumPy.
+#include <QDialog>
+
+#include "io/dataexport.h"
+
+class QComboBox;
+class QLineEdit;
+class QRadioButton;
+
+namespace attnscope {
+
+class MainWindow;
+
+class DataExportDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit DataExportDialog(MainWindow* window);
+
+    DataExportRequest request() const;
+    QString path() const;
+    void setPath(const QString& path);
+    void setRequest(DataKind what, DataFormat format, bool focusedHeadOnly);
+    QString exportNow();  // the sentence on failure
+    void accept() override;
+
+private:
+    void update();
+
+    MainWindow* m_window;
+    QComboBox* m_what;
+    QComboBox* m_format;
+    QRadioButton* m_allHeads;
+    QRadioButton* m_focused;
+    QLineEdit* m_path;
+};
+
+} // namespace attnscope

@@ -1,0 +1,164 @@
+#include "export/viewexport.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QMimeData>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <qcustomplot.h>
+
+#include "attention/headgridview.h"
+#include "attention/heatmapview.h"
+#include "common/tabnames.h"
+#include "lab/compareview.h"
+#include "research/qkmapview.h"
+#include "research/rolloutview.h"
+#include "steps/cellview.h"
+#include "steps/crossattentionview.h"
+#include "steps/pipelineview.h"
+#include "window/mainwindow.h"
+
+namespace attnscope {
+
+namespace {
+
+constexpr int kClipboardDpi = 2 * kScreenDpi;
+
+// Paints one widget at `size`: a plot lays itself out again at that size, the heads grid draws its cells
+// at that size, anything else is scaled from its on-screen size.
+void paintWidgetAt(QWidget* widget, QCPPainter& painter, QSize size, bool vector)
+{
+    if (!vector) painter.setRenderHint(QPainter::Antialiasing);
+    if (auto* plot = qobject_cast<QCustomPlot*>(widget)) {
+        if (vector) painter.setMode(QCPPainter::pmVectorized);
+        plot->toPainter(&painter, size.width(), size.height());
+        return;
+    }
+    if (auto* grid = qobject_cast<HeadGridView*>(widget)) {
+        grid->paintGrid(painter, size);
+        return;
+    }
+    painter.scale(double(size.width()) / std::max(1, widget->width()), double(size.height()) / std::max(1, widget->height()));
+    paintWidgetTree(widget, painter);
+}
+
+bool putOnClipboard(const QByteArray& png, const QByteArray& svg, QString* error)
+{
+    const QImage image = QImage::fromData(png, "PNG");
+    if (image.isNull()) {
+        if (error) *error = QObject::tr("the picture could not be made.");
+        return false;
+    }
+    auto* data = new QMimeData;
+    data->setImageData(image);
+    data->setData(QStringLiteral("image/png"), png);
+    if (!svg.isEmpty()) data->setData(QStringLiteral("image/svg+xml"), svg);
+    QGuiApplication::clipboard()->setMimeData(data);
+    return true;
+}
+
+} // namespace
+
+QString currentViewName(const MainWindow& window)
+{
+    const QTabWidget* tabs = window.tabs();
+    if (const QTabWidget* views = viewTabs(tabs->currentWidget())) {
+        const QString name = pageName(views, views->currentIndex());
+        if (renderViewNames().contains(name)) return name;
+    }
+    return QStringLiteral("heatmap");
+}
+
+RenderOptions liveRenderOptions(const MainWindow& window, const QString& view)
+{
+    RenderOptions options;
+    const QTabWidget* tabs = window.tabs();
+    if (const CompareView* compare = tabs->findChild<CompareView*>()) {
+        const AttentionSettings b = compare->bSettings();
+        options.compareB = CompareBSettings{b.mask, b.scaling, b.temperature, compare->bOwnText().toStdString()};
+    }
+    if (view == QLatin1String("pipeline") || view == QLatin1String("cell")) {
+        if (const PipelineView* pipeline = tabs->findChild<PipelineView*>()) {
+            options.query = pipeline->cellView()->query();
+            options.key = pipeline->cellView()->key();
+        }
+    }
+    if (const CrossAttentionView* cross = tabs->findChild<CrossAttentionView*>()) options.source = cross->source();
+    if (view == QLatin1String("rollout")) {
+        if (const RolloutView* rollout = tabs->findChild<RolloutView*>()) options.query = rollout->token();
+    }
+    if (view == QLatin1String("qk-map")) {
+        if (const QkMapView* map = tabs->findChild<QkMapView*>()) options.query = map->selectedQuery();
+    }
+    return options;
+}
+
+QSize liveViewSize(const MainWindow& window, const QString& view)
+{
+    const QWidget* shown = nullptr;
+    if (view == QLatin1String("heatmap")) shown = window.heatmap();
+    else if (view == QLatin1String("grid")) shown = window.grid();
+    else
+        for (const QWidget* w : window.tabs()->findChildren<QWidget*>(view))
+            if (w->isVisible()) shown = w;
+    const QSize size = shown && shown->isVisible() ? shown->size() : QSize(1000, 800);
+    return size.expandedTo(QSize(320, 240));
+}
+
+RenderStatus exportView(MainWindow& window, const QString& view, const QString& path, QSize size, int dpi)
+{
+    RenderOptions options = liveRenderOptions(window, view);
+    options.outPath = path;
+    options.width = size.width();
+    options.height = size.height();
+    options.dpi = dpi;
+    return renderView(view, *window.document(), options);
+}
+
+bool exportWidget(QWidget* widget, const QString& path, QSize size, int dpi, QString* error)
+{
+    if (exportFormat(path).isEmpty()) {
+        if (error) *error = QObject::tr("the file name must end in .png, .svg or .pdf.");
+        return false;
+    }
+    const auto paint = [&](QCPPainter& painter, bool vector) { paintWidgetAt(widget, painter, size, vector); };
+    return exportImage(path, size, QStringLiteral("AttnScope"), paint, error, dpi);
+}
+
+bool copyViewToClipboard(MainWindow& window, const QString& view, QString* error)
+{
+    // The renderer writes files: draw both formats into a private folder and hand their bytes over.
+    QTemporaryDir dir;
+    if (!dir.isValid()) {
+        if (error) *error = QObject::tr("no temporary folder for the picture.");
+        return false;
+    }
+    const QSize size = liveViewSize(window, view);
+    const QString png = dir.filePath(QStringLiteral("view.png")), svg = dir.filePath(QStringLiteral("view.svg"));
+    for (const auto& [path, dpi] : {std::pair{png, kClipboardDpi}, std::pair{svg, kScreenDpi}}) {
+        const RenderStatus s = exportView(window, view, path, size, dpi);
+        if (!s.ok()) {
+            if (error) *error = QString::fromStdString(s.error);
+            return false;
+        }
+    }
+    QFile pngFile(png), svgFile(svg);
+    if (!pngFile.open(QIODevice::ReadOnly) || !svgFile.open(QIODevice::ReadOnly)) {
+        if (error) *error = QObject::tr("the picture could not be read back.");
+        return false;
+    }
+    return putOnClipboard(pngFile.readAll(), svgFile.readAll(), error);
+}
+
+bool copyWidgetToClipboard(QWidget* widget, QString* error)
+{
+    const QSize size = widget->size();
+    const auto paint = [&](QCPPainter& painter, bool vector) { paintWidgetAt(widget, painter, size, vector); };
+    QByteArray png, svg;
+    if (!encodeImage(QStringLiteral("png"), size, kClipboardDpi, QString(), paint, png, error)) return false;
+    if (!encodeImage(QStringLiteral("svg"), size, kScreenDpi, QStringLiteral("AttnScope"), paint, svg, error)) return false;
+    return putOnClipboard(png, svg, error);
+}
+
+} // namespace attnscope

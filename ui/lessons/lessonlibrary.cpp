@@ -1,0 +1,76 @@
+#include "lessons/lessonlibrary.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTabWidget>
+#include <QWidget>
+#include <algorithm>
+
+#include "common/preferences.h"
+#include "common/tabnames.h"
+
+namespace attnscope {
+
+Result<Lesson> LessonLibrary::readLesson(const QString& path)
+{
+    QFile file(path);
+    const QString where = path.startsWith(QLatin1Char(':')) ? QStringLiteral("the built-in lesson %1").arg(QFileInfo(path).fileName())
+                                                             : QStringLiteral("'%1'").arg(QDir::toNativeSeparators(path));
+    if (file.size() > qint64(Lesson::kMaxFileBytes))
+        return Result<Lesson>::fail(where.toStdString() + " is larger than 1 MB, too large for a lesson.");
+    if (!file.open(QIODevice::ReadOnly))
+        return Result<Lesson>::fail("cannot open " + where.toStdString() + " (" + file.errorString().toStdString() + ").");
+    const QByteArray bytes = file.read(qint64(Lesson::kMaxFileBytes) + 1);
+    return parseLesson(std::string_view(bytes.constData(), std::size_t(bytes.size())), where.toStdString());
+}
+
+void LessonLibrary::addFolder(const QString& folder)
+{
+    const QDir dir(folder);
+    for (const QFileInfo& info : dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+        Result<Lesson> lesson = readLesson(info.filePath());
+        if (!lesson) {
+            m_problems << QString::fromStdString(lesson.error());
+            continue;
+        }
+        m_lessons.push_back({info.completeBaseName(), info.filePath(), std::move(*lesson)});
+    }
+}
+
+void LessonLibrary::load()
+{
+    m_lessons.clear();
+    m_problems.clear();
+    addFolder(QStringLiteral(":/lessons"));
+    addFolder(Preferences::lessonFolder());
+    std::stable_sort(m_lessons.begin(), m_lessons.end(), [](const LessonEntry& a, const LessonEntry& b) {
+        if (a.lesson.order != b.lesson.order) return a.lesson.order < b.lesson.order;
+        return a.lesson.title < b.lesson.title;
+    });
+}
+
+QStringList LessonLibrary::missingNames(const Lesson& lesson, QWidget* window)
+{
+    QStringList missing;
+    auto* tabs = window->findChild<QTabWidget*>(QStringLiteral("tabs"));
+    for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& step = lesson.steps[i];
+        const QString where = QObject::tr("step %1").arg(i + 1);
+        for (const std::string& name : step.highlight)
+            if (!window->findChild<QWidget*>(QString::fromStdString(name)))
+                missing << QObject::tr("%1 highlights '%2', which is no control's name").arg(where, QString::fromStdString(name));
+        if (!tabs || !step.state.tab) continue;
+        const int tab = pageIndex(tabs, QString::fromStdString(*step.state.tab));
+        if (tab < 0) {
+            missing << QObject::tr("%1 opens the tab '%2', which this window lacks").arg(where, QString::fromStdString(*step.state.tab));
+            continue;
+        }
+        if (step.state.view && !step.state.view->empty() && pageIndex(viewTabs(tabs->widget(tab)), QString::fromStdString(*step.state.view)) < 0)
+            missing << QObject::tr("%1 opens the view '%2', which the tab '%3' lacks")
+                           .arg(where, QString::fromStdString(*step.state.view), QString::fromStdString(*step.state.tab));
+    }
+    return missing;
+}
+
+} // namespace attnscope

@@ -1,0 +1,78 @@
+#pragma once
+// The Lessons panel (View → Lessons, Help → Lessons): pick a lesson, read a step, and the window is put in
+// the step's state — model, sentence, settings, focused head, tab and view — with the control to touch
+// outlined. A step may end with a check-yourself question; choosing an answer says at once whether it is
+// right and why.
+#include <QDockWidget>
+#include <optional>
+
+#include "lessons/lessonlibrary.h"
+
+class QButtonGroup;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTextBrowser;
+class QVBoxLayout;
+class QWidget;
+
+namespace attnscope {
+
+class ControlHighlight;
+class MainWindow;
+
+class LessonPanel : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit LessonPanel(MainWindow* window);
+
+    const LessonLibrary& library() const { return m_library; }
+    // Adds a lesson read from a file and starts it; the sentence when the file is not a lesson.
+    QString openLessonFile(const QString& path);
+    void startLesson(int index);  // an index into library().lessons() plus any opened files
+    int lessonCount() const { return int(m_entries.size()); }
+    const LessonEntry* currentLesson() const;
+    int currentStep() const { return m_step; }
+    // Shows step `index`'s text and question and, while the panel is visible, puts the window in its state
+    // and outlines its controls (a hidden panel does that when it is next shown).
+    void showStep(int index);
+    // Chooses answer `choice` of the current step's question, as a click on it does.
+    void answer(int choice);
+
+    ControlHighlight* highlight() const { return m_highlight; }
+    QString feedbackText() const;
+    QString stepText() const;
+    QString notice() const;  // what could not be applied, or a file that could not be read
+    QPushButton* nextButton() const { return m_next; }
+    QPushButton* backButton() const { return m_back; }
+
+private:
+    void rebuildList();
+    void applyStep();  // the current step's state and outline
+    void setNotice(const QString& text);
+
+    MainWindow* m_window;
+    LessonLibrary m_library;
+    std::vector<LessonEntry> m_entries;  // the library's lessons, then files opened in this run
+    int m_lesson = -1;
+    int m_step = -1;
+    bool m_applied = false;  // the current step's state has been put into the window
+    ControlHighlight* m_highlight;
+
+    QComboBox* m_lessonBox;
+    QPushButton* m_openFile;
+    QLabel* m_summary;
+    QLabel* m_stepTitle;
+    QTextBrowser* m_text;
+    QPushButton* m_showAgain;
+    QWidget* m_questionBox;
+    QLabel* m_prompt;
+    QVBoxLayout* m_choices;
+    QButtonGroup* m_choiceGroup;
+    QLabel* m_feedback;
+    QLabel* m_notice;
+    QPushButton* m_back;
+    QPushButton* m_next;
+};
+
+} // namespace attnscope

@@ -1,0 +1,232 @@
+#include "presenter/presentermode.h"
+
+#include <QAbstractSpinBox>
+#include <QApplication>
+#include <QComboBox>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTextDocument>
+#include <QTextEdit>
+#include <QToolBar>
+#include <algorithm>
+#include <cmath>
+
+#include "presenter/presenterstyle.h"
+#include "window/controlpanel.h"
+#include "window/mainwindow.h"
+
+namespace attnscope {
+
+namespace {
+
+// A box the keys would type into: there a key is text, not a demonstration.
+bool isTyping(const QWidget* w)
+{
+    if (qobject_cast<const QLineEdit*>(w) || qobject_cast<const QAbstractSpinBox*>(w) || qobject_cast<const QTextEdit*>(w) ||
+        qobject_cast<const QPlainTextEdit*>(w))
+        return true;
+    const auto* combo = qobject_cast<const QComboBox*>(w);
+    return combo && combo->isEditable();
+}
+
+QString keyCap(const QString& key)
+{
+    return QStringLiteral("<span style=\"background-color:#ffd600; color:#000000; font-weight:bold;\">&nbsp;%1&nbsp;</span>").arg(key);
+}
+
+QString positionalName(PositionalOverride p)
+{
+    switch (p) {
+    case PositionalOverride::Default: return QObject::tr("model default");
+    case PositionalOverride::Sinusoidal: return QObject::tr("sinusoidal");
+    case PositionalOverride::Learned: return QObject::tr("learned");
+    case PositionalOverride::None: return QObject::tr("none");
+    }
+    return {};
+}
+
+} // namespace
+
+PresenterMode::PresenterMode(MainWindow* window)
+    : QObject(window), m_window(window), m_strip(new QToolBar(QObject::tr("Presenter keys"), window)), m_stripLabel(new QLabel(m_strip))
+{
+    m_strip->setObjectName(QStringLiteral("presenter-strip"));
+    m_strip->setMovable(false);
+    m_strip->setFloatable(false);
+    m_strip->toggleViewAction()->setVisible(false);  // not offered in the toolbar menu: presenter mode owns it
+    m_stripLabel->setTextFormat(Qt::RichText);
+    m_stripLabel->setWordWrap(true);
+    m_stripLabel->setMargin(6);
+    m_strip->addWidget(m_stripLabel);
+    window->addToolBar(Qt::BottomToolBarArea, m_strip);
+    m_strip->hide();
+
+    Document* doc = window->document();
+    connect(doc, &Document::settingsChanged, this, &PresenterMode::refreshStrip);
+    connect(doc, &Document::focusChanged, this, &PresenterMode::refreshStrip);
+    connect(doc, &Document::modelChanged, this, &PresenterMode::refreshStrip);
+    connect(window->tabs(), &QTabWidget::currentChanged, this, [this] {
+        if (!m_active) return;
+        PresenterStyle::scalePlotFonts(m_window, PresenterStyle::kFontScale);  // views built since entering
+        refreshStrip();
+    });
+}
+
+double PresenterMode::temperatureStep() { return std::sqrt(2.0); }
+
+void PresenterMode::setActive(bool on)
+{
+    if (on == m_active) return;
+    m_active = on;
+    QMenuBar* menu = m_window->menuBar();
+    QStatusBar* status = m_window->statusBar();
+    if (on) {
+        m_savedStates = m_window->windowState();
+        m_hadOwnFont = m_window->testAttribute(Qt::WA_SetFont);
+        m_hadOwnPalette = m_window->testAttribute(Qt::WA_SetPalette);
+        m_savedFont = m_window->font();
+        m_savedPalette = m_window->palette();
+        m_menuBarShown = !menu->isHidden();
+        m_statusBarShown = !status->isHidden();
+
+        QFont big = m_savedFont;
+        if (big.pointSizeF() > 0) big.setPointSizeF(big.pointSizeF() * PresenterStyle::kFontScale);
+        else big.setPixelSize(int(big.pixelSize() * PresenterStyle::kFontScale));
+        m_window->setFont(big);
+        m_window->setPalette(PresenterStyle::highContrastPalette());
+        PresenterStyle::scalePlotFonts(m_window, PresenterStyle::kFontScale);
+        menu->hide();
+        status->hide();
+        refreshStrip();
+        m_strip->show();
+        qApp->installEventFilter(this);
+        m_window->setWindowState(m_savedStates | Qt::WindowFullScreen);
+        // Keys go to the views, not the sentence box, until someone clicks into a box.
+        if (QWidget* page = m_window->tabs()->currentWidget()) page->setFocus(Qt::OtherFocusReason);
+    } else {
+        qApp->removeEventFilter(this);
+        m_strip->hide();
+        PresenterStyle::restorePlotFonts(m_window);
+        m_window->setFont(m_hadOwnFont ? m_savedFont : QFont());
+        m_window->setPalette(m_hadOwnPalette ? m_savedPalette : QPalette());
+        menu->setVisible(m_menuBarShown);
+        status->setVisible(m_statusBarShown);
+        m_window->setWindowState(m_savedStates & ~Qt::WindowFullScreen);
+    }
+    emit activeChanged(on);
+}
+
+bool PresenterMode::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() != QEvent::KeyPress) return false;
+    auto* widget = qobject_cast<QWidget*>(watched);
+    if (!widget || widget->window() != m_window) return false;  // dialogs keep their keys
+    return handleKey(widget, *static_cast<QKeyEvent*>(event));
+}
+
+bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
+{
+    const Qt::KeyboardModifiers mods = key.modifiers() & ~(Qt::KeypadModifier | Qt::ShiftModifier);
+    if (mods != Qt::NoModifier) return false;  // Ctrl+S and friends stay shortcuts
+    if (key.key() == Qt::Key_Escape) {
+        if (isTyping(receiver)) {
+            if (QWidget* page = m_window->tabs()->currentWidget()) page->setFocus(Qt::ShortcutFocusReason);
+        } else {
+            setActive(false);
+        }
+        return true;
+    }
+    if (isTyping(receiver)) return false;
+
+    Document* doc = m_window->document();
+    const HeadSelection f = doc->focus();
+    switch (key.key()) {
+    case Qt::Key_M:
+        doc->setMask(doc->settings().mask == MaskKind::Causal ? MaskKind::None : MaskKind::Causal);
+        return true;
+    case Qt::Key_S:
+        doc->setScaling(doc->settings().scaling == Scaling::SqrtDk ? Scaling::None : Scaling::SqrtDk);
+        return true;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:  // + without Shift on most keyboards
+        stepTemperature(+1);
+        return true;
+    case Qt::Key_Minus:
+    case Qt::Key_Underscore:
+        stepTemperature(-1);
+        return true;
+    case Qt::Key_P:
+        cyclePositional();
+        return true;
+    case Qt::Key_Left: doc->setFocus({f.layer, f.head - 1}); return true;  // the document clamps to the model
+    case Qt::Key_Right: doc->setFocus({f.layer, f.head + 1}); return true;
+    case Qt::Key_Up: doc->setFocus({f.layer - 1, f.head}); return true;
+    case Qt::Key_Down: doc->setFocus({f.layer + 1, f.head}); return true;
+    default: break;
+    }
+    if (key.key() >= Qt::Key_1 && key.key() <= Qt::Key_9) {
+        const int index = key.key() - Qt::Key_1;
+        if (index < m_window->tabs()->count()) m_window->tabs()->setCurrentIndex(index);
+        return true;
+    }
+    return false;
+}
+
+void PresenterMode::stepTemperature(int direction)
+{
+    Document* doc = m_window->document();
+    const double t = doc->settings().temperature * std::pow(temperatureStep(), direction);
+    // Snap to the slider's grid so the control shows exactly what the document holds.
+    const double clamped = std::clamp(t, ControlPanel::kSliderMinTemperature, ControlPanel::kSliderMaxTemperature);
+    doc->setTemperature(ControlPanel::temperatureForSlider(ControlPanel::sliderForTemperature(clamped)));
+}
+
+void PresenterMode::cyclePositional()
+{
+    Document* doc = m_window->document();
+    const ModelPtr& model = doc->model();
+    std::vector<PositionalOverride> offered = {PositionalOverride::Default, PositionalOverride::Sinusoidal};
+    if (model && model->weights.positionEmbedding.rows() > 0) offered.push_back(PositionalOverride::Learned);
+    offered.push_back(PositionalOverride::None);
+    const auto it = std::find(offered.begin(), offered.end(), doc->settings().positional);
+    const std::size_t next = it == offered.end() ? 0 : (std::size_t(it - offered.begin()) + 1) % offered.size();
+    doc->setPositional(offered[next]);
+}
+
+void PresenterMode::refreshStrip()
+{
+    if (!m_active) return;
+    const Document* doc = m_window->document();
+    const AttentionSettings& s = doc->settings();
+    const HeadSelection f = doc->focus();
+    const ModelPtr& model = doc->model();
+    const int layers = model ? model->config.layers : 0, heads = model ? model->config.heads : 0;
+    const QTabWidget* tabs = m_window->tabs();
+    QString tabName = tabs->tabText(tabs->currentIndex());
+    tabName.remove(QLatin1Char('&'));
+    const QString sep = QStringLiteral("&nbsp;&nbsp;&nbsp;");
+    QStringList parts;
+    parts << keyCap(QStringLiteral("M")) + tr(" mask: %1").arg(s.mask == MaskKind::Causal ? tr("causal") : tr("off"));
+    parts << keyCap(QStringLiteral("S")) + tr(" ÷√dₖ: %1").arg(s.scaling == Scaling::SqrtDk ? tr("on") : tr("off"));
+    parts << keyCap(QStringLiteral("+")) + keyCap(QStringLiteral("−")) + tr(" temperature %1").arg(s.temperature, 0, 'f', 2);
+    parts << keyCap(QStringLiteral("P")) + tr(" positions: %1").arg(positionalName(s.positional));
+    parts << keyCap(QStringLiteral("←")) + keyCap(QStringLiteral("→")) + tr(" head %1 of %2").arg(f.head).arg(heads);
+    parts << keyCap(QStringLiteral("↑")) + keyCap(QStringLiteral("↓")) + tr(" layer %1 of %2").arg(f.layer).arg(layers);
+    parts << keyCap(QStringLiteral("1–%1").arg(std::min(9, tabs->count()))) + tr(" tab: %1").arg(tabName.toHtmlEscaped());
+    parts << keyCap(tr("Esc")) + tr(" leave");
+    m_stripLabel->setText(parts.join(sep));
+}
+
+QString PresenterMode::stripText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_stripLabel->text());
+    return doc.toPlainText().replace(QChar(0xa0), QLatin1Char(' '));
+}
+
+} // namespace attnscope

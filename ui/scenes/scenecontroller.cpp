@@ -1,0 +1,100 @@
+#include "scenes/scenecontroller.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include "common/preferences.h"
+#include "window/mainwindow.h"
+
+namespace attnscope {
+
+namespace {
+
+std::string localPath(const QString& path) { return QFile::encodeName(path).toStdString(); }
+
+QString sentence(const std::string& text)
+{
+    QString s = QString::fromStdString(text);
+    if (!s.isEmpty()) s[0] = s[0].toUpper();
+    return s;
+}
+
+} // namespace
+
+SceneController::SceneController(MainWindow* window) : QObject(window), m_window(window) {}
+
+void SceneController::setCurrentPath(const QString& path)
+{
+    if (path == m_currentPath) return;
+    m_currentPath = path;
+    emit currentPathChanged(m_currentPath);
+}
+
+SceneResult SceneController::open(const QString& path)
+{
+    SceneResult result;
+    Result<Scene> scene = readSceneFile(localPath(path));
+    if (!scene) {
+        // Reading never writes: the file stays as it was, and it does not become the file Save writes to.
+        result.error = sentence(scene.error());
+        if (!QFileInfo::exists(path)) {
+            Preferences::removeRecentScene(path);
+            emit recentChanged();
+        }
+        return result;
+    }
+    result = applyScene(*m_window, *scene);
+    if (!result.ok()) return result;
+    setCurrentPath(QFileInfo(path).absoluteFilePath());
+    Preferences::addRecentScene(path);
+    emit recentChanged();
+    return result;
+}
+
+Status SceneController::save(const QString& path)
+{
+    const Status written = writeSceneFile(localPath(path), captureScene(*m_window));
+    if (!written.ok()) return Status::failure(sentence(written.error).toStdString());
+    setCurrentPath(QFileInfo(path).absoluteFilePath());
+    Preferences::addRecentScene(path);
+    emit recentChanged();
+    return written;
+}
+
+QString SceneController::unsavedModelNote() const
+{
+    if (!m_window->document()->modelSpec().isEmpty()) return {};
+    return tr("This model was made in the window and has no file, so the scene records no model: opened later, it "
+              "shows the sentence and settings on whatever model is open then.");
+}
+
+SceneResult SceneController::restoreLastSession()
+{
+    const QString path = Preferences::lastSessionPath();
+    if (!QFileInfo::exists(path)) return {};
+    Result<Scene> scene = readSceneFile(localPath(path));
+    SceneResult result;
+    if (!scene) {
+        m_keepLastSession = true;
+        result.error = tr("The last session could not be restored, and %1 is left as it is (delete it to start afresh): %2")
+                           .arg(QDir::toNativeSeparators(path), sentence(scene.error()));
+        return result;
+    }
+    result = applyScene(*m_window, *scene);
+    if (!result.ok()) {
+        // The file itself was fine (its model is what went missing): the next session may be saved over it.
+        result.error = tr("The last session could not be restored: %1").arg(result.error);
+    }
+    return result;
+}
+
+Status SceneController::saveLastSession()
+{
+    if (m_keepLastSession) return Status::success();
+    const QString path = Preferences::lastSessionPath();
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    return writeSceneFile(localPath(path), captureScene(*m_window));
+}
+
+} // namespace attnscope

@@ -1,0 +1,50 @@
+#pragma once
+// Scene files for the window: open, save, the current file, File → Recent, and the last session, which
+// is written when the window closes and put back when it opens (app/main.cpp).
+//
+// A file that cannot be read is reported and left exactly as it is: it does not become the current file
+// (so Save cannot write over it), and an unreadable last session is not replaced at the end of the run.
+#include <QObject>
+#include <QString>
+
+#include "result.h"
+#include "scenes/scenestate.h"
+
+namespace attnscope {
+
+class MainWindow;
+
+class SceneController : public QObject {
+    Q_OBJECT
+public:
+    explicit SceneController(MainWindow* window);
+
+    // The scene file the window was last opened from or saved to; empty for none.
+    const QString& currentPath() const { return m_currentPath; }
+
+    // Reads and applies FILE.attnscope. On an error nothing changes: not the window, not the current
+    // file, not the file on disk. Warnings (a tab this build lacks) come with a scene that did open.
+    SceneResult open(const QString& path);
+    // Writes the window's scene atomically and makes it the current file. The sentence on failure.
+    Status save(const QString& path);
+    // A sentence for Save when the model cannot be recorded (trained in the window); empty otherwise.
+    QString unsavedModelNote() const;
+
+    // The last session: nothing to do when there is none. An unreadable one is reported and then kept as it
+    // is: saveLastSession() leaves it alone for the rest of the run.
+    SceneResult restoreLastSession();
+    Status saveLastSession();
+
+signals:
+    void currentPathChanged(const QString& path);
+    void recentChanged();
+
+private:
+    void setCurrentPath(const QString& path);
+
+    MainWindow* m_window;
+    QString m_currentPath;
+    bool m_keepLastSession = false;  // the last session could not be read: do not write over it
+};
+
+} // namespace attnscope

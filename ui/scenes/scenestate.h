@@ -1,0 +1,29 @@
+#pragma once
+// Between the window and a scene (core/io/scene.h): what the window shows, read out as a scene, and a
+// scene, or a lesson step's partial one, put into the window.
+#include <QString>
+#include <QStringList>
+
+#include "io/scene.h"
+
+namespace attnscope {
+
+class MainWindow;
+
+// Every field: the model's spec (absent for a model trained in the window, which no spec reopens), the
+// sentence, the settings with blocked keys and ablated heads, the focused head, the tab and view, and
+// Compare A/B's B side.
+Scene captureScene(const MainWindow& window);
+
+struct SceneResult {
+    QString error;        // a sentence when nothing was changed (the model cannot be opened)
+    QStringList warnings; // what could not be applied (a tab this build does not have); the rest was
+    bool ok() const { return error.isEmpty(); }
+};
+
+// Applies the fields the scene has, in the order that keeps each meaningful: model, sentence, settings,
+// focused head (clamped to the model), Compare's B, then tab and view. A model that cannot be loaded stops
+// it before anything has changed.
+SceneResult applyScene(MainWindow& window, const Scene& scene);
+
+} // namespace attnscope

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/bertloader.h"
 #include "io/gpt2loader.h"
 #include "io/tensorsource.h"
 #include "text/filetext.h"
@@ -40,8 +41,9 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
         return loadGpt2Folder(folder);
     }
     if (*type == "gpt2") return loadGpt2Folder(folder);
+    if (*type == "bert" || *type == "distilbert") return loadBertFolder(folder, *type);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
-                   "; AttnScope opens GPT-2-family folders (model_type \"gpt2\").");
+                   "; AttnScope opens GPT-2 (model_type \"gpt2\") and BERT-family (\"bert\", \"distilbert\") folders.");
 }
 
 } // namespace attnscope

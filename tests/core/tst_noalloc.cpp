@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "model/forward.h"
+#include "tinybert.h"
 
 extern "C" void* __libc_malloc(std::size_t size);
 
@@ -59,10 +60,13 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
     QTest::addColumn<int>("mask");
     QTest::addColumn<bool>("logits");
     QTest::addColumn<bool>("detail");
-    QTest::newRow("causal, all heads") << 0 << false << false;
-    QTest::newRow("no mask, all heads") << 1 << false << false;
-    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false;
-    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true;
+    QTest::addColumn<bool>("encoder");
+    QTest::newRow("causal, all heads") << 0 << false << false << false;
+    QTest::newRow("no mask, all heads") << 1 << false << false << false;
+    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << false;
+    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << false;
+    // Post-LN blocks, GELU-erf, segment embedding, embedding layer norm and the final hidden states.
+    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << true;
 }
 
 void TestNoAlloc::warmedUpForwardDoesNotAllocate()
@@ -70,14 +74,20 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     QFETCH(int, mask);
     QFETCH(bool, logits);
     QFETCH(bool, detail);
-    ModelPtr model = *loadModel("random:layers=2,heads=4,d_model=64,seed=1");
-    const std::vector<int> ids = model->tokenizer->encode("no allocation once the workspace is warm, for a sentence of some length")->ids;
+    QFETCH(bool, encoder);
+    QTemporaryDir tmp;
+    ModelPtr model = encoder ? *loadModel(tinybert::writeFolder(tmp, "bert", tinybert::Family::Bert))
+                             : *loadModel("random:layers=2,heads=4,d_model=64,seed=1");
+    // The tiny BERT's context is 32 tokens and its vocabulary spells most words letter by letter.
+    const std::vector<int> ids = model->tokenizer->encode(encoder ? "the quick brown fox sat on the [MASK] mat, the dog ran"
+                                                                  : "no allocation once the workspace is warm, for a sentence of some length")->ids;
     AttentionSettings s;
     s.mask = MaskKind(mask);
     s.blockedKeys = {3};
     CaptureRequest capture;
     capture.nextTokenLogits = logits;
-    if (detail) capture.detail = HeadSelection{1, 2};
+    capture.finalHidden = encoder;
+    if (detail) capture.detail = HeadSelection{1, encoder ? 1 : 2};
     ForwardTrace trace;
     Workspace ws;
     QVERIFY(forward(*model, ids, s, capture, trace, ws).ok());  // warm-up sizes everything

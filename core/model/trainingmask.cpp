@@ -11,7 +11,7 @@ std::string counterfactualNote(const ModelConfig& config, MaskKind mask)
 {
     if (mask == trainingMask(config)) return {};
     return config.causal ? "counterfactual: the model was trained with the causal mask"
-                         : "counterfactual: the model was trained bidirectionally, without a causal mask";
+                         : "counterfactual: the model was trained without a mask";
 }
 
 std::string trainingDescription(const ModelConfig& config)

@@ -301,7 +301,7 @@ private slots:
         QVERIFY(bert);
         const ModelConfig& c = (*bert)->config;
         QCOMPARE(counterfactualNote(c, MaskKind::None), std::string());
-        QVERIFY(counterfactualNote(c, MaskKind::Causal).find("bidirectional") != std::string::npos);
+        QVERIFY(counterfactualNote(c, MaskKind::Causal).find("without a mask") != std::string::npos);
         ModelConfig gpt2 = c;
         gpt2.causal = true;
         QCOMPARE(counterfactualNote(gpt2, MaskKind::Causal), std::string());

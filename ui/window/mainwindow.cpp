@@ -28,6 +28,7 @@
 #include "lab/scalinglab.h"
 #include "steps/stepbystep.h"
 #include "window/tokenchips.h"
+#include "model/trainingmask.h"
 
 namespace attnscope {
 
@@ -208,7 +209,11 @@ void MainWindow::updateStatus()
 {
     const SnapshotPtr& s = m_document->snapshot();
     const ModelPtr& model = m_document->model();
-    const QString name = model ? QString::fromStdString(model->config.name) : tr("no model");
+    // The model, its architecture and how it was trained (an encoder sees both ways, a decoder only back).
+    const QString name = model ? QStringLiteral("%1 (%2, %3)")
+                                     .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture),
+                                          QString::fromStdString(trainingDescription(model->config)))
+                               : tr("no model");
     m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")
                           .arg(s ? int(s->tokens.ids.size()) : 0)
                           .arg(name)

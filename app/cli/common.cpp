@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "model/trainingmask.h"
+
 namespace attnscope::cli {
 
 namespace {
@@ -51,6 +53,11 @@ AttentionSettings readSettings(const Args& args)
     if (args.has("--temperature")) s.temperature = orFail(parseTemperature(args.get("--temperature")));
     if (args.has("--positional")) s.positional = orFail(parsePositional(args.get("--positional")));
     return s;
+}
+
+void useTrainingMaskUnlessGiven(const Args& args, const Model& model, AttentionSettings& settings)
+{
+    if (!args.has("--mask")) settings.mask = trainingMask(model.config);
 }
 
 TokenizedText tokenize(const Model& model, const std::string& text)
@@ -122,6 +129,7 @@ OneHead runOneHead(const Args& args)
     run.settings = readSettings(args);
     const std::string text = readText(args);
     run.model = openModel(args);
+    useTrainingMaskUnlessGiven(args, *run.model, run.settings);
     CaptureRequest capture;
     capture.allAttention = false;
     capture.detail = readHead(args, run.model->config, true);

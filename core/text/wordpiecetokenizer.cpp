@@ -280,17 +280,22 @@ Result<TokenizedText> WordPieceTokenizer::encode(std::string_view text) const
     TokenizedText out;
     out.ids.push_back(m_clsId);
     // Special tokens are found in the raw text, before any cleaning or casing, at their earliest position.
+    // Each one's next occurrence is remembered and searched again only once passed, so a text full of
+    // [MASK]s costs one sweep per special token rather than one per occurrence.
+    std::vector<std::size_t> next(m_specials.size(), 0);
     std::size_t pos = 0;
+    bool searched = false;
     while (pos < text.size()) {
         std::size_t best = std::string_view::npos;
         const std::pair<std::string, int>* special = nullptr;
-        for (const auto& s : m_specials) {
-            const std::size_t p = text.find(s.first, pos);
-            if (p < best) {  // strictly earlier: at a tie the longer one, listed first, stays
-                best = p;
-                special = &s;
+        for (std::size_t i = 0; i < m_specials.size(); ++i) {
+            if (!searched || (next[i] != std::string_view::npos && next[i] < pos)) next[i] = text.find(m_specials[i].first, pos);
+            if (next[i] < best) {  // strictly earlier: at a tie the longer one, listed first, stays
+                best = next[i];
+                special = &m_specials[i];
             }
         }
+        searched = true;
         encodeSegment(text.substr(pos, best == std::string_view::npos ? std::string_view::npos : best - pos), out.ids);
         if (!special) break;
         out.ids.push_back(special->second);

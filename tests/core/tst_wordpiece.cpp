@@ -181,6 +181,22 @@ private slots:
         QCOMPARE(r->ids.size(), std::size_t(102));
     }
 
+    void manySpecialTokens()
+    {
+        // Each special token's next occurrence is cached between matches; the result must not change.
+        std::string text;
+        for (int i = 0; i < 5000; ++i) text += i % 2 ? "a[MASK]" : "[SEP]b ";
+        Result<TokenizedText> r = m_uncased->encode(text);
+        QVERIFY(r);
+        QCOMPARE(r->ids.size(), std::size_t(2 + 2 * 5000));
+        const int a = tinybert::idOf(tinybert::vocabulary(), "a"), b = tinybert::idOf(tinybert::vocabulary(), "b");
+        for (int i = 0; i < 5000; ++i) {
+            const std::size_t at = 1 + 2 * std::size_t(i);
+            if (i % 2) QVERIFY(r->ids[at] == a && r->ids[at + 1] == m_uncased->maskTokenId());
+            else QVERIFY(r->ids[at] == m_uncased->sepId() && r->ids[at + 1] == b);
+        }
+    }
+
     void matchesIndependentImplementation_data()
     {
         QTest::addColumn<bool>("cased");

@@ -60,13 +60,16 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
     QTest::addColumn<int>("mask");
     QTest::addColumn<bool>("logits");
     QTest::addColumn<bool>("detail");
+    QTest::addColumn<int>("ablation");  // 0 none, 1 zero, 2 mean
     QTest::addColumn<bool>("encoder");
-    QTest::newRow("causal, all heads") << 0 << false << false << false;
-    QTest::newRow("no mask, all heads") << 1 << false << false << false;
-    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << false;
-    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << false;
+    QTest::newRow("causal, all heads") << 0 << false << false << 0 << false;
+    QTest::newRow("no mask, all heads") << 1 << false << false << 0 << false;
+    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << 0 << false;
+    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << 0 << false;
+    QTest::newRow("two heads zero-ablated, logits and pipeline") << 0 << true << true << 1 << false;
+    QTest::newRow("two heads mean-ablated, logits and pipeline") << 0 << true << true << 2 << false;
     // Post-LN blocks, GELU-erf, segment embedding, embedding layer norm and the final hidden states.
-    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << true;
+    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << 0 << true;
 }
 
 void TestNoAlloc::warmedUpForwardDoesNotAllocate()
@@ -74,6 +77,7 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     QFETCH(int, mask);
     QFETCH(bool, logits);
     QFETCH(bool, detail);
+    QFETCH(int, ablation);
     QFETCH(bool, encoder);
     QTemporaryDir tmp;
     ModelPtr model = encoder ? *loadModel(tinybert::writeFolder(tmp, "bert", tinybert::Family::Bert))
@@ -84,6 +88,10 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     AttentionSettings s;
     s.mask = MaskKind(mask);
     s.blockedKeys = {3};
+    if (ablation > 0) {
+        s.ablated = {{0, 1}, {1, 2}};
+        s.ablationMode = ablation == 1 ? AblationMode::Zero : AblationMode::Mean;
+    }
     CaptureRequest capture;
     capture.nextTokenLogits = logits;
     capture.finalHidden = encoder;

@@ -82,6 +82,7 @@ Input readInput(const Args& args, bool textRequired)
     const bool hasText = args.has("--text") || args.has("--text-file");
     const std::string text = hasText || textRequired ? readText(args) : std::string();
     in.model = openModel(args);
+    useTrainingMaskUnlessGiven(args, *in.model, in.settings);
     if (hasText || textRequired) in.tokens = tokenize(*in.model, text);
     checkBlockedKeys(in.settings, in.tokens);
     return in;

@@ -129,6 +129,17 @@ private slots:
                  cli.err.constData());
     }
 
+    void researchCommandsOnAnEncoder()
+    {
+        // Attention-only instruments run unmasked like everything else; the next-token loss is refused.
+        const nlohmann::json rollout = run({"rollout", "--model", m_bert, "--text", "the cat sat"});
+        QVERIFY(!rollout.is_null());
+        QVERIFY(!run({"heads", "--model", m_bert, "--text", "the cat sat on the mat"}).is_null());
+        const clitest::Run cli = clitest::runCli({"importance", "--model", m_bert, "--text", "the cat sat"});
+        QCOMPARE(cli.exitCode, 1);
+        QVERIFY2(cli.err.startsWith("error: ") && cli.err.contains("encoder was not trained"), cli.err.constData());
+    }
+
     void rendersAnEncoder()
     {
         const QString out = m_tmp.filePath(QStringLiteral("bert.png"));

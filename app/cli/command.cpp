@@ -34,8 +34,9 @@ Options& Options::flag(const std::string& name, const std::string& help)
 Options& Options::model()
 {
     return value("--model", "SPEC",
-                 "random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a GPT-2 model folder (config.json, "
-                 "model.safetensors, vocab.json + merges.txt or tokenizer.json); random by default");
+                 "random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a model folder: GPT-2 (config.json, "
+                 "model.safetensors, vocab.json + merges.txt or tokenizer.json) or BERT/DistilBERT (config.json, "
+                 "model.safetensors, vocab.txt or tokenizer.json); random by default");
 }
 
 Options& Options::text()
@@ -46,7 +47,7 @@ Options& Options::text()
 
 Options& Options::settings()
 {
-    value("--mask", "causal|none", "the attention mask (causal by default)");
+    value("--mask", "causal|none", "the attention mask (by default the model's own: causal for GPT-2, none for BERT)");
     value("--block-keys", "3,5", "key positions no query may attend to");
     value("--scaling", "sqrt-dk|none", "divide the scores by sqrt(d_k) or not (sqrt-dk by default)");
     value("--temperature", "T", "further divide the scores by T > 0 (1 by default)");

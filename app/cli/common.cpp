@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "model/trainingmask.h"
+
 namespace attnscope::cli {
 
 namespace {
@@ -55,6 +57,11 @@ AttentionSettings readSettings(const Args& args)
     return s;
 }
 
+void useTrainingMaskUnlessGiven(const Args& args, const Model& model, AttentionSettings& settings)
+{
+    if (!args.has("--mask")) settings.mask = trainingMask(model.config);
+}
+
 TokenizedText tokenize(const Model& model, const std::string& text)
 {
     return orFail(model.tokenizer->encode(text), kExitInput);
@@ -75,6 +82,7 @@ Input readInput(const Args& args, bool textRequired)
     const bool hasText = args.has("--text") || args.has("--text-file");
     const std::string text = hasText || textRequired ? readText(args) : std::string();
     in.model = openModel(args);
+    useTrainingMaskUnlessGiven(args, *in.model, in.settings);
     if (hasText || textRequired) in.tokens = tokenize(*in.model, text);
     checkBlockedKeys(in.settings, in.tokens);
     return in;
@@ -143,6 +151,7 @@ OneHead runOneHead(const Args& args)
     run.settings = readSettings(args);
     const std::string text = readText(args);
     run.model = openModel(args);
+    useTrainingMaskUnlessGiven(args, *run.model, run.settings);
     CaptureRequest capture;
     capture.allAttention = false;
     capture.detail = readHead(args, run.model->config, true);

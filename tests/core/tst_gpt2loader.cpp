@@ -16,6 +16,7 @@
 #include "model/nexttokens.h"
 #include "io/safetensors.h"
 #include "tinygpt2.h"
+#include "tracecompare.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;
@@ -27,17 +28,7 @@ namespace {
 
 using namespace tinygpt2;
 
-double worstDifference(const ForwardTrace& trace, const std::vector<std::vector<gpt2ref::Rows>>& ref)
-{
-    double worst = 0.0;
-    for (int l = 0; l < trace.layers; ++l)
-        for (int h = 0; h < trace.heads; ++h)
-            for (int i = 0; i < trace.tokens; ++i)
-                for (int j = 0; j < trace.tokens; ++j)
-                    worst = std::max(worst, std::abs(double(trace.weights(l, h)(i, j)) -
-                                                     ref[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)][static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]));
-    return worst;
-}
+using tracecompare::worstDifference;
 
 const std::vector<int> kIds = {464, 3290, 3332, 319, 262, 2603, 13, 198, 40, 1101, 257, 3797};  // 12 tokens
 

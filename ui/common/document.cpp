@@ -9,6 +9,8 @@
 #include <optional>
 #include <thread>
 
+#include "model/trainingmask.h"
+
 namespace attnscope {
 
 namespace {
@@ -46,12 +48,16 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     if (!tokens) return {snap, QString::fromStdString(tokens.error())};
     snap->tokens = std::move(*tokens);
 
+    // Decoders predict the next token; encoders fill the [MASK]s, from the last layer's output.
+    const bool encoder = !model->config.causal;
     CaptureRequest capture;
     capture.detail = snap->focus;
-    capture.nextTokenLogits = true;
+    capture.nextTokenLogits = !encoder;
+    capture.finalHidden = encoder && maskedPredictionUnavailable(*model).empty();
     thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
     Status s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
-    if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
+    if (s.ok() && encoder) snap->maskedTokens = predictMasked(*model, snap->trace, snap->tokens.ids, Snapshot::kNextTokens);
+    else if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
         // Keep the tokens so the chips still show what was typed, but no weights to draw.
@@ -189,6 +195,9 @@ void Document::setText(const QString& text)
 void Document::setModel(ModelPtr model)
 {
     if (!model || model == m_model) return;
+    // A model trained with another mask than the last one (BERT after GPT-2, or back) opens under its own:
+    // none for encoders, causal for decoders. The causal toggle then shows the other as a counterfactual.
+    const bool newTraining = !m_model || trainingMask(m_model->config) != trainingMask(model->config);
     m_model = std::move(model);
     m_focus = clampFocus(m_focus, m_model->config);
     // Ablated heads the new model does not have are dropped, as the focus is clamped.
@@ -199,6 +208,10 @@ void Document::setModel(ModelPtr model)
         emit settingsChanged(m_settings);
     }
     emit modelChanged(m_model);
+    if (newTraining && m_settings.mask != trainingMask(m_model->config)) {
+        m_settings.mask = trainingMask(m_model->config);
+        emit settingsChanged(m_settings);
+    }
     request();
 }
 

@@ -10,6 +10,7 @@
 
 #include "model/attentionsettings.h"
 #include "model/forward.h"
+#include "model/maskedlm.h"
 #include "model/model.h"
 #include "model/nexttokens.h"
 #include "text/tokenizer.h"
@@ -26,7 +27,8 @@ struct Snapshot {
     AttentionSettings settings;
     HeadSelection focus;
     ForwardTrace trace;            // every head's weights and the focused head's detail
-    std::vector<NextToken> nextTokens;  // the model's most probable next tokens after the last one
+    std::vector<NextToken> nextTokens;  // decoders: the model's most probable next tokens after the last one
+    std::vector<MaskedPrediction> maskedTokens;  // encoders: the most probable fillers of every [MASK]
     double computeMs = 0.0;        // wall time of tokenize + forward
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
 };

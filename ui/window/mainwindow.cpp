@@ -30,6 +30,7 @@
 #include "research/researchtab.h"
 #include "steps/stepbystep.h"
 #include "window/tokenchips.h"
+#include "model/trainingmask.h"
 
 namespace attnscope {
 
@@ -218,7 +219,11 @@ void MainWindow::updateStatus()
 {
     const SnapshotPtr& s = m_document->snapshot();
     const ModelPtr& model = m_document->model();
-    const QString name = model ? QString::fromStdString(model->config.name) : tr("no model");
+    // The model, its architecture and how it was trained (an encoder sees both ways, a decoder only back).
+    const QString name = model ? QStringLiteral("%1 (%2, %3)")
+                                     .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture),
+                                          QString::fromStdString(trainingDescription(model->config)))
+                               : tr("no model");
     const AttentionSettings& settings = m_document->settings();
     const QString ablated = settings.ablated.empty() ? QString() : tr("   ·   ablated heads %1").arg(ablationText(settings));
     m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")

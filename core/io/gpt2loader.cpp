@@ -130,8 +130,9 @@ Result<ModelConfig> readGpt2Config(const std::string& configPath)
     const std::string file = "'" + configPath + "'";
     Result<std::string> text = readSmallFile(configPath, kMaxConfigBytes);
     if (!text) return R::fail(text.error());
-    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded()) return R::fail(file + " is not valid JSON.");
+    Result<nlohmann::json> parsed = parseJson(*text, file);
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& j = *parsed;
     if (!j.is_object()) return R::fail(file + " is not a JSON object.");
 
     ModelConfig c;
@@ -157,7 +158,11 @@ Result<ModelConfig> readGpt2Config(const std::string& configPath)
 
     if (const auto eps = j.find("layer_norm_epsilon"); eps != j.end() && !eps->is_null()) {
         if (!eps->is_number()) return R::fail(file + " gives \"layer_norm_epsilon\" as " + quoteJsonValue(*eps) + ", which is not a number.");
-        c.layerNormEps = eps->get<float>();
+        // Checked as a double: converting a double past float's range is undefined behaviour.
+        const double value = eps->get<double>();
+        if (!(value > 0.0 && value < 1.0))
+            return R::fail(file + " gives \"layer_norm_epsilon\" as " + quoteJsonValue(*eps) + "; it must be between 0 and 1.");
+        c.layerNormEps = static_cast<float>(value);
     }
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null()) {
         const std::string a = act->is_string() ? act->get<std::string>() : quoteJsonValue(*act);

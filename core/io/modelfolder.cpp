@@ -27,11 +27,11 @@ Result<std::string> readModelType(const std::string& folder)
     if (!fs::exists(configPath, ec)) return R::fail("the model folder '" + folder + "' has no config.json.");
     Result<std::string> text = readSmallFile(configPath.string(), kMaxConfigBytes);
     if (!text) return R::fail(text.error());
-    // The parser's own depth limit is not enough for a hostile file's nesting, but nlohmann's parser is
-    // iterative; only dumping a deep value recurses, and quoteJsonValue never dumps containers.
-    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    // Only dumping a deep value would recurse, and quoteJsonValue never dumps containers.
     const std::string file = "'" + configPath.string() + "'";
-    if (j.is_discarded()) return R::fail(file + " is not valid JSON.");
+    Result<nlohmann::json> parsed = parseJson(*text, file);
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& j = *parsed;
     if (!j.is_object()) return R::fail(file + " is not a JSON object.");
     const auto type = j.find("model_type");
     if (type == j.end() || type->is_null()) return R::ok("gpt2");

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomicfile.h"
+#include "text/filetext.h"
 
 namespace attnscope {
 
@@ -159,8 +160,10 @@ Result<SafetensorsFile> SafetensorsFile::open(const std::string& path)
     f.m_dataBytes = fileBytes - 8 - headerBytes;
 
     // 3. The header: a JSON object of name -> {dtype, shape, data_offsets}, plus optional "__metadata__".
-    const nlohmann::json header = nlohmann::json::parse(base + 8, base + 8 + headerBytes, nullptr, false);
-    if (header.is_discarded()) return R::fail("the header of " + file + " is not valid JSON.");
+    Result<nlohmann::json> parsed =
+        parseJson(std::string_view(reinterpret_cast<const char*>(base + 8), headerBytes), "the header of " + file);
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& header = *parsed;
     if (!header.is_object()) return R::fail("the header of " + file + " is not a JSON object.");
 
     for (const auto& [name, entry] : header.items()) {

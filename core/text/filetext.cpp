@@ -22,6 +22,33 @@ Result<std::string> readSmallFile(const std::string& path, std::size_t maxBytes)
     return Result<std::string>::ok(std::move(text));
 }
 
+Result<nlohmann::json> parseJson(std::string_view text, const std::string& what, int maxDepth)
+{
+    using R = Result<nlohmann::json>;
+    // 1. Nesting, counted on the raw bytes: brackets inside strings do not count, escaped quotes do not end them.
+    int depth = 0;
+    bool inString = false, escaped = false;
+    for (const char c : text) {
+        if (inString) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > maxDepth)
+                return R::fail(what + " nests JSON deeper than " + std::to_string(maxDepth) +
+                               " levels, which no file AttnScope reads needs; it was not parsed.");
+        } else if (c == ']' || c == '}') {
+            --depth;  // unbalanced text is the parser's to report
+        }
+    }
+    // 2. The parser proper, without exceptions.
+    nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (value.is_discarded()) return R::fail(what + " is not valid JSON.");
+    return R::ok(std::move(value));
+}
+
 std::string quoteJsonValue(const nlohmann::json& value)
 {
     if (value.is_array() || value.is_object()) return std::string("a JSON ") + value.type_name();

@@ -133,9 +133,13 @@ private:
                 m_pending.reset();
                 m_busy = true;
             }
-            auto [snapshot, error] = computeSnapshot(job.model, job.text, job.settings, job.focus, job.generation);
+            // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
+            std::pair<SnapshotPtr, QString> result = computeSnapshot(job.model, job.text, job.settings, job.focus, job.generation);
             QMetaObject::invokeMethod(
-                m_document, [doc = m_document, snapshot, error] { doc->acceptFromWorker(snapshot, error); },
+                m_document,
+                [doc = m_document, snapshot = std::move(result.first), error = std::move(result.second)] {
+                    doc->acceptFromWorker(snapshot, error);
+                },
                 Qt::QueuedConnection);
             {
                 std::lock_guard lock(m_mutex);

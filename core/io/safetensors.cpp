@@ -238,6 +238,9 @@ void SafetensorsFile::readFloats(const TensorInfo& t, float* out) const
 {
     const unsigned char* p = m_data + t.begin;
     const std::size_t n = static_cast<std::size_t>(t.numel());
+    // A tensor with a zero in its shape has nothing to copy, and `out` may then be null (an empty
+    // vector's data()), which memcpy must never be given, even for zero bytes. Found by fuzz_safetensors.
+    if (n == 0) return;
     switch (t.dtype) {
     case DType::F32:
         std::memcpy(out, p, n * sizeof(float));  // byte copy: no alignment needed

@@ -23,6 +23,10 @@ constexpr int kMaxJsonDepth = 64;
 // messages: "'/m/config.json' is not valid JSON." Never throws; the JSON is data, never evaluated.
 Result<nlohmann::json> parseJson(std::string_view text, const std::string& what, int maxDepth = kMaxJsonDepth);
 
+// The nesting check alone, for readers that parse JSON as a stream (the safetensors header): "" when the
+// text nests at most `maxDepth` levels, else the sentence parseJson would give.
+std::string jsonNestingProblem(std::string_view text, const std::string& what, int maxDepth = kMaxJsonDepth);
+
 // A JSON value as error messages quote it: scalars as written (strings cut to 40 characters), arrays and
 // objects by their type only. Never dumps a container, whose nesting a hostile file may make deep enough
 // to overflow the stack of nlohmann's recursive serialiser.

@@ -53,7 +53,8 @@ Options& Options::settings()
     value("--block-keys", "3,5", "key positions no query may attend to");
     value("--scaling", "sqrt-dk|none", "divide the scores by sqrt(d_k) or not (sqrt-dk by default)");
     value("--temperature", "T", "further divide the scores by T > 0 (1 by default)");
-    return value("--positional", "default|sinusoidal|learned|none", "the positional encoding (the model's by default)");
+    value("--positional", "default|sinusoidal|learned|none", "the positional encoding (the model's by default)");
+    return value("--max-tokens", "N", "refuse text of more than N tokens (by default, and at most, the model's context)");
 }
 
 Options& Options::head(bool required)

@@ -50,6 +50,7 @@ AttentionSettings readSettings(const Args& args)
     if (args.has("--scaling")) s.scaling = orFail(parseScaling(args.get("--scaling")));
     if (args.has("--temperature")) s.temperature = orFail(parseTemperature(args.get("--temperature")));
     if (args.has("--positional")) s.positional = orFail(parsePositional(args.get("--positional")));
+    if (args.has("--max-tokens")) s.tokenLimit = orFail(parseTokenLimit(args.get("--max-tokens")));
     return s;
 }
 

@@ -21,12 +21,17 @@ struct AttentionSettings {
     PositionalOverride positional = PositionalOverride::Default;
     // When set, scores = multiplier * Q K^T and scaling/temperature are ignored (the saturation sweep).
     std::optional<double> multiplierOverride;
+    // The most tokens a text may have; 0 means the model's context, and no limit goes past it. Lower it
+    // to keep a large model responsive: longer text is refused with both lengths, never computed.
+    int tokenLimit = 0;
 
     bool operator==(const AttentionSettings&) const = default;
 
     // The factor m in scores_used = m * Q K^T.
     double multiplier(int dHead) const;
     bool isBlocked(int key) const;
+    // tokenLimit resolved against a model's context.
+    int effectiveTokenLimit(int contextLength) const;
 };
 
 constexpr double kMinTemperature = 1e-6;
@@ -39,6 +44,8 @@ Result<MaskKind> parseMask(std::string_view);
 Result<Scaling> parseScaling(std::string_view);
 Result<PositionalOverride> parsePositional(std::string_view);
 Result<double> parseTemperature(std::string_view);
+// A token limit of 1 to 1,000,000 tokens (usage errors name the option in the CLI).
+Result<int> parseTokenLimit(std::string_view);
 // "3,5" -> {3, 5}; sorted and unique. Positions are checked against the sequence length later.
 Result<std::vector<int>> parseBlockedKeys(std::string_view);
 

@@ -264,7 +264,7 @@ void Document::setFocus(HeadSelection focus)
 int Document::tokensOverContext() const
 {
     if (!m_model || !m_snapshot || m_snapshot->model != m_model) return 0;
-    const int over = int(m_snapshot->tokens.ids.size()) - m_model->config.contextLength;
+    const int over = int(m_snapshot->tokens.ids.size()) - m_settings.effectiveTokenLimit(m_model->config.contextLength);
     return over > 0 ? over : 0;
 }
 
@@ -274,7 +274,7 @@ QString Document::prefixThatFits() const
     auto fits = [this](qsizetype length) {
         const QByteArray utf8 = m_text.left(length).toUtf8();
         Result<TokenizedText> t = m_model->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
-        return t && int(t->ids.size()) <= m_model->config.contextLength;
+        return t && int(t->ids.size()) <= m_settings.effectiveTokenLimit(m_model->config.contextLength);
     };
     if (fits(m_text.size())) return m_text;
     // Token counts grow with the prefix, so binary search the longest prefix (in UTF-16 units) that fits;

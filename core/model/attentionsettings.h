@@ -1,5 +1,6 @@
 #pragma once
 // The knobs a person turns: they apply to every layer and head of one forward pass.
+#include <compare>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,14 @@ namespace attnscope {
 enum class MaskKind { Causal, None };
 enum class Scaling { SqrtDk, None };
 enum class PositionalOverride { Default, Sinusoidal, Learned, None };
+enum class AblationMode { Zero, Mean };
+
+// A head knocked out of the forward pass, numbered from 0 like the views number them.
+struct AblatedHead {
+    int layer = 0;
+    int head = 0;
+    auto operator<=>(const AblatedHead&) const = default;
+};
 
 struct AttentionSettings {
     MaskKind mask = MaskKind::Causal;
@@ -24,6 +33,10 @@ struct AttentionSettings {
     // The most tokens a text may have; 0 means the model's context, and no limit goes past it. Lower it
     // to keep a large model responsive: longer text is refused with both lengths, never computed.
     int tokenLimit = 0;
+    // Heads whose output (weights V, before W_O) is replaced by zeros or by its mean over the positions;
+    // sorted, unique. Checked against the model by checkInput.
+    std::vector<AblatedHead> ablated;
+    AblationMode ablationMode = AblationMode::Zero;
 
     bool operator==(const AttentionSettings&) const = default;
 
@@ -32,6 +45,7 @@ struct AttentionSettings {
     bool isBlocked(int key) const;
     // tokenLimit resolved against a model's context.
     int effectiveTokenLimit(int contextLength) const;
+    bool isAblated(int layer, int head) const;
 };
 
 constexpr double kMinTemperature = 1e-6;
@@ -40,6 +54,7 @@ constexpr double kMaxTemperature = 1e6;
 std::string_view toString(MaskKind);
 std::string_view toString(Scaling);
 std::string_view toString(PositionalOverride);
+std::string_view toString(AblationMode);
 Result<MaskKind> parseMask(std::string_view);
 Result<Scaling> parseScaling(std::string_view);
 Result<PositionalOverride> parsePositional(std::string_view);
@@ -48,5 +63,9 @@ Result<double> parseTemperature(std::string_view);
 Result<int> parseTokenLimit(std::string_view);
 // "3,5" -> {3, 5}; sorted and unique. Positions are checked against the sequence length later.
 Result<std::vector<int>> parseBlockedKeys(std::string_view);
+Result<AblationMode> parseAblationMode(std::string_view);
+// "0.1,1.3" -> {{0, 1}, {1, 3}}: layer.head pairs, sorted and unique. Checked against the model later.
+Result<std::vector<AblatedHead>> parseAblatedHeads(std::string_view);
+std::string formatAblatedHeads(const std::vector<AblatedHead>&);  // back to "0.1,1.3"
 
 } // namespace attnscope

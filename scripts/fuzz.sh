@@ -35,11 +35,13 @@ fi
 clangxx=$(command -v clang++ || command -v clang++-14)
 
 CXX=$clangxx cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_FUZZ=ON >/dev/null
-nice cmake --build build-fuzz -j"$(nproc)" --target fuzz_all
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cut -d' ' -f1 build-fuzz/fuzz-targets.txt)
+  nice cmake --build build-fuzz -j"$(nproc)" --target fuzz_all
+else
+  nice cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 fi
 
 found=0

@@ -22,13 +22,8 @@ void noteAllocation()
 } // namespace
 
 #if defined(__SANITIZE_ADDRESS__)
-// Declared here: GCC ships no <sanitizer/allocator_interface.h>, but its libasan exports the function.
-extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*mallocHook)(const volatile void*, std::size_t),
-                                                         void (*freeHook)(const volatile void*));
-namespace {
-void mallocHook(const volatile void*, std::size_t) { noteAllocation(); }
-[[maybe_unused]] const int g_hooksInstalled = __sanitizer_install_malloc_and_free_hooks(mallocHook, nullptr);
-} // namespace
+// ASan calls this weak hook on every allocation when a program defines it.
+extern "C" void __sanitizer_malloc_hook(const volatile void*, std::size_t) { noteAllocation(); }
 #else
 extern "C" void* __libc_malloc(std::size_t size);
 
@@ -47,7 +42,11 @@ long countAllocations(F&& f)
 {
     g_allocations = 0;
     g_counting = true;
+    // The compiler knows malloc and operator new touch none of the program's memory, so without a barrier
+    // it may move the two stores across the allocation (it did, in the ASan build).
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     f();
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     g_counting = false;
     return g_allocations.load();
 }

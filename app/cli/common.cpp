@@ -52,6 +52,7 @@ AttentionSettings readSettings(const Args& args)
     if (args.has("--scaling")) s.scaling = orFail(parseScaling(args.get("--scaling")));
     if (args.has("--temperature")) s.temperature = orFail(parseTemperature(args.get("--temperature")));
     if (args.has("--positional")) s.positional = orFail(parsePositional(args.get("--positional")));
+    if (args.has("--max-tokens")) s.tokenLimit = orFail(parseTokenLimit(args.get("--max-tokens")));
     if (args.has("--ablate")) s.ablated = orFail(parseAblatedHeads(args.get("--ablate")));
     if (args.has("--ablate-mode")) s.ablationMode = orFail(parseAblationMode(args.get("--ablate-mode")));
     return s;

@@ -66,7 +66,11 @@ Result<ModelConfig> readGpt2Config(const std::string& configPath)
 
     if (const auto eps = j.find("layer_norm_epsilon"); eps != j.end() && !eps->is_null()) {
         if (!eps->is_number()) return R::fail(file + " gives \"layer_norm_epsilon\" as " + quoteJsonValue(*eps) + ", which is not a number.");
-        c.layerNormEps = eps->get<float>();
+        // Checked as a double: converting a double past float's range is undefined behaviour.
+        const double value = eps->get<double>();
+        if (!(value > 0.0 && value < 1.0))
+            return R::fail(file + " gives \"layer_norm_epsilon\" as " + quoteJsonValue(*eps) + "; it must be between 0 and 1.");
+        c.layerNormEps = static_cast<float>(value);
     }
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null())
         if (std::string bad = parseActivation(*act, file, "activation", c.activation); !bad.empty()) return R::fail(bad);

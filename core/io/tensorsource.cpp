@@ -33,12 +33,11 @@ Result<nlohmann::json> readJsonObject(const std::string& path)
     using R = Result<nlohmann::json>;
     Result<std::string> text = readSmallFile(path, kMaxConfigBytes);
     if (!text) return R::fail(text.error());
-    // nlohmann's parser is iterative, so deep nesting cannot overflow the stack here; only dumping a deep
-    // value recurses, and quoteJsonValue never dumps containers.
-    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded()) return R::fail("'" + path + "' is not valid JSON.");
-    if (!j.is_object()) return R::fail("'" + path + "' is not a JSON object.");
-    return R::ok(std::move(j));
+    // Through the one JSON entry point, whose nesting limit is checked before the parser allocates.
+    Result<nlohmann::json> j = parseJson(*text, "'" + path + "'");
+    if (!j) return j;
+    if (!j->is_object()) return R::fail("'" + path + "' is not a JSON object.");
+    return j;
 }
 
 std::string readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out, bool required)

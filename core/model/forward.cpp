@@ -161,6 +161,9 @@ std::string checkInput(const Model& model, const std::vector<int>& ids, const At
     if (static_cast<long>(ids.size()) > c.contextLength)
         return "the input has " + std::to_string(ids.size()) + " tokens but the model's context is " +
                std::to_string(c.contextLength) + " tokens.";
+    if (const int limit = settings.effectiveTokenLimit(c.contextLength); static_cast<long>(ids.size()) > limit)
+        return "the input has " + std::to_string(ids.size()) + " tokens but the token limit is " + std::to_string(limit) +
+               " (the model's context is " + std::to_string(c.contextLength) + ").";
     for (int id : ids)
         if (id < 0 || id >= c.vocabSize)
             return "token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").";

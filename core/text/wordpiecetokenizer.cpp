@@ -81,9 +81,10 @@ Result<std::shared_ptr<const WordPieceTokenizer>> WordPieceTokenizer::fromTokeni
     using R = Result<std::shared_ptr<const WordPieceTokenizer>>;
     Result<std::string> text = readSmallFile(path, kMaxTokenizerFileBytes);
     if (!text) return R::fail(text.error());
-    const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
     const std::string file = inQuotes(path);
-    if (doc.is_discarded()) return R::fail(file + " is not valid JSON.");
+    Result<nlohmann::json> parsed = parseJson(*text, file);  // the nesting limit is checked before parsing
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& doc = *parsed;
     if (!doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
         return R::fail(file + " has no \"model\" object, so it is not a tokenizer.json.");
     const nlohmann::json& model = doc["model"];

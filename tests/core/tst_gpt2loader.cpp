@@ -49,14 +49,20 @@ private slots:
         m_bf16 = writeFolder(m_tmp, "tiny-bf16", t, DType::BF16);
     }
 
-    // nlohmann parses any nesting, but quoting a deeply nested value in an error message would recurse
-    // once per level; a hostile config.json or tokenizer.json must get a sentence, not a stack overflow.
+    // Quoting a deeply nested value in an error message would recurse once per level, and building it
+    // costs a container per bracket: a hostile config.json or tokenizer.json is refused by its nesting
+    // (parseJson's limit of 64 levels) before the parser allocates, with a sentence naming the file.
     void deeplyNestedJsonIsRefusedWithASentence()
     {
         const std::string dir = writeFolder(m_tmp, "deep", tinyTensors(3));
         const std::string deep = std::string(200000, '[') + std::string(200000, ']');
         writeText(fs::path(dir) / "config.json", "{\"n_layer\": " + deep + ", \"n_head\": 2}");
         Result<ModelPtr> r = loadModel(dir);
+        QVERIFY(!r);
+        QVERIFY2(r.error().find("config.json' nests JSON deeper than 64 levels") != std::string::npos, r.error().c_str());
+        // Within the limit, a container where a number belongs is named by its type, never dumped.
+        writeText(fs::path(dir) / "config.json", "{\"n_layer\": " + std::string(60, '[') + std::string(60, ']') + "}");
+        r = loadModel(dir);
         QVERIFY(!r);
         QVERIFY2(r.error().find("n_layer") != std::string::npos && r.error().find("array") != std::string::npos,
                  r.error().c_str());

@@ -139,9 +139,13 @@ private:
                 m_pending.reset();
                 m_busy = true;
             }
-            auto [snapshot, error] = computeSnapshot(job.model, job.text, job.settings, job.focus, job.generation);
+            // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
+            std::pair<SnapshotPtr, QString> result = computeSnapshot(job.model, job.text, job.settings, job.focus, job.generation);
             QMetaObject::invokeMethod(
-                m_document, [doc = m_document, snapshot, error] { doc->acceptFromWorker(snapshot, error); },
+                m_document,
+                [doc = m_document, snapshot = std::move(result.first), error = std::move(result.second)] {
+                    doc->acceptFromWorker(snapshot, error);
+                },
                 Qt::QueuedConnection);
             {
                 std::lock_guard lock(m_mutex);
@@ -306,7 +310,7 @@ void Document::setFocus(HeadSelection focus)
 int Document::tokensOverContext() const
 {
     if (!m_model || !m_snapshot || m_snapshot->model != m_model) return 0;
-    const int over = int(m_snapshot->tokens.ids.size()) - m_model->config.contextLength;
+    const int over = int(m_snapshot->tokens.ids.size()) - m_settings.effectiveTokenLimit(m_model->config.contextLength);
     return over > 0 ? over : 0;
 }
 
@@ -316,7 +320,7 @@ QString Document::prefixThatFits() const
     auto fits = [this](qsizetype length) {
         const QByteArray utf8 = m_text.left(length).toUtf8();
         Result<TokenizedText> t = m_model->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
-        return t && int(t->ids.size()) <= m_model->config.contextLength;
+        return t && int(t->ids.size()) <= m_settings.effectiveTokenLimit(m_model->config.contextLength);
     };
     if (fits(m_text.size())) return m_text;
     // Token counts grow with the prefix, so binary search the longest prefix (in UTF-16 units) that fits;

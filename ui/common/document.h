@@ -58,9 +58,10 @@ public:
     bool isAsync() const;
     void setForceAsync(bool on);  // tests and benchmarks exercise the worker path with a small model
 
-    // How many tokens the current text has past the model's context (0 when it fits), from the latest snapshot.
+    // How many tokens the current text has past the token limit (the model's context unless the settings set
+    // a lower one; 0 when it fits), from the latest snapshot.
     int tokensOverContext() const;
-    // The longest prefix of the text whose tokens fit the model's context (the text itself when it fits).
+    // The longest prefix of the text whose tokens fit that limit (the text itself when it fits).
     QString prefixThatFits() const;
 
 public slots:

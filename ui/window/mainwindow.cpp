@@ -3,6 +3,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QFileInfo>
 #include <QKeyEvent>
 #include <QLabel>
@@ -145,6 +146,18 @@ void MainWindow::buildMenus()
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"));
         if (!dir.isEmpty()) openModelWithDialog(dir);
     });
+    model->addAction(tr("&Token Limit…"), this, [this] {
+        // Longer text is refused with both lengths and the offer to keep what fits; 0 is the model's context.
+        const int context = m_document->model() ? m_document->model()->config.contextLength : 1'000'000;
+        bool ok = false;
+        const int limit = QInputDialog::getInt(this, tr("Token Limit"),
+                                               tr("Most tokens a text may have (0: the model's context, %1):").arg(context),
+                                               m_document->settings().tokenLimit, 0, context, 1, &ok);
+        if (!ok) return;
+        AttentionSettings s = m_document->settings();
+        s.tokenLimit = limit;
+        m_document->setSettings(s);
+    });
     model->addSeparator();
     model->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }
@@ -211,7 +224,8 @@ void MainWindow::showError(const QString& error)
     m_error->setVisible(!error.isEmpty());
     const int over = error.isEmpty() ? 0 : m_document->tokensOverContext();
     if (over > 0)
-        m_truncate->setText(tr("Keep the first %1 tokens").arg(m_document->model()->config.contextLength));
+        m_truncate->setText(tr("Keep the first %1 tokens")
+                                .arg(m_document->settings().effectiveTokenLimit(m_document->model()->config.contextLength)));
     m_truncate->setVisible(over > 0);
 }
 

@@ -362,7 +362,7 @@ private slots:
             "lowercase", "not true or false");
         row("tokenizer.json absurd word length", "tokenizer.json:{\"model\":{\"max_input_chars_per_word\":-1,\"vocab\":{\"[UNK]\":0}}}",
             "max_input_chars_per_word", "1 to");
-        row("tokenizer.json deeply nested", "tokenizer.json:deep", "tokenizer.json", "model");
+        row("tokenizer.json deeply nested", "tokenizer.json:deep", "tokenizer.json", "deeper than");
         row("tokenizer_config.json flag not boolean", "tokenizer_config.json:{\"do_lower_case\":\"yes\"}", "do_lower_case", "not true or false");
         row("tokenizer_config.json not JSON", "tokenizer_config.json:[", "tokenizer_config.json", "not valid JSON");
         row("truncated safetensors", "truncate", "model.safetensors", "outside");

@@ -144,6 +144,10 @@ private slots:
         doc.setModel(*model);
         doc.setText(QStringLiteral("The quick brown fox [MASK] over the lazy dog."));
         doc.setFocus({1, 1});
+        // The ablation view compares against ablated heads, so knock one out (as `render --ablate` does).
+        attnscope::AttentionSettings settings = doc.settings();
+        settings.ablated = {{0, 1}};
+        doc.setSettings(settings);
         for (const QString& view : renderViewNames()) {
             RenderOptions options;
             options.outPath = m_tmp.filePath(view + QStringLiteral(".png"));

@@ -37,6 +37,8 @@ ModelPtr openModel(const Args& args);
 // --mask, --block-keys, --scaling, --temperature, --positional, --ablate, --ablate-mode, each replacing
 // that field of `base` (the defaults, or a scene's settings).
 AttentionSettings readSettings(const Args& args, AttentionSettings base = {});
+// Without --mask, a model runs under the mask it was trained with: none for encoders, causal for decoders.
+void useTrainingMaskUnlessGiven(const Args& args, const Model& model, AttentionSettings& settings);
 TokenizedText tokenize(const Model& model, const std::string& text);
 // A blocked key past the text is bad input.
 void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens);

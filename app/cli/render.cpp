@@ -44,11 +44,13 @@ int run(const Args& args)
     if (!args.has("--out")) throw Failure{kExitUsage, "'render' needs --out FILE."};
     Scene scene;
     if (args.has("--scene")) scene = orFail(readSceneFile(args.get("--scene")), kExitInput);
-    const AttentionSettings settings = readSettings(args, scene.settings.value_or(AttentionSettings{}));
+    AttentionSettings settings = readSettings(args, scene.settings.value_or(AttentionSettings{}));
     const std::string text = args.has("--text") || args.has("--text-file") || !scene.text ? readText(args) : *scene.text;
     Args modelArgs = args;
     if (!args.has("--model") && scene.model) modelArgs.values["--model"] = *scene.model;
     ModelPtr model = openModel(modelArgs);
+    // A scene's settings name their mask; without them the model runs under the mask it was trained with.
+    if (!scene.settings) useTrainingMaskUnlessGiven(args, *model, settings);
     checkBlockedKeys(settings, tokenize(*model, text));
     HeadSelection focus = readHead(args, model->config, false);
     if (!args.has("--layer") && !args.has("--head") && scene.focus) {

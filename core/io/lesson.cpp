@@ -120,8 +120,10 @@ int LessonQuestion::correctIndex() const
 Result<Lesson> parseLesson(std::string_view textIn, const std::string& where)
 {
     using R = Result<Lesson>;
-    const json j = json::parse(textIn.begin(), textIn.end(), nullptr, false);
-    if (j.is_discarded()) return R::fail(where + " is not valid JSON.");
+    // The core's one JSON entry point: the nesting limit is checked before the parser allocates.
+    Result<json> parsed = parseJson(textIn, where);
+    if (!parsed) return R::fail(parsed.error());
+    const json& j = *parsed;
     if (!j.is_object()) return R::fail(where + " is not a JSON object.");
     if (Status s = unknownKeys(j, {"format", "version", "title", "summary", "order", "steps"}, where); !s.ok()) return R::fail(s.error);
     const auto format = j.find("format");

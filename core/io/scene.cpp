@@ -115,11 +115,13 @@ Result<AttentionSettings> readSettings(const json& v, const std::string& where)
     if (!v.is_object()) return R::fail(where + " gives \"settings\" as " + quoteJsonValue(v) + ", which is not an object.");
     Reader r(v, "the \"settings\" of " + where);
     AttentionSettings s;
-    const bool ok = r.checkKeys({"mask", "scaling", "temperature", "positional", "blocked_keys", "ablate", "ablate_mode"}) &&
+    const bool ok = r.checkKeys({"mask", "scaling", "temperature", "positional", "blocked_keys", "ablate", "ablate_mode", "token_limit"}) &&
                     r.choice("mask", parseMask, s.mask) && r.choice("scaling", parseScaling, s.scaling) &&
                     r.temperature("temperature", s.temperature) && r.choice("positional", parsePositional, s.positional) &&
                     r.choice("ablate", parseAblatedList, s.ablated) && r.choice("ablate_mode", parseAblationMode, s.ablationMode);
     if (!ok) return R::fail(r.error());
+    if (const json* limit = r.find("token_limit"); limit && !r.integer(*limit, "\"token_limit\"", 0, 1'000'000, s.tokenLimit))
+        return R::fail(r.error());
     if (const json* keys = r.find("blocked_keys")) {
         if (!keys->is_array()) return R::fail(r.where() + " gives \"blocked_keys\" as " + quoteJsonValue(*keys) + ", which is not a list.");
         if (keys->size() > std::size_t(kMaxPosition)) return R::fail(r.where() + " blocks more keys than any text has.");
@@ -171,6 +173,7 @@ nlohmann::ordered_json settingsJson(const AttentionSettings& s)
     // The same spelling as --ablate, so a scene's heads can be pasted into a command.
     j["ablate"] = formatAblatedHeads(s.ablated);
     j["ablate_mode"] = std::string(toString(s.ablationMode));
+    j["token_limit"] = s.tokenLimit;
     return j;
 }
 
@@ -241,10 +244,10 @@ nlohmann::ordered_json sceneToJson(const Scene& scene)
 
 Result<Scene> parseScene(std::string_view text, const std::string& where)
 {
-    // nlohmann's parser is iterative, so deep nesting in a hostile file cannot overflow the stack here.
-    const json j = json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded()) return Result<Scene>::fail(where + " is not valid JSON, so it is not a scene.");
-    return sceneFromJson(j, where, true);
+    // The core's one JSON entry point: the nesting limit is checked before the parser allocates.
+    Result<json> j = parseJson(text, where);
+    if (!j) return Result<Scene>::fail(j.error());
+    return sceneFromJson(*j, where, true);
 }
 
 std::string formatScene(const Scene& scene)

@@ -8,15 +8,16 @@
 //       "model": "builtin",                       // a model spec: builtin, random:..., or a folder path
 //       "text": "The dog chased the cat",
 //       "settings": {"mask": "causal", "scaling": "sqrt-dk", "temperature": 1.0, "positional": "default",
-//                    "blocked_keys": [2], "ablate": "0.1,1.3", "ablate_mode": "zero"},
+//                    "blocked_keys": [2], "ablate": "0.1,1.3", "ablate_mode": "zero", "token_limit": 0},
 //       "focus": {"layer": 0, "head": 1},
 //       "tab": "scaling-lab", "view": "compare",   // names, not indices: a tab added later keeps old files valid
 //       "compare_b": {"mask": "none", "scaling": "sqrt-dk", "temperature": 1.0, "text": ""}
 //     }
 //
 // Inside "settings" and "compare_b" a key that is left out takes its default (the values above, with no
-// blocked keys, no ablated heads and B's scaling "none"), so a scene always sets the whole of them. Unknown
-// keys are refused with their name, so a typing mistake in a hand-written lesson is found at once.
+// blocked keys, no ablated heads, a token limit of 0 meaning the model's context, and B's scaling "none"),
+// so a scene always sets the whole of them. Unknown keys are refused with their name, so a typing mistake
+// in a hand-written lesson is found at once.
 #include <optional>
 #include <string>
 #include <string_view>

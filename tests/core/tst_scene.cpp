@@ -31,6 +31,7 @@ Scene everyField()
     settings.blockedKeys = {1, 4};
     settings.ablated = {{0, 1}, {2, 0}};
     settings.ablationMode = AblationMode::Mean;
+    settings.tokenLimit = 40;
     s.settings = settings;
     s.focus = SceneFocus{2, 1};
     s.tab = "scaling-lab";
@@ -78,6 +79,7 @@ private slots:
         QCOMPARE(read->settings->blockedKeys, (std::vector<int>{1, 4}));
         QVERIFY(read->settings->ablated == written.settings->ablated);
         QVERIFY(read->settings->ablationMode == AblationMode::Mean);
+        QCOMPARE(read->settings->tokenLimit, 40);
         QCOMPARE(read->focus->layer, 2);
         QCOMPARE(read->focus->head, 1);
         QCOMPARE(*read->tab, std::string("scaling-lab"));

@@ -53,6 +53,7 @@ void setEveryField(MainWindow& w)
     s.blockedKeys = {1, 3};
     s.ablated = {{0, 1}, {2, 0}};
     s.ablationMode = AblationMode::Mean;
+    s.tokenLimit = 40;
     w.document()->setSettings(s);
     w.document()->setFocus({2, 1});
     w.tabs()->setCurrentIndex(pageIndex(w.tabs(), QStringLiteral("research")));

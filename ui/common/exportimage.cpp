@@ -12,6 +12,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "common/vectorcontrols.h"
 #include "common/vectorpaint.h"
 #include "io/atomicfile.h"
 
@@ -118,6 +119,8 @@ void paintWidgetTree(QWidget* widget, QCPPainter& painter, const QPoint& offset)
         painter.restore();
         return;
     }
+    // Controls go in as flat vectors on SVG and PDF: the style would paste bitmaps of them (vectorcontrols.h).
+    if (isVectorPainter(painter) && paintControlAsVectors(widget, painter, offset)) return;
     widget->render(&painter, offset, QRegion(), QWidget::DrawWindowBackground);
     for (QObject* child : widget->children()) {
         auto* w = qobject_cast<QWidget*>(child);

@@ -8,8 +8,8 @@
 // screen). A PNG has size × dpi / 96 pixels and records `dpi`, so 300 dpi gives a sharper picture of the
 // same layout; an SVG has a viewBox of `size` and declares its physical size at 96 dpi; a PDF page is
 // 0.75 × `size` points. SVG and PDF draw vectors: plots through QCustomPlot::toPainter, heatmap cells as
-// rectangles (common/cellmap.h), colour bars as gradients (common/colorbar.h), other widgets through
-// their own paint code.
+// rectangles (common/cellmap.h), colour bars as gradients (common/colorbar.h), input controls as flat
+// outlines with their text (common/vectorcontrols.h), other widgets through their own paint code.
 #include <QByteArray>
 #include <QImage>
 #include <QPoint>
@@ -44,8 +44,9 @@ bool exportImage(const QString& path, QSize size, const QString& title, const Pa
                  int dpi = kScreenDpi);
 
 // Paints a laid-out widget and everything visible in it: plots through QCustomPlot::toPainter (vectors on
-// SVG and PDF, the plot replotted first so nothing waits for an event loop), other widgets through their
-// own paint code without children, then their children on top at their positions.
+// SVG and PDF, the plot replotted first so nothing waits for an event loop), input controls as flat vectors
+// on SVG and PDF, other widgets through their own paint code without children, then their children on
+// top at their positions.
 void paintWidgetTree(QWidget* widget, QCPPainter& painter, const QPoint& offset = QPoint());
 
 // Draws a laid-out widget as the PNG that exportImage would write, in memory, at the widget's size.

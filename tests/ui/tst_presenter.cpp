@@ -185,9 +185,9 @@ private slots:
         QStringList missing;
         const auto check = [&](QWidget* control) {
             for (QWidget* p = control->parentWidget(); p; p = p->parentWidget())
-                if (qobject_cast<QAbstractSpinBox*>(p) || qobject_cast<QComboBox*>(p) || qobject_cast<QTabBar*>(p) ||
+                if (qobject_cast<QAbstractSpinBox*>(p) || qobject_cast<QComboBox*>(p) || qobject_cast<QTabBar*>(p) || qobject_cast<QLineEdit*>(p) ||
                     qobject_cast<QScrollBar*>(p) || qobject_cast<QToolBar*>(p) || qobject_cast<QAbstractItemView*>(p))
-                    return;  // a part of a bigger control, or the tab bar's own arrows
+                    return;  // a part of a bigger control (a line edit's clear button), or the tab bar's own arrows
             if (qobject_cast<QScrollBar*>(control) || control->objectName().startsWith(QStringLiteral("qt_"))) return;
             if (control->parentWidget() && qobject_cast<QDockWidget*>(control->parentWidget()) && control->objectName().isEmpty()) return;
             const QString tip = control->toolTip();
@@ -202,8 +202,8 @@ private slots:
         for (QLineEdit* e : w.findChildren<QLineEdit*>()) check(e);
         QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QStringLiteral("\n"))));
         // The menus' entries say what they do in the status bar.
-        for (const QString& name : {"open-scene", "save-scene", "export-view", "copy-view", "export-data", "presenter", "about"})
-            QVERIFY2(!w.actions()->action(name)->statusTip().isEmpty(), qPrintable(name));
+        for (const char* name : {"open-scene", "save-scene", "export-view", "copy-view", "export-data", "presenter", "about"})
+            QVERIFY2(!w.actions()->action(QString::fromLatin1(name))->statusTip().isEmpty(), name);
     }
 
     void aboutNamesTheVersionsInUse()

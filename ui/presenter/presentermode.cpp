@@ -226,7 +226,7 @@ QString PresenterMode::stripText() const
 {
     QTextDocument doc;
     doc.setHtml(m_stripLabel->text());
-    return doc.toPlainText().replace(QChar(0xa0), QLatin1Char(' '));
+    return doc.toPlainText().simplified();  // the key caps' non-breaking spaces count as spaces
 }
 
 } // namespace attnscope

@@ -270,6 +270,61 @@ def seeds_cli():
         write("cli", "args-%02d" % i, "\0".join(words))
 
 
+# ---- scenes and lessons ----
+
+def seeds_scene():
+    full = {"format": "attnscope-scene", "version": 1, "model": "builtin", "text": "The dog chased the cat",
+            "settings": {"mask": "causal", "scaling": "sqrt-dk", "temperature": 1.0, "positional": "default",
+                         "blocked_keys": [2], "ablate": "0.1,1.3", "ablate_mode": "zero", "token_limit": 0},
+            "focus": {"layer": 0, "head": 1}, "tab": "scaling-lab", "view": "compare",
+            "compare_b": {"mask": "none", "scaling": "sqrt-dk", "temperature": 1.0, "text": ""}}
+    write("scene", "full", json.dumps(full, indent=2, ensure_ascii=False))
+    write("scene", "header-only", '{"format":"attnscope-scene","version":1}')
+    write("scene", "unicode-text", json.dumps(dict(full, text="ünïcödé — \u2713 \"quoted\""), ensure_ascii=False))
+    write("scene", "newer-version", '{"format":"attnscope-scene","version":7}')
+    write("scene", "no-header", '{"text":"x"}')
+    write("scene", "unknown-field", '{"format":"attnscope-scene","version":1,"setings":{}}')
+    write("scene", "bad-temperature", '{"format":"attnscope-scene","version":1,"settings":{"temperature":-1}}')
+    write("scene", "huge-numbers", '{"format":"attnscope-scene","version":1,"settings":{"blocked_keys":[1e400,18446744073709551615,-1],'
+                                   '"token_limit":99999999999},"focus":{"layer":2147483648,"head":-5}}')
+    write("scene", "wrong-types", '{"format":"attnscope-scene","version":"1","model":[],"settings":[],"focus":"0.1"}')
+    write("scene", "cut-short", '{"format":"attnscope-scene","version":1,"text":"the')
+    write("scene", "not-object", "[1,2,3]")
+    write("scene", "deep-nesting", '{"format":"attnscope-scene","version":1,"text":' + "[" * 200 + "]" * 200 + "}")
+    write("scene", "invalid-utf8", b'{"format":"attnscope-scene","version":1,"text":"\xff\xfe"}')
+
+
+def lesson_json(steps, **top):
+    lesson = {"format": "attnscope-lesson", "version": 1, "title": "A lesson", "summary": "One idea.", "order": 3,
+              "steps": steps}
+    lesson.update(top)
+    return json.dumps(lesson, indent=1)
+
+
+QUESTION = {"prompt": "Which?", "choices": [{"text": "This", "correct": True, "feedback": "Yes, because."},
+                                            {"text": "That", "correct": False, "feedback": "No, because."}]}
+
+
+def seeds_lesson():
+    step = {"title": "Look", "text": "A paragraph.\n\nAnother.",
+            "state": {"model": "builtin", "text": "the dog bit the man", "settings": {"mask": "none"},
+                      "focus": {"layer": 0, "head": 1}, "tab": "attention"},
+            "highlight": ["causal", "heatmap"]}
+    write("lesson", "two-steps", lesson_json([step, dict(step, question=QUESTION)]))
+    write("lesson", "one-step", lesson_json([{"title": "Only", "text": "Text.", "highlight": "sqrt-dk", "question": QUESTION}]))
+    write("lesson", "no-question-at-end", lesson_json([step]))
+    write("lesson", "two-correct", lesson_json([dict(step, question={"prompt": "?", "choices": [
+        {"text": "a", "correct": True, "feedback": "f"}, {"text": "b", "correct": True, "feedback": "f"}]})]))
+    write("lesson", "state-with-header", lesson_json([dict(step, state={"format": "attnscope-scene", "version": 1},
+                                                           question=QUESTION)]))
+    write("lesson", "empty-steps", lesson_json([]))
+    write("lesson", "wrong-types", lesson_json([{"title": 1, "text": [], "highlight": {"a": 1}}], order="first"))
+    write("lesson", "unknown-field", lesson_json([dict(step, question=QUESTION, hint="x")]))
+    write("lesson", "newer-version", lesson_json([dict(step, question=QUESTION)], version=9))
+    write("lesson", "deep-nesting", '{"format":"attnscope-lesson","version":1,"steps":' + "[" * 200 + "]" * 200 + "}")
+    write("lesson", "not-json", '{"format": "attnscope-lesson", ')
+
+
 if __name__ == "__main__":
     seeds_safetensors()
     seeds_config()
@@ -277,3 +332,5 @@ if __name__ == "__main__":
     seeds_word()
     seeds_folder()
     seeds_cli()
+    seeds_scene()
+    seeds_lesson()

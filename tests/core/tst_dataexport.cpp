@@ -12,10 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "io/dataexport.h"
+#include "npyreader.h"
 #include "model/forward.h"
 #include "model/model.h"
 
 using namespace attnscope;
+using npytest::Npy;
+using npytest::readNpy;
 
 namespace {
 
@@ -44,63 +47,6 @@ std::string exported(const Fixture& f, DataKind what, DataFormat format, std::op
     Result<std::string> bytes = exportData(*f.model, f.tokens, f.settings, {what, format, head});
     if (!bytes) qFatal("%s", bytes.error().c_str());
     return *bytes;
-}
-
-// ---- an .npy reader of our own ----
-
-struct Npy {
-    std::string descr;
-    bool fortran = true;
-    std::vector<std::size_t> shape;
-    std::vector<float> values;
-    std::string error;
-};
-
-Npy readNpy(const std::string& bytes)
-{
-    Npy n;
-    if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return {.error = "no magic"};
-    const int major = static_cast<unsigned char>(bytes[6]);
-    std::size_t headerLength = 0, start = 0;
-    if (major == 1) {
-        headerLength = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
-        start = 10;
-    } else {
-        for (int i = 0; i < 4; ++i) headerLength |= std::size_t(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
-        start = 12;
-    }
-    if ((start + headerLength) % 64 != 0) return {.error = "data not aligned to 64 bytes"};
-    const std::string header = bytes.substr(start, headerLength);
-    if (header.back() != '\n') return {.error = "header does not end in a newline"};
-    auto after = [&](const std::string& key) {
-        const std::size_t at = header.find("'" + key + "':");
-        return at == std::string::npos ? std::string() : header.substr(at + key.size() + 3);
-    };
-    const std::string descr = after("descr");
-    n.descr = descr.substr(descr.find('\'') + 1, descr.find('\'', descr.find('\'') + 1) - descr.find('\'') - 1);
-    n.fortran = after("fortran_order").rfind(" True", 0) == 0;
-    const std::string shape = after("shape");
-    const std::string inside = shape.substr(shape.find('(') + 1, shape.find(')') - shape.find('(') - 1);
-    std::size_t product = 1;
-    for (std::size_t at = 0; at < inside.size();) {
-        const std::size_t comma = std::min(inside.find(',', at), inside.size());
-        const std::string part = inside.substr(at, comma - at);
-        if (part.find_first_not_of(' ') != std::string::npos) {
-            n.shape.push_back(std::stoul(part));
-            product *= n.shape.back();
-        }
-        at = comma + 1;
-    }
-    const std::size_t data = start + headerLength;
-    if (bytes.size() - data != product * 4) return {.error = "data size does not match the shape"};
-    n.values.resize(product);
-    // Little-endian float32, assembled byte by byte so the test does not share the writer's memcpy.
-    for (std::size_t i = 0; i < product; ++i) {
-        std::uint32_t bits = 0;
-        for (int b = 0; b < 4; ++b) bits |= std::uint32_t(static_cast<unsigned char>(bytes[data + 4 * i + b])) << (8 * b);
-        std::memcpy(&n.values[i], &bits, 4);
-    }
-    return n;
 }
 
 // ---- a zip walker of our own ----

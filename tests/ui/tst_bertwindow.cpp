@@ -154,6 +154,13 @@ private slots:
             options.width = 640;
             options.height = 480;
             const RenderStatus status = renderView(view, doc, options);
+            if (view == QLatin1String("importance") || view == QLatin1String("attribution")) {
+                // Importance is the rise of the next-token loss and attribution splits a next-token logit; an
+                // encoder has neither: a sentence saying so, as the window's view shows it, and no picture.
+                QVERIFY2(!status.ok() && !status.usage && status.error.find("next-token") != std::string::npos, status.error.c_str());
+                QVERIFY(!QFile::exists(options.outPath));
+                continue;
+            }
             QVERIFY2(status.ok(), qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
             const QImage image(options.outPath);
             QCOMPARE(image.size(), QSize(640, 480));

@@ -79,6 +79,12 @@ private slots:
         QCOMPARE(s.window.palette().color(QPalette::WindowText), QColor(Qt::white));
         QVERIFY(s.presenter()->strip()->isVisible());
         QVERIFY(!s.window.menuBar()->isVisible());
+        // Twice the type still fits a 1280-pixel-wide projector on every tab.
+        for (int tab = 0; tab < s.window.tabs()->count(); ++tab) {
+            s.window.tabs()->setCurrentIndex(tab);
+            QVERIFY2(s.window.minimumSizeHint().width() <= 1280, qPrintable(QString::number(s.window.minimumSizeHint().width())));
+        }
+        s.window.tabs()->setCurrentIndex(0);
         const QString strip = s.presenter()->stripText();
         for (const char* part : {"M mask: causal", "S ÷√dₖ: on", "temperature 1.00", "P positions", "head 0", "layer 0", "tab: Attention", "Esc"})
             QVERIFY2(strip.contains(QString::fromUtf8(part)), qPrintable(strip));

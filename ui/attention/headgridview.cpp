@@ -119,13 +119,20 @@ const QImage& HeadGridView::headImage(HeadSelection head) const
     return m_images[std::size_t(head.layer * m_heads + head.head)];
 }
 
+namespace {
+// Room for the "H0" and "L0" labels, which grows with the font (presenter mode doubles it).
+int labelTop(const QFont& font) { return std::max(kTop, QFontMetrics(font).height() + 2); }
+int labelLeft(const QFont& font) { return std::max(kLeft, QFontMetrics(font).horizontalAdvance(QStringLiteral("L00")) + 8); }
+} // namespace
+
 QRect HeadGridView::cellRectIn(const QSize& size, HeadSelection head) const
 {
     if (m_layers == 0 || m_heads == 0) return {};
-    const int cw = (size.width() - kLeft - kGap * m_heads) / m_heads;
-    const int ch = (size.height() - kTop - kGap * m_layers) / m_layers;
+    const int top = labelTop(font()), left = labelLeft(font());
+    const int cw = (size.width() - left - kGap * m_heads) / m_heads;
+    const int ch = (size.height() - top - kGap * m_layers) / m_layers;
     const int s = std::max(4, std::min(cw, ch));
-    return {kLeft + head.head * (s + kGap), kTop + head.layer * (s + kGap), s, s};
+    return {left + head.head * (s + kGap), top + head.layer * (s + kGap), s, s};
 }
 
 QRect HeadGridView::cellRect(HeadSelection head) const { return cellRectIn(size(), head); }
@@ -142,17 +149,18 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
 {
     p.fillRect(QRect(QPoint(0, 0), size), palette().window());
     p.setPen(palette().color(QPalette::WindowText));
+    p.setFont(font());  // an export's painter starts with the application's font, not the widget's
     if (m_layers == 0 || m_heads == 0) return;
     // Nearest-neighbour scaling keeps every pair a sharp block.
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     const bool vector = isVectorPainter(p);
     for (int h = 0; h < m_heads; ++h) {
         const QRect r = cellRectIn(size, {0, h});
-        p.drawText(QRect(r.left(), 0, r.width(), kTop), Qt::AlignCenter, QStringLiteral("H%1").arg(h));
+        p.drawText(QRect(r.left(), 0, r.width(), labelTop(font())), Qt::AlignCenter, QStringLiteral("H%1").arg(h));
     }
     for (int l = 0; l < m_layers; ++l) {
         const QRect r = cellRectIn(size, {l, 0});
-        p.drawText(QRect(0, r.top(), kLeft - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(l));
+        p.drawText(QRect(0, r.top(), labelLeft(font()) - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(l));
         for (int h = 0; h < m_heads; ++h) {
             const QRect cell = cellRectIn(size, {l, h});
             const QImage& img = m_images[std::size_t(l * m_heads + h)];

@@ -108,7 +108,9 @@ void NextTokenView::paintEvent(QPaintEvent*)
     const QString subtitle = m_encoder ? tr("the model's top fillers for each [MASK]")
                              : m_randomModel ? tr("random weights: ids only, no meaning; open a GPT-2 folder for real ones")
                                              : tr("the model's prediction after the last token");
-    p.drawText(QRect(6 + titleWidth, y, width() - 12 - titleWidth, line), Qt::AlignLeft | Qt::AlignVCenter, subtitle);
+    // Cut with an ellipsis where the panel is narrow (or the type large, in presenter mode), not mid-word.
+    const int room = width() - 12 - titleWidth;
+    p.drawText(QRect(6 + titleWidth, y, room, line), Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(subtitle, Qt::ElideRight, room));
     y += line + 2;
     p.setPen(palette().color(QPalette::WindowText));
     if (m_encoder) {

@@ -3,6 +3,7 @@
 #include <QAbstractSpinBox>
 #include <QApplication>
 #include <QComboBox>
+#include <QGridLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
@@ -53,16 +54,26 @@ QString positionalName(PositionalOverride p)
 } // namespace
 
 PresenterMode::PresenterMode(MainWindow* window)
-    : QObject(window), m_window(window), m_strip(new QToolBar(QObject::tr("Presenter keys"), window)), m_stripLabel(new QLabel(m_strip))
+    : QObject(window), m_window(window), m_strip(new QToolBar(QObject::tr("Presenter keys"), window))
 {
     m_strip->setObjectName(QStringLiteral("presenter-strip"));
     m_strip->setMovable(false);
     m_strip->setFloatable(false);
     m_strip->toggleViewAction()->setVisible(false);  // not offered in the toolbar menu: presenter mode owns it
-    m_stripLabel->setTextFormat(Qt::RichText);
-    m_stripLabel->setWordWrap(true);
-    m_stripLabel->setMargin(6);
-    m_strip->addWidget(m_stripLabel);
+    // One cell per key, in two rows that share the strip's width: a word-wrapped label in a tool bar gets
+    // its narrow size hint and stacks the keys in a column.
+    auto* cells = new QWidget(m_strip);
+    cells->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    auto* grid = new QGridLayout(cells);
+    grid->setContentsMargins(6, 4, 6, 4);
+    grid->setHorizontalSpacing(24);
+    for (int i = 0; i < kStripCells; ++i) {
+        auto* cell = new QLabel(cells);
+        cell->setTextFormat(Qt::RichText);
+        grid->addWidget(cell, i / (kStripCells / 2), i % (kStripCells / 2));
+        m_stripCells.push_back(cell);
+    }
+    m_strip->addWidget(cells);
     window->addToolBar(Qt::BottomToolBarArea, m_strip);
     m_strip->hide();
 
@@ -100,6 +111,11 @@ void PresenterMode::setActive(bool on)
         m_window->setFont(big);
         m_window->setPalette(PresenterStyle::highContrastPalette());
         PresenterStyle::scalePlotFonts(m_window, PresenterStyle::kFontScale);
+        // At twice the type the views' own minimum widths (rows of plots in Step by step) would make the
+        // window wider than a projector's screen; the tabs take the room the window has instead.
+        QTabWidget* tabs = m_window->tabs();
+        m_savedTabsPolicy = tabs->sizePolicy();
+        tabs->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
         menu->hide();
         status->hide();
         refreshStrip();
@@ -112,6 +128,7 @@ void PresenterMode::setActive(bool on)
         qApp->removeEventFilter(this);
         m_strip->hide();
         PresenterStyle::restorePlotFonts(m_window);
+        m_window->tabs()->setSizePolicy(m_savedTabsPolicy);
         m_window->setFont(m_hadOwnFont ? m_savedFont : QFont());
         m_window->setPalette(m_hadOwnPalette ? m_savedPalette : QPalette());
         menu->setVisible(m_menuBarShown);
@@ -209,7 +226,6 @@ void PresenterMode::refreshStrip()
     const QTabWidget* tabs = m_window->tabs();
     QString tabName = tabs->tabText(tabs->currentIndex());
     tabName.remove(QLatin1Char('&'));
-    const QString sep = QStringLiteral("&nbsp;&nbsp;&nbsp;");
     QStringList parts;
     parts << keyCap(QStringLiteral("M")) + tr(" mask: %1").arg(s.mask == MaskKind::Causal ? tr("causal") : tr("off"));
     parts << keyCap(QStringLiteral("S")) + tr(" ÷√dₖ: %1").arg(s.scaling == Scaling::SqrtDk ? tr("on") : tr("off"));
@@ -219,13 +235,16 @@ void PresenterMode::refreshStrip()
     parts << keyCap(QStringLiteral("↑")) + keyCap(QStringLiteral("↓")) + tr(" layer %1 of %2").arg(f.layer).arg(layers);
     parts << keyCap(QStringLiteral("1–%1").arg(std::min(9, tabs->count()))) + tr(" tab: %1").arg(tabName.toHtmlEscaped());
     parts << keyCap(tr("Esc")) + tr(" leave");
-    m_stripLabel->setText(parts.join(sep));
+    Q_ASSERT(parts.size() == kStripCells);
+    for (int i = 0; i < kStripCells; ++i) m_stripCells[std::size_t(i)]->setText(parts[i]);
 }
 
 QString PresenterMode::stripText() const
 {
+    QStringList cells;
+    for (const QLabel* cell : m_stripCells) cells << cell->text();
     QTextDocument doc;
-    doc.setHtml(m_stripLabel->text());
+    doc.setHtml(cells.join(QStringLiteral(" ")));
     return doc.toPlainText().simplified();  // the key caps' non-breaking spaces count as spaces
 }
 

@@ -14,6 +14,8 @@
 #include <QObject>
 #include <QPalette>
 #include <QPointer>
+#include <QSizePolicy>
+#include <vector>
 
 class QKeyEvent;
 class QLabel;
@@ -53,7 +55,8 @@ private:
 
     MainWindow* m_window;
     QToolBar* m_strip;
-    QLabel* m_stripLabel;
+    static constexpr int kStripCells = 8;  // M, S, + −, P, ← →, ↑ ↓, 1–9, Esc: two rows of four
+    std::vector<QLabel*> m_stripCells;
     bool m_active = false;
     // What leaving puts back.
     Qt::WindowStates m_savedStates;
@@ -61,6 +64,7 @@ private:
     QPalette m_savedPalette;
     bool m_hadOwnFont = false, m_hadOwnPalette = false;
     bool m_menuBarShown = true, m_statusBarShown = true;
+    QSizePolicy m_savedTabsPolicy;
 };
 
 } // namespace attnscope

@@ -4,6 +4,8 @@
 #include <QResizeEvent>
 #include <QVariant>
 #include <QWidget>
+#include <functional>
+#include <vector>
 #include <qcustomplot.h>
 
 namespace attnscope {
@@ -77,14 +79,17 @@ QPalette PresenterStyle::highContrastPalette()
 void PresenterStyle::scalePlotFonts(QWidget* root, double factor)
 {
     for (QCustomPlot* plot : root->findChildren<QCustomPlot*>()) {
-        bool changed = false;
+        // 1. Every original first, then every new font: a legend's setFont also sets its items', so an item
+        //    read after its legend changed would be scaled twice.
+        std::vector<std::function<void()>> apply;
         forEachFont(plot, [&](QObject* owner, const char* key, auto get, auto set) {
             if (owner->property(key).isValid()) return;  // scaled already
             const QFont original = get();
             owner->setProperty(key, QVariant::fromValue(original));
-            set(scaled(original, factor));
-            changed = true;
+            apply.push_back([set, original, factor] { set(scaled(original, factor)); });
         });
+        for (const auto& f : apply) f();
+        const bool changed = !apply.empty();
         // A resize makes views that thin their labels to fit (the heatmap) measure the new font.
         if (changed) QCoreApplication::postEvent(plot, new QResizeEvent(plot->size(), plot->size()));
     }

@@ -109,6 +109,13 @@ void TokenChips::resizeEvent(QResizeEvent* event)
 
 bool TokenChips::event(QEvent* event)
 {
+    if (event->type() == QEvent::FontChange) {
+        // Chip widths were measured in the old font (presenter mode doubles it): measure and flow again.
+        const QFontMetrics fm(font());
+        for (Chip& c : m_chips) c.width = fm.horizontalAdvance(c.text) + 2 * kPadX;
+        place();
+        update();
+    }
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const int i = chipAt(help->pos());

@@ -10,6 +10,8 @@
 #include <memory>
 #include <qcustomplot.h>
 
+#include "common/colorbar.h"
+#include "common/colormap.h"
 #include "common/exportimage.h"
 #include "common/settingstext.h"
 #include "attention/headgridview.h"
@@ -24,6 +26,25 @@ constexpr int kMaxSide = 16384;
 
 RenderStatus usageError(std::string message) { return {std::move(message), true}; }
 RenderStatus inputError(std::string message) { return {std::move(message), false}; }
+
+// The colour scale the grid shares with the heatmap beside it on screen; a picture of the grid alone
+// needs its own. A vector bar in SVG and PDF, like every other colour scale.
+QWidget* weightScale()
+{
+    auto* plot = new QCustomPlot;
+    plot->plotLayout()->clear();
+    auto* scale = new QCPColorScale(plot);
+    ColorBar::install(scale);
+    plot->plotLayout()->addElement(0, 0, scale);
+    scale->setType(QCPAxis::atBottom);
+    scale->setGradient(ColorMap::gradient());
+    scale->setDataRange(QCPRange(0.0, 1.0));
+    scale->setBarWidth(12);
+    const bool grey = ColorMap::current() == ColorMap::Kind::Grey;
+    scale->axis()->setLabel(QObject::tr("attention weight · %1 cells: masked pairs").arg(grey ? QObject::tr("orange") : QObject::tr("grey")));
+    plot->setFixedHeight(64);
+    return plot;
+}
 
 } // namespace
 
@@ -116,6 +137,7 @@ RenderStatus renderView(const QString& view, Document& document, const RenderOpt
         auto* column = new QVBoxLayout(widget.get());
         column->addWidget(title);
         column->addWidget(grid, 1);
+        column->addWidget(weightScale());
         grid->setSnapshot(snapshot);
         widget->setAttribute(Qt::WA_DontShowOnScreen);
         widget->resize(size);

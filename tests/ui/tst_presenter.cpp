@@ -22,6 +22,7 @@
 #include <qcustomplot.h>
 
 #include "attention/heatmapview.h"
+#include "common/document.h"
 #include "presenter/presentermode.h"
 #include "window/about.h"
 #include "window/controlpanel.h"
@@ -210,6 +211,28 @@ private slots:
         // The menus' entries say what they do in the status bar.
         for (const char* name : {"open-scene", "save-scene", "export-view", "copy-view", "export-data", "presenter", "about"})
             QVERIFY2(!w.actions()->action(QString::fromLatin1(name))->statusTip().isEmpty(), name);
+    }
+
+    // Twice the type in a narrow panel: the heatmap's title goes on one line per part instead of being cut.
+    void aTitleTooWideForThePlotBreaksIntoLines()
+    {
+        Document doc;
+        doc.setText(QStringLiteral("the dog chased the ball"));
+        doc.setMask(MaskKind::None);
+        doc.waitForIdle();
+        HeatmapView view;
+        view.resize(1400, 600);
+        view.show();
+        view.setSnapshot(doc.snapshot());
+        QCPTextElement* drawn = view.findChild<QCPTextElement*>();
+        QVERIFY(drawn);
+        QVERIFY2(view.title().contains(QStringLiteral("counterfactual")), qPrintable(view.title()));
+        QCOMPARE(drawn->text(), view.title());
+        view.resize(260, 600);
+        QCOMPARE(drawn->text().count(QLatin1Char('\n')), 2);  // head, settings, counterfactual
+        QCOMPARE(QString(drawn->text()).replace(QLatin1Char('\n'), QStringLiteral(" · ")), view.title());
+        view.resize(1400, 600);
+        QCOMPARE(drawn->text(), view.title());
     }
 
     void aboutNamesTheVersionsInUse()

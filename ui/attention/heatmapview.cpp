@@ -8,6 +8,7 @@
 #include "common/colorbar.h"
 #include "common/colormap.h"
 #include "common/settingstext.h"
+#include "model/trainingmask.h"
 
 namespace attnscope {
 
@@ -98,13 +99,14 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     m_head = snapshot ? snapshot->focus : HeadSelection{};
     m_map->setVisible(valid);
     m_placeholder->setVisible(!valid);
-    QString title;
+    m_titleParts.clear();
     if (snapshot && snapshot->model) {
-        title = tr("Layer %1 · head %2 · %3").arg(m_head.layer).arg(m_head.head).arg(settingsSummary(snapshot->settings));
-        if (snapshot->model->config.causal && snapshot->settings.mask == MaskKind::None)
-            title += tr(" · counterfactual: trained with the causal mask");
+        m_titleParts << tr("Layer %1 · head %2").arg(m_head.layer).arg(m_head.head) << settingsSummary(snapshot->settings);
+        // A mask other than the one the model was trained with (GPT-2 unmasked, BERT causal) is a counterfactual.
+        const std::string note = counterfactualNote(snapshot->model->config, snapshot->settings.mask);
+        if (!note.empty()) m_titleParts << QString::fromStdString(note);
     }
-    m_title->setText(title);
+    fitTitle();
     QCPColorMapData* data = m_map->data();
     if (!valid) {
         const bool typed = snapshot && !snapshot->tokens.ids.empty();
@@ -170,7 +172,18 @@ QString HeatmapView::cellToolTip(int q, int k) const
     return text;
 }
 
-QString HeatmapView::title() const { return m_title->text(); }
+QString HeatmapView::title() const { return m_titleParts.join(QStringLiteral(" · ")); }
+
+bool HeatmapView::fitTitle()
+{
+    // One line when it fits the plot's width, else one line per part (large type, a narrow panel).
+    const QString line = title();
+    const bool fits = QFontMetrics(m_title->font()).horizontalAdvance(line) <= width() - 24;
+    const QString text = fits ? line : m_titleParts.join(QLatin1Char('\n'));
+    if (text == m_title->text()) return false;
+    m_title->setText(text);
+    return true;
+}
 
 QPoint HeatmapView::cellAt(const QPoint& pos) const
 {
@@ -194,7 +207,8 @@ void HeatmapView::resizeEvent(QResizeEvent* event)
     QCustomPlot::resizeEvent(event);
     const int before = m_labelStep;
     updateTicks();
-    if (before != m_labelStep) replot(rpQueuedReplot);
+    const bool retitled = fitTitle();
+    if (before != m_labelStep || retitled) replot(rpQueuedReplot);
 }
 
 void HeatmapView::updateTicks()

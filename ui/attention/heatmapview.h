@@ -24,8 +24,8 @@ public:
     bool isMaskedCell(int q, int k) const;  // drawn in the masked grey
     int labelStep() const { return m_labelStep; }  // every labelStep-th token is labelled
     QString cellToolTip(int q, int k) const;
-    // The line above the map: which head, under which settings, and "counterfactual" when a model trained
-    // with the causal mask is shown without it.
+    // The line above the map: which head, under which settings, and "counterfactual" when the mask is not
+    // the one the model was trained with. Drawn on one line per part when one line does not fit.
     QString title() const;
     // The (query, key) cell under a widget position, or (-1, -1).
     QPoint cellAt(const QPoint& pos) const;
@@ -35,12 +35,14 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    bool fitTitle();  // true when the drawn title changed
     void updateTicks();
 
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
     QCPItemText* m_placeholder = nullptr;  // shown instead of an empty map
     QCPTextElement* m_title = nullptr;
+    QStringList m_titleParts;  // head, settings and any counterfactual note; one line or one line each
     QSharedPointer<QCPAxisTickerText> m_keyTicker, m_queryTicker;
     SnapshotPtr m_snapshot;
     HeadSelection m_head;

@@ -1,10 +1,10 @@
-// attnscope-cli export: the numbers behind the views as a CSV, JSON or NumPy file (core/io/dataexport.h
+// attnscope-cli export: the numbers behind the views as a CSV, JSON or NumPy file (core/dataexport/dataexport.h
 // says what each file holds). The window's File → Export data… writes the same bytes.
 #include <iostream>
 
 #include "common.h"
 #include "io/atomicfile.h"
-#include "io/dataexport.h"
+#include "dataexport/dataexport.h"
 
 namespace attnscope::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include "common.h"
 #include "common/colormap.h"
 #include "common/document.h"
-#include "io/scene.h"
+#include "scene/scene.h"
 #include "window/renderer.h"
 
 namespace attnscope::cli {

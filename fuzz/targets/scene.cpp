@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "fuzzing.h"
-#include "io/scene.h"
+#include "scene/scene.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

@@ -1,5 +1,5 @@
 #pragma once
-// An .npy reader written for the tests, apart from the writer in core/io/npy.cpp: it parses the header's
+// An .npy reader written for the tests, apart from the writer in core/dataexport/npy.cpp: it parses the header's
 // Python literal itself and assembles each little-endian float32 byte by byte, so a test that reads an
 // exported file back does not share the exporter's code. tst_dataexport and tst_cli_export use it.
 #include <algorithm>

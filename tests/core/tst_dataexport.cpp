@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/dataexport.h"
+#include "dataexport/dataexport.h"
 #include "npyreader.h"
 #include "model/forward.h"
 #include "model/model.h"

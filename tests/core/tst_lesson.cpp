@@ -3,7 +3,7 @@
 #include <QDir>
 #include <QTest>
 
-#include "io/lesson.h"
+#include "scene/lesson.h"
 
 using namespace attnscope;
 

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "io/scene.h"
+#include "scene/scene.h"
 
 using namespace attnscope;
 

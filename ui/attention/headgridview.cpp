@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "common/colormap.h"
-#include "common/vectorpaint.h"
+#include "drawing/vectorpaint.h"
 
 namespace attnscope {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "common/cellmap.h"
-#include "common/colorbar.h"
+#include "drawing/cellmap.h"
+#include "drawing/colorbar.h"
 #include "common/colormap.h"
 #include "common/settingstext.h"
 #include "model/trainingmask.h"

@@ -6,7 +6,7 @@
 //
 // The weights ramp is one choice for the whole program: the window keeps it in the preferences and sets
 // it at start, `attnscope-cli render --colormap` sets it for one picture. Views that draw with CellMap
-// (common/cellmap.h) follow a change at once; others read gradient() when they next draw.
+// (drawing/cellmap.h) follow a change at once; others read gradient() when they next draw.
 #include <QColor>
 #include <QObject>
 #include <QRgb>

@@ -12,8 +12,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "common/vectorcontrols.h"
-#include "common/vectorpaint.h"
+#include "drawing/vectorcontrols.h"
+#include "drawing/vectorpaint.h"
 #include "io/atomicfile.h"
 
 namespace attnscope {

@@ -8,8 +8,8 @@
 // screen). A PNG has size × dpi / 96 pixels and records `dpi`, so 300 dpi gives a sharper picture of the
 // same layout; an SVG has a viewBox of `size` and declares its physical size at 96 dpi; a PDF page is
 // 0.75 × `size` points. SVG and PDF draw vectors: plots through QCustomPlot::toPainter, heatmap cells as
-// rectangles (common/cellmap.h), colour bars as gradients (common/colorbar.h), input controls as flat
-// outlines with their text (common/vectorcontrols.h), other widgets through their own paint code.
+// rectangles (drawing/cellmap.h), colour bars as gradients (drawing/colorbar.h), input controls as flat
+// outlines with their text (drawing/vectorcontrols.h), other widgets through their own paint code.
 #include <QByteArray>
 #include <QImage>
 #include <QPoint>

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "common/cellmap.h"
-#include "common/colorbar.h"
+#include "drawing/cellmap.h"
+#include "drawing/colorbar.h"
 #include "common/colormap.h"
 
 namespace attnscope {

@@ -1,11 +1,11 @@
 #pragma once
 // File → Export data…: the numbers behind the views for the window's sentence, settings and model, the
-// same bytes as `attnscope-cli export` writes (core/io/dataexport.h): attention, scores, the head's
+// same bytes as `attnscope-cli export` writes (core/dataexport/dataexport.h): attention, scores, the head's
 // weights, row statistics or one head's whole trace, for every head or the focused one, as CSV, JSON or
 // NumPy.
 #include <QDialog>
 
-#include "io/dataexport.h"
+#include "dataexport/dataexport.h"
 
 class QComboBox;
 class QLineEdit;

@@ -14,8 +14,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "common/cellmap.h"
-#include "common/colorbar.h"
+#include "drawing/cellmap.h"
+#include "drawing/colorbar.h"
 #include "common/colormap.h"
 #include "model/trainingmask.h"
 #include "lab/labdata.h"

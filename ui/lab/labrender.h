@@ -5,7 +5,7 @@
 #include <QStringList>
 
 #include "common/exportimage.h"
-#include "io/scene.h"
+#include "scene/scene.h"
 
 namespace attnscope {
 

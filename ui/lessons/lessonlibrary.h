@@ -7,7 +7,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "io/lesson.h"
+#include "scene/lesson.h"
 
 class QWidget;
 

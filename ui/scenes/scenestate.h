@@ -1,10 +1,10 @@
 #pragma once
-// Between the window and a scene (core/io/scene.h): what the window shows, read out as a scene, and a
+// Between the window and a scene (core/scene/scene.h): what the window shows, read out as a scene, and a
 // scene, or a lesson step's partial one, put into the window.
 #include <QString>
 #include <QStringList>
 
-#include "io/scene.h"
+#include "scene/scene.h"
 
 namespace attnscope {
 

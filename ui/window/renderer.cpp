@@ -10,7 +10,7 @@
 #include <memory>
 #include <qcustomplot.h>
 
-#include "common/colorbar.h"
+#include "drawing/colorbar.h"
 #include "common/colormap.h"
 #include "common/exportimage.h"
 #include "common/settingstext.h"

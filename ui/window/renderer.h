@@ -6,7 +6,7 @@
 
 #include "common/document.h"
 #include "common/exportimage.h"
-#include "io/scene.h"
+#include "scene/scene.h"
 
 namespace attnscope {
 

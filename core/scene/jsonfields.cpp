@@ -1,4 +1,4 @@
-#include "io/jsonfields.h"
+#include "scene/jsonfields.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "common/vectorpaint.h"
+#include "drawing/vectorpaint.h"
 
 #include <QPaintEngine>
 #include <QPainter>

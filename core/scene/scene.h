@@ -1,6 +1,6 @@
 #pragma once
 // A scene: everything needed to put the window back as it was, as a small JSON file (FILE.attnscope).
-// The same object, with any field left out, is the state a lesson step sets (see io/lesson.h): a field
+// The same object, with any field left out, is the state a lesson step sets (see scene/lesson.h): a field
 // that is absent is left as the window has it.
 //
 //     {

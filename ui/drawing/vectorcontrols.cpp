@@ -1,4 +1,4 @@
-#include "common/vectorcontrols.h"
+#include "drawing/vectorcontrols.h"
 
 #include <QAbstractButton>
 #include <QAbstractSpinBox>

@@ -1,4 +1,4 @@
-#include "io/npy.h"
+#include "dataexport/npy.h"
 
 #include <array>
 #include <bit>

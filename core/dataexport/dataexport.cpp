@@ -1,4 +1,4 @@
-#include "io/dataexport.h"
+#include "dataexport/dataexport.h"
 
 #include <charconv>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "analysis/stats.h"
 #include "io/jsonexport.h"
-#include "io/npy.h"
+#include "dataexport/npy.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "io/scene.h"
+#include "scene/scene.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomicfile.h"
-#include "io/jsonfields.h"
+#include "scene/jsonfields.h"
 #include "text/filetext.h"
 
 namespace attnscope {

@@ -1,6 +1,6 @@
 #pragma once
 // A guided lesson: a JSON file of steps, each of which puts the window in a state (a partial scene, see
-// io/scene.h), points at the control to touch and may ask a check-yourself question. The shipped lessons
+// scene/scene.h), points at the control to touch and may ask a check-yourself question. The shipped lessons
 // live in resources/lessons/; a teacher writes a new one without code. The README documents the format:
 //
 //     {
@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/scene.h"
+#include "scene/scene.h"
 #include "result.h"
 
 namespace attnscope {

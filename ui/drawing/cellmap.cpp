@@ -1,7 +1,7 @@
-#include "common/cellmap.h"
+#include "drawing/cellmap.h"
 
 #include "common/colormap.h"
-#include "common/vectorpaint.h"
+#include "drawing/vectorpaint.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "common/colorbar.h"
+#include "drawing/colorbar.h"
 
 #include <QLinearGradient>
 #include <algorithm>

@@ -1,10 +1,10 @@
-#include "io/lesson.h"
+#include "scene/lesson.h"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "io/jsonfields.h"
+#include "scene/jsonfields.h"
 #include "text/filetext.h"
 
 namespace attnscope {

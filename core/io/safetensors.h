@@ -42,6 +42,11 @@ public:
     void readFloats(const TensorInfo& tensor, float* out) const;
     std::vector<float> readFloats(const TensorInfo& tensor) const;
 
+    // The tensor's bytes inside the mapping, valid while this file or a copy of mapping() lives: for
+    // callers that keep weights in the file's precision and convert them when they are used.
+    const unsigned char* bytes(const TensorInfo& tensor) const { return m_data + tensor.begin; }
+    std::shared_ptr<const void> mapping() const { return m_map; }
+
 private:
     std::string m_path;
     std::shared_ptr<const unsigned char> m_map;  // the whole file; unmapped when the last copy goes
@@ -60,6 +65,9 @@ struct NamedTensor {
 // Writes tensors in the given order, converted to `dtype` (round to nearest even for F16 and BF16).
 Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>& tensors, DType dtype = DType::F32,
                         const std::map<std::string, std::string>& metadata = {});
+
+// Converts n stored values of `dtype` at `src` (no alignment needed) to float32.
+void toFloat32(const unsigned char* src, DType dtype, std::size_t n, float* out);
 
 // "[768, 2304]", for messages.
 std::string shapeText(const std::vector<std::int64_t>& shape);

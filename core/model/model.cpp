@@ -1,8 +1,12 @@
 #include "model/model.h"
 
+#include <algorithm>
+
 #include "model/forward.h"
 #include "io/modelfolder.h"
 #include "model/randommodel.h"
+#include "model/rope.h"
+#include "model/storedweights.h"
 
 namespace attnscope {
 
@@ -31,6 +35,12 @@ std::string Model::checkShapes() const
     auto first = [&p](std::string problem) {
         if (p.empty()) p = std::move(problem);
     };
+    if (w.stored) {
+        // The loader checked every stored tensor's shape against the config as it mapped it.
+        if (w.stored->layers.size() != static_cast<std::size_t>(c.layers)) first("the model has the wrong number of layers.");
+        first(checkVector(w.lnfGain, c.dModel, "the final norm gain"));
+        return p;
+    }
     first(checkMatrix(w.tokenEmbedding, c.vocabSize, c.dModel, "the token embedding"));
     if (c.positional == PositionalKind::Learned)
         first(checkMatrix(w.positionEmbedding, c.contextLength, c.dModel, "the position embedding"));
@@ -61,9 +71,19 @@ std::string Model::checkShapes() const
     return p;
 }
 
+Matrix Model::outputProjection(int layer) const
+{
+    if (weights.stored) return weights.stored->outputProjection(layer);
+    return weights.layers[static_cast<std::size_t>(layer)].wo;
+}
+
 void Model::finalize()
 {
-    sinusoidal = sinusoidalTable(config.contextLength, config.dModel);
+    // A rotary model's context may run to 128k positions, whose full table would take gigabytes; the
+    // sinusoidal override is a comparison, so it covers the first few thousand.
+    const bool rotary = config.positional == PositionalKind::Rotary;
+    sinusoidal = sinusoidalTable(rotary ? std::min(config.contextLength, kMaxRotarySinusoidal) : config.contextLength, config.dModel);
+    if (rotary) ropeFrequencies = ropeInverseFrequencies(config.rope, config.dHead);
 }
 
 std::string defaultModelSpec() { return "random:layers=2,heads=4,d_model=64,seed=1"; }

@@ -86,7 +86,7 @@ void HeadsView::refresh()
                                      .arg(slice.rows()).arg(slice.cols()));
         m_headPlots[h]->setMatrix(slice, S::Symmetric, h == 0 ? tokens : QStringList());
     }
-    const Matrix& wo = snap->model->weights.layers[std::size_t(d.selection.layer)].wo;
+    const Matrix wo = snap->model->outputProjection(d.selection.layer);
     m_concat->setTitle(QStringLiteral("concat (T×d_model = %1×%2)").arg(d.concat.rows()).arg(d.concat.cols()));
     m_concat->setMatrix(d.concat, S::Symmetric, tokens);
     m_wo->setTitle(QStringLiteral("W_O of layer %1 (d_model×d_model = %2×%3)").arg(d.selection.layer).arg(wo.rows()).arg(wo.cols()));

@@ -16,6 +16,7 @@ packages=(
   libeigen3-dev                    # the transformer core
   nlohmann-json3-dev               # CLI output, config.json and safetensors headers
   libpcre2-dev                     # GPT-2's pre-tokenisation pattern with Unicode classes
+  libutf8proc-dev                  # Unicode normalisation (NFC) and categories for tokenizer.json pipelines
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update

@@ -22,6 +22,19 @@ Result<std::string> readSmallFile(const std::string& path, std::size_t maxBytes)
     return Result<std::string>::ok(std::move(text));
 }
 
+Result<nlohmann::json> readJsonObject(const std::string& path, std::size_t maxBytes)
+{
+    using R = Result<nlohmann::json>;
+    Result<std::string> text = readSmallFile(path, maxBytes);
+    if (!text) return R::fail(text.error());
+    // The parser's own depth limit is not enough for a hostile file's nesting, but nlohmann's parser is
+    // iterative; only dumping a deep value recurses, and quoteJsonValue never dumps containers.
+    nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
+    if (doc.is_discarded()) return R::fail("'" + path + "' is not valid JSON.");
+    if (!doc.is_object()) return R::fail("'" + path + "' is not a JSON object.");
+    return R::ok(std::move(doc));
+}
+
 std::string quoteJsonValue(const nlohmann::json& value)
 {
     if (value.is_array() || value.is_object()) return std::string("a JSON ") + value.type_name();

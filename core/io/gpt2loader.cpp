@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/configjson.h"
 #include "text/bpetokenizer.h"
 #include "text/filetext.h"
 #include "io/safetensors.h"
@@ -18,18 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kMaxConfigBytes = 1u << 20;
-
-// A config size: an integer that fits an int, or a sentence saying which key is wrong.
-std::string readSize(const nlohmann::json& config, const char* key, const std::string& file, int& out, bool required = true)
-{
-    const auto it = config.find(key);
-    if (it == config.end() || it->is_null()) return required ? file + " has no \"" + key + "\"." : std::string();
-    if (!it->is_number_integer()) return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a whole number.";
-    const long long v = it->get<long long>();
-    if (v < -1'000'000'000LL || v > 1'000'000'000LL) return file + " gives \"" + key + "\" the absurd value " + std::to_string(v) + ".";
-    out = static_cast<int>(v);
-    return {};
-}
 
 // Every GPT-2 tensor in the order the model needs it, and the folder-relative file it comes from.
 class TensorSource {
@@ -128,11 +117,9 @@ Result<ModelConfig> readGpt2Config(const std::string& configPath)
 {
     using R = Result<ModelConfig>;
     const std::string file = "'" + configPath + "'";
-    Result<std::string> text = readSmallFile(configPath, kMaxConfigBytes);
-    if (!text) return R::fail(text.error());
-    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded()) return R::fail(file + " is not valid JSON.");
-    if (!j.is_object()) return R::fail(file + " is not a JSON object.");
+    Result<nlohmann::json> parsed = readJsonObject(configPath, kMaxConfigBytes);
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& j = *parsed;
 
     ModelConfig c;
     c.architecture = "gpt2";
@@ -141,7 +128,7 @@ Result<ModelConfig> readGpt2Config(const std::string& configPath)
     c.causal = true;
     std::string problem;
     auto size = [&](const char* key, int& out, bool required = true) {
-        if (problem.empty()) problem = readSize(j, key, file, out, required);
+        if (problem.empty()) problem = readConfigInt(j, key, file, out, required);
     };
     size("n_layer", c.layers);
     size("n_head", c.heads);
@@ -155,10 +142,9 @@ Result<ModelConfig> readGpt2Config(const std::string& configPath)
     size("n_inner", c.dFF, false);
     if (!problem.empty()) return R::fail(problem);
 
-    if (const auto eps = j.find("layer_norm_epsilon"); eps != j.end() && !eps->is_null()) {
-        if (!eps->is_number()) return R::fail(file + " gives \"layer_norm_epsilon\" as " + quoteJsonValue(*eps) + ", which is not a number.");
-        c.layerNormEps = eps->get<float>();
-    }
+    double eps = c.layerNormEps;
+    if (std::string bad = readConfigNumber(j, "layer_norm_epsilon", file, eps); !bad.empty()) return R::fail(bad);
+    c.layerNormEps = static_cast<float>(eps);
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null()) {
         const std::string a = act->is_string() ? act->get<std::string>() : quoteJsonValue(*act);
         if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast") c.activation = Activation::GeluTanh;
@@ -196,12 +182,12 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     if (!config) return R::fail(config.error());
 
     // The tokenizer: vocab.json + merges.txt when both are there, else tokenizer.json.
-    Result<std::shared_ptr<const Gpt2BpeTokenizer>> tokenizer = Result<std::shared_ptr<const Gpt2BpeTokenizer>>::fail(
+    Result<std::shared_ptr<const BpeTokenizer>> tokenizer = Result<std::shared_ptr<const BpeTokenizer>>::fail(
         "the model folder '" + folder + "' has no tokenizer: it needs vocab.json and merges.txt, or tokenizer.json.");
     if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
-        tokenizer = Gpt2BpeTokenizer::fromVocabAndMerges((dir / "vocab.json").string(), (dir / "merges.txt").string());
+        tokenizer = BpeTokenizer::fromVocabAndMerges((dir / "vocab.json").string(), (dir / "merges.txt").string());
     else if (fs::exists(dir / "tokenizer.json", ec))
-        tokenizer = Gpt2BpeTokenizer::fromTokenizerJson((dir / "tokenizer.json").string());
+        tokenizer = BpeTokenizer::fromTokenizerJson((dir / "tokenizer.json").string());
     if (!tokenizer) return R::fail(tokenizer.error());
     if ((*tokenizer)->vocabSize() > config->vocabSize)
         return R::fail("the tokenizer in '" + folder + "' has " + std::to_string((*tokenizer)->vocabSize()) +

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/gpt2loader.h"
+#include "io/llamaloader.h"
 #include "text/filetext.h"
 
 namespace attnscope {
@@ -25,14 +26,10 @@ Result<std::string> readModelType(const std::string& folder)
         return R::fail("'" + folder + "' is not a folder; a model is a folder with config.json and model.safetensors.");
     const fs::path configPath = dir / "config.json";
     if (!fs::exists(configPath, ec)) return R::fail("the model folder '" + folder + "' has no config.json.");
-    Result<std::string> text = readSmallFile(configPath.string(), kMaxConfigBytes);
-    if (!text) return R::fail(text.error());
-    // The parser's own depth limit is not enough for a hostile file's nesting, but nlohmann's parser is
-    // iterative; only dumping a deep value recurses, and quoteJsonValue never dumps containers.
-    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    Result<nlohmann::json> parsed = readJsonObject(configPath.string(), kMaxConfigBytes);
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& j = *parsed;
     const std::string file = "'" + configPath.string() + "'";
-    if (j.is_discarded()) return R::fail(file + " is not valid JSON.");
-    if (!j.is_object()) return R::fail(file + " is not a JSON object.");
     const auto type = j.find("model_type");
     if (type == j.end() || type->is_null()) return R::ok("gpt2");
     if (!type->is_string()) return R::fail(file + " gives \"model_type\" as " + quoteJsonValue(*type) + ", which is not a name.");
@@ -48,8 +45,10 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
         return loadGpt2Folder(folder);
     }
     if (*type == "gpt2") return loadGpt2Folder(folder);
+    if (*type == "llama" || *type == "qwen2" || *type == "mistral") return loadLlamaFolder(folder);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
-                   "; AttnScope opens GPT-2-family folders (model_type \"gpt2\").");
+                   "; AttnScope opens GPT-2-family folders (model_type \"gpt2\") and Llama-family ones "
+                   "(\"llama\", \"qwen2\", \"mistral\").");
 }
 
 } // namespace attnscope

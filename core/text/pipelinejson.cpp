@@ -9,6 +9,17 @@ namespace attnscope {
 namespace {
 
 constexpr int kMaxTokenId = (1 << 20) - 1;
+constexpr int kMaxNesting = 8;  // Sequences inside Sequences; real files use one level
+
+// A member or null, without copying it: copying a hostile file's deeply nested value would recurse once
+// per level.
+const nlohmann::json& member(const nlohmann::json& j, const char* key)
+{
+    static const nlohmann::json none;
+    if (!j.is_object()) return none;
+    const auto it = j.find(key);
+    return it == j.end() ? none : *it;
+}
 
 // Collects the first problem, as a sentence naming the file.
 class Reader {
@@ -74,7 +85,8 @@ void readNormalizer(Reader& r, const nlohmann::json& j, std::vector<NormalizerSt
     if (j.is_null() || !r.ok()) return;
     const std::string type = r.type(j, "normalizer");
     NormalizerStep step;
-    if (type == "Sequence" && depth < 8) {
+    if (type == "Sequence" && depth >= kMaxNesting) return r.fail("nests its normalizers too deep.");
+    if (type == "Sequence") {
         const auto list = j.find("normalizers");
         if (list == j.end() || !list->is_array()) return r.fail("has a Sequence normalizer without a \"normalizers\" list.");
         for (const nlohmann::json& n : *list) readNormalizer(r, n, steps, depth + 1);
@@ -118,7 +130,8 @@ void readPreTokenizer(Reader& r, const nlohmann::json& j, std::vector<PreTokeniz
 {
     if (j.is_null() || !r.ok()) return;
     const std::string type = r.type(j, "pre_tokenizer");
-    if (type == "Sequence" && depth < 8) {
+    if (type == "Sequence" && depth >= kMaxNesting) return r.fail("nests its pre_tokenizers too deep.");
+    if (type == "Sequence") {
         const auto list = j.find("pretokenizers");
         if (list == j.end() || !list->is_array()) return r.fail("has a Sequence pre_tokenizer without a \"pretokenizers\" list.");
         for (const nlohmann::json& p : *list) readPreTokenizer(r, p, steps, depth + 1);
@@ -130,7 +143,7 @@ void readPreTokenizer(Reader& r, const nlohmann::json& j, std::vector<PreTokeniz
     if (type == "Split") {
         step.kind = PreTokenizerStep::Kind::Split;
         step.pattern = r.pattern(j, "Split pre_tokenizer");
-        const std::optional<SplitBehavior> b = behaviorOf(j.value("behavior", nlohmann::json()));
+        const std::optional<SplitBehavior> b = behaviorOf(member(j, "behavior"));
         if (!b) return r.fail("has a Split pre_tokenizer with an unknown \"behavior\".");
         step.behavior = *b;
         step.invert = r.flag(j, "invert", false);
@@ -144,11 +157,12 @@ void readPreTokenizer(Reader& r, const nlohmann::json& j, std::vector<PreTokeniz
     } else if (type == "Metaspace") {
         step.kind = PreTokenizerStep::Kind::Metaspace;
         step.replacement = r.string(j, "replacement", "Metaspace pre_tokenizer");
-        const std::string scheme = j.value("prepend_scheme", std::string("always"));
+        const nlohmann::json& given = member(j, "prepend_scheme");
+        const std::string scheme = given.is_null() ? std::string("always") : given.is_string() ? given.get<std::string>() : std::string("?");
         if (scheme == "always") step.prepend = PreTokenizerStep::Prepend::Always;
         else if (scheme == "first") step.prepend = PreTokenizerStep::Prepend::First;
         else if (scheme == "never") step.prepend = PreTokenizerStep::Prepend::Never;
-        else return r.fail("has a Metaspace pre_tokenizer with the unknown prepend_scheme " + quoteJsonValue(nlohmann::json(scheme)) + ".");
+        else return r.fail("has a Metaspace pre_tokenizer with the unknown prepend_scheme " + quoteJsonValue(given) + ".");
         if (!r.flag(j, "add_prefix_space", true)) step.prepend = PreTokenizerStep::Prepend::Never;
         if (r.flag(j, "split", true) && r.ok()) step.pattern = *Regex::compile(step.replacement, true);
     } else if (!type.empty()) {
@@ -171,7 +185,8 @@ void readPostProcessor(Reader& r, const nlohmann::json& j, std::vector<int>& pre
             out.push_back(id.get<int>());
         }
     };
-    if (type == "Sequence" && depth < 8) {
+    if (type == "Sequence" && depth >= kMaxNesting) return r.fail("nests its post_processors too deep.");
+    if (type == "Sequence") {
         const auto list = j.find("processors");
         if (list == j.end() || !list->is_array()) return r.fail("has a Sequence post_processor without a \"processors\" list.");
         for (const nlohmann::json& p : *list) readPostProcessor(r, p, prefix, suffix, depth + 1);
@@ -187,13 +202,14 @@ void readPostProcessor(Reader& r, const nlohmann::json& j, std::vector<int>& pre
                 afterSequence = true;
                 continue;
             }
-            const nlohmann::json* name = piece.is_object() && piece.contains("SpecialToken") && piece["SpecialToken"].is_object()
-                                             ? &piece["SpecialToken"]["id"]
-                                             : nullptr;
+            const nlohmann::json* name = nullptr;
+            if (const auto token = piece.is_object() ? piece.find("SpecialToken") : piece.end();
+                token != piece.end() && token->is_object() && token->contains("id"))
+                name = &(*token)["id"];
             if (!name || !name->is_string() || !specials->contains(name->get<std::string>()) ||
                 !(*specials)[name->get<std::string>()].is_object())
                 return r.fail("has a TemplateProcessing template naming a special token it does not define.");
-            readIds((*specials)[name->get<std::string>()].value("ids", nlohmann::json()), afterSequence ? suffix : prefix);
+            readIds(member((*specials)[name->get<std::string>()], "ids"), afterSequence ? suffix : prefix);
         }
     } else if (type == "RobertaProcessing" || type == "BertProcessing") {
         // "cls": ["<s>", 0], "sep": ["</s>", 2] around the sequence.
@@ -253,10 +269,10 @@ Result<TokenizerPipeline> readPipeline(const nlohmann::json& doc, const std::str
 {
     TokenizerPipeline p;
     Reader r(path);
-    readAddedTokens(r, doc.value("added_tokens", nlohmann::json()), p.addedTokens, idOf);
-    readNormalizer(r, doc.value("normalizer", nlohmann::json()), p.normalizers);
-    readPreTokenizer(r, doc.value("pre_tokenizer", nlohmann::json()), p.preTokenizers);
-    readPostProcessor(r, doc.value("post_processor", nlohmann::json()), p.prefix, p.suffix);
+    readAddedTokens(r, member(doc, "added_tokens"), p.addedTokens, idOf);
+    readNormalizer(r, member(doc, "normalizer"), p.normalizers);
+    readPreTokenizer(r, member(doc, "pre_tokenizer"), p.preTokenizers);
+    readPostProcessor(r, member(doc, "post_processor"), p.prefix, p.suffix);
     if (!r.ok()) return Result<TokenizerPipeline>::fail(r.problem());
 
     // tokenizer_config.json's add_bos_token and add_eos_token, where given, decide those tokens.

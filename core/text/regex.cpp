@@ -23,7 +23,7 @@ Result<Regex> Regex::compile(std::string_view pattern, bool literal)
     PCRE2_SIZE errorOffset = 0;
     // PCRE2_UCP makes \s, \w, \d and the POSIX classes follow Unicode properties, as Rust's and
     // Oniguruma's Unicode modes do.
-    const std::uint32_t options = PCRE2_UTF | PCRE2_UCP | (literal ? PCRE2_LITERAL : 0u);
+    const std::uint32_t options = literal ? PCRE2_UTF | PCRE2_LITERAL : PCRE2_UTF | PCRE2_UCP;
     pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options, &errorCode,
                                      &errorOffset, nullptr);
     if (!code) {

@@ -123,7 +123,8 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     Result<nlohmann::json> parsed = readJsonObject(configPath, kMaxConfigBytes);
     if (!parsed) return R::fail(parsed.error());
     const nlohmann::json& j = *parsed;
-    const std::string type = j.value("model_type", std::string());
+    const auto typeField = j.find("model_type");
+    const std::string type = typeField != j.end() && typeField->is_string() ? typeField->get<std::string>() : std::string();
 
     ModelConfig c;
     c.architecture = type;

@@ -17,6 +17,7 @@ packages=(
   nlohmann-json3-dev               # CLI output, config.json and safetensors headers
   libpcre2-dev                     # GPT-2's pre-tokenisation pattern with Unicode classes
   libutf8proc-dev                  # Unicode normalisation (NFC) and categories for tokenizer.json pipelines
+  libcli11-dev                     # attnscope-cli's subcommands and per-command --help (header-only)
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update

@@ -34,8 +34,9 @@ Options& Options::flag(const std::string& name, const std::string& help)
 Options& Options::model()
 {
     return value("--model", "SPEC",
-                 "random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a GPT-2 model folder (config.json, "
-                 "model.safetensors, vocab.json + merges.txt or tokenizer.json); random by default");
+                 "random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a model folder: GPT-2 (config.json, "
+                 "model.safetensors, vocab.json + merges.txt or tokenizer.json) or Llama, Qwen2, Mistral (config.json, "
+                 "model.safetensors or its shards with model.safetensors.index.json, tokenizer.json); random by default");
 }
 
 Options& Options::text()

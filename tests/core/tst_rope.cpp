@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "analysis/ropeprofile.h"
 #include "model/rope.h"
 
 using namespace attnscope;
@@ -88,6 +89,34 @@ private slots:
                 worst = std::max(worst, std::abs(double(qs.row(base + d).dot(ks.row(base))) - profile[d]));
         QVERIFY2(worst < 1e-4, qPrintable(QString("worst %1").arg(worst)));
         QVERIFY(std::abs(profile[0] - q.dot(k)) < 1e-12);  // distance 0: no relative turn
+    }
+
+    // The panel's curves: for q = k = ones, q.k at distance d is sum over pairs of 2 cos(d omega_i).
+    void profileForTheAllOnesPair()
+    {
+        ModelConfig c;
+        c.positional = PositionalKind::Rotary;
+        c.heads = 2;
+        c.dModel = 16;
+        c.dHead = 8;
+        c.rope.theta = 500000.0;
+        const RopeProfile p = ropeProfile(c, 50);
+        QVERIFY(p.modelIsRotary);
+        QCOMPARE(p.onesScore.size(), Eigen::Index(51));
+        for (int d = 0; d <= 50; ++d) {
+            double expected = 0;
+            for (int i = 0; i < 4; ++i) expected += 2 * std::cos(d * std::pow(500000.0, -2.0 * i / 8));
+            QVERIFY(std::abs(p.onesScore[d] - expected) < 1e-9);
+        }
+        QVERIFY(!p.scaled);
+        QCOMPARE(p.frequency, p.baseFrequency);
+        // A GPT-2-style model has no rotary positions: the panel shows Llama's default theta at its d_head.
+        ModelConfig gpt2;
+        gpt2.dHead = 16;
+        const RopeProfile g = ropeProfile(gpt2, 10);
+        QVERIFY(!g.modelIsRotary);
+        QCOMPARE(g.theta, 10000.0);
+        QCOMPARE(g.frequency.size(), Eigen::Index(8));
     }
 };
 

@@ -306,8 +306,9 @@ void TestStepByStep::containerHasEveryTab()
 {
     Document doc;
     StepByStep steps(&doc);
-    QCOMPARE(steps.count(), 6);
-    QVERIFY(steps.pipeline() && steps.heads() && steps.block() && steps.positional() && steps.cross() && steps.cost());
+    QCOMPARE(steps.count(), 7);
+    QVERIFY(steps.pipeline() && steps.heads() && steps.block() && steps.positional() && steps.rope() && steps.cross() &&
+            steps.cost());
 }
 
 QTEST_MAIN(TestStepByStep)

@@ -1,6 +1,8 @@
 #pragma once
 // Every head at once (BertViz's model view): a layers x heads grid of small heatmaps, L0.. down the
 // left, H0.. along the top. Clicking a cell asks for that head to be focused; the focused one is outlined.
+// When query heads share key/value heads (grouped-query attention), each sharing group is outlined too.
+// A head's tooltip gives its attention sink: the share of its weight on the first token.
 #include <QImage>
 #include <QWidget>
 #include <optional>
@@ -29,20 +31,32 @@ public:
     // Paints the grid at the given size; paintEvent and the headless renderer both use it.
     void paintGrid(QPainter& painter, const QSize& size) const;
 
+    // Query heads per key/value head (1 when nothing is shared), and the outline of head's group.
+    int groupSize() const { return m_groupSize; }
+    QRect groupRect(HeadSelection head) const;
+    // The share of the head's weight on the first token (firstTokenShare), -1 before any weights.
+    double firstTokenShare(HeadSelection head) const;
+    QString headToolTip(HeadSelection head) const;
+
     QSize sizeHint() const override { return {360, 260}; }
 
 signals:
     void headClicked(attnscope::HeadSelection head);
 
 protected:
+    bool event(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
 
 private:
     QRect cellRectIn(const QSize& size, HeadSelection head) const;
 
+    QRect groupRectIn(const QSize& size, HeadSelection head) const;
+
     std::vector<QImage> m_images;  // (L*H) index layer*H + head
+    std::vector<float> m_sink;     // (L*H) first-token share, empty without weights
     int m_layers = 0, m_heads = 0;
+    int m_groupSize = 1;
     HeadSelection m_focused;
 };
 

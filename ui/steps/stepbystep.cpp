@@ -6,6 +6,7 @@
 #include "steps/headsview.h"
 #include "steps/pipelineview.h"
 #include "steps/positionalview.h"
+#include "steps/ropeview.h"
 
 namespace attnscope {
 
@@ -15,6 +16,7 @@ StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(docum
     m_heads = addView<HeadsView>(tr("Heads"));
     m_block = addView<BlockView>(tr("Block"));
     m_positional = addView<PositionalView>(tr("Positions"));
+    m_rope = addView<RopeView>(tr("Rotary"));
     m_cross = addView<CrossAttentionView>(tr("Cross-attention"));
     m_cost = addView<CostView>(tr("Cost"));  // measures the first time its tab is shown
 }

@@ -1,6 +1,8 @@
 #include "io/llamaloader.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstring>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -94,19 +96,49 @@ private:
     // The model still loads, so a person can look at what the rest of it does; the warning says where.
     void noteNonFinite(const StoredTensor& t, const std::string& name, const std::string& path)
     {
+        // All-ones exponent bits mean infinity or NaN, in each of the three formats; a zero mantissa is infinity.
         const std::size_t n = static_cast<std::size_t>(t.size());
-        const std::size_t width = byteSize(t.dtype);
-        // All-ones exponent bits mean infinity or NaN, in each of the three formats.
-        const std::uint32_t exponent = t.dtype == DType::F32 ? 0x7F800000u : t.dtype == DType::BF16 ? 0x7F80u : 0x7C00u;
-        for (std::size_t i = 0; i < n; ++i) {
-            std::uint32_t bits = 0;
-            std::memcpy(&bits, t.data + i * width, width);
-            if ((bits & exponent) != exponent) continue;
-            const std::uint32_t mantissa = bits & (t.dtype == DType::F32 ? 0x7FFFFFu : t.dtype == DType::BF16 ? 0x7Fu : 0x3FFu);
-            m_model.warnings.push_back("the tensor '" + name + "' in '" + path + "' holds " + (mantissa ? "NaN" : "an infinity") +
-                                       ", first at flat index " + std::to_string(i) + ".");
-            return;
+        std::int64_t at = -1;
+        std::uint32_t mantissa = 0;
+        if (t.dtype == DType::F32) {
+            at = firstAllOnes<std::uint32_t>(t.data, n, 0x7F800000u);
+            if (at >= 0) mantissa = bitsAt<std::uint32_t>(t.data, at) & 0x7FFFFFu;
+        } else {
+            const std::uint16_t exponent = t.dtype == DType::BF16 ? 0x7F80u : 0x7C00u;
+            at = firstAllOnes<std::uint16_t>(t.data, n, exponent);
+            if (at >= 0) mantissa = bitsAt<std::uint16_t>(t.data, at) & (t.dtype == DType::BF16 ? 0x7Fu : 0x3FFu);
         }
+        if (at >= 0)
+            m_model.warnings.push_back("the tensor '" + name + "' in '" + path + "' holds " + (mantissa ? "NaN" : "an infinity") +
+                                       ", first at flat index " + std::to_string(at) + ".");
+    }
+
+    template <class Bits>
+    static Bits bitsAt(const unsigned char* data, std::int64_t i)
+    {
+        Bits b;
+        std::memcpy(&b, data + static_cast<std::size_t>(i) * sizeof(Bits), sizeof(Bits));
+        return b;
+    }
+
+    // The first element whose bits under `mask` are all ones, or -1. Reading every byte of a 2 GB model
+    // is most of opening it, so: copy a block into an aligned buffer, test it with a branch-free loop the
+    // compiler vectorises, and look for the exact index only in the (rare) block that has one.
+    template <class Bits>
+    static std::int64_t firstAllOnes(const unsigned char* data, std::size_t n, Bits mask)
+    {
+        constexpr std::size_t kBlock = 4096;
+        alignas(64) Bits block[kBlock];
+        for (std::size_t begin = 0; begin < n; begin += kBlock) {
+            const std::size_t k = std::min(kBlock, n - begin);
+            std::memcpy(block, data + begin * sizeof(Bits), k * sizeof(Bits));
+            Bits any = 0;
+            for (std::size_t i = 0; i < k; ++i) any |= static_cast<Bits>((block[i] & mask) == mask);
+            if (!any) continue;
+            for (std::size_t i = 0; i < k; ++i)
+                if ((block[i] & mask) == mask) return static_cast<std::int64_t>(begin + i);
+        }
+        return -1;
     }
 
     const CheckpointFiles& m_files;

@@ -228,12 +228,15 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
 Matrix sinusoidalTable(int positions, int dModel)
 {
     Matrix table(positions, dModel);  // (C, D)
-    for (int p = 0; p < positions; ++p)
-        for (int i = 0; i < dModel; ++i) {
-            const double exponent = static_cast<double>(2 * (i / 2)) / static_cast<double>(dModel);
-            const double angle = p / std::pow(10000.0, exponent);
+    // Column by column: one power per dimension rather than per entry, and contiguous writes.
+    for (int i = 0; i < dModel; ++i) {
+        const double exponent = static_cast<double>(2 * (i / 2)) / static_cast<double>(dModel);
+        const double wavelength = std::pow(10000.0, exponent);
+        for (int p = 0; p < positions; ++p) {
+            const double angle = p / wavelength;
             table(p, i) = static_cast<float>(i % 2 == 0 ? std::sin(angle) : std::cos(angle));
         }
+    }
     return table;
 }
 

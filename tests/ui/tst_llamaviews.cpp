@@ -12,6 +12,8 @@
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
 #include "common/document.h"
+#include "common/matrixplot.h"
+#include "steps/blockview.h"
 #include "steps/ropeview.h"
 #include "steps/stepsrender.h"
 #include "tinyllama.h"
@@ -106,6 +108,18 @@ private slots:
         doc.setModel(*loadModel("builtin"));
         QVERIFY(!view.profile().modelIsRotary);
         QVERIFY(view.caption().contains(QStringLiteral("no rotary positions")));
+    }
+
+    // The block names Llama's steps by their names.
+    void blockViewNamesRmsNormAndSwiGlu()
+    {
+        Document doc;
+        doc.setModel(*loadModel(m_folder));
+        doc.setText(QStringLiteral("the llama hums"));
+        BlockView view(&doc);
+        QVERIFY2(view.plot("ln2")->title().startsWith(QStringLiteral("RMSNorm")), qPrintable(view.plot("ln2")->title()));
+        QVERIFY2(view.plot("ff_hidden")->title().contains(QStringLiteral("SwiGLU")), qPrintable(view.plot("ff_hidden")->title()));
+        QCOMPARE(view.plot("ff_hidden")->shown().cols(), Eigen::Index(48));  // d_ff
     }
 
     void rendersTheRopePanelAndTheGrid()

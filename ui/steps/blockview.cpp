@@ -19,6 +19,17 @@ struct StepInfo {
     QColor colour;  // of its norm line; invalid when the norm is not plotted
 };
 
+// The two steps whose names depend on the architecture: GPT-2's layer norm and activation, Llama's RMSNorm
+// and SwiGLU.
+QString stepTitle(const StepInfo& s, const ModelConfig& c)
+{
+    const QString name = QString::fromLatin1(s.name);
+    if (name == QLatin1String("ln2") && c.normKind == NormKind::RmsNorm) return QStringLiteral("RMSNorm");
+    if (name == QLatin1String("ff_hidden") && c.activation == Activation::SwiGlu)
+        return QStringLiteral("FFN: silu(x W_1) ⊙ x W_3 (SwiGLU)");
+    return QString::fromUtf8(s.title);
+}
+
 const StepInfo kSteps[] = {
     {"residual_in", "residual stream in", &HeadDetail::residualIn, QColor(60, 60, 60)},
     {"attn_output", "+ attention", &HeadDetail::attnOutput, QColor(33, 102, 172)},
@@ -82,7 +93,7 @@ void BlockView::refresh()
     for (const StepInfo& s : kSteps) {
         const Matrix& m = d.*s.member;
         MatrixPlot* p = plot(QString::fromLatin1(s.name));
-        p->setTitle(QStringLiteral("%1 (%2×%3)").arg(QString::fromUtf8(s.title)).arg(m.rows()).arg(m.cols()));
+        p->setTitle(QStringLiteral("%1 (%2×%3)").arg(stepTitle(s, snap->model->config)).arg(m.rows()).arg(m.cols()));
         p->setMatrix(m, MatrixPlot::Scale::Symmetric, tokens);
         if (!s.colour.isValid()) continue;
         const std::vector<float> norms = rowNorms(m);  // (T), from the core

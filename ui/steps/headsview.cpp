@@ -33,10 +33,9 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
     bottom->addWidget(op(QStringLiteral("+ b_O\n=")));
     bottom->addWidget(m_output, 3);
     layout->addLayout(bottom, 3);
-    auto* hint = new QLabel(QStringLiteral("Each head reads its own d_head-wide slice of Q, K, V; their outputs are laid side by side "
-                                           "and mixed by W_O. Hover a head to see its slice."), this);
-    hint->setWordWrap(true);
-    layout->addWidget(hint);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    layout->addWidget(m_hint);
     // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
     auto* gate = new RefreshGate(this, [this] { refresh(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
@@ -87,6 +86,13 @@ void HeadsView::refresh()
         m_headPlots[h]->setMatrix(slice, S::Symmetric, h == 0 ? tokens : QStringList());
     }
     const Matrix wo = snap->model->outputProjection(d.selection.layer);
+    const int groupSize = H / snap->model->config.keyValueHeads();
+    m_hint->setText(groupSize > 1
+                        ? QStringLiteral("Each head reads its own d_head-wide slice of Q, and shares its slice of K and V with "
+                                         "the %1 heads of its group (grouped-query attention); their outputs are laid side by "
+                                         "side and mixed by W_O. Hover a head to see its slice.").arg(groupSize)
+                        : QStringLiteral("Each head reads its own d_head-wide slice of Q, K, V; their outputs are laid side by "
+                                         "side and mixed by W_O. Hover a head to see its slice."));
     m_concat->setTitle(QStringLiteral("concat (T×d_model = %1×%2)").arg(d.concat.rows()).arg(d.concat.cols()));
     m_concat->setMatrix(d.concat, S::Symmetric, tokens);
     m_wo->setTitle(QStringLiteral("W_O of layer %1 (d_model×d_model = %2×%3)").arg(d.selection.layer).arg(wo.rows()).arg(wo.cols()));

@@ -64,7 +64,7 @@ struct ForwardTrace {
 
 // Scratch space reused between calls so the hot path does not allocate once warmed up.
 struct Workspace {
-    Matrix h;        // (T, D) residual stream
+    Matrix h;        // (T, D) residual stream; after forward() it holds the stream leaving the last block
     Matrix x;        // (T, D) layer-norm output
     Matrix q;        // (T, D) all heads' queries
     Matrix k, v;     // (T, Hkv*Dh) all key/value heads
@@ -79,6 +79,7 @@ struct Workspace {
     Matrix ropeCos, ropeSin;    // (T, Dh/2) rotary angles of positions 0..T-1
     LayerWeights layer;         // the current layer in float32, for models with stored weights
     Matrix vocabChunk;          // (D, chunk) a stored unembedding, a block of the vocabulary at a time
+    Eigen::RowVectorXf headMean; // (Dh) a mean-ablated head's output averaged over the positions
 };
 
 // Checks ids, length and settings against the model; empty when they can run.

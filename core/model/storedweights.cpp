@@ -92,18 +92,31 @@ void StoredWeights::embeddingRow(int id, Matrix& dst, Eigen::Index row) const
     }
 }
 
-void StoredWeights::logits(const RowVector& x, Eigen::Ref<Eigen::RowVectorXf> out, Matrix& chunk) const
+template <class Rows, class Out>
+void StoredWeights::chunkedLogits(const Rows& x, Out& out, Matrix& chunk) const
 {
     const StoredTensor& u = unembedding.present() ? unembedding : embedding;
     const Eigen::Index V = u.rows, D = u.cols;
-    assert(x.size() == D && out.size() == V);
+    assert(x.cols() == D && out.rows() == x.rows() && out.cols() == V);
     // Rows [v0, v0 + n) of U, row-major [n, D], are the column-major (D, n) matrix U_chunk^T.
     ensure(chunk, D, std::min(kChunk, V));
     for (Eigen::Index v0 = 0; v0 < V; v0 += kChunk) {
         const Eigen::Index n = std::min(kChunk, V - v0);
         u.rowsToFloats(v0, n, chunk.data());
-        out.segment(v0, n).noalias() = x * chunk.leftCols(n);  // (1, D) (D, n)
+        out.middleCols(v0, n).noalias() = x * chunk.leftCols(n);  // (N, D) (D, n)
     }
+}
+
+void StoredWeights::logits(const RowVector& x, Eigen::Ref<Eigen::RowVectorXf> out, Matrix& chunk) const
+{
+    chunkedLogits(x, out, chunk);
+}
+
+void StoredWeights::logits(const Matrix& x, Matrix& out, Matrix& chunk) const
+{
+    const StoredTensor& u = unembedding.present() ? unembedding : embedding;
+    ensure(out, x.rows(), u.rows);
+    chunkedLogits(x, out, chunk);
 }
 
 } // namespace attnscope

@@ -61,6 +61,12 @@ public:
     // a time into `chunk` so the float32 copy never exceeds (D, kChunk).   x: (D), logits: (V)
     static constexpr Eigen::Index kChunk = 4096;
     void logits(const RowVector& x, Eigen::Ref<Eigen::RowVectorXf> logits, Matrix& chunk) const;
+    // The same for N rows at once.   x: (N, D), logits: (N, V)
+    void logits(const Matrix& x, Matrix& logits, Matrix& chunk) const;
+
+private:
+    template <class Rows, class Out>
+    void chunkedLogits(const Rows& x, Out& logits, Matrix& chunk) const;
 };
 
 } // namespace attnscope

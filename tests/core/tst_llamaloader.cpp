@@ -16,6 +16,8 @@
 #include "llamareference.h"
 #include "model/forward.h"
 #include "model/storedweights.h"
+#include "research/logitattribution.h"
+#include "research/nexttokenloss.h"
 #include "tinyllama.h"
 
 using namespace attnscope;
@@ -371,6 +373,40 @@ private slots:
         QVERIFY(!r);
         QVERIFY2(r.error().find(problem) != std::string::npos, r.error().c_str());
         QVERIFY2(r.error().find(dir) != std::string::npos || r.error().find("'") != std::string::npos, r.error().c_str());
+    }
+
+    // The research instruments' next-token loss reads a Llama model's RMSNorm and stored, untied unembedding:
+    // the mean of -ln p(ids[t+1] | ids[0..t]) equals the reference's, prefix by prefix.
+    void nextTokenLossMatchesReference_data()
+    {
+        QTest::addColumn<bool>("tied");
+        QTest::newRow("untied lm_head") << false;
+        QTest::newRow("tied embedding") << true;
+    }
+    void nextTokenLossMatchesReference()
+    {
+        QFETCH(bool, tied);
+        Spec s;
+        s.tied = tied;
+        s.dtype = DType::BF16;
+        const std::string dir = folder(tied ? "loss-tied" : "loss-untied", s);
+        Result<ModelPtr> m = loadModel(dir);
+        QVERIFY2(m, m.error().c_str());
+        const std::vector<int> ids = someIds(9, (*m)->config.vocabSize);
+        Result<double> loss = sentenceLoss(**m, ids, {});
+        QVERIFY2(loss, loss.error().c_str());
+        const llamaref::Model ref(dir);
+        double expected = 0;
+        for (std::size_t t = 0; t + 1 < ids.size(); ++t) {
+            const std::vector<int> prefix(ids.begin(), ids.begin() + std::ptrdiff_t(t + 1));
+            expected -= std::log(ref.run(prefix, {}).nextProbabilities[std::size_t(ids[t + 1])]);
+        }
+        expected /= double(ids.size() - 1);
+        QVERIFY2(std::abs(*loss - expected) < 1e-4, qPrintable(QString("loss %1, reference %2").arg(*loss).arg(expected)));
+        // Direct logit attribution centres parts as layer norm does; for RMSNorm it says so instead.
+        Result<LogitAttribution> a = directLogitAttribution(**m, ids, {}, 3);
+        QVERIFY(!a);
+        QVERIFY2(a.error().find("GPT-2-layout") != std::string::npos, a.error().c_str());
     }
 
     // Stored weights convert exactly: F32 byte for byte, BF16 to the float with the same top 16 bits.

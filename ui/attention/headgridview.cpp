@@ -42,7 +42,7 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
     m_groupSize = config && config->heads == m_heads ? m_heads / config->keyValueHeads() : 1;
     m_images.assign(std::size_t(m_layers * m_heads), QImage());
     m_sink.clear();
-    setToolTip(m_groupSize > 1 ? tr("All heads; dashed outlines group the query heads that share one key/value head. "
+    setToolTip(m_groupSize > 1 ? tr("All heads; teal outlines group the query heads that share one key/value head. "
                                     "Click one to focus it")
                                : tr("All heads: click one to focus it"));
     if (!valid) {
@@ -72,6 +72,23 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
             m_images[std::size_t(l * m_heads + h)] = std::move(img);
             m_sink.push_back(attnscope::firstTokenShare(w));
         }
+    update();
+}
+
+void HeadGridView::setBadges(std::vector<QStringList> badges)
+{
+    m_badges = std::move(badges);
+    update();
+}
+
+void HeadGridView::setHeadToolTips(std::vector<QString> tips)
+{
+    m_tips = std::move(tips);
+}
+
+void HeadGridView::setCrossedHeads(std::vector<HeadSelection> heads)
+{
+    m_crossed = std::move(heads);
     update();
 }
 
@@ -121,6 +138,9 @@ double HeadGridView::firstTokenShare(HeadSelection head) const
 
 QString HeadGridView::headToolTip(HeadSelection head) const
 {
+    // A view that sets its own tips (the head-roles view) shows those.
+    const std::size_t index = std::size_t(head.layer * m_heads + head.head);
+    if (head.layer >= 0 && head.head >= 0 && index < m_tips.size()) return m_tips[index];
     QString text = QStringLiteral("layer %1, head %2").arg(head.layer).arg(head.head);
     const double sink = firstTokenShare(head);
     if (sink >= 0.0)
@@ -198,6 +218,42 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
         p.setBrush(Qt::NoBrush);
         for (int l = 0; l < m_layers; ++l)
             for (int first = 0; first < m_heads; first += m_groupSize) p.drawRect(groupRectIn(size, {l, first}));
+        p.restore();
+    }
+    // Ablated heads: a red cross over the cell; their weights are still drawn, only their output is gone.
+    for (const HeadSelection& x : m_crossed) {
+        if (x.layer >= m_layers || x.head >= m_heads) continue;
+        const QRect cell = cellRectIn(size, x);
+        p.save();
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(QPen(QColor(200, 30, 30), 2.5));
+        p.drawLine(cell.topLeft(), cell.bottomRight());
+        p.drawLine(cell.topRight(), cell.bottomLeft());
+        p.restore();
+    }
+    // Badges: small labelled boxes stacked from the cell's bottom-left corner.
+    if (m_badges.size() == std::size_t(m_layers * m_heads)) {
+        QFont small = p.font();
+        small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.75));
+        small.setBold(true);
+        p.save();
+        p.setFont(small);
+        const QFontMetrics fm(small);
+        for (int l = 0; l < m_layers; ++l)
+            for (int h = 0; h < m_heads; ++h) {
+                const QRect cell = cellRectIn(size, {l, h});
+                int y = cell.bottom() - 1;
+                for (const QString& badge : m_badges[std::size_t(l * m_heads + h)]) {
+                    const QRect box(cell.left() + 2, y - fm.height(), fm.horizontalAdvance(badge) + 6, fm.height());
+                    if (box.top() < cell.top()) break;
+                    p.setPen(Qt::NoPen);
+                    p.setBrush(QColor(255, 255, 255, 225));
+                    p.drawRect(box);
+                    p.setPen(QColor(20, 20, 20));
+                    p.drawText(box, Qt::AlignCenter, badge);
+                    y = box.top() - 1;
+                }
+            }
         p.restore();
     }
     if (m_focused.layer < m_layers && m_focused.head < m_heads) {

@@ -4,6 +4,7 @@
 // When query heads share key/value heads (grouped-query attention), each sharing group is outlined too.
 // A head's tooltip gives its attention sink: the share of its weight on the first token.
 #include <QImage>
+#include <QStringList>
 #include <QWidget>
 #include <optional>
 #include <vector>
@@ -19,6 +20,15 @@ public:
 
     void setSnapshot(const SnapshotPtr& snapshot);
     void setFocusedHead(HeadSelection head);
+    // Small labels in a head's cell (the measured roles) and the text shown on hovering it, both indexed
+    // layer * heads + head; an empty vector clears them.
+    void setBadges(std::vector<QStringList> badges);
+    void setHeadToolTips(std::vector<QString> tips);
+    const std::vector<QStringList>& badges() const { return m_badges; }
+    // What hovering a head shows: the tip a view set, else the head's first-token share and its key/value group.
+    QString headToolTip(HeadSelection head) const;
+    // Heads drawn crossed out: the ablated ones.
+    void setCrossedHeads(std::vector<HeadSelection> heads);
 
     int layers() const { return m_layers; }
     int heads() const { return m_heads; }
@@ -36,7 +46,6 @@ public:
     QRect groupRect(HeadSelection head) const;
     // The share of the head's weight on the first token (firstTokenShare), -1 before any weights.
     double firstTokenShare(HeadSelection head) const;
-    QString headToolTip(HeadSelection head) const;
 
     QSize sizeHint() const override { return {360, 260}; }
 
@@ -55,6 +64,9 @@ private:
 
     std::vector<QImage> m_images;  // (L*H) index layer*H + head
     std::vector<float> m_sink;     // (L*H) first-token share, empty without weights
+    std::vector<QStringList> m_badges;  // (L*H) or empty
+    std::vector<QString> m_tips;        // (L*H) or empty
+    std::vector<HeadSelection> m_crossed;
     int m_layers = 0, m_heads = 0;
     int m_groupSize = 1;
     HeadSelection m_focused;

@@ -78,8 +78,9 @@ Result<CheckpointFiles> CheckpointFiles::open(const std::string& folder)
     const std::string index = "'" + indexPath.string() + "'";
     Result<std::string> text = readSmallFile(indexPath.string(), kMaxIndexBytes);
     if (!text) return R::fail(text.error());
-    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded()) return R::fail(index + " is not valid JSON.");
+    Result<nlohmann::json> parsed = parseJson(*text, index);
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& j = *parsed;
     const auto map = j.is_object() ? j.find("weight_map") : j.end();
     if (map == j.end() || !map->is_object() || map->empty())
         return R::fail(index + " has no \"weight_map\" object naming the shard of every tensor.");

@@ -32,6 +32,7 @@ nlohmann::ordered_json modelInfo(const Model& model)
                             : c.rope.scaling == RopeConfig::Scaling::Linear ? "linear" : "none";
     }
     j["tied_embeddings"] = c.tiedEmbeddings;
+    if (!c.causal) j["masked_lm_head"] = model.weights.mlm.has_value();  // whether --top-k can fill [MASK]s
     j["tokenizer"] = model.tokenizer ? model.tokenizer->kind() : std::string();
     j["warnings"] = model.warnings;
     return j;

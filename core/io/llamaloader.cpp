@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/checkpointfiles.h"
-#include "io/configjson.h"
+#include "io/tensorsource.h"
 #include "model/storedweights.h"
 #include "text/bpetokenizer.h"
 #include "text/filetext.h"
@@ -19,7 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kMaxConfigBytes = 1u << 20;
 constexpr int kMaxContextPositions = 1 << 16;  // ModelConfig's bound; Llama 3's 131072 is cut to it
 
 std::string readRope(const nlohmann::json& j, const std::string& file, RopeConfig& rope)
@@ -52,7 +51,7 @@ std::string readRope(const nlohmann::json& j, const std::string& file, RopeConfi
         std::string bad = readConfigNumber(*scaling, "factor", file, rope.factor);
         if (bad.empty()) bad = readConfigNumber(*scaling, "low_freq_factor", file, rope.lowFreqFactor);
         if (bad.empty()) bad = readConfigNumber(*scaling, "high_freq_factor", file, rope.highFreqFactor);
-        if (bad.empty()) bad = readConfigInt(*scaling, "original_max_position_embeddings", file, rope.originalContext);
+        if (bad.empty()) bad = readConfigSize(*scaling, "original_max_position_embeddings", file, rope.originalContext);
         return bad;
     }
     return file + " asks for rope scaling " + quoteJsonValue(nlohmann::json(type)) +
@@ -152,7 +151,7 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
 {
     using R = Result<ModelConfig>;
     const std::string file = "'" + configPath + "'";
-    Result<nlohmann::json> parsed = readJsonObject(configPath, kMaxConfigBytes);
+    Result<nlohmann::json> parsed = readJsonObject(configPath);
     if (!parsed) return R::fail(parsed.error());
     const nlohmann::json& j = *parsed;
     const auto typeField = j.find("model_type");
@@ -172,17 +171,20 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     auto step = [&problem](std::string p) {
         if (problem.empty()) problem = std::move(p);
     };
-    step(readConfigInt(j, "num_hidden_layers", file, c.layers));
-    step(readConfigInt(j, "num_attention_heads", file, c.heads));
-    step(readConfigInt(j, "hidden_size", file, c.dModel));
-    step(readConfigInt(j, "intermediate_size", file, c.dFF));
-    step(readConfigInt(j, "vocab_size", file, c.vocabSize));
-    step(readConfigInt(j, "max_position_embeddings", file, c.contextLength, false));
+    step(readConfigSize(j, "num_hidden_layers", file, c.layers));
+    step(readConfigSize(j, "num_attention_heads", file, c.heads));
+    step(readConfigSize(j, "hidden_size", file, c.dModel));
+    step(readConfigSize(j, "intermediate_size", file, c.dFF));
+    step(readConfigSize(j, "vocab_size", file, c.vocabSize));
+    step(readConfigSize(j, "max_position_embeddings", file, c.contextLength, false));
     c.kvHeads = c.heads;
-    step(readConfigInt(j, "num_key_value_heads", file, c.kvHeads, false));
+    step(readConfigSize(j, "num_key_value_heads", file, c.kvHeads, false));
     double eps = 1e-6;
     step(readConfigNumber(j, "rms_norm_eps", file, eps));
-    c.layerNormEps = static_cast<float>(eps);
+    // Checked as a double: converting a double past float's range is undefined behaviour.
+    if (problem.empty() && !(eps > 0.0 && eps < 1.0))
+        step(file + " gives \"rms_norm_eps\" as " + quoteJsonValue(nlohmann::json(eps)) + "; it must be between 0 and 1.");
+    c.layerNormEps = problem.empty() ? static_cast<float>(eps) : 0.0f;
     step(readConfigBool(j, "tie_word_embeddings", file, c.tiedEmbeddings));
     if (problem.empty()) step(readRope(j, file, c.rope));
     bool attentionBias = false, mlpBias = false;
@@ -199,7 +201,7 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     if (c.heads < 1) return R::fail("in " + file + ", the number of heads is " + std::to_string(c.heads) + "; it must be at least 1.");
     c.dHead = c.dModel / c.heads;
     int headDim = c.dHead;
-    if (std::string bad = readConfigInt(j, "head_dim", file, headDim, false); !bad.empty()) return R::fail(bad);
+    if (std::string bad = readConfigSize(j, "head_dim", file, headDim, false); !bad.empty()) return R::fail(bad);
     if (headDim != c.dHead || c.dModel % c.heads != 0)
         return R::fail(file + " gives a head width (head_dim " + std::to_string(headDim) + ") other than hidden_size / "
                        "num_attention_heads; AttnScope needs the two equal.");
@@ -208,7 +210,7 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     int window = 0;
     bool useWindow = type == "mistral";
     if (std::string bad = readConfigBool(j, "use_sliding_window", file, useWindow); !bad.empty()) return R::fail(bad);
-    if (std::string bad = readConfigInt(j, "sliding_window", file, window, false); !bad.empty()) return R::fail(bad);
+    if (std::string bad = readConfigSize(j, "sliding_window", file, window, false); !bad.empty()) return R::fail(bad);
     if (useWindow && window > 0 && window < c.contextLength) {
         layout.notes.push_back("the context is limited to " + std::to_string(window) +
                                " tokens, the sliding window, within which sliding-window attention is full attention.");
@@ -246,7 +248,7 @@ Result<ModelPtr> loadLlamaFolder(const std::string& folder)
 
     auto model = std::make_shared<Model>();
     model->config = *config;
-    model->config.name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+    model->config.name = folderDisplayName(dir);
     const ModelConfig& c = model->config;
     const std::int64_t V = c.vocabSize, D = c.dModel, F = c.dFF, KV = std::int64_t(c.keyValueHeads()) * c.dHead;
 

@@ -4,17 +4,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/bertloader.h"
 #include "io/gpt2loader.h"
 #include "io/llamaloader.h"
+#include "io/tensorsource.h"
 #include "text/filetext.h"
 
 namespace attnscope {
 
 namespace fs = std::filesystem;
-
-namespace {
-constexpr std::size_t kMaxConfigBytes = 1u << 20;
-} // namespace
 
 Result<std::string> readModelType(const std::string& folder)
 {
@@ -26,12 +24,11 @@ Result<std::string> readModelType(const std::string& folder)
         return R::fail("'" + folder + "' is not a folder; a model is a folder with config.json and model.safetensors.");
     const fs::path configPath = dir / "config.json";
     if (!fs::exists(configPath, ec)) return R::fail("the model folder '" + folder + "' has no config.json.");
-    Result<nlohmann::json> parsed = readJsonObject(configPath.string(), kMaxConfigBytes);
-    if (!parsed) return R::fail(parsed.error());
-    const nlohmann::json& j = *parsed;
+    Result<nlohmann::json> j = readJsonObject(configPath.string());
+    if (!j) return R::fail(j.error());
     const std::string file = "'" + configPath.string() + "'";
-    const auto type = j.find("model_type");
-    if (type == j.end() || type->is_null()) return R::ok("gpt2");
+    const auto type = j->find("model_type");
+    if (type == j->end() || type->is_null()) return R::ok("gpt2");
     if (!type->is_string()) return R::fail(file + " gives \"model_type\" as " + quoteJsonValue(*type) + ", which is not a name.");
     return R::ok(type->get<std::string>());
 }
@@ -45,10 +42,11 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
         return loadGpt2Folder(folder);
     }
     if (*type == "gpt2") return loadGpt2Folder(folder);
+    if (*type == "bert" || *type == "distilbert") return loadBertFolder(folder, *type);
     if (*type == "llama" || *type == "qwen2" || *type == "mistral") return loadLlamaFolder(folder);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
-                   "; AttnScope opens GPT-2-family folders (model_type \"gpt2\") and Llama-family ones "
-                   "(\"llama\", \"qwen2\", \"mistral\").");
+                   "; AttnScope opens GPT-2 (model_type \"gpt2\"), BERT-family (\"bert\", \"distilbert\") and "
+                   "Llama-family (\"llama\", \"qwen2\", \"mistral\") folders.");
 }
 
 } // namespace attnscope

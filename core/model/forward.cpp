@@ -20,6 +20,8 @@ void ensure(Matrix& m, Eigen::Index rows, Eigen::Index cols)
     if (m.rows() != rows || m.cols() != cols) m.resize(rows, cols);
 }
 
+} // namespace
+
 // Row-wise layer norm with the biased variance, as GPT-2 and PyTorch's LayerNorm compute it.
 void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, float eps, Matrix& out)
 {
@@ -32,6 +34,8 @@ void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, f
         out.row(t) = ((in.row(t).array() - mean) * inv * gain.array() + bias.array()).matrix();
     }
 }
+
+namespace {
 
 // RMSNorm, row-wise: x / sqrt(mean(x^2) + eps) * gain. Llama's norm: no mean subtracted and no bias.
 void rmsNorm(const Matrix& in, const RowVector& gain, float eps, Matrix& out)
@@ -59,6 +63,8 @@ float gelu_tanh(float x)
 
 float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f)); }
 
+} // namespace
+
 void activate(Activation kind, Matrix& m)
 {
     switch (kind) {
@@ -73,6 +79,8 @@ void activate(Activation kind, Matrix& m)
     case Activation::SwiGlu: assert(!"SwiGLU is gated; feedForward applies it"); break;
     }
 }
+
+namespace {
 
 // The feed-forward sublayer on ws.x into ws.proj: expand to F, activate, project back.
 void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
@@ -123,13 +131,17 @@ const LayerWeights& layerWeights(const Model& model, int l, Workspace& ws)
     return ws.layer;
 }
 
+// Token rows, plus the positional row when the pass adds a table, plus segment 0's row in BERT-family encoders.
 void embedTokens(const Model& model, const std::vector<int>& ids, const Matrix* pos, Matrix& h)
 {
+    const ModelWeights& w = model.weights;
+    const bool segment = w.tokenTypeEmbedding.rows() > 0;
     for (Eigen::Index t = 0; t < h.rows(); ++t) {
         const int id = ids[static_cast<std::size_t>(t)];
-        if (model.weights.stored) model.weights.stored->embeddingRow(id, h, t);
-        else h.row(t) = model.weights.tokenEmbedding.row(id);
+        if (w.stored) w.stored->embeddingRow(id, h, t);
+        else h.row(t) = w.tokenEmbedding.row(id);
         if (pos) h.row(t) += pos->row(t);
+        if (segment) h.row(t) += w.tokenTypeEmbedding.row(0);
     }
 }
 
@@ -246,6 +258,9 @@ std::string checkInput(const Model& model, const std::vector<int>& ids, const At
     if (static_cast<long>(ids.size()) > c.contextLength)
         return "the input has " + std::to_string(ids.size()) + " tokens but the model's context is " +
                std::to_string(c.contextLength) + " tokens.";
+    if (const int limit = settings.effectiveTokenLimit(c.contextLength); static_cast<long>(ids.size()) > limit)
+        return "the input has " + std::to_string(ids.size()) + " tokens but the token limit is " + std::to_string(limit) +
+               " (the model's context is " + std::to_string(c.contextLength) + ").";
     for (int id : ids)
         if (id < 0 || id >= c.vocabSize)
             return "token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").";
@@ -295,6 +310,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     trace.rowFullyMasked.assign(static_cast<std::size_t>(T), 0);
     trace.hasDetail = false;
     trace.hasLogits = false;
+    trace.hasFinalHidden = false;
 
     const Eigen::Index kvWidth = Eigen::Index(c.keyValueHeads()) * Dh;
     ensure(ws.h, T, D);
@@ -309,9 +325,14 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     ensure(ws.hidden, T, F);
     if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
-    // 1. Embed: token rows plus the positional table chosen by the settings. Rotary positions instead turn
-    //    q and k by these angles in every layer.
+    // 1. Embed: token rows plus the positional table chosen by the settings; BERT-family encoders also add
+    //    segment 0's row (one sentence) and normalise the sum. Rotary positions instead turn q and k by
+    //    these angles in every layer.
     embedTokens(model, ids, positionTable(model, settings.positional), ws.h);
+    if (const ModelWeights& w = model.weights; w.embLnGain.size() > 0) {
+        layerNorm(ws.h, w.embLnGain, w.embLnBias, c.layerNormEps, ws.x);
+        ws.h = ws.x;
+    }
     const bool rotary = positionalKind(model, settings.positional) == PositionalKind::Rotary;
     if (rotary) ropeTables(model.ropeFrequencies, T, ws.ropeCos, ws.ropeSin);
 
@@ -395,6 +416,12 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             d.residualOut = ws.h;
             trace.hasDetail = true;
         }
+    }
+
+    trace.hasFinalHidden = capture.finalHidden;
+    if (capture.finalHidden) {
+        ensure(trace.finalHidden, T, D);
+        trace.finalHidden = ws.h;
     }
 
     // 5. Next-token logits from the last position through the final norm and the unembedding.

@@ -11,6 +11,7 @@
 // (D, Hkv*Dh) (Hkv = H unless the model shares keys and values between query heads).
 #include <Eigen/Core>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace attnscope {
@@ -36,15 +37,30 @@ struct LayerWeights {
 
 class StoredWeights;
 
+// BERT's masked-language-model head: a dense transform, the activation, a layer norm, then the decoder onto
+// the vocabulary. DistilBERT's vocab_transform / vocab_layer_norm / vocab_projector are the same pieces.
+struct MlmHeadWeights {
+    Matrix transform;           // (D, D)
+    RowVector transformBias;    // (D)
+    RowVector lnGain, lnBias;   // (D)
+    Matrix decoder;             // (V, D) when the file holds its own; empty when tied to the token embedding
+    RowVector decoderBias;      // (V)
+};
+
 struct ModelWeights {
     Matrix tokenEmbedding;     // (V, D); also the unembedding when tied, as in GPT-2; empty when `stored`
     Matrix positionEmbedding;  // (C, D) learned table; empty when the model has none
     std::vector<LayerWeights> layers;  // L entries; empty when `stored`
-    RowVector lnfGain, lnfBias;        // (D) final layer norm
+    RowVector lnfGain, lnfBias;        // (D) final norm (pre-LN models); empty in post-LN encoders
     // Set for models that keep their checkpoint's tensors in the file's precision (memory-mapped BF16, say)
     // and convert them to float32 a layer at a time as the forward pass reaches them; the embedding, the
     // layers and an untied unembedding then come from here.
     std::shared_ptr<const StoredWeights> stored;
+    // BERT-family encoders: the segment table (row 0 is added to every token) and the layer norm applied
+    // to the summed embeddings. Empty in models without them.
+    Matrix tokenTypeEmbedding;         // (types, D)
+    RowVector embLnGain, embLnBias;    // (D)
+    std::optional<MlmHeadWeights> mlm; // the masked-token head, when the checkpoint has one
 };
 
 } // namespace attnscope

@@ -74,9 +74,9 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromVocabAndMerges(con
 
     Result<std::string> vocabText = readSmallFile(vocabPath, kMaxTokenizerFileBytes);
     if (!vocabText) return R::fail(vocabText.error());
-    const nlohmann::json vocab = nlohmann::json::parse(*vocabText, nullptr, false);
-    if (vocab.is_discarded()) return R::fail("'" + vocabPath + "' is not valid JSON.");
-    if (std::string problem = readVocab(vocab, vocabPath, t.vocab); !problem.empty()) return R::fail(problem);
+    Result<nlohmann::json> vocab = parseJson(*vocabText, "'" + vocabPath + "'");
+    if (!vocab) return R::fail(vocab.error());
+    if (std::string problem = readVocab(*vocab, vocabPath, t.vocab); !problem.empty()) return R::fail(problem);
 
     Result<std::string> mergesText = readSmallFile(mergesPath, kMaxTokenizerFileBytes);
     if (!mergesText) return R::fail(mergesText.error());

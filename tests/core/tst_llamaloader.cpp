@@ -299,6 +299,16 @@ private slots:
         QTest::newRow("index names an absolute path") << std::string("index-absolute") << std::string("not a file name inside the model folder");
         QTest::newRow("index names a symlink out of the folder") << std::string("index-symlink") << std::string("leads outside the model folder");
         QTest::newRow("index puts a tensor in the wrong shard") << std::string("index-wrong-shard") << std::string("does not hold it");
+        // Every JSON file of the folder is read through the one JSON reader, whose nesting limit refuses these
+        // before the parser allocates a container per bracket.
+        const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+        QTest::newRow("index nested 100000 deep") << "index:{\"weight_map\": " + deep + "}" << std::string("deeper than");
+        QTest::newRow("tokenizer.json nested 100000 deep") << "write:tokenizer.json=" + deep << std::string("deeper than");
+        QTest::newRow("tokenizer_config.json nested 100000 deep") << "write:tokenizer_config.json=" + deep << std::string("deeper than");
+        QTest::newRow("config.json nested 100000 deep") << "write:config.json={\"model_type\": \"llama\", \"x\": " + deep + "}"
+                                                         << std::string("deeper than");
+        QTest::newRow("rms_norm_eps past float's range") << std::string("config:rms_norm_eps=1e300") << std::string("rms_norm_eps");
+        QTest::newRow("rms_norm_eps zero") << std::string("config:rms_norm_eps=0") << std::string("between 0 and 1");
     }
     void badFolders()
     {

@@ -49,7 +49,13 @@ Status Regex::findAll(std::string_view text, std::vector<std::pair<std::size_t, 
     while (offset < text.size()) {
         const int rc = pcre2_match(code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
         if (rc == PCRE2_ERROR_NOMATCH) break;
-        if (rc < 0) return Status::failure("the tokenizer could not split the text (PCRE2 error " + std::to_string(rc) + ").");
+        if (rc < 0) {
+            // A hostile pattern that backtracks without end meets PCRE2's match limit: say so in PCRE2's words.
+            PCRE2_UCHAR message[256];
+            pcre2_get_error_message(rc, message, sizeof message);
+            return Status::failure("the tokenizer could not split the text: its pattern gave up (" +
+                                   std::string(reinterpret_cast<const char*>(message)) + ").");
+        }
         const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.get());
         const std::size_t begin = ovector[0], end = ovector[1];
         matches.emplace_back(begin, end);

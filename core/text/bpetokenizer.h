@@ -44,7 +44,8 @@ public:
     // GPT-2's encoder shows bytes ("·the"); a tokenizer.json one shows the vocabulary's spelling ("Ġthe",
     // "▁the", "<0x0A>"), as Hugging Face's convert_ids_to_tokens does.
     std::string displayToken(int id) const override;
-    // "gpt2-bpe", "byte-level-bpe" or "sentencepiece-bpe".
+    // "gpt2-bpe", "byte-level-bpe", "sentencepiece-bpe", or "bpe" for a tokenizer.json pipeline that is
+    // neither (BPE over characters with no byte alphabet, no ▁ marker and no byte fallback).
     std::string kind() const override { return m_kind; }
 
     // The raw bytes a token stands for ("" for an id out of range) and the text of a whole sequence.

@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     const attnscope::BpeTokenizer& t = **tokenizer;
-    FUZZ_EXPECT(t.kind() == "byte-level-bpe" || t.kind() == "sentencepiece-bpe", "a pipeline says which kind it is");
+    FUZZ_EXPECT(t.kind() == "byte-level-bpe" || t.kind() == "sentencepiece-bpe" || t.kind() == "bpe",
+                "a pipeline says which kind it is");
     const attnscope::TokenizedText tokens = fuzzing::checkEncode(t, parts[2], /*ownPatterns=*/true);
     for (std::size_t i = 0; i < tokens.ids.size(); ++i)
         FUZZ_EXPECT(tokens.tokens[i] == t.displayToken(tokens.ids[i]), "a token shows as displayToken shows its id");

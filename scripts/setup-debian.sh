@@ -16,6 +16,7 @@ packages=(
   libeigen3-dev                    # the transformer core
   nlohmann-json3-dev               # CLI output, config.json and safetensors headers
   libpcre2-dev                     # GPT-2's pre-tokenisation pattern with Unicode classes
+  libcli11-dev                     # attnscope-cli's subcommands and per-command --help (header-only)
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update

@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -13,6 +12,8 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+
+#include "io/atomicfile.h"
 
 namespace attnscope {
 
@@ -276,16 +277,18 @@ Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>&
     // Pad with spaces so the buffer starts 8-byte aligned, as the format recommends.
     headerText.append((8 - headerText.size() % 8) % 8, ' ');
 
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::failure("cannot write " + quoted(path) + " (" + std::strerror(errno) + ").");
+    // Written through AtomicFile: a failure part-way leaves any previous model at `path` as it was.
+    AtomicFile out(path);
+    Status status = out.open();
     unsigned char length[8];
     for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(static_cast<std::uint64_t>(headerText.size()) >> (8 * i));
-    out.write(reinterpret_cast<const char*>(length), 8);
-    out.write(headerText.data(), static_cast<std::streamsize>(headerText.size()));
+    if (status.ok()) status = out.write(length, 8);
+    if (status.ok()) status = out.write(headerText);
     std::vector<char> chunk;
     for (const NamedTensor& t : tensors) {
+        if (!status.ok()) break;
         if (dtype == DType::F32) {
-            out.write(reinterpret_cast<const char*>(t.values.data()), static_cast<std::streamsize>(t.values.size() * 4));
+            status = out.write(t.values.data(), t.values.size() * sizeof(float));
             continue;
         }
         chunk.resize(t.values.size() * 2);
@@ -293,11 +296,10 @@ Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>&
             const std::uint16_t bits = dtype == DType::F16 ? floatToHalf(t.values[i]) : floatToBfloat16(t.values[i]);
             std::memcpy(chunk.data() + 2 * i, &bits, 2);
         }
-        out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        status = out.write(chunk.data(), chunk.size());
     }
-    out.close();
-    if (!out) return Status::failure("could not finish writing " + quoted(path) + "; the disk may be full.");
-    return Status::success();
+    if (status.ok()) status = out.commit();
+    return status;
 }
 
 } // namespace attnscope

@@ -6,6 +6,10 @@
 #include <QProcessEnvironment>
 #include <QStringList>
 
+#include <csignal>
+
+#include <sys/resource.h>
+
 namespace clitest {
 
 struct Run {
@@ -19,12 +23,21 @@ struct RunOptions {
     QByteArray stdinData;  // written to its standard input, which is then closed either way
     int timeoutMs = 60000;
     QProcessEnvironment environment;  // empty: the test's own environment
+    // > 0: the largest file the CLI may write (RLIMIT_FSIZE, SIGXFSZ ignored), so writing past it fails
+    // the way it fails on a full disk.
+    long fileSizeLimitBytes = 0;
 };
 
 inline Run runCli(const QStringList& args, const RunOptions& options = {})
 {
     QProcess p;
     if (!options.environment.isEmpty()) p.setProcessEnvironment(options.environment);
+    if (options.fileSizeLimitBytes > 0)
+        p.setChildProcessModifier([limit = options.fileSizeLimitBytes] {
+            std::signal(SIGXFSZ, SIG_IGN);  // an ignored signal stays ignored across exec
+            const rlimit cap{static_cast<rlim_t>(limit), static_cast<rlim_t>(limit)};
+            ::setrlimit(RLIMIT_FSIZE, &cap);
+        });
     p.start(QStringLiteral(ATTNSCOPE_CLI), args);
     p.waitForStarted();
     if (!options.stdinData.isEmpty()) p.write(options.stdinData);

@@ -11,6 +11,7 @@ class TestCliRender : public QObject {
 private slots:
     void render_data();
     void render();
+    void fullDiskKeepsThePreviousFile();
 };
 
 void TestCliRender::render_data()
@@ -70,6 +71,29 @@ void TestCliRender::render()
     if (out.endsWith(QLatin1String(".png"))) QCOMPARE(QImage(path).size(), QSize(500, 400));
     if (out.endsWith(QLatin1String(".svg"))) QVERIFY(bytes.startsWith("<?xml") && bytes.contains("<svg"));
     if (out.endsWith(QLatin1String(".pdf"))) QVERIFY(bytes.startsWith("%PDF"));
+}
+
+// A render that cannot finish writing (here: the file-size limit a full disk would impose) must leave the
+// previous export byte for byte and no temporary file beside it, and say so.
+void TestCliRender::fullDiskKeepsThePreviousFile()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("figure.png"));
+    {
+        QFile old(path);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("the previous figure");
+    }
+    clitest::RunOptions capped;
+    capped.fileSizeLimitBytes = 2048;  // a heatmap PNG is tens of kilobytes
+    const clitest::Run cli = clitest::runCli({"render", "--text", "The quick brown fox", "--view", "heatmap", "--out", path}, capped);
+    QVERIFY(cli.finished);
+    QCOMPARE(cli.exitCode, 1);
+    QVERIFY2(cli.err.startsWith("error: ") && cli.err.contains("the previous file is unchanged"), cli.err.constData());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), QByteArray("the previous figure"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"figure.png"});
 }
 
 QTEST_GUILESS_MAIN(TestCliRender)

@@ -4,9 +4,13 @@
 #include <QTest>
 
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 
+#include <sys/resource.h>
+
+#include "childprocess.h"
 #include "io/safetensors.h"
 
 using namespace attnscope;
@@ -160,6 +164,26 @@ private slots:
         Result<SafetensorsFile> f = SafetensorsFile::open("/nonexistent/model.safetensors");
         QVERIFY(!f);
         QVERIFY2(f.error().find("cannot open '/nonexistent/model.safetensors'") != std::string::npos, f.error().c_str());
+    }
+
+    // The writer goes through AtomicFile: a model that cannot be written whole leaves the previous one.
+    void failedWriteKeepsThePreviousModel()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("model.safetensors").toStdString();
+        QVERIFY(writeSafetensors(path, {{"old", {2}, {1.0f, 2.0f}}}).ok());
+        const std::string message = childtest::inChild([&] {
+            std::signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG, as a full disk fails with ENOSPC
+            const rlimit cap{4096, 4096};
+            if (::setrlimit(RLIMIT_FSIZE, &cap) != 0) return std::string("setrlimit failed");
+            return writeSafetensors(path, {{"new", {4096}, std::vector<float>(4096, 3.0f)}}).error;
+        });
+        QVERIFY2(message.find("the previous file is unchanged") != std::string::npos, message.c_str());
+        Result<SafetensorsFile> f = SafetensorsFile::open(path);
+        QVERIFY2(f, f.error().c_str());
+        QVERIFY(f->find("old") && !f->find("new"));
+        const Status missing = writeSafetensors(dir.filePath("gone/model.safetensors").toStdString(), {});
+        QVERIFY2(missing.error.find("does not exist") != std::string::npos, missing.error.c_str());
     }
 
     void metadataIsAllowed()

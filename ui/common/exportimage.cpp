@@ -1,13 +1,15 @@
 #include "common/exportimage.h"
 
 #include <QBuffer>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QPageSize>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <qcustomplot.h>
+
+#include "io/atomicfile.h"
 
 namespace attnscope {
 
@@ -83,9 +85,9 @@ bool exportImage(const QString& path, QSize size, const QString& title, const Pa
     Q_ASSERT_X(!format.isEmpty(), "exportImage", "callers check the extension and report it to the user");
     QByteArray bytes;
     if (!encode(format, size, title, paint, bytes, error)) return false;
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        return fail(error, QStringLiteral("cannot write '%1': %2.").arg(path, file.errorString()));
+    const Status written = writeFileAtomically(QFile::encodeName(path).toStdString(),
+                                               std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    if (!written.ok()) return fail(error, QString::fromStdString(written.error));
     return true;
 }
 

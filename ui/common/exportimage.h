@@ -1,7 +1,8 @@
 #pragma once
 // The one place the headless renderers turn a drawing into a PNG, SVG or PDF file. Each renderer
 // builds and lays out its own widgets and says how to paint them; this encodes the result in memory and
-// writes it with QSaveFile, so a file is written whole or not at all.
+// writes it with the core's AtomicFile, so a file is written whole or not at all and a failed export
+// leaves an earlier file of the same name as it was.
 //
 // Every format is drawn in the same logical pixels at 96 dpi: a PNG is `size` pixels, an SVG has a
 // viewBox of `size` and declares its physical size at 96 dpi, a PDF page is 0.75 * `size` points.

@@ -1,0 +1,142 @@
+#include "common.h"
+
+#include <charconv>
+#include <fstream>
+#include <iostream>
+
+namespace attnscope::cli {
+
+namespace {
+constexpr std::size_t kMaxTextBytes = 16u << 20;  // refuse text files past 16 MB rather than read them whole
+}
+
+std::string readText(const Args& args)
+{
+    if (args.has("--text")) return args.get("--text");
+    if (!args.has("--text-file")) throw Failure{kExitUsage, "'" + args.command + "' needs --text or --text-file."};
+    const std::string path = args.get("--text-file");
+    std::string text;
+    auto readAll = [&](std::istream& in) {
+        char buffer[65536];
+        while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+            text.append(buffer, static_cast<std::size_t>(in.gcount()));
+            if (text.size() > kMaxTextBytes)
+                throw Failure{kExitInput, "the text in '" + path + "' is longer than 16 MB."};
+        }
+    };
+    if (path == "-") {
+        readAll(std::cin);
+    } else {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw Failure{kExitInput, "cannot open the text file '" + path + "'."};
+        readAll(in);
+    }
+    return text;
+}
+
+ModelPtr openModel(const Args& args)
+{
+    Result<ModelPtr> model = loadModel(args.get("--model", defaultModelSpec()));
+    if (!model) throw Failure{kExitInput, model.error()};
+    for (const std::string& warning : (*model)->warnings) std::cerr << "warning: " << warning << '\n';
+    return *model;
+}
+
+AttentionSettings readSettings(const Args& args)
+{
+    AttentionSettings s;
+    if (args.has("--mask")) s.mask = orFail(parseMask(args.get("--mask")));
+    if (args.has("--block-keys")) s.blockedKeys = orFail(parseBlockedKeys(args.get("--block-keys")));
+    if (args.has("--scaling")) s.scaling = orFail(parseScaling(args.get("--scaling")));
+    if (args.has("--temperature")) s.temperature = orFail(parseTemperature(args.get("--temperature")));
+    if (args.has("--positional")) s.positional = orFail(parsePositional(args.get("--positional")));
+    return s;
+}
+
+TokenizedText tokenize(const Model& model, const std::string& text)
+{
+    return orFail(model.tokenizer->encode(text), kExitInput);
+}
+
+void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens)
+{
+    for (int key : settings.blockedKeys)
+        if (key >= static_cast<int>(tokens.ids.size()))
+            throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
+                                          std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+}
+
+int readCount(const Args& args, const std::string& key, int fallback, int max)
+{
+    if (!args.has(key)) return fallback;
+    const std::string text = args.get(key);
+    std::size_t used = 0;
+    long value = 0;
+    try {
+        value = std::stol(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || value < 1 || value > max)
+        throw Failure{kExitUsage, key + " must be a whole number from 1 to " + std::to_string(max) + ", not '" + text + "'."};
+    return static_cast<int>(value);
+}
+
+int readInt(const Args& args, const std::string& key, int fallback, int lo, int hi, const std::string& what)
+{
+    if (!args.has(key)) return fallback;
+    const std::string text = args.get(key);
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        throw Failure{kExitUsage, key + " must be a whole number, not '" + text + "'."};
+    if (value < lo || value > hi)
+        throw Failure{kExitInput, what + " " + std::to_string(value) + " is out of range (" + std::to_string(lo) + " to " +
+                                      std::to_string(hi) + ")."};
+    return value;
+}
+
+HeadSelection readHead(const Args& args, const ModelConfig& c, bool required)
+{
+    auto read = [&](const std::string& key, int count, const char* what, const char* per) {
+        if (!args.has(key)) {
+            if (required) throw Failure{kExitUsage, "'" + args.command + "' needs " + key + "."};
+            return 0;
+        }
+        const std::string text = args.get(key);
+        int value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || end != text.data() + text.size())
+            throw Failure{kExitUsage, key + " must be a whole number, not '" + text + "'."};
+        if (value < 0 || value >= count)
+            throw Failure{kExitInput, std::string(what) + " " + std::to_string(value) + " does not exist (the model has " +
+                                          std::to_string(count) + " " + what + "s" + per + ", numbered from 0)."};
+        return value;
+    };
+    return {read("--layer", c.layers, "layer", ""), read("--head", c.heads, "head", " per layer")};
+}
+
+OneHead runOneHead(const Args& args)
+{
+    OneHead run;
+    run.settings = readSettings(args);
+    const std::string text = readText(args);
+    run.model = openModel(args);
+    CaptureRequest capture;
+    capture.allAttention = false;
+    capture.detail = readHead(args, run.model->config, true);
+    const TokenizedText tokens = tokenize(*run.model, text);
+    checkBlockedKeys(run.settings, tokens);
+    Workspace workspace;
+    if (Status s = forward(*run.model, tokens.ids, run.settings, capture, run.trace, workspace); !s.ok())
+        throw Failure{kExitInput, s.error};
+    return run;
+}
+
+void print(const nlohmann::ordered_json& j)
+{
+    // Token strings are valid UTF-8 by construction; "replace" keeps a stray byte from aborting the dump.
+    std::cout << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+}
+
+} // namespace attnscope::cli

@@ -1,0 +1,62 @@
+#pragma once
+// What several commands share: the exit codes and the Failure that carries them to main(), reading the
+// text, the model, the attention settings and the focused head from the arguments, and printing JSON.
+// Exit codes: 0 success, 1 bad input or model, 2 bad usage. Errors go to stderr as "error: <sentence>".
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "model/attentionsettings.h"
+#include "model/forward.h"
+#include "model/model.h"
+#include "result.h"
+
+namespace attnscope::cli {
+
+constexpr int kExitInput = 1;
+constexpr int kExitUsage = 2;
+
+// Thrown by commands and the readers below; main() prints the message and returns the code.
+struct Failure {
+    int code;
+    std::string message;
+};
+
+template <class T>
+T orFail(Result<T> r, int code = kExitUsage)
+{
+    if (!r) throw Failure{code, r.error()};
+    return std::move(*r);
+}
+
+// --text, or the contents of --text-file (- for standard input); at most 16 MB.
+std::string readText(const Args& args);
+// --model or the default model; load warnings go to stderr.
+ModelPtr openModel(const Args& args);
+// --mask, --block-keys, --scaling, --temperature, --positional.
+AttentionSettings readSettings(const Args& args);
+TokenizedText tokenize(const Model& model, const std::string& text);
+// A blocked key past the text is bad input.
+void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens);
+
+// A whole number in [1, max] for an option, or a usage error naming the option.
+int readCount(const Args& args, const std::string& key, int fallback, int max);
+// A whole number option in [lo, hi]; malformed is usage, out of range is input. `what` names it.
+int readInt(const Args& args, const std::string& key, int fallback, int lo, int hi, const std::string& what);
+// --layer and --head: malformed or missing (when required) is usage; a head the model lacks is input.
+HeadSelection readHead(const Args& args, const ModelConfig& config, bool required);
+
+// What trace and sweep share: the settings, the text and the model from the arguments, and a forward
+// that keeps only the --layer/--head pipeline.
+struct OneHead {
+    AttentionSettings settings;
+    ModelPtr model;
+    ForwardTrace trace;
+};
+OneHead runOneHead(const Args& args);
+
+// One line of JSON on stdout.
+void print(const nlohmann::ordered_json& j);
+
+} // namespace attnscope::cli

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/gpt2loader.h"
+#include "io/wordmodel.h"
 #include "text/filetext.h"
 
 namespace attnscope {
@@ -48,8 +49,9 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
         return loadGpt2Folder(folder);
     }
     if (*type == "gpt2") return loadGpt2Folder(folder);
+    if (*type == "attnscope") return loadWordModelFolder(folder);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
-                   "; AttnScope opens GPT-2-family folders (model_type \"gpt2\").");
+                   "; AttnScope opens GPT-2-family folders (model_type \"gpt2\") and its own trained models (\"attnscope\").");
 }
 
 } // namespace attnscope

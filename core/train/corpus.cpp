@@ -36,16 +36,16 @@ public:
     {
         Words w;
         const double kind = uniform();
-        if (kind < 0.18) {
+        if (kind < 0.28) {
             randomWordsTwice(w);
-        } else if (kind < 0.26) {
+        } else if (kind < 0.36) {
             sayTheWords(w);
         } else {
             // A short story of sentences; sometimes one of them comes back word for word later on.
             const int n = 3 + below(5);
             std::vector<Words> sentences;
             for (int i = 0; i < n; ++i) sentences.push_back(sentence());
-            if (uniform() < 0.35) sentences.push_back(sentences[static_cast<std::size_t>(below(n))]);
+            if (uniform() < 0.5) sentences.push_back(sentences[static_cast<std::size_t>(below(n))]);
             for (const Words& s : sentences) w.insert(w.end(), s.begin(), s.end());
         }
         std::string line;

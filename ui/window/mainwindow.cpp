@@ -27,6 +27,7 @@
 #include "window/randommodeldialog.h"
 #include "lab/scalinglab.h"
 #include "steps/stepbystep.h"
+#include "training/trainview.h"
 #include "window/tokenchips.h"
 
 namespace attnscope {
@@ -82,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_tabs->addTab(attention, tr("&Attention"));
     m_tabs->addTab(new ScalingLab(m_document), tr("&Scaling lab"));
     m_tabs->addTab(new StepByStep(m_document), tr("S&tep by step"));
+    m_tabs->addTab(new TrainView(m_document), tr("T&rain"));
     auto* split = new QSplitter(Qt::Horizontal, central);
     split->addWidget(m_tabs);
     split->addWidget(m_controls);

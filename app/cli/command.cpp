@@ -50,7 +50,9 @@ Options& Options::settings()
     value("--block-keys", "3,5", "key positions no query may attend to");
     value("--scaling", "sqrt-dk|none", "divide the scores by sqrt(d_k) or not (sqrt-dk by default)");
     value("--temperature", "T", "further divide the scores by T > 0 (1 by default)");
-    return value("--positional", "default|sinusoidal|learned|none", "the positional encoding (the model's by default)");
+    value("--positional", "default|sinusoidal|learned|none", "the positional encoding (the model's by default)");
+    value("--ablate", "L.H,L.H", "knock these heads out: their output before W_O is replaced");
+    return value("--ablate-mode", "zero|mean", "replace an ablated head's output by zeros or by its mean over the positions (zero by default)");
 }
 
 Options& Options::head(bool required)

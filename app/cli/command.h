@@ -48,7 +48,7 @@ public:
 
     Options& model();              // --model SPEC
     Options& text();               // --text TEXT | --text-file FILE
-    Options& settings();           // --mask, --block-keys, --scaling, --temperature, --positional
+    Options& settings();           // --mask, --block-keys, --scaling, --temperature, --positional, --ablate(-mode)
     Options& head(bool required);  // --layer L --head H
 
     // The options declared so far, read back into Args after parsing.

@@ -50,6 +50,8 @@ AttentionSettings readSettings(const Args& args)
     if (args.has("--scaling")) s.scaling = orFail(parseScaling(args.get("--scaling")));
     if (args.has("--temperature")) s.temperature = orFail(parseTemperature(args.get("--temperature")));
     if (args.has("--positional")) s.positional = orFail(parsePositional(args.get("--positional")));
+    if (args.has("--ablate")) s.ablated = orFail(parseAblatedHeads(args.get("--ablate")));
+    if (args.has("--ablate-mode")) s.ablationMode = orFail(parseAblationMode(args.get("--ablate-mode")));
     return s;
 }
 
@@ -64,6 +66,25 @@ void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& to
         if (key >= static_cast<int>(tokens.ids.size()))
             throw Failure{kExitInput, "blocked key " + std::to_string(key) + " is past the last token (the text has " +
                                           std::to_string(tokens.ids.size()) + " tokens, numbered from 0)."};
+}
+
+Input readInput(const Args& args, bool textRequired)
+{
+    Input in;
+    in.settings = readSettings(args);
+    const bool hasText = args.has("--text") || args.has("--text-file");
+    const std::string text = hasText || textRequired ? readText(args) : std::string();
+    in.model = openModel(args);
+    if (hasText || textRequired) in.tokens = tokenize(*in.model, text);
+    checkBlockedKeys(in.settings, in.tokens);
+    return in;
+}
+
+ForwardTrace runForward(const Input& input, const CaptureRequest& capture)
+{
+    Result<ForwardTrace> trace = forward(*input.model, input.tokens.ids, input.settings, capture);
+    if (!trace) throw Failure{kExitInput, trace.error()};
+    return std::move(*trace);
 }
 
 int readCount(const Args& args, const std::string& key, int fallback, int max)

@@ -34,11 +34,23 @@ T orFail(Result<T> r, int code = kExitUsage)
 std::string readText(const Args& args);
 // --model or the default model; load warnings go to stderr.
 ModelPtr openModel(const Args& args);
-// --mask, --block-keys, --scaling, --temperature, --positional.
+// --mask, --block-keys, --scaling, --temperature, --positional, --ablate, --ablate-mode.
 AttentionSettings readSettings(const Args& args);
 TokenizedText tokenize(const Model& model, const std::string& text);
 // A blocked key past the text is bad input.
 void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens);
+
+// What most commands start from: the settings, the model and the tokenized text (blocked keys checked).
+// With `textRequired` false and neither --text nor --text-file given, the tokens are empty.
+struct Input {
+    AttentionSettings settings;
+    ModelPtr model;
+    TokenizedText tokens;
+};
+Input readInput(const Args& args, bool textRequired = true);
+
+// A forward pass that fails as bad input.
+ForwardTrace runForward(const Input& input, const CaptureRequest& capture = {});
 
 // A whole number in [1, max] for an option, or a usage error naming the option.
 int readCount(const Args& args, const std::string& key, int fallback, int max);

@@ -39,6 +39,10 @@ nlohmann::ordered_json settings(const AttentionSettings& s)
     nlohmann::ordered_json j = {{"mask", std::string(toString(s.mask))}, {"scaling", std::string(toString(s.scaling))},
                         {"temperature", s.temperature}, {"positional", std::string(toString(s.positional))}};
     if (!s.blockedKeys.empty()) j["blocked_keys"] = s.blockedKeys;
+    if (!s.ablated.empty()) {
+        j["ablate"] = formatAblatedHeads(s.ablated);
+        j["ablate_mode"] = std::string(toString(s.ablationMode));
+    }
     return j;
 }
 

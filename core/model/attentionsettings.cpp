@@ -19,6 +19,11 @@ bool AttentionSettings::isBlocked(int key) const
     return std::binary_search(blockedKeys.begin(), blockedKeys.end(), key);
 }
 
+bool AttentionSettings::isAblated(int layer, int head) const
+{
+    return std::binary_search(ablated.begin(), ablated.end(), AblatedHead{layer, head});
+}
+
 std::string_view toString(MaskKind m) { return m == MaskKind::Causal ? "causal" : "none"; }
 std::string_view toString(Scaling s) { return s == Scaling::SqrtDk ? "sqrt-dk" : "none"; }
 std::string_view toString(PositionalOverride p)
@@ -31,6 +36,8 @@ std::string_view toString(PositionalOverride p)
     }
     return "default";
 }
+
+std::string_view toString(AblationMode m) { return m == AblationMode::Zero ? "zero" : "mean"; }
 
 Result<MaskKind> parseMask(std::string_view s)
 {
@@ -85,6 +92,47 @@ Result<std::vector<int>> parseBlockedKeys(std::string_view s)
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     return Result<std::vector<int>>::ok(std::move(keys));
+}
+
+Result<AblationMode> parseAblationMode(std::string_view s)
+{
+    if (s == "zero") return Result<AblationMode>::ok(AblationMode::Zero);
+    if (s == "mean") return Result<AblationMode>::ok(AblationMode::Mean);
+    return Result<AblationMode>::fail("the ablation mode must be 'zero' or 'mean', not '" + std::string(s) + "'.");
+}
+
+Result<std::vector<AblatedHead>> parseAblatedHeads(std::string_view s)
+{
+    std::vector<AblatedHead> heads;
+    auto number = [](std::string_view part, int& value) {
+        const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+        return !part.empty() && ec == std::errc() && ptr == part.data() + part.size() && value >= 0;
+    };
+    std::size_t start = 0;
+    while (start <= s.size()) {
+        const std::size_t comma = std::min(s.find(',', start), s.size());
+        const std::string_view part = s.substr(start, comma - start);
+        const std::size_t dot = part.find('.');
+        AblatedHead head;
+        if (dot == std::string_view::npos || !number(part.substr(0, dot), head.layer) || !number(part.substr(dot + 1), head.head))
+            return Result<std::vector<AblatedHead>>::fail("the ablated heads must be layer.head pairs like 0.1,1.3 (L.H); '" +
+                                                          std::string(part) + "' is not one.");
+        heads.push_back(head);
+        start = comma + 1;
+    }
+    std::sort(heads.begin(), heads.end());
+    heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+    return Result<std::vector<AblatedHead>>::ok(std::move(heads));
+}
+
+std::string formatAblatedHeads(const std::vector<AblatedHead>& heads)
+{
+    std::string out;
+    for (const AblatedHead& h : heads) {
+        if (!out.empty()) out += ',';
+        out += std::to_string(h.layer) + "." + std::to_string(h.head);
+    }
+    return out;
 }
 
 } // namespace attnscope

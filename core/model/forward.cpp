@@ -162,6 +162,10 @@ std::string checkInput(const Model& model, const std::vector<int>& ids, const At
     } else if (!std::isfinite(*settings.multiplierOverride)) {
         return "the score multiplier must be a finite number.";
     }
+    for (const AblatedHead& a : settings.ablated)
+        if (a.layer < 0 || a.layer >= c.layers || a.head < 0 || a.head >= c.heads)
+            return "there is no head " + std::to_string(a.layer) + "." + std::to_string(a.head) + " to ablate (the model has " +
+                   std::to_string(c.layers) + " layers of " + std::to_string(c.heads) + " heads, numbered from 0).";
     const Matrix* table = positionTable(model, settings.positional);
     if (table && table->rows() < static_cast<Eigen::Index>(ids.size()))
         return settings.positional == PositionalOverride::Learned || c.positional == PositionalKind::Learned
@@ -210,6 +214,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     ensure(ws.concat, T, D);
     ensure(ws.proj, T, D);
     ensure(ws.hidden, T, F);
+    if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
     // 1. Embed: token rows plus the positional table chosen by the settings.
     const Matrix* pos = positionTable(model, settings.positional);
@@ -251,6 +256,16 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             if (detailHead) {
                 d.selection = *capture.detail;
                 d.x = ws.x;
+            }
+            // Ablation replaces what this head hands to W_O; its own weights stay as computed.
+            if (!settings.ablated.empty() && settings.isAblated(l, hd)) {
+                Eigen::Ref<Matrix> out = ws.concat.middleCols(c0, Dh);  // (T, Dh)
+                if (settings.ablationMode == AblationMode::Zero || T == 0) {
+                    out.setZero();
+                } else {
+                    ws.headMean = out.colwise().mean();
+                    out = ws.headMean.replicate(T, 1);
+                }
             }
         }
 

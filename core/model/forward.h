@@ -63,7 +63,7 @@ struct ForwardTrace {
 
 // Scratch space reused between calls so the hot path does not allocate once warmed up.
 struct Workspace {
-    Matrix h;        // (T, D) residual stream
+    Matrix h;        // (T, D) residual stream; after forward() it holds the stream leaving the last block
     Matrix x;        // (T, D) layer-norm output
     Matrix q, k, v;  // (T, D) all heads' projections
     Matrix scores;   // (T, T)
@@ -72,6 +72,7 @@ struct Workspace {
     Matrix proj;     // (T, D) attention or feed-forward output
     Matrix hidden;   // (T, F)
     Eigen::RowVectorXf lastRow;  // (D)
+    Eigen::RowVectorXf headMean; // (Dh) a mean-ablated head's output averaged over the positions
 };
 
 // Checks ids, length and settings against the model; empty when they can run.

@@ -59,10 +59,13 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
     QTest::addColumn<int>("mask");
     QTest::addColumn<bool>("logits");
     QTest::addColumn<bool>("detail");
-    QTest::newRow("causal, all heads") << 0 << false << false;
-    QTest::newRow("no mask, all heads") << 1 << false << false;
-    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false;
-    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true;
+    QTest::addColumn<int>("ablation");  // 0 none, 1 zero, 2 mean
+    QTest::newRow("causal, all heads") << 0 << false << false << 0;
+    QTest::newRow("no mask, all heads") << 1 << false << false << 0;
+    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << 0;
+    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << 0;
+    QTest::newRow("two heads zero-ablated, logits and pipeline") << 0 << true << true << 1;
+    QTest::newRow("two heads mean-ablated, logits and pipeline") << 0 << true << true << 2;
 }
 
 void TestNoAlloc::warmedUpForwardDoesNotAllocate()
@@ -70,11 +73,16 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     QFETCH(int, mask);
     QFETCH(bool, logits);
     QFETCH(bool, detail);
+    QFETCH(int, ablation);
     ModelPtr model = *loadModel("random:layers=2,heads=4,d_model=64,seed=1");
     const std::vector<int> ids = model->tokenizer->encode("no allocation once the workspace is warm, for a sentence of some length")->ids;
     AttentionSettings s;
     s.mask = MaskKind(mask);
     s.blockedKeys = {3};
+    if (ablation > 0) {
+        s.ablated = {{0, 1}, {1, 2}};
+        s.ablationMode = ablation == 1 ? AblationMode::Zero : AblationMode::Mean;
+    }
     CaptureRequest capture;
     capture.nextTokenLogits = logits;
     if (detail) capture.detail = HeadSelection{1, 2};

@@ -1,0 +1,57 @@
+#include "research/nexttokenloss.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope {
+
+Matrix finalNorm(const Model& model, const Eigen::Ref<const Matrix>& residual)
+{
+    const ModelConfig& c = model.config;
+    Matrix out = residual;  // (N, D)
+    if (c.norm != NormPlacement::PreLN) return out;
+    const ModelWeights& w = model.weights;
+    for (Eigen::Index t = 0; t < out.rows(); ++t) {
+        const float mean = out.row(t).mean();
+        const float var = (out.row(t).array() - mean).square().mean();
+        out.row(t) = ((out.row(t).array() - mean) / std::sqrt(var + c.layerNormEps) * w.lnfGain.array() + w.lnfBias.array()).matrix();
+    }
+    return out;
+}
+
+double meanNextTokenLoss(const Model& model, const Matrix& residual, const std::vector<int>& ids)
+{
+    const Eigen::Index T = static_cast<Eigen::Index>(ids.size());
+    if (T < 2) return 0.0;
+    constexpr Eigen::Index kBlock = 32;  // rows of logits at a time: 32 x 50257 floats is 6 MB for GPT-2
+    const Matrix& E = model.weights.tokenEmbedding;  // (V, D), tied: logits = x E^T
+    double total = 0.0;
+    Matrix logits;  // (rows, V)
+    for (Eigen::Index start = 0; start < T - 1; start += kBlock) {
+        const Eigen::Index rows = std::min(kBlock, T - 1 - start);
+        const Matrix x = finalNorm(model, residual.middleRows(start, rows));  // (rows, D)
+        logits.noalias() = x * E.transpose();                                 // (rows, V)
+        for (Eigen::Index r = 0; r < rows; ++r) {
+            // log-sum-exp with the max taken out so no exponent overflows; summed in double for 50k terms.
+            const double maxLogit = logits.row(r).maxCoeff();
+            double sum = 0.0;
+            for (Eigen::Index v = 0; v < logits.cols(); ++v) sum += std::exp(double(logits(r, v)) - maxLogit);
+            const int target = ids[static_cast<std::size_t>(start + r + 1)];
+            total += maxLogit + std::log(sum) - double(logits(r, target));
+        }
+    }
+    return total / static_cast<double>(T - 1);
+}
+
+Result<double> sentenceLoss(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings)
+{
+    if (ids.size() < 2) return Result<double>::fail("the next-token loss needs at least two tokens.");
+    CaptureRequest capture;
+    capture.allAttention = false;
+    ForwardTrace trace;
+    Workspace ws;
+    if (Status s = forward(model, ids, settings, capture, trace, ws); !s.ok()) return Result<double>::fail(s.error);
+    return Result<double>::ok(meanNextTokenLoss(model, ws.h, ids));
+}
+
+} // namespace attnscope

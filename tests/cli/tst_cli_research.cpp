@@ -1,0 +1,193 @@
+// The research commands (heads, importance, rollout) and --ablate as a script sees them: the exact JSON
+// shapes, numbers equal to the core's, and the exit codes of their mistakes.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include "clirunner.h"
+#include "model/forward.h"
+#include "research/ablation.h"
+#include "research/headroles.h"
+#include "research/rollout.h"
+
+using namespace attnscope;
+using clitest::Run;
+using clitest::runCli;
+
+namespace {
+
+const char* kSpec = "random:layers=2,heads=4,d_model=64,seed=3";
+const char* kText = "the cat sat on the mat and the cat sat again";
+
+ModelPtr model() { return *loadModel(kSpec); }
+std::vector<int> ids(const Model& m) { return m.tokenizer->encode(kText)->ids; }
+
+QJsonObject parse(const Run& r)
+{
+    if (r.exitCode != 0) qWarning("%s", r.err.constData());
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+} // namespace
+
+class TestCliResearch : public QObject {
+    Q_OBJECT
+private slots:
+    void headsShapeAndNumbers();
+    void headsWithoutTextUseTheProbe();
+    void importanceShapeAndNumbers();
+    void rolloutShapeAndNumbers();
+    void attentionWithAblation();
+    void errors_data();
+    void errors();
+};
+
+void TestCliResearch::headsShapeAndNumbers()
+{
+    const Run r = runCli({"heads", "--model", kSpec, "--text", kText, "--seed", "5"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.err.isEmpty());
+    QVERIFY(r.out.startsWith("{\"heads\":[{\"layer\":0,\"head\":0,\"previous_token\":"));
+    // Key order is part of the format.
+    const QList<QByteArray> order = {"\"layer\"", "\"head\"", "\"previous_token\"", "\"first_token\"", "\"self\"",
+                                     "\"duplicate_token\"", "\"induction\""};
+    qsizetype last = -1;
+    for (const QByteArray& key : order) {
+        const qsizetype at = r.out.indexOf(key);
+        QVERIFY2(at > last, key.constData());
+        last = at;
+    }
+    const QJsonArray heads = parse(r)["heads"].toArray();
+    QCOMPARE(heads.size(), 8);
+    ModelPtr m = model();
+    const HeadRoleScores core = *computeHeadRoles(*m, ids(*m), AttentionSettings{}, 5);
+    double worst = 0.0;
+    for (const QJsonValue& v : heads) {
+        const QJsonObject h = v.toObject();
+        QCOMPARE(h.keys().size(), 7);
+        const RoleScores& s = core.at(h["layer"].toInt(), h["head"].toInt());
+        worst = std::max({worst, std::abs(h["previous_token"].toDouble() - s.previousToken),
+                          std::abs(h["first_token"].toDouble() - s.firstToken), std::abs(h["self"].toDouble() - s.self),
+                          std::abs(h["duplicate_token"].toDouble() - s.duplicateToken),
+                          std::abs(h["induction"].toDouble() - s.induction)});
+    }
+    QVERIFY2(worst < 1e-12, qPrintable(QString("printed scores differ from the core by %1").arg(worst)));
+    // The seed moves the probe's scores only.
+    const QJsonArray other = parse(runCli({"heads", "--model", kSpec, "--text", kText, "--seed", "6"}))["heads"].toArray();
+    QCOMPARE(other[3].toObject()["previous_token"].toDouble(), heads[3].toObject()["previous_token"].toDouble());
+    QVERIFY(other[3].toObject()["induction"].toDouble() != heads[3].toObject()["induction"].toDouble());
+}
+
+void TestCliResearch::headsWithoutTextUseTheProbe()
+{
+    const QJsonArray heads = parse(runCli({"heads", "--model", kSpec}))["heads"].toArray();
+    QCOMPARE(heads.size(), 8);
+    ModelPtr m = model();
+    const HeadRoleScores core = *computeHeadRoles(*m, {}, AttentionSettings{}, 1);
+    QVERIFY(std::abs(heads[5].toObject()["previous_token"].toDouble() - core.at(1, 1).previousToken) < 1e-12);
+}
+
+void TestCliResearch::importanceShapeAndNumbers()
+{
+    const Run r = runCli({"importance", "--model", kSpec, "--text", kText, "--ablate", "0.2"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith("{\"loss\":"));
+    QVERIFY(r.out.indexOf("\"importance\"") > 0);
+    const QJsonObject o = parse(r);
+    QCOMPARE(o.keys().size(), 2);
+    ModelPtr m = model();
+    AttentionSettings s;
+    s.ablated = {{0, 2}};
+    const HeadImportance core = *headImportance(*m, ids(*m), s);
+    QVERIFY(std::abs(o["loss"].toDouble() - core.loss) < 1e-12);
+    const QJsonArray grid = o["importance"].toArray();
+    QCOMPARE(grid.size(), 2);
+    double worst = 0.0;
+    for (int l = 0; l < 2; ++l) {
+        QCOMPARE(grid[l].toArray().size(), 4);
+        for (int h = 0; h < 4; ++h) worst = std::max(worst, std::abs(grid[l][h].toDouble() - core.at(l, h)));
+    }
+    QVERIFY2(worst < 1e-12, qPrintable(QString("printed importance differs from the core by %1").arg(worst)));
+    QCOMPARE(grid[0][2].toDouble(), 0.0);  // already ablated
+}
+
+void TestCliResearch::rolloutShapeAndNumbers()
+{
+    const Run r = runCli({"rollout", "--model", kSpec, "--text", kText, "--mask", "none"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith("{\"tokens\":["));
+    const QJsonObject o = parse(r);
+    QCOMPARE(o.keys().size(), 2);
+    ModelPtr m = model();
+    AttentionSettings s;
+    s.mask = MaskKind::None;
+    const std::vector<Matrix> core = attentionRollout(*forward(*m, ids(*m), s));
+    const QJsonArray layers = o["rollout"].toArray();
+    const int T = int(ids(*m).size());
+    QCOMPARE(o["tokens"].toArray().size(), T);
+    QCOMPARE(layers.size(), 2);
+    double worst = 0.0;
+    for (int l = 0; l < 2; ++l)
+        for (int i = 0; i < T; ++i)
+            for (int j = 0; j < T; ++j) worst = std::max(worst, std::abs(layers[l][i][j].toDouble() - core[l](i, j)));
+    QVERIFY2(worst < 1e-7, qPrintable(QString("printed rollout differs from the core by %1").arg(worst)));
+    // Ablation reaches the rollout: knocking out a layer-0 head changes layer 1's attention and so R_1.
+    const QJsonObject ablated = parse(runCli({"rollout", "--model", kSpec, "--text", kText, "--mask", "none", "--ablate", "0.0,0.1"}));
+    QVERIFY(ablated["rollout"][1] != layers[1]);
+    QCOMPARE(ablated["rollout"][0], layers[0]);
+}
+
+void TestCliResearch::attentionWithAblation()
+{
+    const Run r = runCli({"attention", "--model", kSpec, "--text", kText, "--ablate", "1.3,0.1", "--ablate-mode", "mean"});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject o = parse(r);
+    QCOMPARE(o["settings"]["ablate"].toString(), QString("0.1,1.3"));
+    QCOMPARE(o["settings"]["ablate_mode"].toString(), QString("mean"));
+    ModelPtr m = model();
+    AttentionSettings s;
+    s.ablated = {{0, 1}, {1, 3}};
+    s.ablationMode = AblationMode::Mean;
+    const ForwardTrace t = *forward(*m, ids(*m), s);
+    double worst = 0.0;
+    for (int h = 0; h < 4; ++h)
+        for (int i = 0; i < t.tokens; ++i)
+            for (int j = 0; j < t.tokens; ++j) worst = std::max(worst, std::abs(o["attention"][1][h][i][j].toDouble() - t.weights(1, h)(i, j)));
+    QVERIFY2(worst < 1e-7, qPrintable(QString("ablated attention differs from the core by %1").arg(worst)));
+    // No ablation, no new keys: the settings object stays as it always was.
+    QVERIFY(!parse(runCli({"attention", "--text", "a b"}))["settings"].toObject().contains("ablate"));
+}
+
+void TestCliResearch::errors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("ablated head past the model") << QStringList{"attention", "--text", "a b", "--ablate", "2.0"} << 1 << "no head 2.0";
+    QTest::newRow("ablated heads malformed") << QStringList{"attention", "--text", "a b", "--ablate", "1-2"} << 2 << "L.H";
+    QTest::newRow("ablation mode unknown") << QStringList{"rollout", "--text", "a b", "--ablate-mode", "half"} << 2 << "'half'";
+    QTest::newRow("importance of one token") << QStringList{"importance", "--text", "one"} << 1 << "two tokens";
+    QTest::newRow("importance without text") << QStringList{"importance"} << 2 << "--text";
+    QTest::newRow("rollout without text") << QStringList{"rollout"} << 2 << "--text";
+    QTest::newRow("heads seed not a number") << QStringList{"heads", "--seed", "x"} << 2 << "--seed";
+    QTest::newRow("heads unknown option") << QStringList{"heads", "--layer", "0"} << 2 << "--layer";
+    QTest::newRow("ablation on trace past the model") << QStringList{"trace", "--text", "a", "--layer", "0", "--head", "0", "--ablate", "0.9"} << 1 << "no head 0.9";
+}
+
+void TestCliResearch::errors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, code);
+    QFETCH(QString, says);
+    const Run r = runCli(args);
+    QCOMPARE(r.exitCode, code);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.startsWith("error: "), r.err.constData());
+    const QByteArray firstLine = r.err.left(r.err.indexOf('\n'));
+    QVERIFY2(firstLine.contains(says.toUtf8()), firstLine.constData());
+}
+
+QTEST_GUILESS_MAIN(TestCliResearch)
+#include "tst_cli_research.moc"

@@ -1,0 +1,213 @@
+// Direct logit attribution adds up to the model's real logit, an ablated head contributes what replaced
+// it, and the query-key map's normalisation and principal components against independent computations.
+#include <QtTest>
+
+#include <Eigen/SVD>
+#include <cmath>
+
+#include "loadmodel.h"
+#include "model/forward.h"
+#include "model/randommodel.h"
+#include "research/logitattribution.h"
+#include "research/qkmap.h"
+
+using namespace attnscope;
+using testing::idsOf;
+using testing::load;
+
+namespace {
+
+Matrix randomMatrix(int rows, int cols, std::uint64_t seed, float offset = 0.0f)
+{
+    SeededRandom r(seed);
+    Matrix m(rows, cols);
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) m(i, j) = float(r.normal()) + offset * float(j % 3);
+    return m;
+}
+
+} // namespace
+
+class TestAttribution : public QObject {
+    Q_OBJECT
+private slots:
+    void partsSumToTheRealLogit_data();
+    void partsSumToTheRealLogit();
+    void headPartMatchesPlainLoop();
+    void zeroAblatedHeadContributesNothing();
+    void refusals();
+    void normalisationKeepsEveryQuerysRanking();
+    void principalComponentsMatchSvd();
+    void mapOfAModelHead();
+};
+
+void TestAttribution::partsSumToTheRealLogit_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("mask");
+    QTest::addColumn<QString>("ablate");
+    QTest::newRow("default model, causal") << "random" << "the parts add up to the logit" << 0 << "";
+    QTest::newRow("3 layers, no mask") << "random:layers=3,heads=2,d_model=32,seed=3" << "without a mask this time" << 1 << "";
+    QTest::newRow("with a zero-ablated head") << "random:layers=2,heads=4,d_model=64,seed=5" << "one head is out of the sum" << 0 << "1.2";
+    QTest::newRow("one token") << "random" << "alone" << 0 << "";
+}
+
+void TestAttribution::partsSumToTheRealLogit()
+{
+    QFETCH(QString, spec);
+    QFETCH(QString, text);
+    QFETCH(int, mask);
+    QFETCH(QString, ablate);
+    ModelPtr model = load(spec.toStdString().c_str());
+    const std::vector<int> ids = model->tokenizer->encode(text.toStdString())->ids;
+    AttentionSettings s;
+    s.mask = MaskKind(mask);
+    if (!ablate.isEmpty()) s.ablated = *parseAblatedHeads(ablate.toStdString());
+    CaptureRequest capture;
+    capture.nextTokenLogits = true;
+    const ForwardTrace trace = *forward(*model, ids, s, capture);
+    Eigen::Index best = 0;
+    trace.nextLogits.maxCoeff(&best);
+    double worst = 0.0;
+    for (int target : {0, 17, model->config.vocabSize - 1, int(best)}) {
+        Result<LogitAttribution> a = directLogitAttribution(*model, ids, s, target);
+        QVERIFY2(a, a.error().c_str());
+        QCOMPARE(a->logit, double(trace.nextLogits(target)));
+        worst = std::max(worst, std::abs(a->total() - a->logit));
+    }
+    QVERIFY2(worst < 1e-4, qPrintable(QString("the parts miss the real logit by %1").arg(worst)));
+}
+
+// One head's part recomputed from its pipeline with plain loops: its output at the last position through
+// its rows of W_O, centred, divided by the final norm's σ, read along gain ⊙ unembedding.
+void TestAttribution::headPartMatchesPlainLoop()
+{
+    ModelPtr model = load("random:layers=2,heads=4,d_model=64,seed=1");
+    const std::vector<int> ids = model->tokenizer->encode("one head by hand")->ids;
+    const int target = 42, layer = 1, head = 3, D = 64, Dh = 16;
+    const int last = int(ids.size()) - 1;
+    Result<LogitAttribution> a = directLogitAttribution(*model, ids, AttentionSettings{}, target);
+    QVERIFY(a);
+    CaptureRequest capture;
+    capture.detail = HeadSelection{layer, head};
+    const ForwardTrace t = *forward(*model, ids, AttentionSettings{}, capture);
+    // σ of the stream leaving the last block at the last position.
+    CaptureRequest lastLayer;
+    lastLayer.detail = HeadSelection{1, 0};
+    const ForwardTrace tl = *forward(*model, ids, AttentionSettings{}, lastLayer);
+    double mean = 0.0, var = 0.0;
+    for (int d = 0; d < D; ++d) mean += tl.detail.residualOut(last, d) / D;
+    for (int d = 0; d < D; ++d) var += std::pow(tl.detail.residualOut(last, d) - mean, 2) / D;
+    const double sigma = std::sqrt(var + model->config.layerNormEps);
+    std::vector<double> out(D, 0.0);
+    for (int d = 0; d < D; ++d)
+        for (int e = 0; e < Dh; ++e) out[d] += t.detail.headOutput(last, e) * model->weights.layers[layer].wo(head * Dh + e, d);
+    double outMean = 0.0;
+    for (double v : out) outMean += v / D;
+    double expected = 0.0;
+    for (int d = 0; d < D; ++d)
+        expected += (out[d] - outMean) / sigma * model->weights.lnfGain(d) * model->weights.tokenEmbedding(target, d);
+    QVERIFY2(std::abs(a->head(layer, head) - expected) < 1e-4,
+             qPrintable(QString("head %1.%2: %3 vs %4 by hand").arg(layer).arg(head).arg(a->head(layer, head)).arg(expected)));
+}
+
+void TestAttribution::zeroAblatedHeadContributesNothing()
+{
+    ModelPtr model = load("random");
+    const std::vector<int> ids = model->tokenizer->encode("gone heads add nothing")->ids;
+    AttentionSettings s;
+    s.ablated = {{0, 1}};
+    Result<LogitAttribution> a = directLogitAttribution(*model, ids, s, 3);
+    QVERIFY(a);
+    QCOMPARE(a->head(0, 1), 0.0);
+    QVERIFY(a->head(0, 0) != 0.0);
+}
+
+void TestAttribution::refusals()
+{
+    ModelPtr model = load("random");
+    QVERIFY(!directLogitAttribution(*model, {}, AttentionSettings{}, 0));
+    QVERIFY(!directLogitAttribution(*model, {1, 2}, AttentionSettings{}, model->config.vocabSize));
+    auto postLN = std::make_shared<Model>(*model);
+    postLN->config.norm = NormPlacement::PostLN;
+    Result<LogitAttribution> a = directLogitAttribution(*postLN, {1, 2}, AttentionSettings{}, 0);
+    QVERIFY(!a);
+    QVERIFY(QString::fromStdString(a.error()).contains("pre-LN"));
+}
+
+void TestAttribution::normalisationKeepsEveryQuerysRanking()
+{
+    const Matrix q = randomMatrix(12, 8, 1, 0.7f), k = randomMatrix(12, 8, 2, -2.0f) * 3.0f;  // (N, Dh)
+    const NormalisedQueryKey n = normaliseQueryKey(q, k);
+    // Before the scaling (undo it: q was multiplied by c, k divided) the mean key is the mean query; after
+    // it the mean norms agree.
+    const float c = float(n.scale);
+    const double meanGap = (n.q.colwise().mean() / c - n.k.colwise().mean() * c).cwiseAbs().maxCoeff();
+    QVERIFY2(meanGap < 1e-4, qPrintable(QString("mean query and key differ by %1").arg(meanGap)));
+    const double nq = n.q.rowwise().norm().mean(), nk = n.k.rowwise().norm().mean();
+    QVERIFY2(std::abs(nq - nk) < 1e-4 * nq, qPrintable(QString("mean norms %1 and %2").arg(nq).arg(nk)));
+    // For every query, the new scores are the old ones plus one constant: the ranking cannot change.
+    double worst = 0.0;
+    for (int i = 0; i < 12; ++i) {
+        const double shift = n.q.row(i).dot(n.k.row(0)) - q.row(i).dot(k.row(0));
+        for (int j = 1; j < 12; ++j) worst = std::max(worst, std::abs(double(n.q.row(i).dot(n.k.row(j)) - q.row(i).dot(k.row(j))) - shift));
+    }
+    QVERIFY2(worst < 1e-3, qPrintable(QString("a query's scores moved unevenly by %1").arg(worst)));
+}
+
+// Eigen's SVD of the centred data is a different route to the same components: squared singular values
+// over N are the covariance's eigenvalues.
+void TestAttribution::principalComponentsMatchSvd()
+{
+    Matrix points = randomMatrix(40, 6, 3);
+    points.col(0) *= 5.0f;
+    points.col(2) *= 2.0f;
+    const Projection2D p = principalComponents2D(points);
+    const Eigen::MatrixXd X = points.cast<double>().rowwise() - points.cast<double>().colwise().mean();
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(X, Eigen::ComputeThinV);
+    const Eigen::VectorXd sv = svd.singularValues();
+    const double kept = (sv[0] * sv[0] + sv[1] * sv[1]) / sv.squaredNorm();
+    QVERIFY2(std::abs(p.varianceKept - kept) < 1e-6, qPrintable(QString("variance kept %1 vs %2").arg(p.varianceKept).arg(kept)));
+    for (int c = 0; c < 2; ++c) {
+        const Eigen::VectorXd reference = X * svd.matrixV().col(c);
+        const Eigen::VectorXd mine = p.points.col(c).cast<double>();
+        const double gap = std::min((mine - reference).cwiseAbs().maxCoeff(), (mine + reference).cwiseAbs().maxCoeff());
+        QVERIFY2(gap < 1e-3, qPrintable(QString("component %1 differs from the SVD's by %2 (up to sign)").arg(c).arg(gap)));
+    }
+}
+
+void TestAttribution::mapOfAModelHead()
+{
+    ModelPtr model = load("random");
+    const std::vector<int> a = model->tokenizer->encode("the first sentence")->ids, b = model->tokenizer->encode("and a second one here")->ids;
+    const HeadSelection head{1, 2};
+    Result<QueryKeyMap> map = queryKeyMap(*model, {a, b}, AttentionSettings{}, head);
+    QVERIFY2(map, map.error().c_str());
+    const int N = int(a.size() + b.size());
+    QCOMPARE(int(map->queries.rows()), N);
+    QCOMPARE(int(map->keys.rows()), N);
+    QCOMPARE(map->sentence[a.size()], 1);
+    QCOMPARE(map->position[a.size()], 0);
+    QVERIFY(map->varianceKept > 0.0 && map->varianceKept <= 1.0);
+    // The projection is of the normalised vectors the head really computed.
+    CaptureRequest capture;
+    capture.detail = head;
+    const ForwardTrace t0 = *forward(*model, a, AttentionSettings{}, capture), t1 = *forward(*model, b, AttentionSettings{}, capture);
+    Matrix q(N, model->config.dHead), k(N, model->config.dHead);
+    q << t0.detail.q, t1.detail.q;
+    k << t0.detail.k, t1.detail.k;
+    const NormalisedQueryKey n = normaliseQueryKey(q, k);
+    Matrix joint(2 * N, model->config.dHead);
+    joint << n.q, n.k;
+    const Projection2D p = principalComponents2D(joint);
+    QVERIFY((p.points.topRows(N) - map->queries).cwiseAbs().maxCoeff() < 1e-4);
+    QCOMPARE(map->attention[1], t1.detail.weights);
+    // Too many tokens is a sentence, not an allocation.
+    std::vector<std::vector<int>> many(3, std::vector<int>(700, 1));
+    Result<QueryKeyMap> tooMany = queryKeyMap(*model, many, AttentionSettings{}, head);
+    QVERIFY(!tooMany && QString::fromStdString(tooMany.error()).contains("2000"));
+}
+
+QTEST_APPLESS_MAIN(TestAttribution)
+#include "tst_attribution.moc"

@@ -1,0 +1,215 @@
+// Head-role scores against plain loops on hand-built attention patterns, the probe's construction, the
+// scores of a real model against the plain-loop reference forward, and the badge thresholds.
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+#include "model/randommodel.h"
+#include "reference.h"
+#include "research/headroles.h"
+
+using namespace attnscope;
+
+namespace {
+
+// The definitions read straight off the issue, one loop each, in double.
+struct Expected {
+    double previous, first, self, duplicate, induction;
+};
+
+Expected plainLoops(const reference::Grid& A, const std::vector<int>& ids)
+{
+    const int T = int(ids.size());
+    Expected e{0, 0, 0, 0, 0};
+    for (int i = 1; i < T; ++i) {
+        e.previous += A[i][i - 1] / (T - 1);
+        e.first += A[i][0] / (T - 1);
+        e.self += A[i][i] / (T - 1);
+    }
+    std::vector<int> queries;  // queries whose token occurred before
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < i; ++j)
+            if (ids[j] == ids[i]) {
+                queries.push_back(i);
+                break;
+            }
+    for (int i : queries) {
+        std::set<int> after;
+        for (int j = 0; j < i; ++j)
+            if (ids[j] == ids[i]) {
+                e.duplicate += A[i][j] / queries.size();
+                after.insert(j + 1);
+            }
+        for (int j : after) e.induction += A[i][j] / queries.size();
+    }
+    if (queries.empty()) e.duplicate = e.induction = std::nan("");
+    return e;
+}
+
+Matrix toMatrix(const reference::Grid& g)
+{
+    Matrix m(Eigen::Index(g.size()), Eigen::Index(g.size()));
+    for (std::size_t i = 0; i < g.size(); ++i)
+        for (std::size_t j = 0; j < g.size(); ++j) m(Eigen::Index(i), Eigen::Index(j)) = float(g[i][j]);
+    return m;
+}
+
+double worstDifference(const RoleScores& s, const Expected& e)
+{
+    auto diff = [](double a, double b) { return std::isnan(a) && std::isnan(b) ? 0.0 : std::abs(a - b); };
+    return std::max({diff(s.previousToken, e.previous), diff(s.firstToken, e.first), diff(s.self, e.self),
+                     diff(s.duplicateToken, e.duplicate), diff(s.induction, e.induction)});
+}
+
+// A causal pattern where every row sums to 1 and follows `rule(i)` = the key it puts all weight on.
+template <class Rule>
+reference::Grid onePerRow(int T, Rule rule)
+{
+    reference::Grid A = reference::zeros(T, T);
+    for (int i = 0; i < T; ++i) A[i][rule(i)] = 1.0;
+    return A;
+}
+
+} // namespace
+
+class TestHeadRoles : public QObject {
+    Q_OBJECT
+private slots:
+    void handBuiltPatterns_data();
+    void handBuiltPatterns();
+    void randomPatternMatchesPlainLoops();
+    void noRepeatMeansNoDuplicateScore();
+    void probeIsTwoCopiesOfDistinctSeededTokens();
+    void modelScoresMatchReferenceForward();
+    void badgesFollowThresholdsAndChance();
+};
+
+void TestHeadRoles::handBuiltPatterns_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<double>("previous");
+    QTest::addColumn<double>("first");
+    QTest::addColumn<double>("self");
+    QTest::addColumn<double>("duplicate");
+    QTest::addColumn<double>("induction");
+    // ids: a b c d a b c d (two copies of four), T = 8; the second copy is positions 4..7.
+    QTest::newRow("previous-token head") << 0 << 1.0 << 1.0 / 7 << 0.0 << 0.0 << 0.0;
+    QTest::newRow("first-token (sink) head") << 1 << 1.0 / 7 << 1.0 << 0.0 << 0.25 << 0.0;
+    QTest::newRow("self head") << 2 << 0.0 << 0.0 << 1.0 << 0.0 << 0.0;
+    QTest::newRow("duplicate-token head") << 3 << 0.0 << 1.0 / 7 << 3.0 / 7 << 1.0 << 0.0;
+    QTest::newRow("induction head") << 4 << 0.0 << 0.0 << 3.0 / 7 << 0.0 << 1.0;
+}
+
+// Every expected number is also checked against the plain loops, so a wrong hand value shows as such.
+void TestHeadRoles::handBuiltPatterns()
+{
+    QFETCH(int, kind);
+    QFETCH(double, previous);
+    QFETCH(double, first);
+    QFETCH(double, self);
+    QFETCH(double, duplicate);
+    QFETCH(double, induction);
+    const std::vector<int> ids = {10, 11, 12, 13, 10, 11, 12, 13};
+    const int T = 8;
+    reference::Grid A;
+    switch (kind) {
+    case 0: A = onePerRow(T, [](int i) { return std::max(0, i - 1); }); break;
+    case 1: A = onePerRow(T, [](int) { return 0; }); break;
+    case 2: A = onePerRow(T, [](int i) { return i; }); break;
+    // First copy: rows fall back on themselves (they have no earlier copy); second copy: the earlier copy.
+    case 3: A = onePerRow(T, [](int i) { return i < 4 ? i : i - 4; }); break;
+    // Second copy: the token after the earlier copy (i - 3); first copy: themselves.
+    case 4: A = onePerRow(T, [](int i) { return i < 4 ? i : i - 3; }); break;
+    }
+    const RoleScores s = measureRoles(toMatrix(A), ids);
+    const Expected loops = plainLoops(A, ids);
+    QVERIFY2(worstDifference(s, loops) < 1e-9, qPrintable(QString("core vs plain loops: %1").arg(worstDifference(s, loops))));
+    const Expected hand{previous, first, self, duplicate, induction};
+    QVERIFY2(worstDifference(s, hand) < 1e-9,
+             qPrintable(QString("scores (%1, %2, %3, %4, %5) differ from the hand values")
+                            .arg(s.previousToken).arg(s.firstToken).arg(s.self).arg(s.duplicateToken).arg(s.induction)));
+}
+
+void TestHeadRoles::randomPatternMatchesPlainLoops()
+{
+    SeededRandom random(42);
+    const std::vector<int> ids = {5, 7, 5, 9, 7, 7, 1, 5, 9, 2, 5, 3};
+    const int T = int(ids.size());
+    reference::Grid A = reference::zeros(T, T);
+    for (int i = 0; i < T; ++i) {
+        double sum = 0.0;
+        for (int j = 0; j <= i; ++j) sum += (A[i][j] = random.uniform());
+        for (int j = 0; j <= i; ++j) A[i][j] /= sum;
+    }
+    const RoleScores s = measureRoles(toMatrix(A), ids);
+    const double worst = worstDifference(s, plainLoops(A, ids));
+    QVERIFY2(worst < 1e-6, qPrintable(QString("random causal pattern with repeats: worst difference %1").arg(worst)));
+}
+
+void TestHeadRoles::noRepeatMeansNoDuplicateScore()
+{
+    const RoleScores s = measureRoles(toMatrix(onePerRow(3, [](int i) { return i; })), {1, 2, 3});
+    QVERIFY(std::isnan(s.duplicateToken));
+    QVERIFY(std::isnan(s.induction));
+    QVERIFY(roleBadges(s, RoleScores{}).size() == 1);  // self only; NaN never earns a badge
+}
+
+void TestHeadRoles::probeIsTwoCopiesOfDistinctSeededTokens()
+{
+    const std::vector<int> p = makeRoleProbe(50257, 32, 7);
+    QCOMPARE(int(p.size()), 64);
+    QVERIFY(std::equal(p.begin(), p.begin() + 32, p.begin() + 32));
+    QCOMPARE(int(std::set<int>(p.begin(), p.end()).size()), 32);
+    for (int id : p) QVERIFY(id >= 0 && id < 50257);
+    QCOMPARE(makeRoleProbe(50257, 32, 7), p);
+    QVERIFY(makeRoleProbe(50257, 32, 8) != p);
+    QCOMPARE(int(makeRoleProbe(5, 5, 1).size()), 10);  // a vocabulary no larger than the half still works
+}
+
+// The whole path on a random model: the core's scores equal the plain loops run on the plain-loop
+// reference forward's attention (sentence for the positional roles, probe for the other two).
+void TestHeadRoles::modelScoresMatchReferenceForward()
+{
+    ModelPtr model = *loadModel("random:layers=2,heads=4,d_model=64,seed=5");
+    const std::vector<int> ids = model->tokenizer->encode("the head roles of a small random model, measured twice")->ids;
+    AttentionSettings s;
+    Result<HeadRoleScores> roles = computeHeadRoles(*model, ids, s, 11);
+    QVERIFY2(roles, roles.error().c_str());
+    QCOMPARE(roles->probeIds, makeRoleProbe(model->config.vocabSize, roleProbeHalf(model->config), 11));
+    QVERIFY(roles->positionalFromSentence);
+    const auto onSentence = reference::attention(*model, ids, s);
+    const auto onProbe = reference::attention(*model, roles->probeIds, s);
+    double worst = 0.0;
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h) {
+            const Expected sentence = plainLoops(onSentence[l][h], ids), probe = plainLoops(onProbe[l][h], roles->probeIds);
+            const Expected combined{sentence.previous, sentence.first, sentence.self, probe.duplicate, probe.induction};
+            worst = std::max(worst, worstDifference(roles->at(l, h), combined));
+        }
+    QVERIFY2(worst < 1e-4, qPrintable(QString("role scores vs the reference forward: worst difference %1").arg(worst)));
+
+    // Without a sentence every score comes from the probe.
+    Result<HeadRoleScores> probeOnly = computeHeadRoles(*model, {}, s, 11);
+    QVERIFY(probeOnly && !probeOnly->positionalFromSentence);
+    const Expected p = plainLoops(onProbe[1][2], probeOnly->probeIds);
+    QVERIFY(std::abs(probeOnly->at(1, 2).previousToken - p.previous) < 1e-4);
+}
+
+void TestHeadRoles::badgesFollowThresholdsAndChance()
+{
+    RoleScores chance{0.1, 0.1, 0.1, 0.1, 0.1};
+    RoleScores s{0.45, 0.45, 0.39, 0.4, 0.9};
+    const std::vector<HeadRole> b = roleBadges(s, chance);
+    // previous 0.45 >= 0.4; first 0.45 < 0.5; self 0.39 < 0.4; duplicate 0.4 >= 0.4; induction 0.9.
+    QCOMPARE(b, (std::vector<HeadRole>{HeadRole::PreviousToken, HeadRole::DuplicateToken, HeadRole::Induction}));
+    // A 2-token sentence: uniform attention already gives 0.5 on the previous token, so 0.9 is not twice chance.
+    chance.previousToken = 0.5;
+    s.previousToken = 0.9;
+    QVERIFY(roleBadges(s, chance).front() != HeadRole::PreviousToken);
+    QCOMPARE(roleThreshold(HeadRole::FirstToken), 0.5);
+    QCOMPARE(roleThreshold(HeadRole::Induction), 0.4);
+}
+
+QTEST_APPLESS_MAIN(TestHeadRoles)
+#include "tst_headroles.moc"

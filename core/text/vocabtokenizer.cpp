@@ -72,8 +72,8 @@ Result<TokenizedText> VocabTokenizer::encode(std::string_view text) const
     for (std::string& w : *words) {
         const int id = idOf(w);
         out.ids.push_back(id < 0 ? m_unk : id);
-        // An unknown word is shown as the model sees it, with the word it replaced.
-        out.tokens.push_back(id < 0 ? std::string(kUnk) + "(" + w + ")" : std::move(w));
+        // Shown as the vocabulary spells it: an unknown word is <unk>, which is all the model sees of it.
+        out.tokens.push_back(id < 0 ? std::string(kUnk) : std::move(w));
     }
     return Result<TokenizedText>::ok(std::move(out));
 }

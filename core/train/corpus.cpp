@@ -69,10 +69,14 @@ public:
         else if (r < 0.66) giving(w);
         else if (r < 0.72) riverAndBank(w);
         else if (r < 0.80) intransitive(w);
-        else if (r < 0.86) food(w);
-        else if (r < 0.92) counting(w);
-        else describing(w);
-        w.push_back(".");
+        else if (r < 0.84) food(w);
+        else if (r < 0.89) counting(w);
+        else if (r < 0.94) {
+            question(w);
+            w.push_back("?");
+            return w;
+        } else describing(w);
+        w.push_back(uniform() < 0.05 ? "!" : ".");
         return w;
     }
 
@@ -286,7 +290,10 @@ public:
     // "the red car is fast", "on monday the market was busy".
     void describing(Words& w)
     {
-        if (uniform() < 0.5) when(w);
+        if (uniform() < 0.5) {
+            when(w);
+            w.push_back(",");
+        }
         w.push_back("the");
         w.push_back(pick(m_x.adjectives));
         const Noun n = anyNoun();
@@ -294,6 +301,27 @@ public:
         w.push_back(uniform() < 0.5 ? "is" : "was");
         if (uniform() < 0.3) w.push_back(pick(Words{"very", "not", "also"}));
         w.push_back(pick(m_x.adjectives));
+    }
+
+    // "is the old dog hungry ?", "did anna see the fox ?"
+    void question(Words& w)
+    {
+        if (uniform() < 0.5) {
+            const bool plural = uniform() < 0.4;
+            const Noun n = creature();
+            w.push_back(plural ? "are" : "is");
+            w.push_back("the");
+            if (uniform() < 0.4) w.push_back(pick(m_x.adjectives));
+            w.push_back(plural ? n.plural : n.singular);
+            w.push_back(uniform() < 0.5 ? pick(m_x.feelings) : pick(m_x.adjectives));
+        } else {
+            w.push_back(pick(Words{"did", "does"}));
+            Gender g;
+            subject(w, g);
+            w.push_back(pick(m_x.transitive).base);
+            w.push_back("the");
+            w.push_back(uniform() < 0.5 ? creature().singular : pick(m_x.things).singular);
+        }
     }
 
     // A list of random words from the whole lexicon, said twice: only copying predicts the second half.

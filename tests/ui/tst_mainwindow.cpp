@@ -15,6 +15,7 @@
 
 #include "window/controlpanel.h"
 #include "common/document.h"
+#include "randomdefault.h"
 #include "model/forward.h"
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
@@ -80,12 +81,14 @@ private slots:
 void TestMainWindow::titleBeginsWithAttnScope()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QVERIFY(w.windowTitle().startsWith(QStringLiteral("AttnScope")));
 }
 
 void TestMainWindow::typingUpdatesChipsAndHeatmap()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     QSignalSpy spy(w.document(), &Document::snapshotChanged);
     QTest::keyClicks(w.sentenceEdit(), kSentence);
@@ -105,6 +108,7 @@ void TestMainWindow::typingUpdatesChipsAndHeatmap()
 void TestMainWindow::nextTokenListIsTheCoresPrediction()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     const std::vector<NextToken>& shown = w.nextTokens()->shown();
     QCOMPARE(int(shown.size()), Snapshot::kNextTokens);
@@ -132,6 +136,7 @@ void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
     QTemporaryDir tmp;
     const std::string folder = tinygpt2::writeFolder(tmp, "tiny-gpt2", tinygpt2::tinyTensors(7));
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QVERIFY2(w.openModel(QString::fromStdString(folder)).ok(), "the tiny GPT-2 folder did not load");
     QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("tiny-gpt2"));
     w.sentenceEdit()->setText(QStringLiteral("Hello world"));
@@ -160,6 +165,7 @@ void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
 void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     HeatmapView* map = w.heatmap();
     QVERIFY(w.controls()->causalBox()->isChecked());
@@ -189,6 +195,7 @@ void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
 void TestMainWindow::clickingChipBlocksKey()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
     TokenChips* chips = w.tokenChips();
@@ -206,6 +213,7 @@ void TestMainWindow::clickingChipBlocksKey()
 void TestMainWindow::sqrtDkOffChangesWeightsAsCoreSays()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     const double before = w.heatmap()->cellValue(5, 1);
     w.controls()->sqrtDkBox()->click();
@@ -220,6 +228,7 @@ void TestMainWindow::sqrtDkOffChangesWeightsAsCoreSays()
 void TestMainWindow::clickingGridCellFocusesHead()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
     HeadGridView* grid = w.grid();
@@ -240,6 +249,7 @@ void TestMainWindow::clickingGridCellFocusesHead()
 void TestMainWindow::keyboardMovesBetweenHeadsAndLayers()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
     QTest::keyClick(w.grid(), Qt::Key_Right);
@@ -281,6 +291,7 @@ void TestMainWindow::temperatureSliderIsLogarithmic()
 void TestMainWindow::temperatureSliderUpdatesWhileDragging()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     QSlider* slider = w.controls()->temperatureSlider();
     QCOMPARE(slider->value(), 500);
@@ -298,6 +309,7 @@ void TestMainWindow::temperatureSliderUpdatesWhileDragging()
 void TestMainWindow::thousandTokensDoNotCrash()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     QStringList words;
     for (int i = 0; i < 1000; ++i) words << QStringLiteral("w%1").arg(i % 37);
@@ -325,6 +337,7 @@ void TestMainWindow::thousandTokensDoNotCrash()
 void TestMainWindow::tooLongInputShowsErrorNotNumbers()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     QVERIFY(w.openModel(QStringLiteral("random:layers=1,heads=2,d_model=16,context=8,seed=3")).ok());
     w.sentenceEdit()->setText(kSentence);  // 9 tokens into a context of 8
@@ -351,6 +364,7 @@ void TestMainWindow::tooLongInputShowsErrorNotNumbers()
 void TestMainWindow::workerPathGivesTheSameWeights()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.document()->setForceAsync(true);
     QSignalSpy spy(w.document(), &Document::snapshotChanged);
     w.sentenceEdit()->setText(kSentence);
@@ -364,6 +378,7 @@ void TestMainWindow::workerPathGivesTheSameWeights()
 void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     const SnapshotPtr snap = w.document()->snapshot();
     QVERIFY(snap->trace.hasDetail);
@@ -392,6 +407,7 @@ void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
 void TestMainWindow::statusBarNamesTokensModelAndTimes()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
     QTRY_VERIFY(w.lastRenderMs() > 0.0);  // set when the heatmap's queued replot has finished
@@ -404,6 +420,7 @@ void TestMainWindow::statusBarNamesTokensModelAndTimes()
 void TestMainWindow::positionalSelectorOffersWhatTheModelHas()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QComboBox* box = w.controls()->positionalBox();
     const bool hasLearned = w.document()->model()->weights.positionEmbedding.rows() > 0;
     QCOMPARE(box->findData(int(PositionalOverride::Learned)) >= 0, hasLearned);
@@ -422,6 +439,7 @@ void TestMainWindow::randomModelDialogBuildsSpec()
     RandomModelDialog dialog;
     QCOMPARE(dialog.spec(), QStringLiteral("random:layers=2,heads=4,d_model=64,seed=1"));
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QVERIFY(w.openModel(QStringLiteral("random:layers=3,heads=2,d_model=32,seed=9")).ok());
     w.sentenceEdit()->setText(kSentence);
     QCOMPARE(w.grid()->layers(), 3);
@@ -433,6 +451,7 @@ void TestMainWindow::randomModelDialogBuildsSpec()
 void TestMainWindow::acceptsDraggedFolderOnly()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString file = dir.filePath(QStringLiteral("weights.bin"));

@@ -200,11 +200,17 @@ void TrainView::startOrPause()
     case TrainSession::State::Paused: m_session->resume(); return;
     default: break;
     }
+    startRun(runSettings());
+}
+
+void TrainView::startRun(const TrainRunSettings& settings)
+{
     m_snapshots.clear();
     m_lossGraph->data()->clear();
     m_smoothedLoss = m_smoothedSpeed = 0.0;
     m_shown = -1;
-    m_session->start(runSettings());
+    m_steps->setValue(settings.options.steps);
+    m_session->start(settings);
 }
 
 void TrainView::addStep(const train::StepReport& r)

@@ -30,6 +30,8 @@ public:
 
     // The run's settings as the controls give them.
     TrainRunSettings runSettings() const;
+    // Starts a run with these settings (Start uses runSettings(); tests pass smaller ones).
+    void startRun(const TrainRunSettings& settings);
 
     TrainSession* session() const { return m_session; }
     HeadGridView* grid() const { return m_grid; }

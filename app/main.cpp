@@ -18,7 +18,7 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this sentence."), QStringLiteral("TEXT"));
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Save the window to FILE and exit."), QStringLiteral("FILE"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0 Attention, 1 Scaling lab, 2 Step by step, 3 Train)."), QStringLiteral("N"));
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0 Attention, 1 Scaling lab, 2 Step by step, 3 Research, 4 Train)."), QStringLiteral("N"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Resize the window to WxH pixels, e.g. 1600x1000."), QStringLiteral("WxH"));
     const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open this model: random:..., builtin or a model folder."), QStringLiteral("SPEC"));
     parser.addOptions({text, shot, tab, size, model});

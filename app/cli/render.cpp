@@ -18,7 +18,7 @@ void declare(Options& o)
     o.model().head(false).settings();
     o.value("--width", "W", "pixels wide (1000 by default)");
     o.value("--height", "H", "pixels high (800 by default)");
-    o.value("--query", "I", "the explained cell's query (cell view)");
+    o.value("--query", "I", "the explained cell's query (cell view); the token whose row rollout shows, the query marked on qk-map");
     o.value("--key", "J", "the explained cell's key (cell view)");
     o.value("--source", "TEXT", "the source sentence (cross view)");
 }

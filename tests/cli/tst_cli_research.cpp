@@ -5,6 +5,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QImage>
+#include <QTemporaryDir>
 
 #include "clirunner.h"
 #include "model/forward.h"
@@ -42,6 +44,8 @@ private slots:
     void attentionWithAblation();
     void errors_data();
     void errors();
+    void renderResearchViews_data();
+    void renderResearchViews();
 };
 
 void TestCliResearch::headsShapeAndNumbers()
@@ -187,6 +191,40 @@ void TestCliResearch::errors()
     QVERIFY2(r.err.startsWith("error: "), r.err.constData());
     const QByteArray firstLine = r.err.left(r.err.indexOf('\n'));
     QVERIFY2(firstLine.contains(says.toUtf8()), firstLine.constData());
+}
+
+void TestCliResearch::renderResearchViews_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("code");
+    const QStringList base = {"render", "--model", kSpec, "--text", kText, "--width", "600", "--height", "400"};
+    for (const char* view : {"heads-roles", "ablation", "importance", "rollout", "attribution", "qk-map"})
+        QTest::newRow(view) << base + QStringList{"--view", view, "--ablate", "0.1"} << 0;
+    QTest::newRow("rollout row chosen by --query") << base + QStringList{"--view", "rollout", "--query", "2"} << 0;
+    QTest::newRow("query past the text is input") << base + QStringList{"--view", "qk-map", "--query", "99"} << 1;
+    QTest::newRow("importance of one token is input")
+        << QStringList{"render", "--text", "one", "--view", "importance", "--width", "600", "--height", "400"} << 1;
+}
+
+void TestCliResearch::renderResearchViews()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, code);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("v.png");
+    clitest::RunOptions headless;
+    headless.environment = QProcessEnvironment::systemEnvironment();
+    headless.environment.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    headless.environment.remove(QStringLiteral("DISPLAY"));
+    const Run r = runCli(args + QStringList{"--out", path}, headless);
+    QVERIFY2(r.exitCode == code, r.err.constData());
+    if (code != 0) {
+        QVERIFY2(r.err.startsWith("error: "), r.err.constData());
+        QVERIFY(!QFile::exists(path));
+        return;
+    }
+    QVERIFY2(r.err.isEmpty(), r.err.constData());
+    QCOMPARE(QImage(path).size(), QSize(600, 400));
 }
 
 QTEST_GUILESS_MAIN(TestCliResearch)

@@ -1,6 +1,8 @@
 #include "attention/headgridview.h"
 
+#include <QHelpEvent>
 #include <QMouseEvent>
+#include <QToolTip>
 #include <QPaintEngine>
 #include <QPainter>
 #include <algorithm>
@@ -61,6 +63,42 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
             m_images[std::size_t(l * m_heads + h)] = std::move(img);
         }
     update();
+}
+
+void HeadGridView::setBadges(std::vector<QStringList> badges)
+{
+    m_badges = std::move(badges);
+    update();
+}
+
+void HeadGridView::setHeadToolTips(std::vector<QString> tips)
+{
+    m_tips = std::move(tips);
+}
+
+void HeadGridView::setCrossedHeads(std::vector<HeadSelection> heads)
+{
+    m_crossed = std::move(heads);
+    update();
+}
+
+QString HeadGridView::headToolTip(HeadSelection head) const
+{
+    const std::size_t index = std::size_t(head.layer * m_heads + head.head);
+    return head.layer >= 0 && head.head >= 0 && index < m_tips.size() ? m_tips[index] : QString();
+}
+
+bool HeadGridView::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip && !m_tips.empty()) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const std::optional<HeadSelection> head = headAt(help->pos());
+        const std::size_t index = head ? std::size_t(head->layer * m_heads + head->head) : 0;
+        if (head && index < m_tips.size()) QToolTip::showText(help->globalPos(), m_tips[index], this);
+        else QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
 }
 
 void HeadGridView::setFocusedHead(HeadSelection head)
@@ -128,6 +166,42 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
             p.drawRect(cell.adjusted(0, 0, -1, -1));
             p.restore();
         }
+    }
+    // Ablated heads: a red cross over the cell; their weights are still drawn, only their output is gone.
+    for (const HeadSelection& x : m_crossed) {
+        if (x.layer >= m_layers || x.head >= m_heads) continue;
+        const QRect cell = cellRectIn(size, x);
+        p.save();
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(QPen(QColor(200, 30, 30), 2.5));
+        p.drawLine(cell.topLeft(), cell.bottomRight());
+        p.drawLine(cell.topRight(), cell.bottomLeft());
+        p.restore();
+    }
+    // Badges: small labelled boxes stacked from the cell's bottom-left corner.
+    if (m_badges.size() == std::size_t(m_layers * m_heads)) {
+        QFont small = p.font();
+        small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.75));
+        small.setBold(true);
+        p.save();
+        p.setFont(small);
+        const QFontMetrics fm(small);
+        for (int l = 0; l < m_layers; ++l)
+            for (int h = 0; h < m_heads; ++h) {
+                const QRect cell = cellRectIn(size, {l, h});
+                int y = cell.bottom() - 1;
+                for (const QString& badge : m_badges[std::size_t(l * m_heads + h)]) {
+                    const QRect box(cell.left() + 2, y - fm.height(), fm.horizontalAdvance(badge) + 6, fm.height());
+                    if (box.top() < cell.top()) break;
+                    p.setPen(Qt::NoPen);
+                    p.setBrush(QColor(255, 255, 255, 225));
+                    p.drawRect(box);
+                    p.setPen(QColor(20, 20, 20));
+                    p.drawText(box, Qt::AlignCenter, badge);
+                    y = box.top() - 1;
+                }
+            }
+        p.restore();
     }
     if (m_focused.layer < m_layers && m_focused.head < m_heads) {
         QPen pen(QColor(0xff, 0x6f, 0x00), 3);

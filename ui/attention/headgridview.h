@@ -2,6 +2,7 @@
 // Every head at once (BertViz's model view): a layers x heads grid of small heatmaps, L0.. down the
 // left, H0.. along the top. Clicking a cell asks for that head to be focused; the focused one is outlined.
 #include <QImage>
+#include <QStringList>
 #include <QWidget>
 #include <optional>
 #include <vector>
@@ -17,6 +18,14 @@ public:
 
     void setSnapshot(const SnapshotPtr& snapshot);
     void setFocusedHead(HeadSelection head);
+    // Small labels in a head's cell (the measured roles) and the text shown on hovering it, both indexed
+    // layer * heads + head; an empty vector clears them.
+    void setBadges(std::vector<QStringList> badges);
+    void setHeadToolTips(std::vector<QString> tips);
+    const std::vector<QStringList>& badges() const { return m_badges; }
+    QString headToolTip(HeadSelection head) const;
+    // Heads drawn crossed out: the ablated ones.
+    void setCrossedHeads(std::vector<HeadSelection> heads);
 
     int layers() const { return m_layers; }
     int heads() const { return m_heads; }
@@ -35,6 +44,7 @@ signals:
     void headClicked(attnscope::HeadSelection head);
 
 protected:
+    bool event(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
 
@@ -42,6 +52,9 @@ private:
     QRect cellRectIn(const QSize& size, HeadSelection head) const;
 
     std::vector<QImage> m_images;  // (L*H) index layer*H + head
+    std::vector<QStringList> m_badges;  // (L*H) or empty
+    std::vector<QString> m_tips;        // (L*H) or empty
+    std::vector<HeadSelection> m_crossed;
     int m_layers = 0, m_heads = 0;
     HeadSelection m_focused;
 };

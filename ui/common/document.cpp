@@ -191,6 +191,13 @@ void Document::setModel(ModelPtr model)
     if (!model || model == m_model) return;
     m_model = std::move(model);
     m_focus = clampFocus(m_focus, m_model->config);
+    // Ablated heads the new model does not have are dropped, as the focus is clamped.
+    const ModelConfig& c = m_model->config;
+    const auto outside = [&c](const AblatedHead& a) { return a.layer >= c.layers || a.head >= c.heads; };
+    if (std::any_of(m_settings.ablated.begin(), m_settings.ablated.end(), outside)) {
+        std::erase_if(m_settings.ablated, outside);
+        emit settingsChanged(m_settings);
+    }
     emit modelChanged(m_model);
     request();
 }
@@ -245,6 +252,32 @@ void Document::clearBlockedKeys()
 {
     AttentionSettings s = m_settings;
     s.blockedKeys.clear();
+    setSettings(s);
+}
+
+void Document::toggleAblatedHead(HeadSelection head)
+{
+    if (!m_model || head.layer < 0 || head.head < 0 || head.layer >= m_model->config.layers || head.head >= m_model->config.heads)
+        return;
+    AttentionSettings s = m_settings;
+    const AblatedHead a{head.layer, head.head};
+    auto it = std::lower_bound(s.ablated.begin(), s.ablated.end(), a);
+    if (it != s.ablated.end() && *it == a) s.ablated.erase(it);
+    else s.ablated.insert(it, a);
+    setSettings(s);
+}
+
+void Document::setAblationMode(AblationMode mode)
+{
+    AttentionSettings s = m_settings;
+    s.ablationMode = mode;
+    setSettings(s);
+}
+
+void Document::clearAblation()
+{
+    AttentionSettings s = m_settings;
+    s.ablated.clear();
     setSettings(s);
 }
 

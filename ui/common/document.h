@@ -73,6 +73,10 @@ public slots:
     void setPositional(attnscope::PositionalOverride positional);
     void toggleBlockedKey(int key);
     void clearBlockedKeys();
+    // Head ablation, a setting like the mask: knocks the head out of every view's forward pass, or back in.
+    void toggleAblatedHead(attnscope::HeadSelection head);
+    void setAblationMode(attnscope::AblationMode mode);
+    void clearAblation();
     void setFocus(attnscope::HeadSelection focus);
     // Blocks until the latest request has finished (CLI rendering and tests).
     void waitForIdle();

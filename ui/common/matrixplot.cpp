@@ -91,6 +91,9 @@ void MatrixPlot::setMatrix(const Matrix& m, Scale scale, const QStringList& rowL
     if (scale == Scale::Probability) {
         m_map->setGradient(ColorMap::gradient());
         m_map->setDataRange(QCPRange(0.0, 1.0));
+    } else if (scale == Scale::Magnitude) {
+        m_map->setGradient(ColorMap::gradient());
+        m_map->setDataRange(QCPRange(0.0, extent > 0 ? extent : 1.0));
     } else {
         m_map->setGradient(ColorMap::divergingGradient());
         const double e = extent > 0 ? extent : 1.0;

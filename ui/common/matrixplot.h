@@ -18,6 +18,7 @@ public:
     enum class Scale {
         Probability,  // fixed [0, 1], ColorMap::gradient(): attention weights
         Symmetric,    // [-max|v|, max|v|], ColorMap::divergingGradient(): activations, scores, weights of W
+        Magnitude,    // [0, max v], ColorMap::gradient(): non-negative measures such as how far attention moved
     };
 
     explicit MatrixPlot(QWidget* parent = nullptr);

@@ -26,6 +26,8 @@
 #include "attention/nexttokenview.h"
 #include "window/randommodeldialog.h"
 #include "lab/scalinglab.h"
+#include "research/ablationview.h"
+#include "research/researchtab.h"
 #include "steps/stepbystep.h"
 #include "training/trainview.h"
 #include "window/tokenchips.h"
@@ -83,7 +85,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_tabs->addTab(attention, tr("&Attention"));
     m_tabs->addTab(new ScalingLab(m_document), tr("&Scaling lab"));
     m_tabs->addTab(new StepByStep(m_document), tr("S&tep by step"));
-    m_tabs->addTab(new TrainView(m_document), tr("T&rain"));
+    m_tabs->addTab(new ResearchTab(m_document), tr("&Research"));
+    m_tabs->addTab(new TrainView(m_document), tr("Tra&in"));
     auto* split = new QSplitter(Qt::Horizontal, central);
     split->addWidget(m_tabs);
     split->addWidget(m_controls);
@@ -112,6 +115,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     connect(m_document, &Document::snapshotChanged, this, &MainWindow::showSnapshot);
     connect(m_document, &Document::errorChanged, this, &MainWindow::showError);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
+    // Ablation is a setting every view follows: the grid crosses the heads out, the status bar names them.
+    connect(m_document, &Document::settingsChanged, this, [this](const AttentionSettings& settings) {
+        std::vector<HeadSelection> crossed;
+        for (const AblatedHead& a : settings.ablated) crossed.push_back({a.layer, a.head});
+        m_grid->setCrossedHeads(std::move(crossed));
+        updateStatus();
+    });
     // The render time of an update ends when the heatmap has finished drawing it.
     connect(m_heatmap, &QCustomPlot::afterReplot, this, [this] {
         if (!m_renderPending) return;
@@ -211,11 +221,14 @@ void MainWindow::updateStatus()
     const SnapshotPtr& s = m_document->snapshot();
     const ModelPtr& model = m_document->model();
     const QString name = model ? QString::fromStdString(model->config.name) : tr("no model");
+    const AttentionSettings& settings = m_document->settings();
+    const QString ablated = settings.ablated.empty() ? QString() : tr("   ·   ablated heads %1").arg(ablationText(settings));
     m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")
                           .arg(s ? int(s->tokens.ids.size()) : 0)
                           .arg(name)
                           .arg(s ? s->computeMs : 0.0, 0, 'f', 2)
-                          .arg(m_renderMs, 0, 'f', 2));
+                          .arg(m_renderMs, 0, 'f', 2) +
+                      ablated);
 }
 
 void MainWindow::moveFocus(int dLayer, int dHead)

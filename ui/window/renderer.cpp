@@ -1,6 +1,7 @@
 #include "window/renderer.h"
 
 #include "lab/labrender.h"
+#include "research/researchrender.h"
 #include "steps/stepsrender.h"
 
 #include <memory>
@@ -37,7 +38,7 @@ void paintWidget(QWidget& widget, QCPPainter& painter, const QSize& size, bool v
 
 QStringList renderViewNames()
 {
-    return QStringList{QStringLiteral("heatmap"), QStringLiteral("grid")} + labViewNames() + stepsViewNames();
+    return QStringList{QStringLiteral("heatmap"), QStringLiteral("grid")} + labViewNames() + stepsViewNames() + researchViewNames();
 }
 
 RenderStatus renderView(const QString& view, Document& document, const RenderOptions& options)
@@ -56,6 +57,10 @@ RenderStatus renderView(const QString& view, Document& document, const RenderOpt
     QString error;
     if (labViewNames().contains(view)) {
         if (!renderLabView(view, document, options.outPath, size, &error)) return inputError(error.toStdString());
+        return {};
+    }
+    if (researchViewNames().contains(view)) {
+        if (!renderResearchView(view, document, options.outPath, size, options.query, &error)) return inputError(error.toStdString());
         return {};
     }
     if (stepsViewNames().contains(view)) {

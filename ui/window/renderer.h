@@ -12,7 +12,8 @@ struct RenderOptions {
     QString outPath;   // .png, .svg or .pdf
     int width = 1000;  // pixels at 96 dpi in every format (a PDF page is 0.75 * width points wide)
     int height = 800;
-    // Step-by-step views: the explained cell (-1: the last query and its strongest key) and the
+    // Step-by-step views: the explained cell (-1: the last query and its strongest key; the research views
+    // use the query for the rollout row and the query marked on the query-key map) and the
     // cross-attention source sentence.
     int query = -1;
     int key = -1;

@@ -1,0 +1,328 @@
+// The Research tab on a real Document: every number a view draws is the core's, ablation is a document
+// setting every view follows, the worker path gives the same numbers, and every view renders headless.
+#include <QtTest>
+
+#include <QComboBox>
+#include <QImage>
+#include <QLabel>
+#include <QSlider>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "attention/headgridview.h"
+#include "common/document.h"
+#include "common/matrixplot.h"
+#include "research/ablationview.h"
+#include "research/attributionview.h"
+#include "research/headrolesview.h"
+#include "research/importanceview.h"
+#include "research/qkmapview.h"
+#include "research/researchrender.h"
+#include "research/researchtab.h"
+#include "research/rollout.h"
+#include "research/rolloutview.h"
+#include "window/mainwindow.h"
+
+using namespace attnscope;
+
+namespace {
+
+const QString kText = QStringLiteral("the cat sat on the mat and the cat slept");
+
+// Worst difference between what a plot shows and an (R, K) matrix of expected values.
+double worst(const Matrix& shown, const Matrix& expected)
+{
+    if (shown.rows() != expected.rows() || shown.cols() != expected.cols()) return 1e30;
+    return (shown - expected).cwiseAbs().maxCoeff();
+}
+
+std::vector<int> ids(const Document& doc) { return doc.snapshot()->tokens.ids; }
+
+} // namespace
+
+class TestResearch : public QObject {
+    Q_OBJECT
+private slots:
+    void windowHasTheResearchTab();
+    void rolesTableAndBadgesAreTheCores();
+    void gridDrawsBadgesInTheirCell();
+    void ablationIsADocumentSettingEveryViewFollows();
+    void ablationViewNumbers();
+    void ablatedHeadsTheNewModelLacksAreDropped();
+    void importanceGridIsTheCores_data();
+    void importanceGridIsTheCores();
+    void rolloutMatrixAndBars();
+    void attributionGridAndSum();
+    void qkMapPointsAndHighlight();
+    void qkMapTakesSentencesUpTo2000Tokens();
+    void renderEveryView_data();
+    void renderEveryView();
+};
+
+void TestResearch::windowHasTheResearchTab()
+{
+    MainWindow window;
+    QTabWidget* tabs = window.tabs();
+    QCOMPARE(tabs->tabText(tabs->count() - 1), QStringLiteral("&Research"));
+    auto* research = qobject_cast<ResearchTab*>(tabs->widget(tabs->count() - 1));
+    QVERIFY(research);
+    QCOMPARE(research->count(), 6);
+}
+
+void TestResearch::rolesTableAndBadgesAreTheCores()
+{
+    Document doc;
+    doc.setText(kText);
+    HeadRolesView view(&doc);
+    view.seedBox()->setValue(4);
+    view.waitForResult();
+    const HeadRoleScores core = *computeHeadRoles(*doc.model(), ids(doc), doc.settings(), 4);
+    QTableWidget* t = view.table();
+    QCOMPARE(t->rowCount(), core.layers * core.heads);
+    double gap = 0.0;
+    for (int row = 0; row < t->rowCount(); ++row) {
+        const int l = t->item(row, 0)->text().toInt(), h = t->item(row, 1)->text().toInt();
+        for (int r = 0; r < kHeadRoleCount; ++r) {
+            const double expected = roleScore(core.at(l, h), HeadRole(r));
+            const QString text = t->item(row, 2 + r)->text();
+            gap = std::max(gap, std::isfinite(expected) ? std::abs(text.toDouble() - expected) : (text == QStringLiteral("—") ? 0.0 : 1.0));
+        }
+    }
+    QVERIFY2(gap <= 5e-4, qPrintable(QString("the table differs from the core by %1 (3 decimals shown)").arg(gap)));
+    // Sorting by the induction column puts the largest score first.
+    t->sortItems(2 + int(HeadRole::Induction), Qt::DescendingOrder);
+    double best = -1.0;
+    for (const RoleScores& s : core.scores) best = std::max(best, s.induction);
+    QCOMPARE(t->item(0, 2 + int(HeadRole::Induction))->text(), QString::number(best, 'f', 3));
+    // The grid's badges are roleBadges of the same scores.
+    const auto badges = roleBadges(core);
+    QCOMPARE(view.grid()->badges().size(), badges.size());
+    for (std::size_t i = 0; i < badges.size(); ++i) QCOMPARE(view.grid()->badges()[i].size(), qsizetype(badges[i].size()));
+    // Hovering a head shows all five of its scores.
+    const QString tip = view.grid()->headToolTip({1, 3});
+    QCOMPARE(tip, QStringLiteral("Layer 1, head 3\n") + describeRoles(core.at(1, 3)));
+    QVERIFY(tip.contains(QStringLiteral("induction %1").arg(core.at(1, 3).induction, 0, 'f', 2)));
+}
+
+// Badges are drawn: the same grid with and without one differs exactly inside that head's cell.
+void TestResearch::gridDrawsBadgesInTheirCell()
+{
+    Document doc;
+    doc.setText(kText);
+    HeadGridView grid;
+    grid.resize(400, 300);
+    grid.setSnapshot(doc.snapshot());
+    const QImage plain = grid.grab().toImage();
+    std::vector<QStringList> badges(std::size_t(grid.layers() * grid.heads()));
+    badges[std::size_t(1 * grid.heads() + 2)] = QStringList{QStringLiteral("ind"), QStringLiteral("prev")};
+    grid.setBadges(badges);
+    const QImage marked = grid.grab().toImage();
+    const QRect cell = grid.cellRect({1, 2});
+    int inside = 0, outside = 0;
+    for (int y = 0; y < plain.height(); ++y)
+        for (int x = 0; x < plain.width(); ++x)
+            if (plain.pixel(x, y) != marked.pixel(x, y)) ++(cell.contains(x, y) ? inside : outside);
+    QVERIFY(inside > 20);
+    QCOMPARE(outside, 0);
+}
+
+void TestResearch::ablationIsADocumentSettingEveryViewFollows()
+{
+    MainWindow window;
+    Document* doc = window.document();
+    doc->setText(kText);
+    auto* research = qobject_cast<ResearchTab*>(window.tabs()->widget(window.tabs()->count() - 1));
+    AblationView* view = research->ablation();
+    view->resize(900, 600);
+    view->grid()->resize(400, 300);
+    QSignalSpy settings(doc, &Document::settingsChanged);
+    QTest::mouseClick(view->grid(), Qt::LeftButton, {}, view->grid()->cellRect({1, 2}).center());
+    QCOMPARE(settings.count(), 1);
+    QCOMPARE(doc->settings().ablated, (std::vector<AblatedHead>{{1, 2}}));
+    doc->waitForIdle();
+    // The main window's status bar names it, and the snapshot every view reads carries it.
+    QVERIFY2(window.statusLabel()->text().contains(QStringLiteral("ablated heads 1.2 (zero)")), qPrintable(window.statusLabel()->text()));
+    QCOMPARE(doc->snapshot()->settings.ablated, doc->settings().ablated);
+    view->modeBox()->setCurrentIndex(1);
+    QVERIFY(doc->settings().ablationMode == AblationMode::Mean);
+    QTest::mouseClick(view->grid(), Qt::LeftButton, {}, view->grid()->cellRect({1, 2}).center());
+    QVERIFY(doc->settings().ablated.empty());
+    QVERIFY(!window.statusLabel()->text().contains(QStringLiteral("ablated")));
+}
+
+void TestResearch::ablationViewNumbers()
+{
+    Document doc;
+    doc.setText(kText);
+    doc.toggleAblatedHead({0, 1});
+    doc.toggleAblatedHead({0, 3});
+    AblationView view(&doc);
+    view.waitForResult();
+    const Model& model = *doc.model();
+    const AblationEffect e = *ablationEffect(model, ids(doc), doc.settings(), *model.tokenizer, AblationView::kTopCount);
+    QTableWidget* t = view.predictions();
+    QCOMPARE(t->rowCount(), AblationView::kTopCount);
+    for (int i = 0; i < AblationView::kTopCount; ++i) {
+        QCOMPARE(t->item(i, 0)->text(), QString::fromStdString(e.before[std::size_t(i)].token));
+        QCOMPARE(t->item(i, 2)->text(), QString::fromStdString(e.after[std::size_t(i)].token));
+    }
+    QVERIFY(view.klLabel()->text().contains(QString::number(e.klDivergence, 'g', 4)));
+    Matrix expected(e.layers, e.heads);
+    for (int l = 0; l < e.layers; ++l)
+        for (int h = 0; h < e.heads; ++h) expected(l, h) = float(e.at(l, h));
+    QVERIFY(worst(view.changePlot()->shown(), expected) < 1e-6);
+    QVERIFY(expected.row(1).maxCoeff() > 0.0f);  // layer 1 heads did move
+    // Nothing ablated: a sentence saying so instead of numbers.
+    doc.clearAblation();
+    view.waitForResult();
+    QVERIFY(view.statusLabel()->text().contains(QStringLiteral("No head is ablated")));
+}
+
+void TestResearch::ablatedHeadsTheNewModelLacksAreDropped()
+{
+    Document doc;
+    doc.setText(kText);
+    doc.toggleAblatedHead({0, 1});
+    doc.toggleAblatedHead({1, 3});
+    QSignalSpy settings(&doc, &Document::settingsChanged);
+    doc.setModel(*loadModel("random:layers=1,heads=2,d_model=32"));
+    QCOMPARE(settings.count(), 1);
+    QCOMPARE(doc.settings().ablated, (std::vector<AblatedHead>{{0, 1}}));
+    doc.waitForIdle();
+    QVERIFY2(doc.error().isEmpty(), qPrintable(doc.error()));
+    doc.toggleAblatedHead({0, 5});  // not in the model: ignored
+    QCOMPARE(settings.count(), 1);
+}
+
+void TestResearch::importanceGridIsTheCores_data()
+{
+    QTest::addColumn<bool>("worker");
+    QTest::newRow("on the GUI thread") << false;
+    QTest::newRow("on the thread pool") << true;
+}
+
+void TestResearch::importanceGridIsTheCores()
+{
+    QFETCH(bool, worker);
+    Document doc;
+    doc.setForceAsync(worker);
+    doc.setText(kText);
+    ImportanceView view(&doc);
+    view.waitForResult();
+    const HeadImportance core = *headImportance(*doc.model(), ids(doc), doc.settings());
+    Matrix expected(core.layers, core.heads);
+    for (int l = 0; l < core.layers; ++l)
+        for (int h = 0; h < core.heads; ++h) expected(l, h) = float(core.at(l, h));
+    QVERIFY2(worst(view.plot()->shown(), expected) < 1e-5, "the importance grid is not the core's");
+    doc.setText(QStringLiteral("one"));
+    view.waitForResult();
+    QVERIFY(view.statusLabel()->text().contains(QStringLiteral("two tokens")));
+}
+
+void TestResearch::rolloutMatrixAndBars()
+{
+    Document doc;
+    doc.setText(kText);
+    RolloutView view(&doc);
+    view.waitForResult();
+    const std::vector<Matrix> core = attentionRollout(doc.snapshot()->trace);
+    QCOMPARE(view.layer(), int(core.size()) - 1);  // starts after the last layer
+    QVERIFY(worst(view.matrixPlot()->shown(), core.back()) < 1e-6);
+    view.layerSlider()->setValue(0);
+    view.tokenBox()->setCurrentIndex(3);
+    QVERIFY(worst(view.matrixPlot()->shown(), core.front()) < 1e-6);
+    double gap = 0.0;
+    for (int j = 0; j < int(core.front().cols()); ++j) gap = std::max(gap, std::abs(view.bars()->data()->at(j)->value - core.front()(3, j)));
+    QVERIFY2(gap < 1e-6, qPrintable(QString("the bars differ from row 3 of R_0 by %1").arg(gap)));
+}
+
+void TestResearch::attributionGridAndSum()
+{
+    Document doc;
+    doc.setText(kText);
+    AttributionView view(&doc);
+    view.waitForResult();
+    QCOMPARE(view.targetBox()->count(), AttributionView::kTargets);
+    view.targetBox()->setCurrentIndex(2);
+    emit view.targetBox()->activated(2);
+    view.waitForResult();
+    const int target = view.targetBox()->currentData().toInt();
+    const LogitAttribution a = *directLogitAttribution(*doc.model(), ids(doc), doc.settings(), target);
+    Matrix expected(a.layers, a.heads);
+    for (int l = 0; l < a.layers; ++l)
+        for (int h = 0; h < a.heads; ++h) expected(l, h) = float(a.head(l, h));
+    QVERIFY(worst(view.headPlot()->shown(), expected) < 1e-5);
+    QVERIFY2(view.sumLabel()->text().contains(QString::number(a.logit, 'f', 4)), qPrintable(view.sumLabel()->text()));
+    QCOMPARE(view.partBars()->data()->at(0)->value, a.embeddings);
+}
+
+void TestResearch::qkMapPointsAndHighlight()
+{
+    Document doc;
+    doc.setText(kText);
+    doc.setFocus({1, 2});
+    QkMapView view(&doc);
+    view.resize(800, 600);
+    view.waitForResult();
+    const QueryKeyMap core = *queryKeyMap(*doc.model(), {ids(doc)}, doc.settings(), {1, 2});
+    QCOMPARE(view.queryGraph()->data()->size(), int(core.queries.rows()));
+    // The graph keeps points sorted by x: compare as sorted sets of x.
+    std::vector<double> shown, expected;
+    for (auto it = view.queryGraph()->data()->constBegin(); it != view.queryGraph()->data()->constEnd(); ++it) shown.push_back(it->key);
+    for (Eigen::Index i = 0; i < core.queries.rows(); ++i) expected.push_back(core.queries(i, 0));
+    std::sort(expected.begin(), expected.end());
+    for (std::size_t i = 0; i < shown.size(); ++i) QVERIFY(std::abs(shown[i] - expected[i]) < 1e-6);
+    // Choosing query 5 marks its strongest keys, strongest first.
+    view.selectQuery(5);
+    const Matrix& A = core.attention[0];
+    std::vector<int> order = {0, 1, 2, 3, 4, 5};
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return A(5, a) > A(5, b); });
+    QCOMPARE(view.highlightedKeys(), (std::vector<int>{order[0], order[1], order[2]}));
+}
+
+void TestResearch::qkMapTakesSentencesUpTo2000Tokens()
+{
+    Document doc;
+    doc.setText(kText);
+    QkMapView view(&doc);
+    view.waitForResult();
+    QStringList lines;
+    for (int i = 0; i < 300; ++i) lines << QStringLiteral("a line of exactly eight words right here");
+    view.setExtraSentences(lines);
+    view.waitForResult();
+    const auto* r = dynamic_cast<const QkMapResult*>(view.result().get());
+    QVERIFY(r);
+    const int T = int(ids(doc).size());
+    const int fit = (kQueryKeyMapMaxTokens - T) / 8;
+    QCOMPARE(r->sentences, 1 + fit);
+    QCOMPARE(r->droppedLines, 300 - fit);
+    QVERIFY(r->map.queries.rows() <= kQueryKeyMapMaxTokens);
+}
+
+void TestResearch::renderEveryView_data()
+{
+    QTest::addColumn<QString>("view");
+    for (const QString& v : researchViewNames()) QTest::newRow(qPrintable(v)) << v;
+}
+
+void TestResearch::renderEveryView()
+{
+    QFETCH(QString, view);
+    Document doc;
+    doc.setText(kText);
+    doc.toggleAblatedHead({0, 0});
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("v.png"));
+    QString error;
+    QVERIFY2(renderResearchView(view, doc, path, QSize(640, 420), -1, &error), qPrintable(error));
+    QCOMPARE(QImage(path).size(), QSize(640, 420));
+    QVERIFY(!renderResearchView(QStringLiteral("nope"), doc, path, QSize(640, 420), -1, &error));
+    QVERIFY(!renderResearchView(view, doc, path, QSize(640, 420), 99, &error));
+    QVERIFY(error.contains(QStringLiteral("past the last token")));
+}
+
+QTEST_MAIN(TestResearch)
+#include "tst_research.moc"

@@ -1,0 +1,126 @@
+#include "research/researchview.h"
+
+#include <QApplication>
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QPointer>
+#include <QSplitter>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "common/refreshgate.h"
+
+namespace attnscope {
+
+ResearchView::ResearchView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
+{
+    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
+    // The first computation waits for the view's first showing (or runs now when it is not in a window).
+    QMetaObject::invokeMethod(gate, &RefreshGate::request, Qt::QueuedConnection);
+}
+
+ResearchView::~ResearchView()
+{
+    // A job still running on the pool stops at its next check instead of holding up the program's exit.
+    if (m_cancel) m_cancel->store(true);
+}
+
+QLabel* ResearchView::makeStatusLabel()
+{
+    if (!m_status) {
+        m_status = new QLabel(this);
+        m_status->setWordWrap(true);
+        m_status->setStyleSheet(QStringLiteral("QLabel { color: #555; }"));
+    }
+    return m_status;
+}
+
+void ResearchView::refresh()
+{
+    const SnapshotPtr snapshot = m_document->snapshot();
+    const quint64 generation = ++m_requested;
+    if (m_cancel) m_cancel->store(true);  // an older job still running may stop early
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    ResearchJob work = job(snapshot);
+    if (!m_document->isAsync()) {
+        finish(generation, snapshot, work(JobContext{m_cancel, {}}));
+        return;
+    }
+    if (m_status) m_status->setText(tr("Computing…"));
+    // Progress is posted to the GUI thread; the label may be gone by then, hence the guard.
+    QPointer<QLabel> status = m_status;
+    JobContext context{m_cancel, [status](int done, int total) {
+                           QMetaObject::invokeMethod(qApp, [status, done, total] {
+                               if (status) status->setText(tr("Computing… %1 of %2").arg(done).arg(total));
+                           }, Qt::QueuedConnection);
+                       }};
+    auto* watcher = new QFutureWatcher<ResearchResultPtr>(this);
+    connect(watcher, &QFutureWatcher<ResearchResultPtr>::finished, this, [this, watcher, generation, snapshot] {
+        watcher->deleteLater();
+        finish(generation, snapshot, watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([work = std::move(work), context] { return work(context); }));
+}
+
+void ResearchView::finish(quint64 generation, const SnapshotPtr& snapshot, ResearchResultPtr result)
+{
+    if (generation != m_requested) return;  // a newer request is on its way
+    m_shown = generation;
+    m_result = result ? std::move(result) : errorResult(tr("Nothing to show."));
+    m_shownSnapshot = snapshot;
+    if (m_status) m_status->setText(m_result->error);
+    showResult(snapshot, m_result);
+    emit resultShown();
+}
+
+void ResearchView::waitForResult()
+{
+    // A view that has not computed yet (never shown, or hidden in a tab) computes now.
+    m_document->waitForIdle();
+    if (m_requested == 0 || (!isComputing() && m_shownSnapshot != m_document->snapshot())) refresh();
+    while (isComputing()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+}
+
+QString nothingToMeasure(const Document& document, const Snapshot& snapshot)
+{
+    if (!snapshot.model) return QObject::tr("No model is loaded.");
+    if (snapshot.trace.attention.empty() || snapshot.trace.tokens == 0)
+        return document.error().isEmpty() ? QObject::tr("Type a sentence to measure.") : document.error();
+    return {};
+}
+
+QSplitter* proportionalSplit(Qt::Orientation orientation, const QList<QWidget*>& widgets, const QList<int>& shares)
+{
+    auto* split = new QSplitter(orientation);
+    QList<int> sizes;
+    for (int i = 0; i < int(widgets.size()); ++i) {
+        split->addWidget(widgets[i]);
+        split->setStretchFactor(i, shares[i]);
+        sizes << 1000 * shares[i];  // setSizes scales these to the space there is
+    }
+    split->setSizes(sizes);
+    return split;
+}
+
+QStringList layerLabels(int layers)
+{
+    QStringList labels;
+    for (int l = 0; l < layers; ++l) labels << QStringLiteral("L%1").arg(l);
+    return labels;
+}
+
+QStringList headLabels(int heads)
+{
+    QStringList labels;
+    for (int h = 0; h < heads; ++h) labels << QStringLiteral("H%1").arg(h);
+    return labels;
+}
+
+ResearchResultPtr errorResult(const QString& error)
+{
+    auto r = std::make_shared<ResearchResult>();
+    r->error = error;
+    return r;
+}
+
+} // namespace attnscope

@@ -1,0 +1,103 @@
+#pragma once
+// What the research views share: each computes one measurement from the document's latest snapshot and
+// shows it. The measurement runs inline when the document computes on the GUI thread (small model, short
+// text) and on the thread pool otherwise, as the scaling lab's sweeps do; a result overtaken by a newer
+// snapshot is dropped, and the older job is asked to stop.
+#include <QStringList>
+#include <QWidget>
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "common/document.h"
+
+class QLabel;
+class QSplitter;
+
+namespace attnscope {
+
+// One view's measurement; views derive their own result type from it.
+struct ResearchResult {
+    virtual ~ResearchResult() = default;
+    QString error;  // a sentence when there is nothing to show
+};
+using ResearchResultPtr = std::shared_ptr<const ResearchResult>;
+
+// What a job may use while it runs: whether a newer request superseded it, and a way to report progress
+// (safe from any thread; the view shows it).
+struct JobContext {
+    std::shared_ptr<std::atomic<bool>> cancelled;
+    std::function<void(int done, int total)> progress;
+    bool isCancelled() const { return cancelled && cancelled->load(); }
+};
+using ResearchJob = std::function<ResearchResultPtr(const JobContext&)>;
+
+class ResearchView : public QWidget {
+    Q_OBJECT
+public:
+    ~ResearchView() override;
+    Document* document() const { return m_document; }
+    const ResearchResultPtr& result() const { return m_result; }
+    SnapshotPtr shownSnapshot() const { return m_shownSnapshot; }
+    // Recomputes for the document's latest snapshot (views call it when one of their own inputs changes).
+    void refresh();
+    bool isComputing() const { return m_requested != m_shown; }
+    void waitForResult();  // runs the event loop until the latest result is shown (tests, rendering)
+    QLabel* statusLabel() const { return m_status; }
+
+signals:
+    void resultShown();
+
+protected:
+    ResearchView(Document* document, QWidget* parent);
+    // Called on the GUI thread: the work for this snapshot as a function that may run on any thread, so it
+    // must copy whatever it needs from the view.
+    virtual ResearchJob job(const SnapshotPtr& snapshot) = 0;
+    // Shows a finished result (never null; its error may be set).
+    virtual void showResult(const SnapshotPtr& snapshot, const ResearchResultPtr& result) = 0;
+    // A small grey line for "computing…", progress and errors, for the view to place in its layout.
+    QLabel* makeStatusLabel();
+
+private:
+    void finish(quint64 generation, const SnapshotPtr& snapshot, ResearchResultPtr result);
+
+    Document* m_document;
+    QLabel* m_status = nullptr;
+    ResearchResultPtr m_result;
+    SnapshotPtr m_shownSnapshot;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    quint64 m_requested = 0, m_shown = 0;
+};
+
+// The sentence for a snapshot that has nothing to measure (no model, failed computation, no tokens), or
+// empty when it can be measured.
+QString nothingToMeasure(const Document& document, const Snapshot& snapshot);
+
+// A splitter holding `widgets` side by side (or stacked), first laid out in the proportion of `shares`
+// whatever their size hints, and keeping that proportion as it grows.
+QSplitter* proportionalSplit(Qt::Orientation orientation, const QList<QWidget*>& widgets, const QList<int>& shares);
+
+// "L0".."L{n-1}" and "H0".."H{n-1}", the labels of a layers x heads grid.
+QStringList layerLabels(int layers);
+QStringList headLabels(int heads);
+
+// A result that is only an error sentence.
+ResearchResultPtr errorResult(const QString& error);
+
+// A result that is one core value.
+template <class T>
+struct ValueResult : ResearchResult {
+    T value;
+};
+
+// A core Result as a view's result: its value, or its error sentence.
+template <class T>
+ResearchResultPtr fromCore(Result<T> core)
+{
+    if (!core) return errorResult(QString::fromStdString(core.error()));
+    auto r = std::make_shared<ValueResult<T>>();
+    r->value = std::move(*core);
+    return r;
+}
+
+} // namespace attnscope

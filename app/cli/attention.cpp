@@ -1,6 +1,9 @@
 // attnscope-cli attention: every layer's and head's attention weights for the text, under the settings.
+#include <iostream>
+
 #include "common.h"
 #include "io/jsonexport.h"
+#include "model/maskedlm.h"
 #include "model/nexttokens.h"
 
 namespace attnscope::cli {
@@ -10,19 +13,26 @@ void declare(Options& o)
 {
     o.text().model().settings();
     o.flag("--stats", "add each row's entropy and largest weight");
-    o.value("--top-k", "K", "add the K most likely next tokens");
+    o.value("--top-k", "K", "add the K most likely next tokens (GPT-2) or fillers of every [MASK] (BERT)");
 }
 
 int run(const Args& args)
 {
-    const AttentionSettings settings = readSettings(args);
+    AttentionSettings settings = readSettings(args);
     const int topCount = readCount(args, "--top-k", 0, 1 << 20);
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
+    useTrainingMaskUnlessGiven(args, *model, settings);
     const TokenizedText tokens = tokenize(*model, text);
     checkBlockedKeys(settings, tokens);
+    // Decoders predict the next token; encoders fill each [MASK] from the last layer's output, when the
+    // checkpoint has the head. Without it the rest still prints and stderr says why the fillers do not.
+    const bool encoder = !model->config.causal;
+    const std::string noHead = encoder ? maskedPredictionUnavailable(*model) : std::string();
+    if (topCount > 0 && !noHead.empty()) std::cerr << "warning: --top-k shows nothing: " << noHead << '\n';
     CaptureRequest capture;
-    capture.nextTokenLogits = topCount > 0;
+    capture.nextTokenLogits = topCount > 0 && !encoder;
+    capture.finalHidden = topCount > 0 && encoder && noHead.empty();
     Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
     if (!trace) throw Failure{kExitInput, trace.error()};
 
@@ -33,11 +43,17 @@ int run(const Args& args)
     out["settings"] = json::settings(settings);
     out["attention"] = json::attention(*trace);
     if (args.has("--stats")) out["stats"] = json::stats(*trace);
-    if (topCount > 0) {
-        nlohmann::ordered_json next = nlohmann::ordered_json::array();
-        for (const NextToken& n : topK(*trace, *model->tokenizer, topCount))
-            next.push_back({{"token", n.token}, {"id", n.id}, {"p", n.p}});
-        out["next_tokens"] = std::move(next);
+    auto list = [](const std::vector<NextToken>& tokens) {
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const NextToken& n : tokens) rows.push_back({{"token", n.token}, {"id", n.id}, {"p", n.p}});
+        return rows;
+    };
+    if (topCount > 0 && !encoder) out["next_tokens"] = list(topK(*trace, *model->tokenizer, topCount));
+    if (topCount > 0 && encoder && noHead.empty()) {
+        nlohmann::ordered_json masked = nlohmann::ordered_json::array();
+        for (const MaskedPrediction& m : predictMasked(*model, *trace, tokens.ids, topCount))
+            masked.push_back({{"position", m.position}, {"top", list(m.top)}});
+        out["masked_tokens"] = std::move(masked);
     }
     print(out);
     return 0;

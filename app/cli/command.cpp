@@ -1,8 +1,11 @@
 #include "command.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
+
+#include "common.h"
 
 namespace attnscope::cli {
 
@@ -34,8 +37,9 @@ Options& Options::flag(const std::string& name, const std::string& help)
 Options& Options::model()
 {
     return value("--model", "SPEC",
-                 "random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a GPT-2 model folder (config.json, "
-                 "model.safetensors, vocab.json + merges.txt or tokenizer.json); random by default");
+                 "random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a model folder: GPT-2 (config.json, "
+                 "model.safetensors, vocab.json + merges.txt or tokenizer.json) or BERT/DistilBERT (config.json, "
+                 "model.safetensors, vocab.txt or tokenizer.json); random by default");
 }
 
 Options& Options::text()
@@ -46,11 +50,12 @@ Options& Options::text()
 
 Options& Options::settings()
 {
-    value("--mask", "causal|none", "the attention mask (causal by default)");
+    value("--mask", "causal|none", "the attention mask (by default the model's own: causal for GPT-2, none for BERT)");
     value("--block-keys", "3,5", "key positions no query may attend to");
     value("--scaling", "sqrt-dk|none", "divide the scores by sqrt(d_k) or not (sqrt-dk by default)");
     value("--temperature", "T", "further divide the scores by T > 0 (1 by default)");
     value("--positional", "default|sinusoidal|learned|none", "the positional encoding (the model's by default)");
+    value("--max-tokens", "N", "refuse text of more than N tokens (by default, and at most, the model's context)");
     value("--ablate", "L.H,L.H", "knock these heads out: their output before W_O is replaced");
     return value("--ablate-mode", "zero|mean", "replace an ablated head's output by zeros or by its mean over the positions (zero by default)");
 }
@@ -71,5 +76,106 @@ bool registerCommand(Command command)
 }
 
 const std::vector<Command>& registeredCommands() { return registry(); }
+
+// ---- parsing the command line ----
+
+namespace {
+
+const char* kProgram = "attnscope-cli";
+
+std::string firstLine(const std::string& text)
+{
+    std::string line = text.substr(0, text.find('\n'));
+    if (line.empty() || line.back() != '.') line += '.';
+    return line;
+}
+
+// CLI11 reports an option that lacks its value as "--name: 1 required TYPE missing".
+Failure fromParseError(const CLI::ParseError& e)
+{
+    const std::string what = e.what();
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+        const std::size_t colon = what.find(':');
+        if (colon != std::string::npos && what.rfind("-", 0) == 0)
+            return {kExitUsage, what.substr(0, colon) + " needs a value."};
+    }
+    return {kExitUsage, firstLine(what)};
+}
+
+// The parsed options of `sub` as Args, refusing what CLI11 lets through: unknown options and stray words
+// (kept as extras so the sentence is ours), an option given twice, and --text with --text-file.
+Args readArgs(const CLI::App& sub, const std::vector<Options::Declared>& declared, const char* program)
+{
+    Args args;
+    args.command = sub.get_name();
+    args.program = program;
+    const std::vector<std::string> extras = sub.remaining();
+    if (!extras.empty()) throw Failure{kExitUsage, "'" + extras.front() + "' is not an option of '" + args.command + "'."};
+    for (const Options::Declared& d : declared) {
+        if (d.isFlag) {
+            if (d.option->count() > 0) args.flags.insert(d.name);
+            continue;
+        }
+        const std::vector<std::string>& given = d.option->results();
+        if (given.size() > 1) throw Failure{kExitUsage, d.name + " is given twice."};
+        if (given.size() == 1) args.values[d.name] = given.front();
+    }
+    if (args.has("--text") && args.has("--text-file")) throw Failure{kExitUsage, "give --text or --text-file, not both."};
+    return args;
+}
+
+} // namespace
+
+Invocation parseCommandLine(int argc, char** argv, std::string& helpHint)
+{
+    helpHint = "run '" + std::string(kProgram) + " --help' for the commands.";
+    CLI::App app("Attention weights of a transformer as JSON, and the window's views as pictures.", kProgram);
+    app.require_subcommand(1);
+    app.get_formatter()->label("SUBCOMMAND", "COMMAND");
+    app.footer("Run 'attnscope-cli COMMAND --help' for a command's options.\n"
+               "Exit codes: 0 success, 1 bad input or model, 2 bad usage; errors print one 'error: ' line on stderr.");
+    std::vector<std::vector<Options::Declared>> declared;
+    std::vector<CLI::App*> subs;
+    for (const Command& command : registeredCommands()) {
+        CLI::App* sub = app.add_subcommand(command.name, command.summary);
+        sub->allow_extras();
+        sub->group("Commands");
+        Options options(*sub);
+        command.declare(options);
+        declared.push_back(options.declared());
+        subs.push_back(sub);
+    }
+
+    // Our own sentences for the two mistakes CLI11 would describe as "a subcommand is required".
+    Invocation invocation;
+    if (argc < 2) throw Failure{kExitUsage, "no command given."};
+    const std::string first = argv[1];
+    if (first == "help") {
+        invocation.help = app.help();
+        return invocation;
+    }
+    const bool known = std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == first; });
+    if (!known && first != "-h" && first != "--help") throw Failure{kExitUsage, "unknown command '" + first + "'."};
+    if (known) helpHint = "run '" + std::string(kProgram) + " " + first + " --help' for its options.";
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        // Help for the command it follows, printed on stdout with exit code 0.
+        std::ostringstream out, err;
+        app.exit(e, out, err);
+        invocation.help = out.str();
+        return invocation;
+    } catch (const CLI::ParseError& e) {
+        throw fromParseError(e);
+    }
+    for (std::size_t i = 0; i < subs.size(); ++i)
+        if (subs[i]->parsed()) {
+            invocation.command = &registeredCommands()[i];
+            invocation.args = readArgs(*subs[i], declared[i], argv[0]);
+            return invocation;
+        }
+    throw Failure{kExitUsage, "no command given."};
+}
 
 } // namespace attnscope::cli

@@ -78,4 +78,15 @@ bool registerCommand(Command command);
 // Every registered command, sorted by name.
 const std::vector<Command>& registeredCommands();
 
+// The command line parsed against the registered commands: the command to run and its arguments, or,
+// when only help was asked for, no command and the help text to print on stdout (exit code 0).
+struct Invocation {
+    const Command* command = nullptr;
+    Args args;
+    std::string help;
+};
+// Throws Failure (usage) for anything the parser refuses. `helpHint` is set first to the sentence a
+// usage error should end with: how to get help for the command named, or for the program.
+Invocation parseCommandLine(int argc, char** argv, std::string& helpHint);
+
 } // namespace attnscope::cli

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "model/trainingmask.h"
+
 namespace attnscope::cli {
 
 namespace {
@@ -50,9 +52,15 @@ AttentionSettings readSettings(const Args& args)
     if (args.has("--scaling")) s.scaling = orFail(parseScaling(args.get("--scaling")));
     if (args.has("--temperature")) s.temperature = orFail(parseTemperature(args.get("--temperature")));
     if (args.has("--positional")) s.positional = orFail(parsePositional(args.get("--positional")));
+    if (args.has("--max-tokens")) s.tokenLimit = orFail(parseTokenLimit(args.get("--max-tokens")));
     if (args.has("--ablate")) s.ablated = orFail(parseAblatedHeads(args.get("--ablate")));
     if (args.has("--ablate-mode")) s.ablationMode = orFail(parseAblationMode(args.get("--ablate-mode")));
     return s;
+}
+
+void useTrainingMaskUnlessGiven(const Args& args, const Model& model, AttentionSettings& settings)
+{
+    if (!args.has("--mask")) settings.mask = trainingMask(model.config);
 }
 
 TokenizedText tokenize(const Model& model, const std::string& text)
@@ -75,6 +83,7 @@ Input readInput(const Args& args, bool textRequired)
     const bool hasText = args.has("--text") || args.has("--text-file");
     const std::string text = hasText || textRequired ? readText(args) : std::string();
     in.model = openModel(args);
+    useTrainingMaskUnlessGiven(args, *in.model, in.settings);
     if (hasText || textRequired) in.tokens = tokenize(*in.model, text);
     checkBlockedKeys(in.settings, in.tokens);
     return in;
@@ -143,6 +152,7 @@ OneHead runOneHead(const Args& args)
     run.settings = readSettings(args);
     const std::string text = readText(args);
     run.model = openModel(args);
+    useTrainingMaskUnlessGiven(args, *run.model, run.settings);
     CaptureRequest capture;
     capture.allAttention = false;
     capture.detail = readHead(args, run.model->config, true);

@@ -36,6 +36,8 @@ std::string readText(const Args& args);
 ModelPtr openModel(const Args& args);
 // --mask, --block-keys, --scaling, --temperature, --positional, --ablate, --ablate-mode.
 AttentionSettings readSettings(const Args& args);
+// Without --mask, a model runs under the mask it was trained with: none for encoders, causal for decoders.
+void useTrainingMaskUnlessGiven(const Args& args, const Model& model, AttentionSettings& settings);
 TokenizedText tokenize(const Model& model, const std::string& text);
 // A blocked key past the text is bad input.
 void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens);

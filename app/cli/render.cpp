@@ -27,9 +27,10 @@ int run(const Args& args)
 {
     if (!args.has("--view")) throw Failure{kExitUsage, "'render' needs --view."};
     if (!args.has("--out")) throw Failure{kExitUsage, "'render' needs --out FILE."};
-    const AttentionSettings settings = readSettings(args);
+    AttentionSettings settings = readSettings(args);
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
+    useTrainingMaskUnlessGiven(args, *model, settings);
     checkBlockedKeys(settings, tokenize(*model, text));
     const HeadSelection focus = readHead(args, model->config, false);
     RenderOptions options;

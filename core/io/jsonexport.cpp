@@ -24,6 +24,7 @@ nlohmann::ordered_json modelInfo(const Model& model)
     j["activation"] = std::string(toString(c.activation));
     j["layer_norm_epsilon"] = c.layerNormEps;
     j["trained_causal"] = c.causal;
+    if (!c.causal) j["masked_lm_head"] = model.weights.mlm.has_value();  // whether --top-k can fill [MASK]s
     j["tokenizer"] = model.tokenizer ? model.tokenizer->kind() : std::string();
     j["warnings"] = model.warnings;
     return j;

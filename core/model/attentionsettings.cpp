@@ -19,6 +19,20 @@ bool AttentionSettings::isBlocked(int key) const
     return std::binary_search(blockedKeys.begin(), blockedKeys.end(), key);
 }
 
+int AttentionSettings::effectiveTokenLimit(int contextLength) const
+{
+    return tokenLimit > 0 ? std::min(tokenLimit, contextLength) : contextLength;
+}
+
+Result<int> parseTokenLimit(std::string_view s)
+{
+    int value = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || end != s.data() + s.size() || value < 1 || value > 1'000'000)
+        return Result<int>::fail("the token limit must be a whole number from 1 to 1000000, not '" + std::string(s) + "'.");
+    return Result<int>::ok(value);
+}
+
 bool AttentionSettings::isAblated(int layer, int head) const
 {
     return std::binary_search(ablated.begin(), ablated.end(), AblatedHead{layer, head});

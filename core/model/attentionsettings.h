@@ -30,6 +30,9 @@ struct AttentionSettings {
     PositionalOverride positional = PositionalOverride::Default;
     // When set, scores = multiplier * Q K^T and scaling/temperature are ignored (the saturation sweep).
     std::optional<double> multiplierOverride;
+    // The most tokens a text may have; 0 means the model's context, and no limit goes past it. Lower it
+    // to keep a large model responsive: longer text is refused with both lengths, never computed.
+    int tokenLimit = 0;
     // Heads whose output (weights V, before W_O) is replaced by zeros or by its mean over the positions;
     // sorted, unique. Checked against the model by checkInput.
     std::vector<AblatedHead> ablated;
@@ -40,6 +43,8 @@ struct AttentionSettings {
     // The factor m in scores_used = m * Q K^T.
     double multiplier(int dHead) const;
     bool isBlocked(int key) const;
+    // tokenLimit resolved against a model's context.
+    int effectiveTokenLimit(int contextLength) const;
     bool isAblated(int layer, int head) const;
 };
 
@@ -54,6 +59,8 @@ Result<MaskKind> parseMask(std::string_view);
 Result<Scaling> parseScaling(std::string_view);
 Result<PositionalOverride> parsePositional(std::string_view);
 Result<double> parseTemperature(std::string_view);
+// A token limit of 1 to 1,000,000 tokens (usage errors name the option in the CLI).
+Result<int> parseTokenLimit(std::string_view);
 // "3,5" -> {3, 5}; sorted and unique. Positions are checked against the sequence length later.
 Result<std::vector<int>> parseBlockedKeys(std::string_view);
 Result<AblationMode> parseAblationMode(std::string_view);

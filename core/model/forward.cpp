@@ -16,6 +16,8 @@ void ensure(Matrix& m, Eigen::Index rows, Eigen::Index cols)
     if (m.rows() != rows || m.cols() != cols) m.resize(rows, cols);
 }
 
+} // namespace
+
 // Row-wise layer norm with the biased variance, as GPT-2 and PyTorch's LayerNorm compute it.
 void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, float eps, Matrix& out)
 {
@@ -29,6 +31,8 @@ void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, f
     }
 }
 
+namespace {
+
 float gelu_tanh(float x)
 {
     // GPT-2's approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
@@ -37,6 +41,8 @@ float gelu_tanh(float x)
 }
 
 float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f)); }
+
+} // namespace
 
 void activate(Activation kind, Matrix& m)
 {
@@ -51,6 +57,8 @@ void activate(Activation kind, Matrix& m)
     case Activation::Relu: m = m.cwiseMax(0.0f); break;
     }
 }
+
+namespace {
 
 const Matrix* positionTable(const Model& model, PositionalOverride override)
 {
@@ -153,6 +161,9 @@ std::string checkInput(const Model& model, const std::vector<int>& ids, const At
     if (static_cast<long>(ids.size()) > c.contextLength)
         return "the input has " + std::to_string(ids.size()) + " tokens but the model's context is " +
                std::to_string(c.contextLength) + " tokens.";
+    if (const int limit = settings.effectiveTokenLimit(c.contextLength); static_cast<long>(ids.size()) > limit)
+        return "the input has " + std::to_string(ids.size()) + " tokens but the token limit is " + std::to_string(limit) +
+               " (the model's context is " + std::to_string(c.contextLength) + ").";
     for (int id : ids)
         if (id < 0 || id >= c.vocabSize)
             return "token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").";
@@ -203,6 +214,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     trace.rowFullyMasked.assign(static_cast<std::size_t>(T), 0);
     trace.hasDetail = false;
     trace.hasLogits = false;
+    trace.hasFinalHidden = false;
 
     ensure(ws.h, T, D);
     ensure(ws.x, T, D);
@@ -216,11 +228,18 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     ensure(ws.hidden, T, F);
     if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
-    // 1. Embed: token rows plus the positional table chosen by the settings.
+    // 1. Embed: token rows plus the positional table chosen by the settings. BERT-family encoders also add
+    //    segment 0's row (one sentence) and normalise the sum.
     const Matrix* pos = positionTable(model, settings.positional);
+    const bool segment = w.tokenTypeEmbedding.rows() > 0;
     for (Eigen::Index t = 0; t < T; ++t) {
         ws.h.row(t) = w.tokenEmbedding.row(ids[static_cast<std::size_t>(t)]);
         if (pos) ws.h.row(t) += pos->row(t);
+        if (segment) ws.h.row(t) += w.tokenTypeEmbedding.row(0);
+    }
+    if (w.embLnGain.size() > 0) {
+        layerNorm(ws.h, w.embLnGain, w.embLnBias, c.layerNormEps, ws.x);
+        ws.h = ws.x;
     }
 
     // 2. The mask is the same for every layer and head; note the rows that can see no key at all.
@@ -302,6 +321,12 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             d.residualOut = ws.h;
             trace.hasDetail = true;
         }
+    }
+
+    trace.hasFinalHidden = capture.finalHidden;
+    if (capture.finalHidden) {
+        ensure(trace.finalHidden, T, D);
+        trace.finalHidden = ws.h;
     }
 
     // 5. Next-token logits from the last position through the final layer norm and the tied embedding.

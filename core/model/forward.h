@@ -26,6 +26,7 @@ struct CaptureRequest {
     bool allAttention = true;
     std::optional<HeadSelection> detail;
     bool nextTokenLogits = false;  // logits over the vocabulary for the position after the last token
+    bool finalHidden = false;      // the residual stream leaving the last layer (masked-token prediction reads it)
 };
 
 // Everything one head did in one layer, plus the block around it.
@@ -57,6 +58,8 @@ struct ForwardTrace {
     HeadDetail detail;
     bool hasLogits = false;
     Eigen::RowVectorXf nextLogits;          // (V)
+    bool hasFinalHidden = false;
+    Matrix finalHidden;                     // (T, D)
 
     const Matrix& weights(int layer, int head) const { return attention[layer * heads + head]; }
 };
@@ -103,6 +106,11 @@ inline bool isMaskedPair(const AttentionSettings& settings, Eigen::Index i, Eige
 // Row-wise softmax of `masked` into `weights`, subtracting each row's max for stability. Entries of -inf
 // become exactly 0; a row that is entirely -inf becomes all zeros. Returns the number of such rows.
 int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> weights);
+
+// Row-wise layer norm with the biased variance, as PyTorch's LayerNorm computes it; `out` must not be `in`.
+void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, float eps, Matrix& out);
+// The feed-forward activation, in place.
+void activate(Activation kind, Matrix& m);
 
 // The sinusoidal table of "Attention Is All You Need": PE(p, 2i) = sin(p / 10000^(2i/D)), PE(p, 2i+1) = cos(..).
 Matrix sinusoidalTable(int positions, int dModel);  // (C, D)

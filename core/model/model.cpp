@@ -58,8 +58,24 @@ std::string Model::checkShapes() const
         first(checkMatrix(l.w2, F, D, at + "W_2"));
         first(checkVector(l.b2, D, at + "b_2"));
     }
-    first(checkVector(w.lnfGain, c.dModel, "the final layer-norm gain"));
-    first(checkVector(w.lnfBias, c.dModel, "the final layer-norm bias"));
+    if (c.norm == NormPlacement::PreLN) {
+        first(checkVector(w.lnfGain, c.dModel, "the final layer-norm gain"));
+        first(checkVector(w.lnfBias, c.dModel, "the final layer-norm bias"));
+    }
+    if (w.tokenTypeEmbedding.size() > 0 && w.tokenTypeEmbedding.cols() != c.dModel)
+        first(checkMatrix(w.tokenTypeEmbedding, w.tokenTypeEmbedding.rows(), c.dModel, "the token-type embedding"));
+    if (w.embLnGain.size() > 0 || w.embLnBias.size() > 0) {
+        first(checkVector(w.embLnGain, c.dModel, "the embedding layer-norm gain"));
+        first(checkVector(w.embLnBias, c.dModel, "the embedding layer-norm bias"));
+    }
+    if (w.mlm) {
+        first(checkMatrix(w.mlm->transform, c.dModel, c.dModel, "the masked-LM transform"));
+        first(checkVector(w.mlm->transformBias, c.dModel, "the masked-LM transform bias"));
+        first(checkVector(w.mlm->lnGain, c.dModel, "the masked-LM layer-norm gain"));
+        first(checkVector(w.mlm->lnBias, c.dModel, "the masked-LM layer-norm bias"));
+        if (w.mlm->decoder.size() > 0) first(checkMatrix(w.mlm->decoder, c.vocabSize, c.dModel, "the masked-LM decoder"));
+        first(checkVector(w.mlm->decoderBias, c.vocabSize, "the masked-LM decoder bias"));
+    }
     return p;
 }
 

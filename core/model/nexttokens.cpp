@@ -8,9 +8,14 @@ namespace attnscope {
 
 std::vector<NextToken> topK(const ForwardTrace& trace, const Tokenizer& tokenizer, int k)
 {
-    if (!trace.hasLogits || trace.nextLogits.size() == 0 || k <= 0) return {};
-    const Eigen::RowVectorXf& logits = trace.nextLogits;  // (V)
-    const int V = static_cast<int>(logits.size());
+    if (!trace.hasLogits) return {};
+    return topKOfLogits(trace.nextLogits, tokenizer, k);
+}
+
+std::vector<NextToken> topKOfLogits(const Eigen::RowVectorXf& logits, const Tokenizer& tokenizer, int k)
+{
+    if (logits.size() == 0 || k <= 0) return {};
+    const int V = static_cast<int>(logits.size());  // logits: (V)
 
     // 1. Subtract the max before exponentiating so no term overflows; sum in double so 50k small terms keep precision.
     const double maxLogit = logits.maxCoeff();

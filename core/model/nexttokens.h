@@ -18,4 +18,7 @@ struct NextToken {
 // The k most probable tokens, most probable first (ties by lower id); empty when the trace has no logits.
 std::vector<NextToken> topK(const ForwardTrace& trace, const Tokenizer& tokenizer, int k);
 
+// The same over any logits (V): softmax over the whole vocabulary, the k most probable first.
+std::vector<NextToken> topKOfLogits(const Eigen::RowVectorXf& logits, const Tokenizer& tokenizer, int k);
+
 } // namespace attnscope

@@ -9,6 +9,7 @@
 // orientation GPT-2's Conv1D stores on disk. Head h owns the columns [h*Dh, (h+1)*Dh) of W_Q, W_K, W_V
 // and the rows [h*Dh, (h+1)*Dh) of W_O.
 #include <Eigen/Core>
+#include <optional>
 #include <vector>
 
 namespace attnscope {
@@ -29,11 +30,26 @@ struct LayerWeights {
     RowVector b2;                // (D)
 };
 
+// BERT's masked-language-model head: a dense transform, the activation, a layer norm, then the decoder onto
+// the vocabulary. DistilBERT's vocab_transform / vocab_layer_norm / vocab_projector are the same pieces.
+struct MlmHeadWeights {
+    Matrix transform;           // (D, D)
+    RowVector transformBias;    // (D)
+    RowVector lnGain, lnBias;   // (D)
+    Matrix decoder;             // (V, D) when the file holds its own; empty when tied to the token embedding
+    RowVector decoderBias;      // (V)
+};
+
 struct ModelWeights {
     Matrix tokenEmbedding;     // (V, D); also the unembedding (tied), as in GPT-2
     Matrix positionEmbedding;  // (C, D) learned table; empty when the model has none
     std::vector<LayerWeights> layers;  // L entries
-    RowVector lnfGain, lnfBias;        // (D) final layer norm
+    RowVector lnfGain, lnfBias;        // (D) final layer norm (pre-LN models); empty in post-LN encoders
+    // BERT-family encoders: the segment table (row 0 is added to every token) and the layer norm applied
+    // to the summed embeddings. Empty in models without them.
+    Matrix tokenTypeEmbedding;         // (types, D)
+    RowVector embLnGain, embLnBias;    // (D)
+    std::optional<MlmHeadWeights> mlm; // the masked-token head, when the checkpoint has one
 };
 
 } // namespace attnscope

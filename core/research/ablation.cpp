@@ -66,6 +66,10 @@ Result<HeadImportance> headImportance(const Model& model, const std::vector<int>
 {
     if (ids.size() < 2) return Result<HeadImportance>::fail("head importance needs a text of at least two tokens.");
     const ModelConfig& c = model.config;
+    // The loss is the next-token prediction a decoder was trained for; an encoder has no such prediction.
+    if (!c.causal)
+        return Result<HeadImportance>::fail("head importance measures the next-token loss, which a " + c.architecture +
+                                            " encoder was not trained to predict.");
     HeadImportance out;
     out.layers = c.layers;
     out.heads = c.heads;

@@ -120,9 +120,9 @@ Result<std::shared_ptr<const Gpt2BpeTokenizer>> Gpt2BpeTokenizer::fromVocabAndMe
 
     Result<std::string> vocabText = readSmallFile(vocabPath, kMaxTokenizerFileBytes);
     if (!vocabText) return R::fail(vocabText.error());
-    const nlohmann::json vocab = nlohmann::json::parse(*vocabText, nullptr, false);
-    if (vocab.is_discarded()) return R::fail("'" + vocabPath + "' is not valid JSON.");
-    if (std::string problem = readVocab(vocab, vocabPath, t.vocab); !problem.empty()) return R::fail(problem);
+    Result<nlohmann::json> vocab = parseJson(*vocabText, "'" + vocabPath + "'");
+    if (!vocab) return R::fail(vocab.error());
+    if (std::string problem = readVocab(*vocab, vocabPath, t.vocab); !problem.empty()) return R::fail(problem);
 
     Result<std::string> mergesText = readSmallFile(mergesPath, kMaxTokenizerFileBytes);
     if (!mergesText) return R::fail(mergesText.error());
@@ -152,8 +152,9 @@ Result<std::shared_ptr<const Gpt2BpeTokenizer>> Gpt2BpeTokenizer::fromTokenizerJ
 
     Result<std::string> text = readSmallFile(path, kMaxTokenizerFileBytes);
     if (!text) return R::fail(text.error());
-    const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
-    if (doc.is_discarded()) return R::fail("'" + path + "' is not valid JSON.");
+    Result<nlohmann::json> parsed = parseJson(*text, "'" + path + "'");
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& doc = *parsed;
     if (!doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
         return R::fail("'" + path + "' has no \"model\" object, so it is not a tokenizer.json.");
     const nlohmann::json& model = doc["model"];

@@ -3,6 +3,7 @@
 // path cannot make the core allocate without bound.
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,19 @@ namespace attnscope {
 
 // Fails with "cannot open '<path>' (<reason>)." or "'<path>' is larger than <N> MB ...".
 Result<std::string> readSmallFile(const std::string& path, std::size_t maxBytes);
+
+// Deeper nesting than any format AttnScope reads needs (a tokenizer.json is 4 levels deep).
+constexpr int kMaxJsonDepth = 64;
+
+// The one way the core reads JSON. Checks the nesting before the parser allocates anything (nlohmann's
+// parser is iterative and does not overflow the stack, but it allocates a container for every opening
+// bracket, so a file of a million '[' would cost tens of MB before failing). `what` names the text in
+// messages: "'/m/config.json' is not valid JSON." Never throws; the JSON is data, never evaluated.
+Result<nlohmann::json> parseJson(std::string_view text, const std::string& what, int maxDepth = kMaxJsonDepth);
+
+// The nesting check alone, for readers that parse JSON as a stream (the safetensors header): "" when the
+// text nests at most `maxDepth` levels, else the sentence parseJson would give.
+std::string jsonNestingProblem(std::string_view text, const std::string& what, int maxDepth = kMaxJsonDepth);
 
 // A JSON value as error messages quote it: scalars as written (strings cut to 40 characters), arrays and
 // objects by their type only. Never dumps a container, whose nesting a hostile file may make deep enough

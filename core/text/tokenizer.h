@@ -21,7 +21,9 @@ public:
     virtual int vocabSize() const = 0;
     // The display string of one id (for next-token lists); "" for an id out of range.
     virtual std::string displayToken(int id) const = 0;
-    virtual std::string kind() const = 0;  // "word" or "gpt2-bpe"
+    virtual std::string kind() const = 0;  // "word", "gpt2-bpe" or "wordpiece"
+    // The id of the mask token ("[MASK]") of a masked-language-model vocabulary; -1 when there is none.
+    virtual int maskTokenId() const { return -1; }
 };
 
 } // namespace attnscope

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fixturefiles.h"
 #include "io/safetensors.h"
 
 namespace tinygpt2 {
@@ -29,16 +30,8 @@ inline nlohmann::json tinyConfig()
             {"activation_function", "gelu_new"}};
 }
 
-// Deterministic values in [-scale, scale].
-inline std::vector<float> filled(std::size_t n, std::uint64_t& state, float scale)
-{
-    std::vector<float> v(n);
-    for (float& x : v) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        x = scale * (static_cast<float>(state >> 40) / static_cast<float>(1ull << 24) * 2.0f - 1.0f);
-    }
-    return v;
-}
+using fixture::filled;
+using fixture::writeText;
 
 // Every tensor of the tiny model, HF names with the "transformer." prefix, plus buffers the loader ignores.
 inline std::vector<NamedTensor> tinyTensors(std::uint64_t seed)
@@ -80,12 +73,6 @@ inline NamedTensor& tensor(std::vector<NamedTensor>& t, const std::string& name)
     for (NamedTensor& x : t)
         if (x.name == "transformer." + name) return x;
     throw std::logic_error("no tensor " + name);
-}
-
-inline void writeText(const fs::path& path, const std::string& text)
-{
-    std::ofstream out(path, std::ios::binary);
-    out << text;
 }
 
 // A complete model folder: config.json, model.safetensors, vocab.json and merges.txt.

@@ -137,12 +137,18 @@ private slots:
     void tokenizerJsonGivesTheSameIds_data()
     {
         QTest::addColumn<bool>("mergesAsPairs");
-        QTest::newRow("merges as \"a b\" strings") << false;
-        QTest::newRow("merges as [a, b] pairs") << true;
+        QTest::addColumn<bool>("hostileExtras");
+        QTest::newRow("merges as \"a b\" strings") << false << false;
+        QTest::newRow("merges as [a, b] pairs") << true << false;
+        // Never code, nor a pattern, from a file: the pre-tokeniser regex and the normaliser a tokenizer.json
+        // declares are ignored (GPT-2's pattern is compiled into AttnScope), so a catastrophic regex cannot
+        // hang encoding and a normaliser cannot change the ids.
+        QTest::newRow("a file's own regex and normaliser are ignored") << false << true;
     }
     void tokenizerJsonGivesTheSameIds()
     {
         QFETCH(bool, mergesAsPairs);
+        QFETCH(bool, hostileExtras);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         nlohmann::json merges = nlohmann::json::array();
@@ -156,11 +162,15 @@ private slots:
             else merges.push_back(line);
         }
         nlohmann::json doc = {{"version", "1.0"}, {"model", {{"type", "BPE"}, {"vocab", readJson(kDataDir + "/vocab.json")}, {"merges", merges}}}};
+        if (hostileExtras) {
+            doc["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(a+)+$"}}}, {"behavior", "Isolated"}};
+            doc["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", "o"}}}, {"content", "0"}};
+        }
         const std::string path = dir.filePath("tokenizer.json").toStdString();
         writeText(path, doc.dump());
         auto tok = Gpt2BpeTokenizer::fromTokenizerJson(path);
         QVERIFY2(tok, tok.error().c_str());
-        const std::string text = "hello 👋 world 🌍, don't   stop\n\n";
+        const std::string text = "hello 👋 world 🌍, don't   stop\n\n" + std::string(40, 'a') + "!";
         QCOMPARE((*tok)->encode(text)->ids, gpt2()->encode(text)->ids);
     }
 

@@ -16,6 +16,7 @@
 #include "model/nexttokens.h"
 #include "io/safetensors.h"
 #include "tinygpt2.h"
+#include "tracecompare.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;
@@ -27,17 +28,7 @@ namespace {
 
 using namespace tinygpt2;
 
-double worstDifference(const ForwardTrace& trace, const std::vector<std::vector<gpt2ref::Rows>>& ref)
-{
-    double worst = 0.0;
-    for (int l = 0; l < trace.layers; ++l)
-        for (int h = 0; h < trace.heads; ++h)
-            for (int i = 0; i < trace.tokens; ++i)
-                for (int j = 0; j < trace.tokens; ++j)
-                    worst = std::max(worst, std::abs(double(trace.weights(l, h)(i, j)) -
-                                                     ref[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)][static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]));
-    return worst;
-}
+using tracecompare::worstDifference;
 
 const std::vector<int> kIds = {464, 3290, 3332, 319, 262, 2603, 13, 198, 40, 1101, 257, 3797};  // 12 tokens
 
@@ -58,14 +49,20 @@ private slots:
         m_bf16 = writeFolder(m_tmp, "tiny-bf16", t, DType::BF16);
     }
 
-    // nlohmann parses any nesting, but quoting a deeply nested value in an error message would recurse
-    // once per level; a hostile config.json or tokenizer.json must get a sentence, not a stack overflow.
+    // Quoting a deeply nested value in an error message would recurse once per level, and building it
+    // costs a container per bracket: a hostile config.json or tokenizer.json is refused by its nesting
+    // (parseJson's limit of 64 levels) before the parser allocates, with a sentence naming the file.
     void deeplyNestedJsonIsRefusedWithASentence()
     {
         const std::string dir = writeFolder(m_tmp, "deep", tinyTensors(3));
         const std::string deep = std::string(200000, '[') + std::string(200000, ']');
         writeText(fs::path(dir) / "config.json", "{\"n_layer\": " + deep + ", \"n_head\": 2}");
         Result<ModelPtr> r = loadModel(dir);
+        QVERIFY(!r);
+        QVERIFY2(r.error().find("config.json' nests JSON deeper than 64 levels") != std::string::npos, r.error().c_str());
+        // Within the limit, a container where a number belongs is named by its type, never dumped.
+        writeText(fs::path(dir) / "config.json", "{\"n_layer\": " + std::string(60, '[') + std::string(60, ']') + "}");
+        r = loadModel(dir);
         QVERIFY(!r);
         QVERIFY2(r.error().find("n_layer") != std::string::npos && r.error().find("array") != std::string::npos,
                  r.error().c_str());

@@ -166,6 +166,20 @@ private slots:
         QVERIFY2(f.error().find("cannot open '/nonexistent/model.safetensors'") != std::string::npos, f.error().c_str());
     }
 
+    // Found by fuzz_safetensors (fuzz/regressions/safetensors/empty-tensor): reading a tensor of shape
+    // [0, 5] passed a null pointer to memcpy, undefined behaviour that the sanitizer build reports.
+    void emptyTensorReadsNothing()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("e.safetensors").toStdString();
+        QVERIFY(writeSafetensors(path, {{"empty", {0, 5}, {}}, {"x", {1}, {2.0f}}}).ok());
+        Result<SafetensorsFile> f = SafetensorsFile::open(path);
+        QVERIFY2(f, f.error().c_str());
+        QVERIFY(f->readFloats(*f->find("empty")).empty());
+        f->readFloats(*f->find("empty"), nullptr);  // the raw form with no buffer at all
+        QCOMPARE(f->readFloats(*f->find("x")), std::vector<float>{2.0f});
+    }
+
     // The writer goes through AtomicFile: a model that cannot be written whole leaves the previous one.
     void failedWriteKeepsThePreviousModel()
     {

@@ -23,6 +23,7 @@
 #include "model/nexttokens.h"
 #include "attention/nexttokenview.h"
 #include "window/randommodeldialog.h"
+#include "hostiletext.h"
 #include "tinygpt2.h"
 #include "window/tokenchips.h"
 
@@ -70,6 +71,8 @@ private slots:
     void temperatureSliderUpdatesWhileDragging();
     void thousandTokensDoNotCrash();
     void tooLongInputShowsErrorNotNumbers();
+    void tokenLimitBelowContextOffersToKeepWhatFits();
+    void hostileTextNeverCrashesTheWindow();
     void workerPathGivesTheSameWeights();
     void tooltipShowsWeightAndScoresFromSnapshot();
     void statusBarNamesTokensModelAndTimes();
@@ -468,6 +471,60 @@ void TestMainWindow::acceptsDraggedFolderOnly()
     };
     QVERIFY(entered(dir.path()));
     QVERIFY(!entered(file));
+}
+
+// The token limit (Model > Token Limit…) below the model's context: the banner names both lengths and
+// the offer to truncate keeps exactly the limit.
+void TestMainWindow::tokenLimitBelowContextOffersToKeepWhatFits()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openModel(QStringLiteral("random:layers=1,heads=2,d_model=16,context=8,seed=3")).ok());
+    AttentionSettings s = w.document()->settings();
+    s.tokenLimit = 4;
+    w.document()->setSettings(s);
+    w.sentenceEdit()->setText(QStringLiteral("one two three four five six"));
+    QVERIFY(w.errorLabel()->isVisibleTo(&w));
+    const QString banner = w.errorLabel()->text();
+    QVERIFY2(banner.contains(QStringLiteral("6 tokens")) && banner.contains(QStringLiteral("token limit is 4")) &&
+                 banner.contains(QStringLiteral("context is 8")),
+             qPrintable(banner));
+    QCOMPARE(w.heatmap()->tokenCount(), 0);
+    QCOMPARE(w.truncateButton()->text(), QStringLiteral("Keep the first 4 tokens"));
+    QTest::mouseClick(w.truncateButton(), Qt::LeftButton);
+    QVERIFY(w.document()->error().isEmpty());
+    QVERIFY2(w.sentenceEdit()->text().startsWith(QStringLiteral("one two three four")), qPrintable(w.sentenceEdit()->text()));
+    QCOMPARE(w.tokenChips()->chipCount(), 4);
+    QCOMPARE(w.heatmap()->tokenCount(), 4);
+}
+
+// The hostile-text matrix as a paste would bring it (QString::fromUtf8 turns invalid bytes into U+FFFD),
+// plus a lone UTF-16 surrogate that only a QString can hold: each ends drawn or refused with a banner,
+// never with numbers next to an error.
+void TestMainWindow::hostileTextNeverCrashesTheWindow()
+{
+    MainWindow w;
+    w.show();
+    QStringList texts;
+    for (const hostiletext::Row& r : hostiletext::rows()) texts << QString::fromUtf8(r.bytes.data(), qsizetype(r.bytes.size()));
+    texts << (QStringLiteral("abc ") + QChar(0xD800) + QStringLiteral(" def"));
+    for (const QString& text : texts) {
+        w.document()->setText(text);
+        w.document()->waitForIdle();
+        QCoreApplication::processEvents();
+        const int drawn = w.heatmap()->tokenCount();
+        w.grab();  // paint everything now
+        // 500,000 tokens or a one-megabyte token must not grow the chips past what a widget can paint.
+        QVERIFY(w.tokenChips()->chipCount() <= 65537);
+        QVERIFY(w.tokenChips()->height() < 100'000);
+        for (int i = 0; i < w.tokenChips()->chipCount(); i += 997) QVERIFY(w.tokenChips()->chipRect(i).width() < 1000);
+        if (w.document()->error().isEmpty()) {
+            QCOMPARE(drawn, w.tokenChips()->chipCount());
+        } else {
+            QVERIFY(w.errorLabel()->isVisibleTo(&w));
+            QCOMPARE(drawn, 0);
+        }
+    }
 }
 
 QTEST_MAIN(TestMainWindow)

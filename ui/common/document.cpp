@@ -9,6 +9,8 @@
 #include <optional>
 #include <thread>
 
+#include "model/trainingmask.h"
+
 namespace attnscope {
 
 namespace {
@@ -46,12 +48,16 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     if (!tokens) return {snap, QString::fromStdString(tokens.error())};
     snap->tokens = std::move(*tokens);
 
+    // Decoders predict the next token; encoders fill the [MASK]s, from the last layer's output.
+    const bool encoder = !model->config.causal;
     CaptureRequest capture;
     capture.detail = snap->focus;
-    capture.nextTokenLogits = true;
+    capture.nextTokenLogits = !encoder;
+    capture.finalHidden = encoder && maskedPredictionUnavailable(*model).empty();
     thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
     Status s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
-    if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
+    if (s.ok() && encoder) snap->maskedTokens = predictMasked(*model, snap->trace, snap->tokens.ids, Snapshot::kNextTokens);
+    else if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
         // Keep the tokens so the chips still show what was typed, but no weights to draw.
@@ -133,9 +139,13 @@ private:
                 m_pending.reset();
                 m_busy = true;
             }
-            auto [snapshot, error] = computeSnapshot(job.model, job.text, job.settings, job.focus, job.generation);
+            // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
+            std::pair<SnapshotPtr, QString> result = computeSnapshot(job.model, job.text, job.settings, job.focus, job.generation);
             QMetaObject::invokeMethod(
-                m_document, [doc = m_document, snapshot, error] { doc->acceptFromWorker(snapshot, error); },
+                m_document,
+                [doc = m_document, snapshot = std::move(result.first), error = std::move(result.second)] {
+                    doc->acceptFromWorker(snapshot, error);
+                },
                 Qt::QueuedConnection);
             {
                 std::lock_guard lock(m_mutex);
@@ -189,6 +199,9 @@ void Document::setText(const QString& text)
 void Document::setModel(ModelPtr model)
 {
     if (!model || model == m_model) return;
+    // A model trained with another mask than the last one (BERT after GPT-2, or back) opens under its own:
+    // none for encoders, causal for decoders. The causal toggle then shows the other as a counterfactual.
+    const bool newTraining = !m_model || trainingMask(m_model->config) != trainingMask(model->config);
     m_model = std::move(model);
     m_focus = clampFocus(m_focus, m_model->config);
     // Ablated heads the new model does not have are dropped, as the focus is clamped.
@@ -199,6 +212,10 @@ void Document::setModel(ModelPtr model)
         emit settingsChanged(m_settings);
     }
     emit modelChanged(m_model);
+    if (newTraining && m_settings.mask != trainingMask(m_model->config)) {
+        m_settings.mask = trainingMask(m_model->config);
+        emit settingsChanged(m_settings);
+    }
     request();
 }
 
@@ -293,7 +310,7 @@ void Document::setFocus(HeadSelection focus)
 int Document::tokensOverContext() const
 {
     if (!m_model || !m_snapshot || m_snapshot->model != m_model) return 0;
-    const int over = int(m_snapshot->tokens.ids.size()) - m_model->config.contextLength;
+    const int over = int(m_snapshot->tokens.ids.size()) - m_settings.effectiveTokenLimit(m_model->config.contextLength);
     return over > 0 ? over : 0;
 }
 
@@ -303,7 +320,7 @@ QString Document::prefixThatFits() const
     auto fits = [this](qsizetype length) {
         const QByteArray utf8 = m_text.left(length).toUtf8();
         Result<TokenizedText> t = m_model->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
-        return t && int(t->ids.size()) <= m_model->config.contextLength;
+        return t && int(t->ids.size()) <= m_settings.effectiveTokenLimit(m_model->config.contextLength);
     };
     if (fits(m_text.size())) return m_text;
     // Token counts grow with the prefix, so binary search the longest prefix (in UTF-16 units) that fits;

@@ -10,6 +10,7 @@
 
 #include "model/attentionsettings.h"
 #include "model/forward.h"
+#include "model/maskedlm.h"
 #include "model/model.h"
 #include "model/nexttokens.h"
 #include "text/tokenizer.h"
@@ -26,7 +27,8 @@ struct Snapshot {
     AttentionSettings settings;
     HeadSelection focus;
     ForwardTrace trace;            // every head's weights and the focused head's detail
-    std::vector<NextToken> nextTokens;  // the model's most probable next tokens after the last one
+    std::vector<NextToken> nextTokens;  // decoders: the model's most probable next tokens after the last one
+    std::vector<MaskedPrediction> maskedTokens;  // encoders: the most probable fillers of every [MASK]
     double computeMs = 0.0;        // wall time of tokenize + forward
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
 };
@@ -56,9 +58,10 @@ public:
     bool isAsync() const;
     void setForceAsync(bool on);  // tests and benchmarks exercise the worker path with a small model
 
-    // How many tokens the current text has past the model's context (0 when it fits), from the latest snapshot.
+    // How many tokens the current text has past the token limit (the model's context unless the settings set
+    // a lower one; 0 when it fits), from the latest snapshot.
     int tokensOverContext() const;
-    // The longest prefix of the text whose tokens fit the model's context (the text itself when it fits).
+    // The longest prefix of the text whose tokens fit that limit (the text itself when it fits).
     QString prefixThatFits() const;
 
 public slots:

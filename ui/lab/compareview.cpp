@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "common/colormap.h"
+#include "model/trainingmask.h"
 #include "lab/labdata.h"
 #include "common/refreshgate.h"
 #include "analysis/stats.h"
@@ -188,9 +189,8 @@ QString CompareView::bText() const { return m_bText.isEmpty() ? m_document->text
 
 QString CompareView::counterfactualNote(const Snapshot& snapshot)
 {
-    if (snapshot.model && snapshot.model->config.causal && snapshot.settings.mask == MaskKind::None)
-        return QStringLiteral("counterfactual: the model was trained with the causal mask");
-    return QString();
+    if (!snapshot.model) return QString();
+    return QString::fromStdString(attnscope::counterfactualNote(snapshot.model->config, snapshot.settings.mask));
 }
 
 double CompareView::differenceCell(int query, int key) const { return labplot::heatmapCell(m_paneDiff->map, query, key); }

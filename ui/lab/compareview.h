@@ -39,7 +39,7 @@ public:
     QString noteB() const;
     QString differenceNote() const;
 
-    // A sentence for a person when a pane shows a causal-trained model without its mask; empty otherwise.
+    // A sentence for a person when a pane shows a model under another mask than it was trained with; empty otherwise.
     static QString counterfactualNote(const Snapshot& snapshot);
 
 private:

@@ -15,18 +15,19 @@ namespace {
 struct StepInfo {
     const char* name;
     const char* title;
+    const char* postLnTitle;  // post-LN blocks (BERT) normalise after each residual addition
     Matrix HeadDetail::*member;
     QColor colour;  // of its norm line; invalid when the norm is not plotted
 };
 
 const StepInfo kSteps[] = {
-    {"residual_in", "residual stream in", &HeadDetail::residualIn, QColor(60, 60, 60)},
-    {"attn_output", "+ attention", &HeadDetail::attnOutput, QColor(33, 102, 172)},
-    {"residual_mid", "= residual after attention", &HeadDetail::residualMid, QColor(120, 120, 200)},
-    {"ln2", "layer norm", &HeadDetail::ln2, QColor()},
-    {"ff_hidden", "FFN: × W_1, activation", &HeadDetail::ffHidden, QColor()},
-    {"ff_output", "× W_2: + feed-forward", &HeadDetail::ffOutput, QColor(230, 120, 20)},
-    {"residual_out", "= residual stream out", &HeadDetail::residualOut, QColor(0, 0, 0)},
+    {"residual_in", "residual stream in", "residual stream in", &HeadDetail::residualIn, QColor(60, 60, 60)},
+    {"attn_output", "+ attention", "+ attention", &HeadDetail::attnOutput, QColor(33, 102, 172)},
+    {"residual_mid", "= residual after attention", "= layer norm(in + attention)", &HeadDetail::residualMid, QColor(120, 120, 200)},
+    {"ln2", "layer norm", "FFN input (post-LN: the same)", &HeadDetail::ln2, QColor()},
+    {"ff_hidden", "FFN: × W_1, activation", "FFN: × W_1, activation", &HeadDetail::ffHidden, QColor()},
+    {"ff_output", "× W_2: + feed-forward", "× W_2: + feed-forward", &HeadDetail::ffOutput, QColor(230, 120, 20)},
+    {"residual_out", "= residual stream out", "= layer norm(mid + feed-forward)", &HeadDetail::residualOut, QColor(0, 0, 0)},
 };
 
 } // namespace
@@ -78,13 +79,16 @@ void BlockView::refresh()
     const HeadDetail& d = snap->trace.detail;
     const QStringList tokens = tokenLabels(snap->tokens.tokens);
     const int T = snap->trace.tokens;
+    const bool postLN = snap->model && snap->model->config.norm == NormPlacement::PostLN;
     int graph = 0;
     for (const StepInfo& s : kSteps) {
         const Matrix& m = d.*s.member;
+        const QString title = QString::fromUtf8(postLN ? s.postLnTitle : s.title);
         MatrixPlot* p = plot(QString::fromLatin1(s.name));
-        p->setTitle(QStringLiteral("%1 (%2×%3)").arg(QString::fromUtf8(s.title)).arg(m.rows()).arg(m.cols()));
+        p->setTitle(QStringLiteral("%1 (%2×%3)").arg(title).arg(m.rows()).arg(m.cols()));
         p->setMatrix(m, MatrixPlot::Scale::Symmetric, tokens);
         if (!s.colour.isValid()) continue;
+        m_norms->graph(graph)->setName(title);
         const std::vector<float> norms = rowNorms(m);  // (T), from the core
         QVector<double> x(T), y(T);
         for (int t = 0; t < T; ++t) {

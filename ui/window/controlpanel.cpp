@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/trainingmask.h"
+
 namespace attnscope {
 
 double ControlPanel::temperatureForSlider(int position)
@@ -46,8 +48,11 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     m_causal = new QCheckBox(tr("&Causal"), maskGroup);
     m_clearBlocked = new QPushButton(tr("Clear &blocked keys"), maskGroup);
     m_clearBlocked->setToolTip(tr("Click a token chip to block that key; this unblocks them all"));
+    m_maskNote = new QLabel(maskGroup);
+    m_maskNote->setWordWrap(true);
     auto* maskBox = new QVBoxLayout(maskGroup);
     maskBox->addWidget(m_causal);
+    maskBox->addWidget(m_maskNote);
     maskBox->addWidget(m_clearBlocked);
 
     auto* scaleGroup = new QGroupBox(tr("Scaling"), this);
@@ -127,6 +132,14 @@ void ControlPanel::showSettings(const AttentionSettings& s)
 {
     const QSignalBlocker b1(m_causal), b2(m_sqrtDk), b3(m_temperature), b4(m_positional);
     m_causal->setChecked(s.mask == MaskKind::Causal);
+    // The model's training mask, and a warning colour when the view departs from it.
+    const ModelPtr& model = m_document->model();
+    const QString note = model ? QString::fromStdString(counterfactualNote(model->config, s.mask)) : QString();
+    const QString trained = model ? (model->config.causal ? tr("Trained causal (%1).") : tr("Trained bidirectional, no mask (%1)."))
+                                        .arg(QString::fromStdString(model->config.architecture))
+                                  : QString();
+    m_maskNote->setText(note.isEmpty() ? trained : note.left(1).toUpper() + note.mid(1) + QLatin1Char('.'));
+    m_maskNote->setStyleSheet(note.isEmpty() ? QString() : QStringLiteral("QLabel { color: #8a4b00; }"));
     m_sqrtDk->setChecked(s.scaling == Scaling::SqrtDk);
     m_temperature->setValue(sliderForTemperature(s.temperature));
     m_temperatureLabel->setText(QStringLiteral("T = %1").arg(s.temperature, 0, 'f', 2));

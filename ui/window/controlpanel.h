@@ -29,6 +29,8 @@ public:
     QSpinBox* layerBox() const { return m_layer; }
     QSpinBox* headBox() const { return m_head; }
     QCheckBox* causalBox() const { return m_causal; }
+    // How the model was trained and, when the mask differs, that the view is a counterfactual.
+    QLabel* maskNote() const { return m_maskNote; }
     QCheckBox* sqrtDkBox() const { return m_sqrtDk; }
     QSlider* temperatureSlider() const { return m_temperature; }
     QLabel* temperatureLabel() const { return m_temperatureLabel; }
@@ -44,6 +46,7 @@ private:
     QSpinBox* m_layer;
     QSpinBox* m_head;
     QCheckBox* m_causal;
+    QLabel* m_maskNote;
     QPushButton* m_clearBlocked;
     QCheckBox* m_sqrtDk;
     QSlider* m_temperature;

@@ -3,6 +3,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QFileInfo>
 #include <QKeyEvent>
 #include <QLabel>
@@ -31,6 +32,7 @@
 #include "steps/stepbystep.h"
 #include "training/trainview.h"
 #include "window/tokenchips.h"
+#include "model/trainingmask.h"
 
 namespace attnscope {
 
@@ -146,6 +148,18 @@ void MainWindow::buildMenus()
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"));
         if (!dir.isEmpty()) openModelWithDialog(dir);
     });
+    model->addAction(tr("&Token Limit…"), this, [this] {
+        // Longer text is refused with both lengths and the offer to keep what fits; 0 is the model's context.
+        const int context = m_document->model() ? m_document->model()->config.contextLength : 1'000'000;
+        bool ok = false;
+        const int limit = QInputDialog::getInt(this, tr("Token Limit"),
+                                               tr("Most tokens a text may have (0: the model's context, %1):").arg(context),
+                                               m_document->settings().tokenLimit, 0, context, 1, &ok);
+        if (!ok) return;
+        AttentionSettings s = m_document->settings();
+        s.tokenLimit = limit;
+        m_document->setSettings(s);
+    });
     model->addSeparator();
     model->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }
@@ -212,7 +226,8 @@ void MainWindow::showError(const QString& error)
     m_error->setVisible(!error.isEmpty());
     const int over = error.isEmpty() ? 0 : m_document->tokensOverContext();
     if (over > 0)
-        m_truncate->setText(tr("Keep the first %1 tokens").arg(m_document->model()->config.contextLength));
+        m_truncate->setText(tr("Keep the first %1 tokens")
+                                .arg(m_document->settings().effectiveTokenLimit(m_document->model()->config.contextLength)));
     m_truncate->setVisible(over > 0);
 }
 
@@ -220,7 +235,11 @@ void MainWindow::updateStatus()
 {
     const SnapshotPtr& s = m_document->snapshot();
     const ModelPtr& model = m_document->model();
-    const QString name = model ? QString::fromStdString(model->config.name) : tr("no model");
+    // The model, its architecture and how it was trained (an encoder sees both ways, a decoder only back).
+    const QString name = model ? QStringLiteral("%1 (%2, %3)")
+                                     .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture),
+                                          QString::fromStdString(trainingDescription(model->config)))
+                               : tr("no model");
     const AttentionSettings& settings = m_document->settings();
     const QString ablated = settings.ablated.empty() ? QString() : tr("   ·   ablated heads %1").arg(ablationText(settings));
     m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")

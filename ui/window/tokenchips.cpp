@@ -1,6 +1,7 @@
 #include "window/tokenchips.h"
 
 #include <QHelpEvent>
+#include <algorithm>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -12,6 +13,11 @@ namespace attnscope {
 namespace {
 
 constexpr int kPadX = 6, kPadY = 3, kSpacing = 4;
+// Pasted text can hold hundreds of thousands of tokens, and one token can be a megabyte of one letter:
+// past these the chips would be taller or wider than a widget can paint. The longest context a model
+// may declare is 65,536 tokens, so every token a model can read still gets its chip.
+constexpr std::size_t kMaxChips = 65536;
+constexpr qsizetype kMaxChipChars = 48;
 
 } // namespace
 
@@ -25,18 +31,27 @@ TokenChips::TokenChips(QWidget* parent) : QWidget(parent)
 
 void TokenChips::setSnapshot(const SnapshotPtr& snapshot)
 {
-    const std::size_t n = snapshot ? snapshot->tokens.tokens.size() : 0;
+    const std::size_t total = snapshot ? snapshot->tokens.tokens.size() : 0;
+    const std::size_t n = std::min(total, kMaxChips);
     const QFontMetrics fm(font());
-    m_chips.resize(n);
+    m_chips.resize(n + (total > n ? 1 : 0));
     for (std::size_t i = 0; i < n; ++i) {
         Chip& c = m_chips[i];
-        const QString text = QString::fromStdString(snapshot->tokens.tokens[i]);
+        QString text = QString::fromStdString(snapshot->tokens.tokens[i]);
+        if (text.size() > kMaxChipChars) text = text.left(kMaxChipChars - 1) + QChar(0x2026);  // "…"
         if (text != c.text) {
             c.text = text;
             c.width = fm.horizontalAdvance(text) + 2 * kPadX;
         }
         c.id = i < snapshot->tokens.ids.size() ? snapshot->tokens.ids[i] : -1;
         c.blocked = snapshot->settings.isBlocked(int(i));
+    }
+    if (total > n) {  // one last chip says how many were left out
+        Chip& more = m_chips.back();
+        more.text = tr("… %1 more tokens").arg(total - n);
+        more.width = fm.horizontalAdvance(more.text) + 2 * kPadX;
+        more.id = -1;
+        more.blocked = false;
     }
     place();
     update();

@@ -1,0 +1,158 @@
+#include "io/tensorsource.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "text/filetext.h"
+
+namespace attnscope {
+
+namespace fs = std::filesystem;
+
+std::string checkModelFolder(const fs::path& dir, const std::string& folder)
+{
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) return "the model folder '" + folder + "' does not exist.";
+    if (!fs::is_directory(dir, ec))
+        return "'" + folder + "' is not a folder; a model is a folder with config.json and model.safetensors.";
+    if (!fs::exists(dir / "config.json", ec)) return "the model folder '" + folder + "' has no config.json.";
+    if (!fs::exists(dir / "model.safetensors", ec)) {
+        // A pickle can run code when loaded, so it is never opened; converting it once is quick.
+        if (fs::exists(dir / "pytorch_model.bin", ec))
+            return "'" + (dir / "pytorch_model.bin").string() +
+                   "' is a PyTorch pickle, which AttnScope does not open because loading a pickle can run code; "
+                   "convert it once in Python with transformers: AutoModel.from_pretrained(folder)"
+                   ".save_pretrained(folder, safe_serialization=True), which writes model.safetensors.";
+        return "the model folder '" + folder + "' has no model.safetensors.";
+    }
+    return {};
+}
+
+Result<nlohmann::json> readJsonObject(const std::string& path)
+{
+    using R = Result<nlohmann::json>;
+    Result<std::string> text = readSmallFile(path, kMaxConfigBytes);
+    if (!text) return R::fail(text.error());
+    // Through the one JSON entry point, whose nesting limit is checked before the parser allocates.
+    Result<nlohmann::json> j = parseJson(*text, "'" + path + "'");
+    if (!j) return j;
+    if (!j->is_object()) return R::fail("'" + path + "' is not a JSON object.");
+    return j;
+}
+
+std::string readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out, bool required)
+{
+    const auto it = config.find(key);
+    if (it == config.end() || it->is_null()) return required ? file + " has no \"" + key + "\"." : std::string();
+    if (!it->is_number_integer()) return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a whole number.";
+    const long long v = it->get<long long>();
+    if (v < -1'000'000'000LL || v > 1'000'000'000LL) return file + " gives \"" + key + "\" the absurd value " + std::to_string(v) + ".";
+    out = static_cast<int>(v);
+    return {};
+}
+
+std::string parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out)
+{
+    const std::string a = value.is_string() ? value.get<std::string>() : quoteJsonValue(value);
+    if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast") out = Activation::GeluTanh;
+    else if (a == "gelu") out = Activation::GeluErf;
+    else if (a == "relu") out = Activation::Relu;
+    else return file + " asks for the " + key + " \"" + a + "\", which AttnScope does not implement.";
+    return {};
+}
+
+std::string folderDisplayName(const fs::path& dir)
+{
+    return dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+}
+
+TensorSource::TensorSource(const SafetensorsFile& file, Model& model, std::vector<std::string> prefixes)
+    : m_file(file), m_model(model), m_prefixes(std::move(prefixes))
+{
+    if (std::find(m_prefixes.begin(), m_prefixes.end(), std::string()) == m_prefixes.end())
+        m_prefixes.insert(m_prefixes.begin(), std::string());
+}
+
+const TensorInfo* TensorSource::lookup(const std::vector<std::string>& names) const
+{
+    for (const std::string& name : names)
+        for (const std::string& prefix : m_prefixes)
+            if (const TensorInfo* t = m_file.find(prefix + name)) return t;
+    return nullptr;
+}
+
+const TensorInfo* TensorSource::find(const std::vector<std::string>& names, const std::vector<std::int64_t>& shape,
+                                     std::string& error) const
+{
+    const TensorInfo* t = lookup(names);
+    if (!t) {
+        error = "the tensor '" + names.front() + "' is missing from '" + m_file.path() + "'.";
+        return nullptr;
+    }
+    if (t->shape != shape) {
+        error = "the tensor '" + t->name + "' in '" + m_file.path() + "' has shape " + shapeText(t->shape) +
+                " but config.json implies " + shapeText(shape) + ".";
+        return nullptr;
+    }
+    return t;
+}
+
+std::string TensorSource::matrix(const std::vector<std::string>& names, Eigen::Index rows, Eigen::Index cols, Matrix& dst)
+{
+    std::string error;
+    const TensorInfo* t = find(names, {rows, cols}, error);
+    if (!t) return error;
+    m_buffer.resize(static_cast<std::size_t>(rows * cols));
+    m_file.readFloats(*t, m_buffer.data());
+    // Row-major to column-major is a transpose; done in 64 x 64 tiles so both sides stay in cache (a
+    // plain element-by-element copy of GPT-2's 154 MB token embedding missed cache on every write).
+    dst.resize(rows, cols);
+    constexpr Eigen::Index kTile = 64;
+    const float* src = m_buffer.data();
+    for (Eigen::Index r0 = 0; r0 < rows; r0 += kTile)
+        for (Eigen::Index c0 = 0; c0 < cols; c0 += kTile) {
+            const Eigen::Index r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+            for (Eigen::Index c = c0; c < c1; ++c)
+                for (Eigen::Index r = r0; r < r1; ++r) dst(r, c) = src[r * cols + c];
+        }
+    noteNonFinite(t->name, m_buffer.data(), m_buffer.size());
+    return {};
+}
+
+std::string TensorSource::linear(const std::vector<std::string>& names, Eigen::Index in, Eigen::Index out, Matrix& dst)
+{
+    std::string error;
+    const TensorInfo* t = find(names, {out, in}, error);
+    if (!t) return error;
+    dst.resize(in, out);
+    // Element (o, i) of the stored [out, in] tensor sits at o * in + i, which is where a column-major
+    // (in, out) matrix keeps its (i, o): the transpose costs nothing.
+    m_file.readFloats(*t, dst.data());
+    noteNonFinite(t->name, dst.data(), static_cast<std::size_t>(dst.size()));
+    return {};
+}
+
+std::string TensorSource::vector(const std::vector<std::string>& names, Eigen::Index n, RowVector& dst)
+{
+    std::string error;
+    const TensorInfo* t = find(names, {n}, error);
+    if (!t) return error;
+    dst.resize(n);
+    m_file.readFloats(*t, dst.data());
+    noteNonFinite(t->name, dst.data(), static_cast<std::size_t>(n));
+    return {};
+}
+
+// The model still loads, so a person can look at what the rest of it does; the warning says where.
+void TensorSource::noteNonFinite(const std::string& name, const float* values, std::size_t n)
+{
+    for (std::size_t i = 0; i < n; ++i)
+        if (!std::isfinite(values[i])) {
+            m_model.warnings.push_back("the tensor '" + name + "' in '" + m_file.path() + "' holds " +
+                                       (std::isnan(values[i]) ? "NaN" : "an infinity") + ", first at flat index " +
+                                       std::to_string(i) + ".");
+            return;
+        }
+}
+
+} // namespace attnscope

@@ -1,0 +1,69 @@
+#pragma once
+// What every Hugging Face model-folder loader shares: the checks on the folder itself, reading sizes out of
+// config.json, and a source of tensors that finds a weight under the names a family uses, checks its shape
+// against the config and converts it into the model's column-major Eigen storage.
+//
+// Dimension letters: rows and columns of the stored (row-major) tensor; "in" and "out" of a projection.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "io/safetensors.h"
+#include "model/model.h"
+#include "model/modelconfig.h"
+#include "result.h"
+
+namespace attnscope {
+
+constexpr std::size_t kMaxConfigBytes = 1u << 20;
+
+// The folder exists, is a folder, and holds config.json and model.safetensors; a lone pytorch_model.bin
+// gets the sentence on how to convert it (a pickle can run code, so it is never opened). Empty when fine.
+std::string checkModelFolder(const std::filesystem::path& dir, const std::string& folder);
+
+// config.json (or another small JSON file) as an object, or a sentence naming the file.
+Result<nlohmann::json> readJsonObject(const std::string& path);
+
+// A config size: an integer that fits an int, or a sentence saying which key is wrong. An absent or null
+// key leaves `out` as it is when not required.
+std::string readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out,
+                           bool required = true);
+
+// A Hugging Face activation name ("gelu", "gelu_new", "relu", ...); empty when known, else a sentence.
+std::string parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out);
+
+// The folder's name, as the model's display name.
+std::string folderDisplayName(const std::filesystem::path& dir);
+
+// Tensors in the order a loader needs them. Each name may be given with alternatives (old and new
+// spellings); each is also tried under every prefix (e.g. "bert."), so both bare and wrapped checkpoints load.
+class TensorSource {
+public:
+    TensorSource(const SafetensorsFile& file, Model& model, std::vector<std::string> prefixes);
+
+    // The first of `names` present under any prefix, or null.
+    const TensorInfo* lookup(const std::vector<std::string>& names) const;
+    bool has(const std::vector<std::string>& names) const { return lookup(names) != nullptr; }
+
+    // Row-major [rows, cols] on disk becoming a column-major (rows, cols) matrix: GPT-2's Conv1D weights
+    // ([in, out]) and every embedding table ([V, D]).
+    std::string matrix(const std::vector<std::string>& names, Eigen::Index rows, Eigen::Index cols, Matrix& dst);
+    // An nn.Linear weight, stored [out, in] for y = x W^T + b, becoming the (in, out) matrix the forward
+    // multiplies by. Row-major [out, in] and column-major (in, out) are the same bytes, so this is a copy.
+    std::string linear(const std::vector<std::string>& names, Eigen::Index in, Eigen::Index out, Matrix& dst);
+    std::string vector(const std::vector<std::string>& names, Eigen::Index n, RowVector& dst);
+
+private:
+    const TensorInfo* find(const std::vector<std::string>& names, const std::vector<std::int64_t>& shape,
+                           std::string& error) const;
+    void noteNonFinite(const std::string& name, const float* values, std::size_t n);  // stored order
+
+    const SafetensorsFile& m_file;
+    Model& m_model;
+    std::vector<std::string> m_prefixes;  // "" first
+    std::vector<float> m_buffer;          // row-major staging for one tensor
+};
+
+} // namespace attnscope

@@ -1,0 +1,21 @@
+#pragma once
+// What mask a model was trained with, and whether a view under other settings is a counterfactual. GPT-2
+// was trained causally (each token sees itself and the past); BERT-family encoders bidirectionally (every
+// token sees every other). Showing either under the other's mask is allowed and instructive, and labelled.
+#include <string>
+
+#include "model/attentionsettings.h"
+#include "model/modelconfig.h"
+
+namespace attnscope {
+
+// Causal for decoders, none for encoders: the default mask when a model is opened.
+MaskKind trainingMask(const ModelConfig& config);
+
+// One short sentence when `mask` is not the mask the model was trained with; empty when it is.
+std::string counterfactualNote(const ModelConfig& config, MaskKind mask);
+
+// "encoder, trained bidirectional (no mask)" or "decoder, trained with the causal mask".
+std::string trainingDescription(const ModelConfig& config);
+
+} // namespace attnscope

@@ -1,0 +1,28 @@
+#pragma once
+// The promises every tokenizer keeps, checked on whatever text the fuzzer makes: valid UTF-8 is always
+// tokenised, anything else is refused with a sentence; every id is in the vocabulary; there is one
+// display string per id and each is valid UTF-8 (the views and the JSON output rely on it).
+#include "fuzzing.h"
+#include "text/tokenizer.h"
+#include "text/utf8.h"
+
+namespace fuzzing {
+
+inline attnscope::TokenizedText checkEncode(const attnscope::Tokenizer& tokenizer, std::string_view text)
+{
+    attnscope::Result<attnscope::TokenizedText> out = tokenizer.encode(text);
+    if (!attnscope::utf8::isValid(text)) {
+        FUZZ_EXPECT(!out, "invalid UTF-8 must be refused");
+        FUZZ_EXPECT(!out.error().empty(), "a refusal carries a sentence");
+        return {};
+    }
+    FUZZ_EXPECT(out, "valid UTF-8 must be tokenised");
+    FUZZ_EXPECT(out->ids.size() == out->tokens.size(), "one display string per id");
+    for (std::size_t i = 0; i < out->ids.size(); ++i) {
+        FUZZ_EXPECT(out->ids[i] >= 0 && out->ids[i] < tokenizer.vocabSize(), "ids lie in the vocabulary");
+        FUZZ_EXPECT(attnscope::utf8::isValid(out->tokens[i]), "display strings are valid UTF-8");
+    }
+    return std::move(*out);
+}
+
+} // namespace fuzzing

@@ -203,7 +203,7 @@ void TestCliResearch::renderResearchViews_data()
     QTest::newRow("rollout row chosen by --query") << base + QStringList{"--view", "rollout", "--query", "2"} << 0;
     QTest::newRow("query past the text is input") << base + QStringList{"--view", "qk-map", "--query", "99"} << 1;
     QTest::newRow("importance of one token is input")
-        << QStringList{"render", "--text", "one", "--view", "importance", "--width", "600", "--height", "400"} << 1;
+        << QStringList{"render", "--model", kSpec, "--text", "one", "--view", "importance", "--width", "600", "--height", "400"} << 1;
 }
 
 void TestCliResearch::renderResearchViews()

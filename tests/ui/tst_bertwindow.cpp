@@ -154,6 +154,13 @@ private slots:
             options.width = 640;
             options.height = 480;
             const RenderStatus status = renderView(view, doc, options);
+            // Importance (a change in next-token loss) and attribution (of a next-token logit) ask for what an
+            // encoder was not trained to give: refused, saying why.
+            if (view == QStringLiteral("importance") || view == QStringLiteral("attribution")) {
+                QVERIFY(!status.ok());
+                QVERIFY2(status.error.find("next-token") != std::string::npos, status.error.c_str());
+                continue;
+            }
             QVERIFY2(status.ok(), qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
             const QImage image(options.outPath);
             QCOMPARE(image.size(), QSize(640, 480));

@@ -287,7 +287,7 @@ void TrainView::showSnapshot(int index)
                      .arg(bestL)
                      .arg(bestH)
                      .arg(best, 0, 'f', 2)
-                     .arg(named ? tr(" (a %1 head)").arg(QString::fromUtf8(roleName(role))) : tr(" (not yet)"));
+                     .arg(named ? tr(" (%1 head)").arg(QString::fromUtf8(roleName(role))) : tr(" (not yet)"));
     }
     m_roles->setText(parts.join(QStringLiteral("   ·   ")));
 }

@@ -28,7 +28,7 @@ start=$(date +%s)
 "$cli" corpus --out "$work/corpus.txt" --documents 80000 --seed 1
 "$cli" train --corpus "$work/corpus.txt" --out "$out" \
   --layers 3 --heads 4 --d-model 96 --d-ff 384 --context 128 \
-  --steps 5000 --batch 32 --sequence-length 64 --learning-rate 0.003 --warmup 100 --seed 1 \
+  --steps 5000 --batch 32 --sequence-length 64 --learning-rate 0.003 --warmup 100 --seed 2 \
   --log-every 250 --save-every 100000
 end=$(date +%s)
 echo "trained in $((end - start)) s"

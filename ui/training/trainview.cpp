@@ -61,7 +61,7 @@ TrainView::TrainView(Document* document, QWidget* parent)
     m_steps = new QSpinBox;
     m_steps->setRange(100, 100000);
     m_steps->setSingleStep(500);
-    m_steps->setValue(3000);
+    m_steps->setValue(6000);
     m_steps->setToolTip(tr("Optimisation steps of 32 sequences of 64 tokens; the learning rate warms up, then decays "
                            "along a cosine to the last step."));
     m_start = new QPushButton(tr("Start"));

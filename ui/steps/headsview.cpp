@@ -45,9 +45,12 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
 
 bool HeadsView::eventFilter(QObject* watched, QEvent* event)
 {
-    const int head = m_headPlots.indexOf(static_cast<MatrixPlot*>(watched));
-    if (head >= 0 && event->type() == QEvent::Enter) setHighlightedHead(head);
-    else if (head >= 0 && event->type() == QEvent::Leave) setHighlightedHead(-1);
+    // Only Enter and Leave are ours; other events (ChildRemoved while a plot is being destroyed, when it is no
+    // longer a MatrixPlot) must not be cast.
+    if (event->type() == QEvent::Enter || event->type() == QEvent::Leave) {
+        const int head = m_headPlots.indexOf(static_cast<MatrixPlot*>(watched));
+        if (head >= 0) setHighlightedHead(event->type() == QEvent::Enter ? head : -1);
+    }
     return QWidget::eventFilter(watched, event);
 }
 
@@ -73,7 +76,11 @@ void HeadsView::refresh()
         m_headsRow->layout()->addWidget(p);
         m_headPlots.append(p);
     }
-    while (m_headPlots.size() > H) delete m_headPlots.takeLast();
+    while (m_headPlots.size() > H) {
+        MatrixPlot* p = m_headPlots.takeLast();
+        p->removeEventFilter(this);  // its destructor still sends events (UBSan saw the cast above on them)
+        delete p;
+    }
     if (!snap->trace.hasDetail) return;
     const HeadDetail& d = snap->trace.detail;
     const int Dh = snap->model->config.dHead;

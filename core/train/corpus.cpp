@@ -401,42 +401,27 @@ private:
         return pick(m_x.foods);
     }
 
-    // A name, "the <person>" or a pronoun, with the gender a later "he" or "she" must agree with.
-    void subject(Words& w, Gender& g)
+    // A name (half the time), "the <person>" (up to `personShare`) or else a pronoun in the form given, with
+    // the gender a later pronoun must agree with.
+    void person(Words& w, Gender& g, double personShare, const char* male, const char* female)
     {
         const double r = uniform();
         if (r < 0.5) {
             const Name& n = pick(m_x.names);
             w.push_back(n.name);
             g = n.gender;
-        } else if (r < 0.85) {
+        } else if (r < personShare) {
             const Person& p = pick(m_x.people);
             w.push_back("the");
             w.push_back(p.singular);
             g = p.gender;
         } else {
             g = uniform() < 0.5 ? Gender::Male : Gender::Female;
-            w.push_back(g == Gender::Male ? "he" : "she");
+            w.push_back(g == Gender::Male ? male : female);
         }
     }
-
-    void object(Words& w, Gender& g)
-    {
-        const double r = uniform();
-        if (r < 0.5) {
-            const Name& n = pick(m_x.names);
-            w.push_back(n.name);
-            g = n.gender;
-        } else if (r < 0.8) {
-            const Person& p = pick(m_x.people);
-            w.push_back("the");
-            w.push_back(p.singular);
-            g = p.gender;
-        } else {
-            g = uniform() < 0.5 ? Gender::Male : Gender::Female;
-            w.push_back(g == Gender::Male ? "him" : "her");
-        }
-    }
+    void subject(Words& w, Gender& g) { person(w, g, 0.85, "he", "she"); }
+    void object(Words& w, Gender& g) { person(w, g, 0.8, "him", "her"); }
 
     SeededRandom m_random;
     const Lexicon& m_x;

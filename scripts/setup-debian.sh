@@ -49,5 +49,5 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # system libraries below it report leaks is unverified; README, Reliability and security, says how to add them. Everything else runs: the core
 # tests, the memory-capped hostile files, the hostile text, the atomic writer, and every fuzz target's
 # corpus and regressions but the CLI's.
-sanitize_pending='^(tst_(cli.*|mainwindow|renderer|scalinglab|stepbystep)|fuzzreplay_cli)$'
+sanitize_pending='^(tst_(cli.*|mainwindow|renderer|scalinglab|stepbystep|research|bertwindow|trainview)|fuzzreplay_cli)$'
 QT_QPA_PLATFORM=offscreen ctest --test-dir build-sanitize --output-on-failure --timeout 1800 -E "$sanitize_pending"

@@ -139,12 +139,32 @@ Result<SafetensorsFile> SafetensorsFile::open(const std::string& path)
     ::close(fd);
     if (mapped == MAP_FAILED) return R::fail("cannot map " + file + " into memory (" + std::strerror(errno) + ").");
 
+    return parse(path, std::shared_ptr<const unsigned char>(static_cast<const unsigned char*>(mapped),
+                                                            [fileBytes](const unsigned char* p) {
+                                                                ::munmap(const_cast<unsigned char*>(p), fileBytes);
+                                                            }),
+                 fileBytes);
+}
+
+Result<SafetensorsFile> SafetensorsFile::fromBytes(const std::string& name, std::shared_ptr<const std::string> bytes)
+{
+    using R = Result<SafetensorsFile>;
+    if (!bytes || bytes->size() < 8)
+        return R::fail(quoted(name) + " is too short to be a safetensors file (the header length alone takes 8 bytes).");
+    const std::uint64_t size = bytes->size();
+    const auto* base = reinterpret_cast<const unsigned char*>(bytes->data());
+    // The buffer lives as long as any copy of the file does (aliasing constructor).
+    return parse(name, std::shared_ptr<const unsigned char>(std::move(bytes), base), size);
+}
+
+Result<SafetensorsFile> SafetensorsFile::parse(const std::string& path, std::shared_ptr<const unsigned char> map,
+                                               std::uint64_t fileBytes)
+{
+    using R = Result<SafetensorsFile>;
+    const std::string file = quoted(path);
     SafetensorsFile f;
     f.m_path = path;
-    f.m_map = std::shared_ptr<const unsigned char>(static_cast<const unsigned char*>(mapped),
-                                                   [fileBytes](const unsigned char* p) {
-                                                       ::munmap(const_cast<unsigned char*>(p), fileBytes);
-                                                   });
+    f.m_map = std::move(map);
     const unsigned char* base = f.m_map.get();
 
     // 2. The header length, little-endian, checked against the limit and the file before it is trusted.

@@ -32,6 +32,10 @@ public:
     // Maps `path` read-only and checks the header; fails with one sentence naming the file and the problem.
     static Result<SafetensorsFile> open(const std::string& path);
 
+    // The same checks on a file already in memory (the built-in model, compiled into the program); `name`
+    // stands for the path in messages.
+    static Result<SafetensorsFile> fromBytes(const std::string& name, std::shared_ptr<const std::string> bytes);
+
     const std::string& path() const { return m_path; }
     const std::vector<TensorInfo>& tensors() const { return m_tensors; }
     const std::map<std::string, std::string>& metadata() const { return m_metadata; }
@@ -48,6 +52,8 @@ public:
     std::shared_ptr<const void> mapping() const { return m_map; }
 
 private:
+    static Result<SafetensorsFile> parse(const std::string& path, std::shared_ptr<const unsigned char> map, std::uint64_t bytes);
+
     std::string m_path;
     std::shared_ptr<const unsigned char> m_map;  // the whole file; unmapped when the last copy goes
     const unsigned char* m_data = nullptr;       // start of the data buffer inside the mapping

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "model/forward.h"
+#include "builtin/builtinfiles.h"
 #include "io/modelfolder.h"
+#include "io/wordmodel.h"
 #include "model/randommodel.h"
 #include "model/rope.h"
 #include "model/storedweights.h"
@@ -102,7 +104,16 @@ void Model::finalize()
     if (rotary) ropeFrequencies = ropeInverseFrequencies(config.rope, config.dHead);
 }
 
-std::string defaultModelSpec() { return "random:layers=2,heads=4,d_model=64,seed=1"; }
+std::string defaultModelSpec() { return "builtin"; }
+
+Result<ModelPtr> loadBuiltinModel()
+{
+    const std::shared_ptr<const std::string> config = builtinModelFile("config.json");
+    const std::shared_ptr<const std::string> weights = builtinModelFile("model.safetensors");
+    const std::shared_ptr<const std::string> vocab = builtinModelFile("vocab.txt");
+    if (!config || !weights || !vocab) return Result<ModelPtr>::fail("this build of AttnScope has no built-in model.");
+    return loadWordModel("the built-in model", "builtin", *config, weights, *vocab);
+}
 
 Result<ModelPtr> loadModel(std::string_view spec)
 {
@@ -111,7 +122,11 @@ Result<ModelPtr> loadModel(std::string_view spec)
         if (!parsed) return Result<ModelPtr>::fail(parsed.error());
         return makeRandomModel(*parsed);
     }
-    if (spec == "builtin") return loadModel(defaultModelSpec());
+    if (spec == "builtin") {
+        // Loaded once: every window, test and command that asks for it shares the same immutable model.
+        static const Result<ModelPtr> builtin = loadBuiltinModel();
+        return builtin;
+    }
     // Anything else names a model folder in the Hugging Face layout.
     return loadModelFolder(std::string(spec));
 }

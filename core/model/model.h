@@ -38,6 +38,9 @@ using ModelPtr = std::shared_ptr<const Model>;
 // The spec used when none is given.
 std::string defaultModelSpec();
 
+// The model AttnScope trained itself and ships inside the program (see core/train and resources/builtin-model).
+Result<ModelPtr> loadBuiltinModel();
+
 // "random:layers=2,heads=4,d_model=64,seed=1" (every key optional), "builtin", or a model folder path.
 Result<ModelPtr> loadModel(std::string_view spec);
 

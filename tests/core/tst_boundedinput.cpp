@@ -411,7 +411,9 @@ const std::vector<Crafted>& craftedCases()
          },
          false, "deeper than 64"},
         {"vocab.json: a million tokens", "gpt2_vocab_merges",
-         [] { return bigVocab(1'000'000) + sep() + "#version: 0.2\n" + sep() + "t1 t2"; }, true, "", 5.0},
+         // 2.6 s of CPU on an idle machine, but 5.1 s was seen while other builds shared the cores (cache
+         // contention moves CPU time too), so the bound for this accepted case is 10 s.
+         [] { return bigVocab(1'000'000) + sep() + "#version: 0.2\n" + sep() + "t1 t2"; }, true, "", 10.0},
         {"vocab.json: 60 MB of nested brackets", "gpt2_vocab_merges",
          [] { return std::string(60'000'000, '[') + sep() + sep(); }, false, "deeper than 64"},
         {"vocab.json: over the 64 MB limit", "gpt2_vocab_merges",

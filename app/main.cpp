@@ -31,7 +31,7 @@ int main(int argc, char** argv)
     parser.addPositionalArgument(QStringLiteral("scene"), QStringLiteral("A scene to open (FILE.attnscope)."), QStringLiteral("[FILE.attnscope]"));
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this sentence."), QStringLiteral("TEXT"));
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Save the window to FILE and exit."), QStringLiteral("FILE"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0 Attention, 1 Scaling lab, 2 Step by step, 3 Research)."), QStringLiteral("N"));
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Open on tab N (0 Attention, 1 Scaling lab, 2 Step by step, 3 Research, 4 Train)."), QStringLiteral("N"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Resize the window to WxH pixels, e.g. 1600x1000."), QStringLiteral("WxH"));
     const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Open this model: random:..., builtin or a model folder."), QStringLiteral("SPEC"));
     const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Start from the defaults, not from the last session."));
@@ -60,7 +60,10 @@ int main(int argc, char** argv)
             return 1;
         }
     }
-    if (parser.isSet(text)) window.sentenceEdit()->setText(parser.value(text));
+    // Without --text the window opens on a sentence that puts the built-in model's heads to work: "it" looks
+    // back to the dog, and the repeated half lets the induction head find what came next last time.
+    window.sentenceEdit()->setText(parser.isSet(text) ? parser.value(text)
+                                                      : QStringLiteral("The dog sat on the rug because it barked. The dog sat on the rug"));
     if (parser.isSet(tab)) window.tabs()->setCurrentIndex(parser.value(tab).toInt());
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));

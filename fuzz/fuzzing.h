@@ -90,6 +90,17 @@ public:
         std::filesystem::remove(m_path / name, ec);
     }
 
+    // A model folder from one input: part i becomes the file names[i], and an empty part leaves that file out.
+    template <std::size_t N>
+    void writeFolder(std::string_view input, const char* const (&names)[N]) const
+    {
+        const std::vector<std::string_view> parts = splitParts(input, N);
+        for (std::size_t i = 0; i < N; ++i) {
+            if (parts[i].empty()) remove(names[i]);
+            else write(names[i], parts[i]);
+        }
+    }
+
 private:
     std::filesystem::path m_path;
 };

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora in fuzz/corpus/: small valid files of every format and the hostile cases the
 tests check, so each fuzz target starts from inputs that reach deep into its parser. Run from anywhere;
-rerun after changing a case. The files are small (the largest is a few kB) and kept in git."""
+rerun after changing a case. The files are small (the largest, a whole Llama-family folder with its 300-token
+tokenizer, is about 15 kB) and kept in git."""
 import json
 import os
 import struct
@@ -239,6 +240,202 @@ def seeds_folder():
     write("gpt2_folder", "other-family", b'{"model_type":"llama"}' + SEP + tensor_file(tensors) + SEP + v + SEP + m)
 
 
+# ---- Llama-family tokenizer.json pipelines and folders ----
+
+META = "\u2581"  # SentencePiece's space marker
+# The published split patterns of Llama 3 and Qwen2 (Qwen2 takes digits one at a time).
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+QWEN2_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                 r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def added_token(i, content, special=True, lstrip=False, rstrip=False, single_word=False, normalized=False):
+    return {"id": i, "content": content, "single_word": single_word, "lstrip": lstrip, "rstrip": rstrip,
+            "normalized": normalized, "special": special}
+
+
+def bos_template(bos, i):
+    return {"type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                     {"SpecialToken": {"id": bos, "type_id": 1}}, {"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {bos: {"id": bos, "ids": [i], "tokens": [bos]}}}
+
+
+def bpe_model(vocab, merges, unk=None, byte_fallback=False, ignore_merges=False):
+    return {"type": "BPE", "dropout": None, "unk_token": unk, "continuing_subword_prefix": None,
+            "end_of_word_suffix": None, "fuse_unk": unk is not None, "byte_fallback": byte_fallback,
+            "ignore_merges": ignore_merges, "vocab": vocab, "merges": [[a, b] for a, b in merges]}
+
+
+def byte_level_pipeline(kind):
+    """Llama 3 (split pattern, BOS), Qwen2 (NFC, digit by digit, no BOS) or SmolLM (Digits, then ByteLevel's
+    own GPT-2 pattern) around the small byte-level vocabulary of the GPT-2 seeds."""
+    vocab, merges = small_tokenizer()
+    n = len(vocab)
+    added = [added_token(n, "<|begin_of_text|>"), added_token(n + 1, "<|end_of_text|>"),
+             added_token(n + 2, "<mask>", lstrip=True, rstrip=True),
+             added_token(n + 3, "<sep>", special=False, single_word=True, normalized=True)]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+           "post_processor": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
+           "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}}
+    split = lambda pattern: {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+    if kind == "llama3":
+        doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [split(LLAMA3_PATTERN), byte_level]}
+        doc["post_processor"] = {"type": "Sequence", "processors": [doc["post_processor"], bos_template("<|begin_of_text|>", n)]}
+    elif kind == "qwen2":
+        doc["normalizer"] = {"type": "NFC"}
+        doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [split(QWEN2_PATTERN), byte_level]}
+    else:
+        doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True},
+                                                                       dict(byte_level, use_regex=True)]}
+    doc["model"] = bpe_model(vocab, merges, ignore_merges=kind == "llama3")
+    return doc
+
+
+def sentencepiece_pipeline(kind):
+    """Llama 2 (Prepend + Replace normalizer), Mistral (Metaspace) or Llama 2 without byte fallback, over
+    <unk> <s> </s>, the 256 byte tokens, lower-case letters and a few merges."""
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
+    for b in range(256):
+        vocab["<0x%02X>" % b] = len(vocab)
+    for c in META + "abcdefghijklmnopqrstuvwxyz.,'":
+        vocab[c] = len(vocab)
+    merges = [(META, "t"), ("h", "e"), (META + "t", "he"), ("l", "l"), (META, "w"), ("o", "r"), (META + "w", "or"),
+              ("l", "d"), (META + "wor", "ld"), ("i", "n"), (META, "a")]
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    doc = {"version": "1.0", "truncation": None, "padding": None,
+           "added_tokens": [added_token(0, "<unk>"), added_token(1, "<s>"), added_token(2, "</s>")]}
+    if kind == "mistral":
+        doc["normalizer"] = None
+        doc["pre_tokenizer"] = {"type": "Metaspace", "replacement": META, "prepend_scheme": "first", "split": False}
+    else:
+        doc["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": META},
+                                                                  {"type": "Replace", "pattern": {"String": " "}, "content": META}]}
+        doc["pre_tokenizer"] = None
+    doc["post_processor"] = bos_template("<s>", 1)
+    doc["decoder"] = None
+    doc["model"] = bpe_model(vocab, merges, unk="<unk>", byte_fallback=kind != "nofallback")
+    return doc
+
+
+def pipeline(kind):
+    return byte_level_pipeline(kind) if kind in ("llama3", "qwen2", "smollm") else sentencepiece_pipeline(kind)
+
+
+def pipeline_vocab_size(doc):
+    return max(list(doc["model"]["vocab"].values()) + [t["id"] for t in doc["added_tokens"]]) + 1
+
+
+LLAMA_TEXTS = ["Hello world, the tell-tale heart", " leading space and\nnew\r\nlines\n\n", "digits 1234567 and 3.14",
+               "Ünïcödé e\u0301 façade — 日本語 🙂👍🏽", "<|begin_of_text|>typed<mask> special <sep> tokens</s><s>", ""]
+
+
+def seeds_llama_tokenizer():
+    def put(name, doc, text, config=b""):
+        data = doc if isinstance(doc, bytes) else json.dumps(doc, ensure_ascii=False).encode()
+        write("llama_tokenizer", name, data + SEP + config + SEP + (text if isinstance(text, bytes) else text.encode()))
+
+    for kind in ("llama3", "qwen2", "smollm", "llama2", "mistral", "nofallback"):
+        for i, text in enumerate(LLAMA_TEXTS[:3] if kind in ("smollm", "nofallback") else LLAMA_TEXTS):
+            put("%s-%d" % (kind, i), pipeline(kind), text)
+    put("llama2-config-no-bos", pipeline("llama2"), "the world", b'{"add_bos_token": false, "add_eos_token": true, "bos_token": "<s>", "eos_token": "</s>"}')
+    put("llama2-config-bos-object", pipeline("llama2"), "the world", b'{"add_bos_token": true, "bos_token": {"content": "<s>"}}')
+    put("llama2-invalid-utf8", pipeline("llama2"), b"ok \xff\xfe \xed\xa0\x80")
+    hostile = {
+        "unigram": ("llama2", lambda d: d["model"].update(type="Unigram")),
+        "unknown-normalizer": ("llama2", lambda d: d.update(normalizer={"type": "Precompiled"})),
+        "bad-pattern": ("llama3", lambda d: d["pre_tokenizer"]["pretokenizers"][0].update(pattern={"Regex": "(unclosed"})),
+        "added-out-of-range": ("llama3", lambda d: d["added_tokens"][0].update(id=99999999)),
+        "added-on-vocab-id": ("llama3", lambda d: d["added_tokens"][0].update(id=65)),
+        "unk-not-in-vocab": ("llama2", lambda d: d["model"].update(unk_token="<nope>")),
+        "template-undefined": ("llama2", lambda d: d["post_processor"].update(special_tokens={})),
+    }
+    for name, (kind, change) in hostile.items():
+        doc = pipeline(kind)
+        change(doc)
+        put("hostile-" + name, doc, "the world")
+    nested = pipeline("llama2")
+    inner = {"type": "Prepend", "prepend": "x"}
+    for _ in range(12):
+        inner = {"type": "Sequence", "normalizers": [inner]}
+    nested["normalizer"] = inner
+    put("hostile-nested-12", nested, "x")
+    put("hostile-deep-nesting", b'{"model":' + b"[" * 100 + b"]" * 100 + b"}", "x")
+    put("hostile-config-deep", pipeline("llama2"), "x", b"[" * 100 + b"]" * 100)
+
+
+LLAMA_TINY = {"model_type": "llama", "hidden_size": 4, "intermediate_size": 6, "num_hidden_layers": 1,
+              "num_attention_heads": 2, "num_key_value_heads": 1, "max_position_embeddings": 16, "rms_norm_eps": 1e-5,
+              "rope_theta": 10000.0, "tie_word_embeddings": True, "hidden_act": "silu"}
+
+
+def llama_tensors(config, seed, biases=False):
+    rnd = random.Random(seed)
+    V, D, F = config["vocab_size"], config["hidden_size"], config["intermediate_size"]
+    KV = config["num_key_value_heads"] * (D // config["num_attention_heads"])
+
+    def t(name, *shape, offset=0.0):
+        n = 1
+        for s in shape:
+            n *= s
+        return (name, list(shape), [offset + rnd.uniform(-0.5, 0.5) for _ in range(n)])
+
+    out = [t("model.embed_tokens.weight", V, D)]
+    for i in range(config["num_hidden_layers"]):
+        p = "model.layers.%d." % i
+        out += [t(p + "input_layernorm.weight", D, offset=1.0), t(p + "self_attn.q_proj.weight", D, D),
+                t(p + "self_attn.k_proj.weight", KV, D), t(p + "self_attn.v_proj.weight", KV, D),
+                t(p + "self_attn.o_proj.weight", D, D), t(p + "post_attention_layernorm.weight", D, offset=1.0),
+                t(p + "mlp.gate_proj.weight", F, D), t(p + "mlp.up_proj.weight", F, D), t(p + "mlp.down_proj.weight", D, F)]
+        if biases:
+            out += [t(p + "self_attn.q_proj.bias", D), t(p + "self_attn.k_proj.bias", KV), t(p + "self_attn.v_proj.bias", KV)]
+    out.append(t("model.norm.weight", D, offset=1.0))
+    if not config.get("tie_word_embeddings", False):
+        out.append(t("lm_head.weight", V, D))
+    return out
+
+
+def seeds_llama_folder():
+    def put(name, config, weights=b"", tokenizer=b"", tokenizer_config=b"", index=b"", shard=b""):
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights,
+                 tokenizer if isinstance(tokenizer, bytes) else json.dumps(tokenizer, ensure_ascii=False).encode(),
+                 tokenizer_config, index, shard]
+        write("llama_folder", name, SEP.join(parts))
+
+    sp = pipeline("llama2")
+    llama = dict(LLAMA_TINY, vocab_size=pipeline_vocab_size(sp))
+    tensors = llama_tensors(llama, 1)
+    put("llama-f32", llama, tensor_file(tensors), sp, b'{"add_bos_token": true, "bos_token": "<s>"}')
+    put("llama-bf16", llama, tensor_file(tensors, "BF16"), sp)
+    untied = dict(llama, tie_word_embeddings=False, num_key_value_heads=2)
+    put("llama-untied-mha", untied, tensor_file(llama_tensors(untied, 2), "F16"), sp)
+    index = json.dumps({"metadata": {}, "weight_map": {name: "model-00001-of-00001.safetensors" for name, _, _ in tensors}}).encode()
+    put("llama-sharded", llama, b"", sp, b"", index, tensor_file(tensors, "BF16"))
+    bl = pipeline("qwen2")
+    qwen = dict(LLAMA_TINY, model_type="qwen2", vocab_size=pipeline_vocab_size(bl) + 3, rope_theta=1e6, use_sliding_window=False)
+    put("qwen2-biases", qwen, tensor_file(llama_tensors(qwen, 3, biases=True)), bl)
+    mistral = dict(LLAMA_TINY, model_type="mistral", vocab_size=pipeline_vocab_size(pipeline("mistral")), sliding_window=8)
+    put("mistral-window", mistral, tensor_file(llama_tensors(mistral, 4), "BF16"), pipeline("mistral"))
+    l3 = pipeline("llama3")
+    scaled = dict(LLAMA_TINY, vocab_size=pipeline_vocab_size(l3), rope_scaling={
+        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8})
+    put("llama3-rope-scaling", scaled, tensor_file(llama_tensors(scaled, 5)), l3)
+    # Hostile folders: each is refused with a sentence.
+    put("missing-tensor", llama, tensor_file(tensors[:-1]), sp)
+    put("wrong-shape", dict(llama, num_key_value_heads=2), tensor_file(tensors), sp)
+    put("no-tokenizer", llama, tensor_file(tensors))
+    put("tokenizer-larger", dict(llama, vocab_size=100), tensor_file(tensors), sp)
+    put("index-parent", llama, b"", sp, b"", index.replace(b'"model-00001', b'"../model-00001'), tensor_file(tensors))
+    put("index-missing-shard", llama, b"", sp, b"", index.replace(b"00001-of", b"00002-of"), tensor_file(tensors))
+    put("index-deep", llama, b"", sp, b"", b'{"weight_map":' + b"[" * 100 + b"]" * 100 + b"}", tensor_file(tensors))
+    put("eps-huge", dict(llama, rms_norm_eps=1e300), tensor_file(tensors), sp)
+    put("gelu", dict(llama, hidden_act="gelu"), tensor_file(tensors), sp)
+
+
 # ---- attnscope-cli ----
 
 def seeds_cli():
@@ -331,6 +528,8 @@ if __name__ == "__main__":
     seeds_tokenizers()
     seeds_word()
     seeds_folder()
+    seeds_llama_tokenizer()
+    seeds_llama_folder()
     seeds_cli()
     seeds_scene()
     seeds_lesson()

@@ -8,7 +8,10 @@
 
 namespace fuzzing {
 
-inline attnscope::TokenizedText checkEncode(const attnscope::Tokenizer& tokenizer, std::string_view text)
+// `ownPatterns`: the tokenizer splits with patterns its file supplied, which may be hostile enough for
+// PCRE2 to give up on valid text (its match limit); that one refusal is then allowed, with its sentence.
+inline attnscope::TokenizedText checkEncode(const attnscope::Tokenizer& tokenizer, std::string_view text,
+                                            bool ownPatterns = false)
 {
     attnscope::Result<attnscope::TokenizedText> out = tokenizer.encode(text);
     if (!attnscope::utf8::isValid(text)) {
@@ -16,6 +19,7 @@ inline attnscope::TokenizedText checkEncode(const attnscope::Tokenizer& tokenize
         FUZZ_EXPECT(!out.error().empty(), "a refusal carries a sentence");
         return {};
     }
+    if (!out && ownPatterns && out.error().find("could not split the text") != std::string::npos) return {};
     FUZZ_EXPECT(out, "valid UTF-8 must be tokenised");
     FUZZ_EXPECT(out->ids.size() == out->tokens.size(), "one display string per id");
     for (std::size_t i = 0; i < out->ids.size(); ++i) {

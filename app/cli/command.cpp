@@ -38,8 +38,9 @@ Options& Options::model()
 {
     return value("--model", "SPEC",
                  "random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a model folder: GPT-2 (config.json, "
-                 "model.safetensors, vocab.json + merges.txt or tokenizer.json) or BERT/DistilBERT (config.json, "
-                 "model.safetensors, vocab.txt or tokenizer.json); random by default");
+                 "model.safetensors, vocab.json + merges.txt or tokenizer.json), BERT/DistilBERT (config.json, "
+                 "model.safetensors, vocab.txt or tokenizer.json) or Llama, Qwen2, Mistral (config.json, "
+                 "model.safetensors or its shards with model.safetensors.index.json, tokenizer.json); random by default");
 }
 
 Options& Options::text()

@@ -6,16 +6,16 @@ namespace attnscope {
 
 namespace {
 
-// The layer-norm output the projections of `layer` read, for one sentence on its own.
-Result<Matrix> layerInput(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+// The chosen head's pipeline for one sentence on its own: the layer-norm output and the head's q, k, v.
+Result<HeadDetail> headOf(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                           HeadSelection selection)
 {
     CaptureRequest capture;
     capture.allAttention = false;
     capture.detail = selection;
     Result<ForwardTrace> trace = forward(model, ids, settings, capture);
-    if (!trace) return Result<Matrix>::fail(trace.error());
-    return Result<Matrix>::ok(std::move(trace->detail.x));
+    if (!trace) return Result<HeadDetail>::fail(trace.error());
+    return Result<HeadDetail>::ok(std::move(trace->detail));
 }
 
 } // namespace
@@ -35,25 +35,21 @@ Result<CrossAttentionResult> crossAttention(const Model& model, const std::vecto
 
     AttentionSettings own = settings;
     own.blockedKeys.clear();
-    Result<Matrix> tx = layerInput(model, targetIds, own, selection);
-    if (!tx) return R::fail("target: " + tx.error());
-    Result<Matrix> sx = layerInput(model, sourceIds, own, selection);
-    if (!sx) return R::fail("source: " + sx.error());
+    Result<HeadDetail> target = headOf(model, targetIds, own, selection);
+    if (!target) return R::fail("target: " + target.error());
+    Result<HeadDetail> source = headOf(model, sourceIds, own, selection);
+    if (!source) return R::fail("source: " + source.error());
 
-    const LayerWeights& lw = model.weights.layers[static_cast<std::size_t>(selection.layer)];
-    const Eigen::Index Dh = c.dHead, c0 = selection.head * Dh;
     CrossAttentionResult r;
     r.selection = selection;
     r.multiplier = settings.multiplier(c.dHead);
-    r.targetX = std::move(*tx);
-    r.sourceX = std::move(*sx);
-    // 1. The head's slice of each projection: queries ask from the target, keys and values answer from the source.
-    r.q = r.targetX * lw.wq.middleCols(c0, Dh);
-    r.q.rowwise() += lw.bq.segment(c0, Dh);
-    r.k = r.sourceX * lw.wk.middleCols(c0, Dh);
-    r.k.rowwise() += lw.bk.segment(c0, Dh);
-    r.v = r.sourceX * lw.wv.middleCols(c0, Dh);
-    r.v.rowwise() += lw.bv.segment(c0, Dh);
+    r.targetX = std::move(target->x);
+    r.sourceX = std::move(source->x);
+    // 1. The head's slice of each projection, as each sentence's own pass made it: queries ask from the
+    //    target, keys and values answer from the source.
+    r.q = std::move(target->q);
+    r.k = std::move(source->k);
+    r.v = std::move(source->v);
     // 2. No causal mask: the source sentence is complete before the target starts, so all of it is visible.
     r.scores = r.q * r.k.transpose();  // (T, S)
     r.scaled = static_cast<float>(r.multiplier) * r.scores;

@@ -5,7 +5,9 @@
 // Which weights: GPT-2 (and the random model that shares its layout) has no cross-attention, so this
 // applies one layer's self-attention projections across two sentences. Each sentence runs through the
 // model on its own up to the chosen layer; the target's layer-norm output goes through that head's W_Q,
-// the source's through its W_K and W_V. It shows the mechanism, not what a trained decoder would do.
+// the source's through its W_K and W_V. It shows the mechanism, not what a trained decoder would do. With
+// rotary positions each sentence's q and k carry their own positions' rotation, as in that sentence's pass;
+// with shared keys and values the head's key/value head answers.
 //
 // Dimension letters: T target tokens, S source tokens, D d_model, Dh d_head.
 #include <vector>

@@ -47,6 +47,14 @@ RowStats rowStats(const Matrix& weights)
     return s;
 }
 
+float firstTokenShare(const Matrix& weights)
+{
+    if (weights.size() == 0) return 0.0f;
+    // In double: a 2,000-token head sums 4 million weights.
+    const double total = weights.cast<double>().sum();
+    return total > 0.0 ? static_cast<float>(weights.col(0).cast<double>().sum() / total) : 0.0f;
+}
+
 std::vector<float> rowNorms(const Matrix& m)
 {
     std::vector<float> norms(static_cast<std::size_t>(m.rows()));

@@ -22,6 +22,11 @@ struct RowStats {
 };
 RowStats rowStats(const Matrix& weights);  // weights (T, T)
 
+// The attention sink: the share of a head's total weight, summed over every query, that lands on the
+// first key, sum_i w(i, 0) / sum_i sum_j w(i, j). Under a causal mask query 0 sees only key 0, so it adds
+// its whole weight. 0 when no query sees any key.
+float firstTokenShare(const Matrix& weights);  // weights (T, T)
+
 // The Euclidean length of every row: how much each token's vector contributes (block view).
 std::vector<float> rowNorms(const Matrix& m);  // m (T, n) -> (T)
 

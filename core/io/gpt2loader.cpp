@@ -37,10 +37,19 @@ std::string readQkv(TensorSource& src, const std::string& prefix, Eigen::Index D
 
 Result<ModelConfig> readGpt2Config(const std::string& configPath)
 {
+    Result<std::string> text = readSmallFile(configPath, kMaxConfigBytes);
+    if (!text) return Result<ModelConfig>::fail(text.error());
+    return parseGpt2Config(*text, configPath);
+}
+
+Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& configPath)
+{
     using R = Result<ModelConfig>;
     const std::string file = "'" + configPath + "'";
-    Result<nlohmann::json> parsed = readJsonObject(configPath);
+    // Through the one JSON entry point, whose nesting limit is checked before the parser allocates.
+    Result<nlohmann::json> parsed = parseJson(text, file);
     if (!parsed) return R::fail(parsed.error());
+    if (!parsed->is_object()) return R::fail(file + " is not a JSON object.");
     const nlohmann::json& j = *parsed;
 
     ModelConfig c;
@@ -92,12 +101,12 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     if (!config) return R::fail(config.error());
 
     // The tokenizer: vocab.json + merges.txt when both are there, else tokenizer.json.
-    Result<std::shared_ptr<const Gpt2BpeTokenizer>> tokenizer = Result<std::shared_ptr<const Gpt2BpeTokenizer>>::fail(
+    Result<std::shared_ptr<const BpeTokenizer>> tokenizer = Result<std::shared_ptr<const BpeTokenizer>>::fail(
         "the model folder '" + folder + "' has no tokenizer: it needs vocab.json and merges.txt, or tokenizer.json.");
     if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
-        tokenizer = Gpt2BpeTokenizer::fromVocabAndMerges((dir / "vocab.json").string(), (dir / "merges.txt").string());
+        tokenizer = BpeTokenizer::fromVocabAndMerges((dir / "vocab.json").string(), (dir / "merges.txt").string());
     else if (fs::exists(dir / "tokenizer.json", ec))
-        tokenizer = Gpt2BpeTokenizer::fromTokenizerJson((dir / "tokenizer.json").string());
+        tokenizer = BpeTokenizer::fromTokenizerJson((dir / "tokenizer.json").string());
     if (!tokenizer) return R::fail(tokenizer.error());
     if ((*tokenizer)->vocabSize() > config->vocabSize)
         return R::fail("the tokenizer in '" + folder + "' has " + std::to_string((*tokenizer)->vocabSize()) +
@@ -109,11 +118,19 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     auto model = std::make_shared<Model>();
     model->config = *config;
     model->config.name = folderDisplayName(dir);
-    const ModelConfig& c = model->config;
+    if (std::string e = readGpt2Weights(*file, *model); !e.empty()) return R::fail(e);
+    model->tokenizer = *tokenizer;
+    model->finalize();
+    return R::ok(std::move(model));
+}
+
+std::string readGpt2Weights(const SafetensorsFile& file, Model& model)
+{
+    const ModelConfig& c = model.config;
     const Eigen::Index V = c.vocabSize, C = c.contextLength, D = c.dModel, F = c.dFF;
 
-    TensorSource src(*file, *model, {"transformer."});
-    ModelWeights& w = model->weights;
+    TensorSource src(file, model, {"transformer."});
+    ModelWeights& w = model.weights;
     std::string e;
     auto step = [&e](std::string problem) {
         if (e.empty()) e = std::move(problem);
@@ -138,13 +155,9 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     }
     step(src.vector({"ln_f.weight"}, D, w.lnfGain));
     step(src.vector({"ln_f.bias"}, D, w.lnfBias));
-    if (!e.empty()) return R::fail(e);
     // attn.bias / attn.masked_bias (the causal mask as a buffer) and a tied lm_head.weight are not needed.
-
-    model->tokenizer = *tokenizer;
-    assert(model->checkShapes().empty());
-    model->finalize();
-    return R::ok(std::move(model));
+    if (e.empty()) assert(model.checkShapes().empty());
+    return e;
 }
 
 } // namespace attnscope

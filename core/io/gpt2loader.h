@@ -2,9 +2,11 @@
 // Loads a GPT-2-family model folder in the Hugging Face layout: config.json, model.safetensors and the
 // tokenizer (vocab.json + merges.txt, or tokenizer.json). Everything runs offline from the folder.
 #include <string>
+#include <string_view>
 
 #include "model/model.h"
 #include "model/modelconfig.h"
+#include "io/safetensors.h"
 #include "result.h"
 
 namespace attnscope {
@@ -12,6 +14,13 @@ namespace attnscope {
 // Reads config.json's GPT-2 fields into a config (architecture "gpt2", learned positions, causal, pre-LN)
 // and validates the sizes; fails with one sentence naming the file.
 Result<ModelConfig> readGpt2Config(const std::string& configPath);
+// The same from config.json's text; `configPath` names the file in messages.
+Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& configPath);
+
+// Reads the GPT-2 tensors (wte, wpe, h.N.*, ln_f, with or without "transformer.") that model.config
+// implies into model.weights; empty on success, else one sentence naming the tensor. Non-finite values
+// load and are noted in model.warnings.
+std::string readGpt2Weights(const SafetensorsFile& file, Model& model);
 
 // Fails with one sentence naming the file and the problem; non-finite weights load with a warning.
 Result<ModelPtr> loadGpt2Folder(const std::string& folder);

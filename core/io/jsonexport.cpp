@@ -16,14 +16,22 @@ nlohmann::ordered_json modelInfo(const Model& model)
 {
     const ModelConfig& c = model.config;
     nlohmann::ordered_json j = modelSummary(c);
+    j["kv_heads"] = c.keyValueHeads();
     j["d_ff"] = c.dFF;
     j["vocab_size"] = c.vocabSize;
     j["context_length"] = c.contextLength;
     j["positional"] = std::string(toString(c.positional));
     j["norm"] = std::string(toString(c.norm));
+    j["normalization"] = std::string(toString(c.normKind));
     j["activation"] = std::string(toString(c.activation));
     j["layer_norm_epsilon"] = c.layerNormEps;
     j["trained_causal"] = c.causal;
+    if (c.positional == PositionalKind::Rotary) {
+        j["rope_theta"] = c.rope.theta;
+        j["rope_scaling"] = c.rope.scaling == RopeConfig::Scaling::Llama3 ? "llama3"
+                            : c.rope.scaling == RopeConfig::Scaling::Linear ? "linear" : "none";
+    }
+    j["tied_embeddings"] = c.tiedEmbeddings;
     if (!c.causal) j["masked_lm_head"] = model.weights.mlm.has_value();  // whether --top-k can fill [MASK]s
     j["tokenizer"] = model.tokenizer ? model.tokenizer->kind() : std::string();
     j["warnings"] = model.warnings;
@@ -75,18 +83,22 @@ nlohmann::ordered_json attention(const ForwardTrace& t)
 
 nlohmann::ordered_json stats(const ForwardTrace& t)
 {
-    nlohmann::ordered_json entropy = nlohmann::ordered_json::array(), maxWeight = nlohmann::ordered_json::array();
+    nlohmann::ordered_json entropy = nlohmann::ordered_json::array(), maxWeight = nlohmann::ordered_json::array(),
+                           firstToken = nlohmann::ordered_json::array();
     for (int l = 0; l < t.layers; ++l) {
-        nlohmann::ordered_json eh = nlohmann::ordered_json::array(), mh = nlohmann::ordered_json::array();
+        nlohmann::ordered_json eh = nlohmann::ordered_json::array(), mh = nlohmann::ordered_json::array(),
+                               fh = nlohmann::ordered_json::array();
         for (int h = 0; h < t.heads; ++h) {
             RowStats s = rowStats(t.weights(l, h));
             eh.push_back(s.entropy);
             mh.push_back(s.maxWeight);
+            fh.push_back(firstTokenShare(t.weights(l, h)));
         }
         entropy.push_back(std::move(eh));
         maxWeight.push_back(std::move(mh));
+        firstToken.push_back(std::move(fh));
     }
-    return {{"entropy", entropy}, {"max_weight", maxWeight}};
+    return {{"entropy", entropy}, {"max_weight", maxWeight}, {"first_token_weight", firstToken}};
 }
 
 } // namespace attnscope::json

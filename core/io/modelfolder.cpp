@@ -6,6 +6,8 @@
 
 #include "io/bertloader.h"
 #include "io/gpt2loader.h"
+#include "io/llamaloader.h"
+#include "io/wordmodel.h"
 #include "io/tensorsource.h"
 #include "text/filetext.h"
 
@@ -42,8 +44,11 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
     }
     if (*type == "gpt2") return loadGpt2Folder(folder);
     if (*type == "bert" || *type == "distilbert") return loadBertFolder(folder, *type);
+    if (*type == "llama" || *type == "qwen2" || *type == "mistral") return loadLlamaFolder(folder);
+    if (*type == "attnscope") return loadWordModelFolder(folder);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
-                   "; AttnScope opens GPT-2 (model_type \"gpt2\") and BERT-family (\"bert\", \"distilbert\") folders.");
+                   "; AttnScope opens GPT-2 (model_type \"gpt2\"), BERT-family (\"bert\", \"distilbert\"), "
+                   "Llama-family (\"llama\", \"qwen2\", \"mistral\") and its own trained models (\"attnscope\").");
 }
 
 } // namespace attnscope

@@ -32,6 +32,10 @@ public:
     // Maps `path` read-only and checks the header; fails with one sentence naming the file and the problem.
     static Result<SafetensorsFile> open(const std::string& path);
 
+    // The same checks on a file already in memory (the built-in model, compiled into the program); `name`
+    // stands for the path in messages.
+    static Result<SafetensorsFile> fromBytes(const std::string& name, std::shared_ptr<const std::string> bytes);
+
     const std::string& path() const { return m_path; }
     const std::vector<TensorInfo>& tensors() const { return m_tensors; }
     const std::map<std::string, std::string>& metadata() const { return m_metadata; }
@@ -42,7 +46,14 @@ public:
     void readFloats(const TensorInfo& tensor, float* out) const;
     std::vector<float> readFloats(const TensorInfo& tensor) const;
 
+    // The tensor's bytes inside the mapping, valid while this file or a copy of mapping() lives: for
+    // callers that keep weights in the file's precision and convert them when they are used.
+    const unsigned char* bytes(const TensorInfo& tensor) const { return m_data + tensor.begin; }
+    std::shared_ptr<const void> mapping() const { return m_map; }
+
 private:
+    static Result<SafetensorsFile> parse(const std::string& path, std::shared_ptr<const unsigned char> map, std::uint64_t bytes);
+
     std::string m_path;
     std::shared_ptr<const unsigned char> m_map;  // the whole file; unmapped when the last copy goes
     const unsigned char* m_data = nullptr;       // start of the data buffer inside the mapping
@@ -60,6 +71,9 @@ struct NamedTensor {
 // Writes tensors in the given order, converted to `dtype` (round to nearest even for F16 and BF16).
 Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>& tensors, DType dtype = DType::F32,
                         const std::map<std::string, std::string>& metadata = {});
+
+// Converts n stored values of `dtype` at `src` (no alignment needed) to float32.
+void toFloat32(const unsigned char* src, DType dtype, std::size_t n, float* out);
 
 // "[768, 2304]", for messages.
 std::string shapeText(const std::vector<std::int64_t>& shape);

@@ -28,18 +28,6 @@ std::string checkModelFolder(const fs::path& dir, const std::string& folder)
     return {};
 }
 
-Result<nlohmann::json> readJsonObject(const std::string& path)
-{
-    using R = Result<nlohmann::json>;
-    Result<std::string> text = readSmallFile(path, kMaxConfigBytes);
-    if (!text) return R::fail(text.error());
-    // Through the one JSON entry point, whose nesting limit is checked before the parser allocates.
-    Result<nlohmann::json> j = parseJson(*text, "'" + path + "'");
-    if (!j) return j;
-    if (!j->is_object()) return R::fail("'" + path + "' is not a JSON object.");
-    return j;
-}
-
 std::string readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out, bool required)
 {
     const auto it = config.find(key);
@@ -48,6 +36,25 @@ std::string readConfigSize(const nlohmann::json& config, const char* key, const 
     const long long v = it->get<long long>();
     if (v < -1'000'000'000LL || v > 1'000'000'000LL) return file + " gives \"" + key + "\" the absurd value " + std::to_string(v) + ".";
     out = static_cast<int>(v);
+    return {};
+}
+
+std::string readConfigNumber(const nlohmann::json& config, const char* key, const std::string& file, double& out)
+{
+    const auto it = config.find(key);
+    if (it == config.end() || it->is_null()) return {};
+    if (!it->is_number() || !std::isfinite(it->get<double>()))
+        return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a number.";
+    out = it->get<double>();
+    return {};
+}
+
+std::string readConfigBool(const nlohmann::json& config, const char* key, const std::string& file, bool& out)
+{
+    const auto it = config.find(key);
+    if (it == config.end() || it->is_null()) return {};
+    if (!it->is_boolean()) return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not true or false.";
+    out = it->get<bool>();
     return {};
 }
 

@@ -14,22 +14,22 @@
 #include "model/model.h"
 #include "model/modelconfig.h"
 #include "result.h"
+#include "text/filetext.h"
 
 namespace attnscope {
-
-constexpr std::size_t kMaxConfigBytes = 1u << 20;
 
 // The folder exists, is a folder, and holds config.json and model.safetensors; a lone pytorch_model.bin
 // gets the sentence on how to convert it (a pickle can run code, so it is never opened). Empty when fine.
 std::string checkModelFolder(const std::filesystem::path& dir, const std::string& folder);
 
-// config.json (or another small JSON file) as an object, or a sentence naming the file.
-Result<nlohmann::json> readJsonObject(const std::string& path);
-
 // A config size: an integer that fits an int, or a sentence saying which key is wrong. An absent or null
 // key leaves `out` as it is when not required.
 std::string readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out,
                            bool required = true);
+
+// A finite number, or true/false; an absent or null key leaves `out` as it is.
+std::string readConfigNumber(const nlohmann::json& config, const char* key, const std::string& file, double& out);
+std::string readConfigBool(const nlohmann::json& config, const char* key, const std::string& file, bool& out);
 
 // A Hugging Face activation name ("gelu", "gelu_new", "relu", ...); empty when known, else a sentence.
 std::string parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out);

@@ -1,7 +1,11 @@
 #include "model/forward.h"
 
+#include <cassert>
 #include <cmath>
 #include <limits>
+
+#include "model/rope.h"
+#include "model/storedweights.h"
 
 namespace attnscope {
 
@@ -33,6 +37,23 @@ void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, f
 
 namespace {
 
+// RMSNorm, row-wise: x / sqrt(mean(x^2) + eps) * gain. Llama's norm: no mean subtracted and no bias.
+void rmsNorm(const Matrix& in, const RowVector& gain, float eps, Matrix& out)
+{
+    const float invD = 1.0f / static_cast<float>(in.cols());
+    for (Eigen::Index t = 0; t < in.rows(); ++t) {
+        const float inv = 1.0f / std::sqrt(in.row(t).squaredNorm() * invD + eps);
+        out.row(t) = (in.row(t).array() * inv * gain.array()).matrix();
+    }
+}
+
+// The model's own normalisation: layer norm (GPT-2) or RMSNorm (Llama).
+void normalize(const ModelConfig& c, const Matrix& in, const RowVector& gain, const RowVector& bias, Matrix& out)
+{
+    if (c.normKind == NormKind::RmsNorm) rmsNorm(in, gain, c.layerNormEps, out);
+    else layerNorm(in, gain, bias, c.layerNormEps, out);
+}
+
 float gelu_tanh(float x)
 {
     // GPT-2's approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
@@ -55,23 +76,96 @@ void activate(Activation kind, Matrix& m)
     }
     case Activation::GeluErf: m = m.unaryExpr(&gelu_erf); break;
     case Activation::Relu: m = m.cwiseMax(0.0f); break;
+    case Activation::SwiGlu: assert(!"SwiGLU is gated; feedForward applies it"); break;
     }
 }
 
 namespace {
 
+// The feed-forward sublayer on ws.x into ws.proj: expand to F, activate, project back.
+void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
+{
+    ws.hidden.noalias() = ws.x * lw.w1;  // (T, F)
+    ws.hidden.rowwise() += lw.b1;
+    if (c.activation == Activation::SwiGlu) {
+        // SwiGLU: silu(x W_1) gates x W_3 element by element; silu(g) = g / (1 + exp(-g)).
+        ensure(ws.up, ws.x.rows(), lw.w3.cols());
+        ws.up.noalias() = ws.x * lw.w3;  // (T, F)
+        ws.hidden = (ws.hidden.array() / (1.0f + (-ws.hidden.array()).exp()) * ws.up.array()).matrix();
+    } else {
+        activate(c.activation, ws.hidden);
+    }
+    ws.proj.noalias() = ws.hidden * lw.w2;  // (T, D)
+    ws.proj.rowwise() += lw.b2;
+}
+
+// The positional scheme a pass uses: the model's own unless the settings override it.
+PositionalKind positionalKind(const Model& model, PositionalOverride override)
+{
+    switch (override) {
+    case PositionalOverride::Default: return model.config.positional;
+    case PositionalOverride::Sinusoidal: return PositionalKind::Sinusoidal;
+    case PositionalOverride::Learned: return PositionalKind::Learned;
+    case PositionalOverride::None: return PositionalKind::None;
+    }
+    return model.config.positional;
+}
+
+// The table added to the embeddings; none for rotary positions, which act on q and k instead.
 const Matrix* positionTable(const Model& model, PositionalOverride override)
 {
-    PositionalKind kind = model.config.positional;
-    if (override == PositionalOverride::Sinusoidal) kind = PositionalKind::Sinusoidal;
-    else if (override == PositionalOverride::Learned) kind = PositionalKind::Learned;
-    else if (override == PositionalOverride::None) kind = PositionalKind::None;
-    switch (kind) {
+    switch (positionalKind(model, override)) {
     case PositionalKind::Learned: return &model.weights.positionEmbedding;
     case PositionalKind::Sinusoidal: return &model.sinusoidal;
-    case PositionalKind::None: return nullptr;
+    case PositionalKind::None:
+    case PositionalKind::Rotary: return nullptr;
     }
     return nullptr;
+}
+
+// Layer l in float32: the model's own matrices, or a stored model's layer converted into the workspace.
+const LayerWeights& layerWeights(const Model& model, int l, Workspace& ws)
+{
+    if (!model.weights.stored) return model.weights.layers[static_cast<std::size_t>(l)];
+    model.weights.stored->loadLayer(l, ws.layer);
+    return ws.layer;
+}
+
+// Token rows, plus the positional row when the pass adds a table, plus segment 0's row in BERT-family encoders.
+void embedTokens(const Model& model, const std::vector<int>& ids, const Matrix* pos, Matrix& h)
+{
+    const ModelWeights& w = model.weights;
+    const bool segment = w.tokenTypeEmbedding.rows() > 0;
+    for (Eigen::Index t = 0; t < h.rows(); ++t) {
+        const int id = ids[static_cast<std::size_t>(t)];
+        if (w.stored) w.stored->embeddingRow(id, h, t);
+        else h.row(t) = w.tokenEmbedding.row(id);
+        if (pos) h.row(t) += pos->row(t);
+        if (segment) h.row(t) += w.tokenTypeEmbedding.row(0);
+    }
+}
+
+// Logits over the vocabulary for the last position: final norm (pre-LN models), then the unembedding.
+void nextTokenLogits(const Model& model, Workspace& ws, ForwardTrace& trace)
+{
+    const ModelConfig& c = model.config;
+    const ModelWeights& w = model.weights;
+    ws.lastRow = ws.h.row(ws.h.rows() - 1);
+    if (c.norm == NormPlacement::PreLN && c.normKind == NormKind::RmsNorm) {
+        const float inv = 1.0f / std::sqrt(ws.lastRow.squaredNorm() / static_cast<float>(ws.lastRow.size()) + c.layerNormEps);
+        ws.lastRow = (ws.lastRow.array() * inv * w.lnfGain.array()).matrix();
+    } else if (c.norm == NormPlacement::PreLN) {
+        const float mean = ws.lastRow.mean();
+        const float var = (ws.lastRow.array() - mean).square().mean();
+        ws.lastRow = ((ws.lastRow.array() - mean) / std::sqrt(var + c.layerNormEps) * w.lnfGain.array() + w.lnfBias.array()).matrix();
+    }
+    if (w.stored) {
+        if (trace.nextLogits.size() != c.vocabSize) trace.nextLogits.resize(c.vocabSize);
+        w.stored->logits(ws.lastRow, trace.nextLogits, ws.vocabChunk);
+    } else {
+        trace.nextLogits.noalias() = ws.lastRow * w.tokenEmbedding.transpose();  // (V), tied
+    }
+    trace.hasLogits = true;
 }
 
 } // namespace
@@ -146,12 +240,15 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
 Matrix sinusoidalTable(int positions, int dModel)
 {
     Matrix table(positions, dModel);  // (C, D)
-    for (int p = 0; p < positions; ++p)
-        for (int i = 0; i < dModel; ++i) {
-            const double exponent = static_cast<double>(2 * (i / 2)) / static_cast<double>(dModel);
-            const double angle = p / std::pow(10000.0, exponent);
+    // Column by column: one power per dimension rather than per entry, and contiguous writes.
+    for (int i = 0; i < dModel; ++i) {
+        const double exponent = static_cast<double>(2 * (i / 2)) / static_cast<double>(dModel);
+        const double wavelength = std::pow(10000.0, exponent);
+        for (int p = 0; p < positions; ++p) {
+            const double angle = p / wavelength;
             table(p, i) = static_cast<float>(i % 2 == 0 ? std::sin(angle) : std::cos(angle));
         }
+    }
     return table;
 }
 
@@ -199,7 +296,6 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
                                std::to_string(static_cast<long long>(keptFloats * 4 / 1e9)) + " GB; use a shorter text.");
 
     const ModelConfig& c = model.config;
-    const ModelWeights& w = model.weights;
     const Eigen::Index T = static_cast<Eigen::Index>(ids.size());
     const Eigen::Index D = c.dModel, Dh = c.dHead, F = c.dFF;
     const int L = c.layers, H = c.heads;
@@ -216,11 +312,12 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     trace.hasLogits = false;
     trace.hasFinalHidden = false;
 
+    const Eigen::Index kvWidth = Eigen::Index(c.keyValueHeads()) * Dh;
     ensure(ws.h, T, D);
     ensure(ws.x, T, D);
     ensure(ws.q, T, D);
-    ensure(ws.k, T, D);
-    ensure(ws.v, T, D);
+    ensure(ws.k, T, kvWidth);
+    ensure(ws.v, T, kvWidth);
     ensure(ws.scores, T, T);
     ensure(ws.probs, T, T);
     ensure(ws.concat, T, D);
@@ -228,19 +325,16 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     ensure(ws.hidden, T, F);
     if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
-    // 1. Embed: token rows plus the positional table chosen by the settings. BERT-family encoders also add
-    //    segment 0's row (one sentence) and normalise the sum.
-    const Matrix* pos = positionTable(model, settings.positional);
-    const bool segment = w.tokenTypeEmbedding.rows() > 0;
-    for (Eigen::Index t = 0; t < T; ++t) {
-        ws.h.row(t) = w.tokenEmbedding.row(ids[static_cast<std::size_t>(t)]);
-        if (pos) ws.h.row(t) += pos->row(t);
-        if (segment) ws.h.row(t) += w.tokenTypeEmbedding.row(0);
-    }
-    if (w.embLnGain.size() > 0) {
+    // 1. Embed: token rows plus the positional table chosen by the settings; BERT-family encoders also add
+    //    segment 0's row (one sentence) and normalise the sum. Rotary positions instead turn q and k by
+    //    these angles in every layer.
+    embedTokens(model, ids, positionTable(model, settings.positional), ws.h);
+    if (const ModelWeights& w = model.weights; w.embLnGain.size() > 0) {
         layerNorm(ws.h, w.embLnGain, w.embLnBias, c.layerNormEps, ws.x);
         ws.h = ws.x;
     }
+    const bool rotary = positionalKind(model, settings.positional) == PositionalKind::Rotary;
+    if (rotary) ropeTables(model.ropeFrequencies, T, ws.ropeCos, ws.ropeSin);
 
     // 2. The mask is the same for every layer and head; note the rows that can see no key at all.
     for (Eigen::Index i = 0; i < T; ++i) {
@@ -251,13 +345,13 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
 
     const bool preLN = c.norm == NormPlacement::PreLN;
     for (int l = 0; l < L; ++l) {
-        const LayerWeights& lw = w.layers[static_cast<std::size_t>(l)];
+        const LayerWeights& lw = layerWeights(model, l, ws);
         const bool detailHere = capture.detail && capture.detail->layer == l;
         HeadDetail& d = trace.detail;
         if (detailHere) d.residualIn = ws.h;
 
         // 3. Attention sublayer: project once for all heads, then each head reads its Dh-wide slice.
-        if (preLN) layerNorm(ws.h, lw.ln1Gain, lw.ln1Bias, c.layerNormEps, ws.x);
+        if (preLN) normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);
         else ws.x = ws.h;
         ws.q.noalias() = ws.x * lw.wq;
         ws.q.rowwise() += lw.bq;
@@ -265,12 +359,17 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         ws.k.rowwise() += lw.bk;
         ws.v.noalias() = ws.x * lw.wv;
         ws.v.rowwise() += lw.bv;
+        if (rotary) {
+            applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.q);
+            applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.k);
+        }
 
         for (int hd = 0; hd < H; ++hd) {
-            const Eigen::Index c0 = hd * Dh;
+            // Query head hd reads its own slice of Q and its key/value head's slice of K and V.
+            const Eigen::Index c0 = hd * Dh, kv0 = c.kvHeadOf(hd) * Dh;
             const bool detailHead = detailHere && capture.detail->head == hd;
             Matrix& probs = capture.allAttention ? trace.attention[static_cast<std::size_t>(l * H + hd)] : ws.probs;
-            attendHead(ws.q.middleCols(c0, Dh), ws.k.middleCols(c0, Dh), ws.v.middleCols(c0, Dh), m, settings,
+            attendHead(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
                        ws.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr);
             if (detailHead) {
                 d.selection = *capture.detail;
@@ -296,22 +395,18 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         }
         ws.h += ws.proj;
         if (!preLN) {
-            layerNorm(ws.h, lw.ln1Gain, lw.ln1Bias, c.layerNormEps, ws.x);
+            normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);
             ws.h = ws.x;
         }
         if (detailHere) d.residualMid = ws.h;
 
         // 4. Feed-forward sublayer: expand to F, activate, project back, add to the residual stream.
-        if (preLN) layerNorm(ws.h, lw.ln2Gain, lw.ln2Bias, c.layerNormEps, ws.x);
+        if (preLN) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
         else ws.x = ws.h;
-        ws.hidden.noalias() = ws.x * lw.w1;
-        ws.hidden.rowwise() += lw.b1;
-        activate(c.activation, ws.hidden);
-        ws.proj.noalias() = ws.hidden * lw.w2;
-        ws.proj.rowwise() += lw.b2;
+        feedForward(c, lw, ws);
         ws.h += ws.proj;
         if (!preLN) {
-            layerNorm(ws.h, lw.ln2Gain, lw.ln2Bias, c.layerNormEps, ws.x);
+            normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
             ws.h = ws.x;
         }
         if (detailHere) {
@@ -329,16 +424,8 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         trace.finalHidden = ws.h;
     }
 
-    // 5. Next-token logits from the last position through the final layer norm and the tied embedding.
-    if (capture.nextTokenLogits && T > 0) {
-        ws.lastRow = ws.h.row(T - 1);
-        const float mean = ws.lastRow.mean();
-        const float var = (ws.lastRow.array() - mean).square().mean();
-        if (c.norm == NormPlacement::PreLN)
-            ws.lastRow = ((ws.lastRow.array() - mean) / std::sqrt(var + c.layerNormEps) * w.lnfGain.array() + w.lnfBias.array()).matrix();
-        trace.nextLogits.noalias() = ws.lastRow * w.tokenEmbedding.transpose();  // (V)
-        trace.hasLogits = true;
-    }
+    // 5. Next-token logits from the last position through the final norm and the unembedding.
+    if (capture.nextTokenLogits && T > 0) nextTokenLogits(model, ws, trace);
     return Status::success();
 }
 

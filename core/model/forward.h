@@ -33,7 +33,8 @@ struct CaptureRequest {
 struct HeadDetail {
     HeadSelection selection;
     Matrix x;            // (T, D)  the layer-norm output the projections read (the raw residual in post-LN)
-    Matrix q, k, v;      // (T, Dh)
+    Matrix q, k, v;      // (T, Dh) as the scores use them: after the rotation when positions are rotary;
+                         //         k and v are the key/value head this query head shares
     Matrix scores;       // (T, T)  Q K^T
     Matrix scaled;       // (T, T)  multiplier * Q K^T
     Matrix masked;       // (T, T)  scaled with -infinity where the mask forbids the pair
@@ -44,7 +45,7 @@ struct HeadDetail {
     Matrix residualIn;   // (T, D)  the residual stream entering the block
     Matrix residualMid;  // (T, D)  after the attention sublayer
     Matrix ln2;          // (T, D)  the layer-norm output the feed-forward reads
-    Matrix ffHidden;     // (T, F)  after the activation
+    Matrix ffHidden;     // (T, F)  after the activation (SwiGLU: the gated product)
     Matrix ffOutput;     // (T, D)  the feed-forward contribution
     Matrix residualOut;  // (T, D)  the residual stream leaving the block
 };
@@ -68,13 +69,19 @@ struct ForwardTrace {
 struct Workspace {
     Matrix h;        // (T, D) residual stream; after forward() it holds the stream leaving the last block
     Matrix x;        // (T, D) layer-norm output
-    Matrix q, k, v;  // (T, D) all heads' projections
+    Matrix q;        // (T, D) all heads' queries
+    Matrix k, v;     // (T, Hkv*Dh) all key/value heads
     Matrix scores;   // (T, T)
     Matrix probs;    // (T, T) used when weights of this head are not kept
     Matrix concat;   // (T, D)
     Matrix proj;     // (T, D) attention or feed-forward output
     Matrix hidden;   // (T, F)
     Eigen::RowVectorXf lastRow;  // (D)
+    // Only for models that need them (empty otherwise):
+    Matrix up;                  // (T, F) SwiGLU's x W_3
+    Matrix ropeCos, ropeSin;    // (T, Dh/2) rotary angles of positions 0..T-1
+    LayerWeights layer;         // the current layer in float32, for models with stored weights
+    Matrix vocabChunk;          // (D, chunk) a stored unembedding, a block of the vocabulary at a time
     Eigen::RowVectorXf headMean; // (Dh) a mean-ablated head's output averaged over the positions
 };
 

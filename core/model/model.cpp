@@ -1,8 +1,14 @@
 #include "model/model.h"
 
+#include <algorithm>
+
 #include "model/forward.h"
+#include "builtin/builtinfiles.h"
 #include "io/modelfolder.h"
+#include "io/wordmodel.h"
 #include "model/randommodel.h"
+#include "model/rope.h"
+#include "model/storedweights.h"
 
 namespace attnscope {
 
@@ -31,6 +37,12 @@ std::string Model::checkShapes() const
     auto first = [&p](std::string problem) {
         if (p.empty()) p = std::move(problem);
     };
+    if (w.stored) {
+        // The loader checked every stored tensor's shape against the config as it mapped it.
+        if (w.stored->layers.size() != static_cast<std::size_t>(c.layers)) first("the model has the wrong number of layers.");
+        first(checkVector(w.lnfGain, c.dModel, "the final norm gain"));
+        return p;
+    }
     first(checkMatrix(w.tokenEmbedding, c.vocabSize, c.dModel, "the token embedding"));
     if (c.positional == PositionalKind::Learned)
         first(checkMatrix(w.positionEmbedding, c.contextLength, c.dModel, "the position embedding"));
@@ -77,12 +89,31 @@ std::string Model::checkShapes() const
     return p;
 }
 
-void Model::finalize()
+Matrix Model::outputProjection(int layer) const
 {
-    sinusoidal = sinusoidalTable(config.contextLength, config.dModel);
+    if (weights.stored) return weights.stored->outputProjection(layer);
+    return weights.layers[static_cast<std::size_t>(layer)].wo;
 }
 
-std::string defaultModelSpec() { return "random:layers=2,heads=4,d_model=64,seed=1"; }
+void Model::finalize()
+{
+    // A rotary model's context may run to 128k positions, whose full table would take gigabytes; the
+    // sinusoidal override is a comparison, so it covers the first few thousand.
+    const bool rotary = config.positional == PositionalKind::Rotary;
+    sinusoidal = sinusoidalTable(rotary ? std::min(config.contextLength, kMaxRotarySinusoidal) : config.contextLength, config.dModel);
+    if (rotary) ropeFrequencies = ropeInverseFrequencies(config.rope, config.dHead);
+}
+
+std::string defaultModelSpec() { return "builtin"; }
+
+Result<ModelPtr> loadBuiltinModel()
+{
+    const std::shared_ptr<const std::string> config = builtinModelFile("config.json");
+    const std::shared_ptr<const std::string> weights = builtinModelFile("model.safetensors");
+    const std::shared_ptr<const std::string> vocab = builtinModelFile("vocab.txt");
+    if (!config || !weights || !vocab) return Result<ModelPtr>::fail("this build of AttnScope has no built-in model.");
+    return loadWordModel("the built-in model", "builtin", *config, weights, *vocab);
+}
 
 Result<ModelPtr> loadModel(std::string_view spec)
 {
@@ -91,7 +122,11 @@ Result<ModelPtr> loadModel(std::string_view spec)
         if (!parsed) return Result<ModelPtr>::fail(parsed.error());
         return makeRandomModel(*parsed);
     }
-    if (spec == "builtin") return loadModel(defaultModelSpec());
+    if (spec == "builtin") {
+        // Loaded once: every window, test and command that asks for it shares the same immutable model.
+        static const Result<ModelPtr> builtin = loadBuiltinModel();
+        return builtin;
+    }
     // Anything else names a model folder in the Hugging Face layout.
     return loadModelFolder(std::string(spec));
 }

@@ -19,18 +19,27 @@ struct Model {
     std::shared_ptr<const Tokenizer> tokenizer;
     std::vector<std::string> warnings;  // e.g. non-finite weights found on load, with where
     Matrix sinusoidal;                  // (C, D) derived table for the "sinusoidal" positional override
+                                        //        (rotary models: the first kMaxRotarySinusoidal rows)
+    Eigen::VectorXd ropeFrequencies;    // (Dh/2) rotary inverse frequencies; empty unless positions are rotary
+    static constexpr int kMaxRotarySinusoidal = 4096;
 
     // Computes the derived tables; loaders call it once the weights are in place.
     void finalize();
 
     // Empty when every weight has the shape the config implies; otherwise a sentence naming the tensor.
     std::string checkShapes() const;
+
+    // Layer `layer`'s W_O in float32, (D, D): a stored model's is converted on the spot.
+    Matrix outputProjection(int layer) const;
 };
 
 using ModelPtr = std::shared_ptr<const Model>;
 
 // The spec used when none is given.
 std::string defaultModelSpec();
+
+// The model AttnScope trained itself and ships inside the program (see core/train and resources/builtin-model).
+Result<ModelPtr> loadBuiltinModel();
 
 // "random:layers=2,heads=4,d_model=64,seed=1" (every key optional), "builtin", or a model folder path.
 Result<ModelPtr> loadModel(std::string_view spec);

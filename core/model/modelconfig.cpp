@@ -31,10 +31,26 @@ std::string ModelConfig::validate() const
     if (dHead != dModel / heads)
         return "d_head (" + std::to_string(dHead) + ") must equal d_model / heads (" + std::to_string(dModel / heads) + ").";
     if (!(layerNormEps > 0.0f && layerNormEps < 1.0f)) return "the layer-norm epsilon must be between 0 and 1.";
+    if (kvHeads < 0 || kvHeads > heads || (kvHeads > 0 && heads % kvHeads != 0))
+        return "the number of key/value heads (" + std::to_string(kvHeads) + ") must divide the number of heads (" +
+               std::to_string(heads) + ").";
+    if (positional == PositionalKind::Rotary) {
+        if (dHead % 2 != 0) return "rotary positions need an even d_head, not " + std::to_string(dHead) + ".";
+        if (!(rope.theta > 1.0 && rope.theta < 1e12)) return "rope_theta must be between 1 and 1e12.";
+        if (!(rope.factor >= 1.0 && rope.factor < 1e6)) return "the rope scaling factor must be between 1 and 1e6.";
+        if (rope.scaling == RopeConfig::Scaling::Llama3 &&
+            (!(rope.lowFreqFactor > 0.0 && rope.highFreqFactor > rope.lowFreqFactor && rope.highFreqFactor < 1e6) ||
+             rope.originalContext < 1 || rope.originalContext > kMaxContext * 64))
+            return "the llama3 rope scaling needs 0 < low_freq_factor < high_freq_factor and a positive "
+                   "original_max_position_embeddings.";
+    }
     // Each size alone may be plausible while their product is not: bound the whole model (8 GB of float32;
     // GPT-2 XL has 1.6 billion parameters).
-    const double parameters = double(vocabSize) * dModel + double(contextLength) * dModel +
-                              double(layers) * (4.0 * dModel * dModel + 2.0 * dModel * dFF);
+    const double kvWidth = double(keyValueHeads()) * dHead;
+    const double parameters = double(vocabSize) * dModel * (tiedEmbeddings ? 1.0 : 2.0) +
+                              (positional == PositionalKind::Rotary ? 0.0 : double(contextLength) * dModel) +
+                              double(layers) * (2.0 * dModel * dModel + 2.0 * dModel * kvWidth +
+                                                (activation == Activation::SwiGlu ? 3.0 : 2.0) * dModel * dFF);
     if (parameters > 2e9)
         return "these sizes make a model of " + std::to_string(static_cast<long long>(parameters / 1e6)) +
                " million parameters; AttnScope opens models of up to 2,000 million.";
@@ -47,6 +63,7 @@ std::string_view toString(PositionalKind kind)
     case PositionalKind::Learned: return "learned";
     case PositionalKind::Sinusoidal: return "sinusoidal";
     case PositionalKind::None: return "none";
+    case PositionalKind::Rotary: return "rotary";
     }
     return "none";
 }
@@ -62,8 +79,11 @@ std::string_view toString(Activation activation)
     case Activation::GeluTanh: return "gelu-tanh";
     case Activation::GeluErf: return "gelu-erf";
     case Activation::Relu: return "relu";
+    case Activation::SwiGlu: return "swiglu";
     }
     return "relu";
 }
+
+std::string_view toString(NormKind kind) { return kind == NormKind::LayerNorm ? "layer-norm" : "rms-norm"; }
 
 } // namespace attnscope

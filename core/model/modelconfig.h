@@ -5,9 +5,25 @@
 
 namespace attnscope {
 
-enum class PositionalKind { Learned, Sinusoidal, None };
+enum class PositionalKind { Learned, Sinusoidal, None, Rotary };  // Rotary: q and k rotated by position (Llama)
 enum class NormPlacement { PreLN, PostLN };  // GPT-2 is pre-LN; BERT-style encoders are post-LN
-enum class Activation { GeluTanh, GeluErf, Relu };
+enum class NormKind { LayerNorm, RmsNorm };   // RmsNorm: x / rms(x) * gain, no mean, no bias (Llama)
+// SwiGlu is a gated feed-forward: (silu(x W_1) * (x W_3)) W_2, with W_1 the gate and W_3 the up projection.
+enum class Activation { GeluTanh, GeluErf, Relu, SwiGlu };
+
+// Rotary position embedding (RoPE): dimension pair i of a head, (i, i + Dh/2) in the rotate-half layout,
+// turns by position * inverse frequency i, where inverse frequency i = theta^(-2i/Dh), rescaled for long
+// contexts as "llama3" or "linear" scaling says.
+struct RopeConfig {
+    enum class Scaling { None, Linear, Llama3 };
+    double theta = 10000.0;
+    Scaling scaling = Scaling::None;
+    double factor = 1.0;               // linear and llama3
+    double lowFreqFactor = 1.0;        // llama3
+    double highFreqFactor = 4.0;       // llama3
+    int originalContext = 8192;        // llama3: original_max_position_embeddings
+    bool operator==(const RopeConfig&) const = default;
+};
 
 struct ModelConfig {
     std::string name;          // shown to people, e.g. "random:layers=2,heads=4,d_model=64,seed=1" or "gpt2"
@@ -24,6 +40,15 @@ struct ModelConfig {
     Activation activation = Activation::GeluTanh;
     float layerNormEps = 1e-5f;
     bool causal = true;        // trained with a causal mask (unmasked views of it are counterfactual)
+    // Llama-family additions; the defaults are GPT-2's, so GPT-2 and random models are unchanged by them.
+    int kvHeads = 0;           // Hkv, key/value heads; 0 means one per query head (no sharing)
+    NormKind normKind = NormKind::LayerNorm;
+    RopeConfig rope;           // used when positional is Rotary
+    bool tiedEmbeddings = true;  // the unembedding is the token embedding (GPT-2); false: its own matrix
+
+    // Hkv, the key/value heads: query head h reads key/value head h / (H / Hkv) (grouped-query attention).
+    int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
+    int kvHeadOf(int head) const { return head / (heads / keyValueHeads()); }
 
     // Empty when the sizes are usable; otherwise one sentence naming the first problem.
     std::string validate() const;
@@ -32,5 +57,6 @@ struct ModelConfig {
 std::string_view toString(PositionalKind kind);
 std::string_view toString(NormPlacement placement);
 std::string_view toString(Activation activation);
+std::string_view toString(NormKind kind);
 
 } // namespace attnscope

@@ -6,9 +6,11 @@
 //   D d_model, Dh d_head = D / H, F d_ff.
 //
 // Every projection is applied as y = x W + b with x a row per token, so W is (in, out). This is the
-// orientation GPT-2's Conv1D stores on disk. Head h owns the columns [h*Dh, (h+1)*Dh) of W_Q, W_K, W_V
-// and the rows [h*Dh, (h+1)*Dh) of W_O.
+// orientation GPT-2's Conv1D stores on disk. Head h owns the columns [h*Dh, (h+1)*Dh) of W_Q and the rows
+// [h*Dh, (h+1)*Dh) of W_O; key/value head g owns the columns [g*Dh, (g+1)*Dh) of W_K and W_V, which are
+// (D, Hkv*Dh) (Hkv = H unless the model shares keys and values between query heads).
 #include <Eigen/Core>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -18,17 +20,22 @@ using Matrix = Eigen::MatrixXf;       // column-major
 using RowVector = Eigen::RowVectorXf; // biases and layer-norm parameters, broadcast over rows
 
 struct LayerWeights {
-    RowVector ln1Gain, ln1Bias;  // (D)
-    Matrix wq, wk, wv;           // (D, D)
-    RowVector bq, bk, bv;        // (D)
+    RowVector ln1Gain, ln1Bias;  // (D); the bias is zero under RMSNorm
+    Matrix wq;                   // (D, D)
+    Matrix wk, wv;               // (D, Hkv*Dh)
+    RowVector bq;                // (D)
+    RowVector bk, bv;            // (Hkv*Dh)
     Matrix wo;                   // (D, D)
     RowVector bo;                // (D)
     RowVector ln2Gain, ln2Bias;  // (D)
-    Matrix w1;                   // (D, F)
+    Matrix w1;                   // (D, F)  SwiGLU's gate
     RowVector b1;                // (F)
-    Matrix w2;                   // (F, D)
+    Matrix w2;                   // (F, D)  SwiGLU's down projection
     RowVector b2;                // (D)
+    Matrix w3;                   // (D, F)  SwiGLU's up projection; empty for the other activations
 };
+
+class StoredWeights;
 
 // BERT's masked-language-model head: a dense transform, the activation, a layer norm, then the decoder onto
 // the vocabulary. DistilBERT's vocab_transform / vocab_layer_norm / vocab_projector are the same pieces.
@@ -41,10 +48,14 @@ struct MlmHeadWeights {
 };
 
 struct ModelWeights {
-    Matrix tokenEmbedding;     // (V, D); also the unembedding (tied), as in GPT-2
+    Matrix tokenEmbedding;     // (V, D); also the unembedding when tied, as in GPT-2; empty when `stored`
     Matrix positionEmbedding;  // (C, D) learned table; empty when the model has none
-    std::vector<LayerWeights> layers;  // L entries
-    RowVector lnfGain, lnfBias;        // (D) final layer norm (pre-LN models); empty in post-LN encoders
+    std::vector<LayerWeights> layers;  // L entries; empty when `stored`
+    RowVector lnfGain, lnfBias;        // (D) final norm (pre-LN models); empty in post-LN encoders
+    // Set for models that keep their checkpoint's tensors in the file's precision (memory-mapped BF16, say)
+    // and convert them to float32 a layer at a time as the forward pass reaches them; the embedding, the
+    // layers and an untied unembedding then come from here.
+    std::shared_ptr<const StoredWeights> stored;
     // BERT-family encoders: the segment table (row 0 is added to every token) and the layer norm applied
     // to the summed embeddings. Empty in models without them.
     Matrix tokenTypeEmbedding;         // (types, D)

@@ -19,6 +19,10 @@ Result<LogitAttribution> directLogitAttribution(const Model& model, const std::v
     const ModelConfig& c = model.config;
     if (c.norm != NormPlacement::PreLN)
         return Result<LogitAttribution>::fail("direct logit attribution needs a pre-LN model, where the residual stream is a plain sum.");
+    // The decomposition below centres each part (layer norm) and reads along the tied embedding.
+    if (c.normKind != NormKind::LayerNorm || model.weights.stored)
+        return Result<LogitAttribution>::fail("direct logit attribution is implemented for GPT-2-layout models (layer norm, tied "
+                                              "embedding); this model is a " + c.architecture + ".");
     if (ids.empty()) return Result<LogitAttribution>::fail("direct logit attribution needs at least one token.");
     if (target < 0 || target >= c.vocabSize)
         return Result<LogitAttribution>::fail("the target token id " + std::to_string(target) + " is outside the vocabulary.");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/storedweights.h"
+
 namespace attnscope {
 
 Matrix finalNorm(const Model& model, const Eigen::Ref<const Matrix>& residual)
@@ -12,6 +14,11 @@ Matrix finalNorm(const Model& model, const Eigen::Ref<const Matrix>& residual)
     if (c.norm != NormPlacement::PreLN) return out;
     const ModelWeights& w = model.weights;
     for (Eigen::Index t = 0; t < out.rows(); ++t) {
+        if (c.normKind == NormKind::RmsNorm) {  // Llama: no mean subtracted, no bias
+            out.row(t) = (out.row(t).array() / std::sqrt(out.row(t).squaredNorm() / float(out.cols()) + c.layerNormEps) *
+                          w.lnfGain.array()).matrix();
+            continue;
+        }
         const float mean = out.row(t).mean();
         const float var = (out.row(t).array() - mean).square().mean();
         out.row(t) = ((out.row(t).array() - mean) / std::sqrt(var + c.layerNormEps) * w.lnfGain.array() + w.lnfBias.array()).matrix();
@@ -26,11 +33,12 @@ double meanNextTokenLoss(const Model& model, const Matrix& residual, const std::
     constexpr Eigen::Index kBlock = 32;  // rows of logits at a time: 32 x 50257 floats is 6 MB for GPT-2
     const Matrix& E = model.weights.tokenEmbedding;  // (V, D), tied: logits = x E^T
     double total = 0.0;
-    Matrix logits;  // (rows, V)
+    Matrix logits, chunk;  // (rows, V); a stored model's unembedding, a block of the vocabulary at a time
     for (Eigen::Index start = 0; start < T - 1; start += kBlock) {
         const Eigen::Index rows = std::min(kBlock, T - 1 - start);
         const Matrix x = finalNorm(model, residual.middleRows(start, rows));  // (rows, D)
-        logits.noalias() = x * E.transpose();                                 // (rows, V)
+        if (model.weights.stored) model.weights.stored->logits(x, logits, chunk);  // (rows, V), tied or not
+        else logits.noalias() = x * E.transpose();                                 // (rows, V)
         for (Eigen::Index r = 0; r < rows; ++r) {
             // log-sum-exp with the max taken out so no exponent overflows; summed in double for 50k terms.
             const double maxLogit = logits.row(r).maxCoeff();

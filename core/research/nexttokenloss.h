@@ -1,7 +1,7 @@
 #pragma once
-// The model's predictions at every position, not only after the last token: the final norm and the tied
-// unembedding applied to the residual stream a forward pass leaves behind, and the sentence's own mean
-// next-token loss.
+// The model's predictions at every position, not only after the last token: the final norm and the
+// unembedding (GPT-2's tied embedding, or a Llama-family model's stored one) applied to the residual stream
+// a forward pass leaves behind, and the sentence's own mean next-token loss.
 //
 // Dimension letters: T tokens, D d_model, V vocabulary.
 #include <vector>
@@ -12,8 +12,9 @@
 
 namespace attnscope {
 
-// What the unembedding reads: the final layer norm of each row for pre-LN models, the rows themselves for
-// post-LN ones (their last block already normalised). The same rule as the forward pass's next-token logits.
+// What the unembedding reads: the final norm (layer norm or RMSNorm) of each row for pre-LN models, the rows
+// themselves for post-LN ones (their last block already normalised). The same rule as the forward pass's
+// next-token logits.
 Matrix finalNorm(const Model& model, const Eigen::Ref<const Matrix>& residual);  // (N, D) -> (N, D)
 
 // Mean over t < T-1 of -ln p(ids[t+1] | ids[0..t]), in nats, from the residual stream (T, D) leaving the

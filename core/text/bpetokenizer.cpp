@@ -1,40 +1,33 @@
 #include "text/bpetokenizer.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
+#include <cstring>
 #include <queue>
 
-#include <nlohmann/json.hpp>
-
-#include "text/filetext.h"
+#include "text/bpetables.h"
 #include "text/utf8.h"
 
 namespace attnscope {
 
 namespace {
 
-constexpr std::size_t kMaxTokenizerFileBytes = 64u << 20;  // GPT-2's tokenizer.json is about 1.4 MB
-constexpr int kMaxTokenId = (1 << 20) - 1;
-
-// GPT-2's pre-tokenisation pattern: contractions, optionally space-led runs of letters, of digits and of
-// other symbols, then white space (a run followed by text gives its last space to the next piece).
-constexpr const char* kPattern =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
-
-// GPT-2's bytes-to-unicode table, inverted: code point -> byte, -1 for code points that spell no byte.
-// Printable Latin-1 bytes stand for themselves; the other 68 bytes take U+0100 upwards, in byte order.
+// GPT-2's bytes-to-unicode table both ways: code point -> byte (-1 for code points that spell no byte) and
+// byte -> code point. Printable Latin-1 bytes stand for themselves; the other 68 bytes take U+0100
+// upwards, in byte order.
 struct ByteAlphabet {
     int byteOf[512];
+    char32_t charOf[256];
     ByteAlphabet()
     {
         for (int& b : byteOf) b = -1;
         auto printable = [](int b) { return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF); };
         int next = 256;
-        for (int b = 0; b < 256; ++b) byteOf[printable(b) ? b : next++] = b;
+        for (int b = 0; b < 256; ++b) {
+            charOf[b] = static_cast<char32_t>(printable(b) ? b : next++);
+            byteOf[charOf[b]] = b;
+        }
     }
 };
 
@@ -56,176 +49,103 @@ bool symbolToBytes(const std::string& symbol, std::string& bytes)
     return true;
 }
 
+// Spells one byte in the alphabet, as UTF-8.
+std::string byteSymbol(unsigned char b)
+{
+    std::string s;
+    utf8::append(s, alphabet().charOf[b]);
+    return s;
+}
+
 std::uint64_t pairKey(int left, int right)
 {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32) | static_cast<std::uint32_t>(right);
 }
 
-struct MatchDataDeleter {
-    void operator()(pcre2_match_data* data) const { pcre2_match_data_free(data); }
-};
-
-} // namespace
-
-// The two tables as read from the files, before they are checked and indexed.
-struct Gpt2BpeTokenizer::Tables {
-    std::string vocabFile, mergesFile;  // for error messages; the same path for tokenizer.json
-    std::vector<std::pair<std::string, long long>> vocab;
-    std::vector<std::pair<std::string, std::string>> merges;
-    std::vector<std::size_t> mergeLines;  // where each merge came from, 1-based
-};
-
-Gpt2BpeTokenizer::Gpt2BpeTokenizer() = default;
-
-Gpt2BpeTokenizer::~Gpt2BpeTokenizer()
+// "<0x0A>" -> 0x0A; -1 for any other spelling.
+int byteFallbackValue(const std::string& spelling)
 {
-    pcre2_code_free(static_cast<pcre2_code*>(m_pattern));
-}
-
-namespace {
-
-// Reads the symbol -> id object of vocab.json or tokenizer.json's model.vocab.
-std::string readVocab(const nlohmann::json& object, const std::string& file,
-                      std::vector<std::pair<std::string, long long>>& vocab)
-{
-    if (!object.is_object()) return "the vocabulary in '" + file + "' is not a JSON object of token -> id.";
-    vocab.reserve(object.size());
-    for (const auto& [symbol, id] : object.items()) {
-        if (!id.is_number_integer())
-            return "the vocabulary in '" + file + "' gives the token '" + symbol + "' an id that is not an integer.";
-        vocab.emplace_back(symbol, id.get<long long>());
-    }
-    return {};
-}
-
-std::string parseMergeLine(std::string_view line, std::pair<std::string, std::string>& merge)
-{
-    const std::size_t space = line.find(' ');
-    if (space == std::string_view::npos || space == 0 || space + 1 >= line.size() ||
-        line.find(' ', space + 1) != std::string_view::npos)
-        return "not two symbols separated by one space";
-    merge = {std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
-    return {};
+    static const char* hex = "0123456789ABCDEF";
+    if (spelling.size() != 6 || !spelling.starts_with("<0x") || spelling[5] != '>') return -1;
+    const char* hi = std::strchr(hex, spelling[3]);
+    const char* lo = std::strchr(hex, spelling[4]);
+    if (!hi || !lo || !spelling[3] || !spelling[4]) return -1;
+    return int(hi - hex) * 16 + int(lo - hex);
 }
 
 } // namespace
 
-Result<std::shared_ptr<const Gpt2BpeTokenizer>> Gpt2BpeTokenizer::fromVocabAndMerges(const std::string& vocabPath,
-                                                                                     const std::string& mergesPath)
+Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::build(Tables t)
 {
-    using R = Result<std::shared_ptr<const Gpt2BpeTokenizer>>;
-    Tables t;
-    t.vocabFile = vocabPath;
-    t.mergesFile = mergesPath;
-
-    Result<std::string> vocabText = readSmallFile(vocabPath, kMaxTokenizerFileBytes);
-    if (!vocabText) return R::fail(vocabText.error());
-    Result<nlohmann::json> vocab = parseJson(*vocabText, "'" + vocabPath + "'");
-    if (!vocab) return R::fail(vocab.error());
-    if (std::string problem = readVocab(*vocab, vocabPath, t.vocab); !problem.empty()) return R::fail(problem);
-
-    Result<std::string> mergesText = readSmallFile(mergesPath, kMaxTokenizerFileBytes);
-    if (!mergesText) return R::fail(mergesText.error());
-    std::string_view rest = *mergesText;
-    for (std::size_t lineNo = 1; !rest.empty(); ++lineNo) {
-        const std::size_t end = rest.find('\n');
-        std::string_view line = rest.substr(0, end);
-        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        // The first line is a "#version: 0.2" comment; blank lines (the last one) carry nothing.
-        if (line.empty() || (lineNo == 1 && line.starts_with("#version"))) continue;
-        std::pair<std::string, std::string> merge;
-        if (std::string problem = parseMergeLine(line, merge); !problem.empty())
-            return R::fail("line " + std::to_string(lineNo) + " of '" + mergesPath + "' is " + problem + ".");
-        t.merges.push_back(std::move(merge));
-        t.mergeLines.push_back(lineNo);
-    }
-    return build(std::move(t));
-}
-
-Result<std::shared_ptr<const Gpt2BpeTokenizer>> Gpt2BpeTokenizer::fromTokenizerJson(const std::string& path)
-{
-    using R = Result<std::shared_ptr<const Gpt2BpeTokenizer>>;
-    Tables t;
-    t.vocabFile = path;
-    t.mergesFile = path;
-
-    Result<std::string> text = readSmallFile(path, kMaxTokenizerFileBytes);
-    if (!text) return R::fail(text.error());
-    Result<nlohmann::json> parsed = parseJson(*text, "'" + path + "'");
-    if (!parsed) return R::fail(parsed.error());
-    const nlohmann::json& doc = *parsed;
-    if (!doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
-        return R::fail("'" + path + "' has no \"model\" object, so it is not a tokenizer.json.");
-    const nlohmann::json& model = doc["model"];
-    if (model.contains("type") && model["type"] != "BPE")
-        return R::fail("'" + path + "' describes a " + quoteJsonValue(model["type"]) + " tokenizer; AttnScope reads byte-level BPE only.");
-    if (!model.contains("vocab") || !model.contains("merges") || !model["merges"].is_array())
-        return R::fail("'" + path + "' lacks model.vocab or the model.merges list.");
-    if (std::string problem = readVocab(model["vocab"], path, t.vocab); !problem.empty()) return R::fail(problem);
-
-    // Merges are "a b" strings in older files and ["a", "b"] pairs in newer ones.
-    std::size_t index = 0;
-    for (const nlohmann::json& entry : model["merges"]) {
-        ++index;
-        std::pair<std::string, std::string> merge;
-        std::string problem;
-        if (entry.is_string()) problem = parseMergeLine(entry.get_ref<const std::string&>(), merge);
-        else if (entry.is_array() && entry.size() == 2 && entry[0].is_string() && entry[1].is_string())
-            merge = {entry[0].get<std::string>(), entry[1].get<std::string>()};
-        else problem = "neither an \"a b\" string nor a pair of strings";
-        if (!problem.empty())
-            return R::fail("merge " + std::to_string(index) + " in '" + path + "' is " + problem + ".");
-        t.merges.push_back(std::move(merge));
-        t.mergeLines.push_back(index);
-    }
-    return build(std::move(t));
-}
-
-Result<std::shared_ptr<const Gpt2BpeTokenizer>> Gpt2BpeTokenizer::build(Tables t)
-{
-    using R = Result<std::shared_ptr<const Gpt2BpeTokenizer>>;
-    std::shared_ptr<Gpt2BpeTokenizer> tok(new Gpt2BpeTokenizer());
+    using R = Result<std::shared_ptr<const BpeTokenizer>>;
+    std::shared_ptr<BpeTokenizer> tok(new BpeTokenizer());
+    const bool byteLevel = t.pipeline.byteLevel();
 
     // 1. Ids: non-negative, bounded, each used once. Gaps are allowed and decode to nothing.
     long long maxId = -1;
     for (const auto& [symbol, id] : t.vocab) {
-        if (id < 0 || id > kMaxTokenId)
+        if (id < 0 || id > kMaxBpeTokenId)
             return R::fail("'" + t.vocabFile + "' gives the token '" + symbol + "' the id " + std::to_string(id) +
-                           ", outside 0 to " + std::to_string(kMaxTokenId) + ".");
+                           ", outside 0 to " + std::to_string(kMaxBpeTokenId) + ".");
         maxId = std::max(maxId, id);
     }
     if (maxId < 0) return R::fail("the vocabulary in '" + t.vocabFile + "' is empty.");
+    for (const AddedToken& a : t.pipeline.addedTokens) maxId = std::max<long long>(maxId, a.id);
+    for (const std::vector<int>* side : {&t.pipeline.prefix, &t.pipeline.suffix})
+        for (int id : *side) maxId = std::max<long long>(maxId, id);
+    tok->m_spelling.assign(static_cast<std::size_t>(maxId + 1), std::string());
     tok->m_bytes.assign(static_cast<std::size_t>(maxId + 1), std::string());
     std::vector<unsigned char> used(static_cast<std::size_t>(maxId + 1), 0);
-    std::unordered_map<std::string, int> idOfSymbol;
-    idOfSymbol.reserve(t.vocab.size());
-    std::string bytes;
+    tok->m_idOf.reserve(t.vocab.size());
     for (const auto& [symbol, id64] : t.vocab) {
-        const int id = static_cast<int>(id64);
-        if (used[static_cast<std::size_t>(id)])
-            return R::fail("'" + t.vocabFile + "' gives the id " + std::to_string(id) + " to more than one token.");
-        used[static_cast<std::size_t>(id)] = 1;
-        idOfSymbol.emplace(symbol, id);
-        // A symbol outside the byte alphabet can never come out of BPE; it keeps its text for display.
-        if (symbolToBytes(symbol, bytes)) {
-            tok->m_bytes[static_cast<std::size_t>(id)] = bytes;
-            tok->m_idOfBytes.emplace(bytes, id);
-        } else {
-            tok->m_bytes[static_cast<std::size_t>(id)] = symbol;
-        }
+        const auto id = static_cast<std::size_t>(id64);
+        if (used[id]) return R::fail("'" + t.vocabFile + "' gives the id " + std::to_string(id) + " to more than one token.");
+        used[id] = 1;
+        tok->m_idOf.emplace(symbol, static_cast<int>(id));
+        tok->m_spelling[id] = symbol;
+        // The bytes a symbol stands for: GPT-2's alphabet spelled back, "<0x0A>" as its byte, '▁' as a space.
+        // A symbol outside the byte alphabet can never come out of byte-level BPE; it keeps its text.
+        std::string bytes;
+        if (byteLevel && symbolToBytes(symbol, bytes)) tok->m_bytes[id] = bytes;
+        else if (!byteLevel && byteFallbackValue(symbol) >= 0) tok->m_bytes[id] = std::string(1, char(byteFallbackValue(symbol)));
+        else if (!byteLevel) {
+            std::string text = symbol;
+            for (std::size_t i = 0; (i = text.find("\xE2\x96\x81", i)) != std::string::npos;) text.replace(i, 3, " ");
+            tok->m_bytes[id] = text;
+        } else tok->m_bytes[id] = symbol;
+    }
+    for (const AddedToken& a : t.pipeline.addedTokens) {
+        const auto id = static_cast<std::size_t>(a.id);
+        if (used[id] && tok->m_spelling[id] != a.content)
+            return R::fail("'" + t.vocabFile + "' gives the added token '" + a.content + "' the id " + std::to_string(id) +
+                           ", which the vocabulary already uses for '" + tok->m_spelling[id] + "'.");
+        used[id] = 1;
+        tok->m_spelling[id] = a.content;
+        tok->m_bytes[id] = a.content;
     }
 
-    // 2. BPE starts from single bytes, so every byte needs a symbol.
+    // 2. Byte-level BPE starts from single bytes, so every byte needs a symbol; SentencePiece-style BPE may
+    //    fall back to "<0x0A>"-style tokens and to the unknown token.
     for (int b = 0; b < 256; ++b) {
-        auto it = tok->m_idOfBytes.find(std::string(1, static_cast<char>(b)));
-        if (it == tok->m_idOfBytes.end()) {
+        tok->m_byteFallbackId[b] = -1;
+        if (!byteLevel) continue;
+        tok->m_byteSpelling[b] = byteSymbol(static_cast<unsigned char>(b));
+        auto it = tok->m_idOf.find(tok->m_byteSpelling[b]);
+        if (it == tok->m_idOf.end()) {
             char hex[8];
             std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(b));
-            return R::fail("'" + t.vocabFile + "' has no token for the byte " + hex +
-                           "; a byte-level vocabulary needs all 256.");
+            return R::fail("'" + t.vocabFile + "' has no token for the byte " + hex + "; a byte-level vocabulary needs all 256.");
         }
         tok->m_byteId[b] = it->second;
+    }
+    if (!byteLevel)
+        for (const auto& [symbol, id] : tok->m_idOf)
+            if (const int b = byteFallbackValue(symbol); b >= 0) tok->m_byteFallbackId[b] = id;
+    if (!t.unknown.empty()) {
+        const auto it = tok->m_idOf.find(t.unknown);
+        if (it == tok->m_idOf.end())
+            return R::fail("'" + t.vocabFile + "' names the unknown token '" + t.unknown + "', which is not in its vocabulary.");
+        tok->m_unknownId = it->second;
     }
 
     // 3. Merges, by rank. Both halves and the joined symbol must be tokens, as in Hugging Face's loader.
@@ -234,31 +154,69 @@ Result<std::shared_ptr<const Gpt2BpeTokenizer>> Gpt2BpeTokenizer::build(Tables t
         const auto& [left, right] = t.merges[r];
         const std::string where = (t.mergesFile == t.vocabFile ? "merge " : "line ") + std::to_string(t.mergeLines[r]) +
                                   " of '" + t.mergesFile + "'";
-        auto l = idOfSymbol.find(left), rt = idOfSymbol.find(right), m = idOfSymbol.find(left + right);
-        if (l == idOfSymbol.end() || rt == idOfSymbol.end() || m == idOfSymbol.end())
+        auto l = tok->m_idOf.find(left), rt = tok->m_idOf.find(right), m = tok->m_idOf.find(left + right);
+        if (l == tok->m_idOf.end() || rt == tok->m_idOf.end() || m == tok->m_idOf.end())
             return R::fail(where + " merges '" + left + "' and '" + right + "', but '" +
-                           (l == idOfSymbol.end() ? left : rt == idOfSymbol.end() ? right : left + right) +
+                           (l == tok->m_idOf.end() ? left : rt == tok->m_idOf.end() ? right : left + right) +
                            "' is not in the vocabulary '" + t.vocabFile + "'.");
         // The first (lowest) rank wins should a pair be listed twice.
         tok->m_merges.emplace(pairKey(l->second, rt->second), Merge{static_cast<int>(r), m->second});
     }
 
-    // 4. The pattern, compiled once and shared by every call; PCRE2_UCP makes \s, \p{L} and \p{N} Unicode-aware.
-    int errorCode = 0;
-    PCRE2_SIZE errorOffset = 0;
-    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP,
-                                     &errorCode, &errorOffset, nullptr);
-    assert(code && "GPT-2's pre-tokenisation pattern is a constant and must compile");
-    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // optional speed-up; the interpreter is used if the JIT is absent
-    tok->m_pattern = code;
+    tok->m_pipeline = std::move(t.pipeline);
+    tok->m_byteFallback = t.byteFallback;
+    tok->m_fuseUnknown = t.fuseUnknown;
+    tok->m_ignoreMerges = t.ignoreMerges;
+    tok->m_showBytes = t.gpt2;
+    if (!t.gpt2) {
+        bool sentencePiece = t.byteFallback;
+        for (const PreTokenizerStep& s : tok->m_pipeline.preTokenizers) sentencePiece |= s.kind == PreTokenizerStep::Kind::Metaspace;
+        for (const NormalizerStep& s : tok->m_pipeline.normalizers)
+            sentencePiece |= s.kind == NormalizerStep::Kind::Prepend && s.text == "\xE2\x96\x81";
+        tok->m_kind = byteLevel ? "byte-level-bpe" : sentencePiece ? "sentencepiece-bpe" : "bpe";
+    }
     return R::ok(std::move(tok));
 }
 
-void Gpt2BpeTokenizer::bpe(std::string_view piece, std::vector<int>& ids) const
+void BpeTokenizer::initialSymbols(std::string_view piece, std::vector<int>& symbols) const
 {
-    // Symbols form a linked list over the piece's bytes; a heap hands out the adjacent pair with the lowest
-    // rank, leftmost first, which merges in the same order as the reference's repeated scans but in
-    // O(n log n) rather than O(n^2) for long pieces.
+    symbols.clear();
+    if (m_pipeline.byteLevel()) {
+        for (char c : piece) symbols.push_back(m_byteId[static_cast<unsigned char>(c)]);
+        return;
+    }
+    // Characters, as Hugging Face's BPE model starts: the vocabulary's symbol for each; else its bytes as
+    // "<0x0A>"-style tokens (byte_fallback); else the unknown token, one run of unknown characters fused
+    // into one (fuse_unk); else nothing. A pending unknown waits for the next known character, as there.
+    int pendingUnknown = -1;
+    std::string character;
+    for (std::size_t i = 0; i < piece.size();) {
+        const std::size_t begin = i;
+        utf8::next(piece, i);
+        character.assign(piece.substr(begin, i - begin));
+        if (const auto it = m_idOf.find(character); it != m_idOf.end()) {
+            if (pendingUnknown >= 0) symbols.push_back(pendingUnknown);
+            pendingUnknown = -1;
+            symbols.push_back(it->second);
+            continue;
+        }
+        if (m_byteFallback &&
+            std::all_of(character.begin(), character.end(), [this](char b) { return m_byteFallbackId[static_cast<unsigned char>(b)] >= 0; })) {
+            for (char b : character) symbols.push_back(m_byteFallbackId[static_cast<unsigned char>(b)]);
+            continue;
+        }
+        if (m_unknownId < 0) continue;
+        if (pendingUnknown >= 0 && !m_fuseUnknown) symbols.push_back(pendingUnknown);
+        pendingUnknown = m_unknownId;
+    }
+    if (pendingUnknown >= 0) symbols.push_back(pendingUnknown);
+}
+
+void BpeTokenizer::merge(std::vector<int>& ids) const
+{
+    // Symbols form a linked list; a heap hands out the adjacent pair with the lowest rank, leftmost first,
+    // which merges in the same order as the reference's repeated scans but in O(n log n) rather than
+    // O(n^2) for long pieces.
     struct Symbol {
         int id, prev, next;
     };
@@ -266,11 +224,9 @@ void Gpt2BpeTokenizer::bpe(std::string_view piece, std::vector<int>& ids) const
         int rank, pos, left, right;
         bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
     };
-    const int n = static_cast<int>(piece.size());
+    const int n = static_cast<int>(ids.size());
     std::vector<Symbol> symbols(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i)
-        symbols[static_cast<std::size_t>(i)] = {m_byteId[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])], i - 1,
-                                                i + 1 < n ? i + 1 : -1};
+    for (int i = 0; i < n; ++i) symbols[static_cast<std::size_t>(i)] = {ids[static_cast<std::size_t>(i)], i - 1, i + 1 < n ? i + 1 : -1};
     std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap;
     auto consider = [&](int pos) {
         if (pos < 0) return;
@@ -297,56 +253,64 @@ void Gpt2BpeTokenizer::bpe(std::string_view piece, std::vector<int>& ids) const
         consider(left.prev);
         consider(c.pos);
     }
-    for (int i = 0; i >= 0 && n > 0; i = symbols[static_cast<std::size_t>(i)].next)
-        ids.push_back(symbols[static_cast<std::size_t>(i)].id);
+    ids.clear();
+    for (int i = 0; i >= 0 && n > 0; i = symbols[static_cast<std::size_t>(i)].next) ids.push_back(symbols[static_cast<std::size_t>(i)].id);
 }
 
-Result<TokenizedText> Gpt2BpeTokenizer::encode(std::string_view text) const
+Result<TokenizedText> BpeTokenizer::encode(std::string_view text) const
 {
-    if (const std::size_t bad = utf8::firstInvalidByte(text); bad != std::string_view::npos)
-        return Result<TokenizedText>::fail(utf8::invalidMessage(text, bad));
-
-    auto* code = static_cast<pcre2_code*>(m_pattern);
-    std::unique_ptr<pcre2_match_data, MatchDataDeleter> match(pcre2_match_data_create_from_pattern(code, nullptr));
-    if (!match) throw std::bad_alloc();
-    const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+    using R = Result<TokenizedText>;
+    if (const std::size_t bad = utf8::firstInvalidByte(text); bad != std::string_view::npos) return R::fail(utf8::invalidMessage(text, bad));
+    std::vector<TextUnit> units;
+    if (Status s = m_pipeline.split(text, units); !s.ok()) return R::fail(s.error);
 
     TokenizedText out;
-    std::size_t offset = 0;
-    while (offset < text.size()) {
-        const int rc = pcre2_match(code, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
-        std::size_t begin = offset, end = text.size();
-        if (rc >= 0) {
-            const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(match.get());
-            begin = ovector[0];
-            end = ovector[1];
-        } else if (rc != PCRE2_ERROR_NOMATCH) {
-            return Result<TokenizedText>::fail("the tokenizer could not split the text (PCRE2 error " + std::to_string(rc) + ").");
+    out.ids = m_pipeline.prefix;
+    std::vector<int> symbols;
+    std::string spelled;
+    for (const TextUnit& unit : units) {
+        if (unit.id >= 0) {
+            out.ids.push_back(unit.id);
+            continue;
         }
-        // The pattern covers every character, so nothing is skipped; should it ever skip, keep the text anyway.
-        if (begin > offset) bpe(text.substr(offset, begin - offset), out.ids);
-        if (end == begin) {  // an empty match cannot happen with this pattern; step one character to be safe
-            utf8::next(text, end);
-            if (end > text.size()) end = text.size();
+        // ignore_merges (Llama 3): a piece the vocabulary spells whole is one token, merges or not.
+        if (m_ignoreMerges) {
+            spelled.clear();
+            if (m_pipeline.byteLevel())
+                for (char c : unit.piece) spelled += m_byteSpelling[static_cast<unsigned char>(c)];
+            const auto it = m_idOf.find(m_pipeline.byteLevel() ? spelled : unit.piece);
+            if (it != m_idOf.end()) {
+                out.ids.push_back(it->second);
+                continue;
+            }
         }
-        bpe(text.substr(begin, end - begin), out.ids);
-        offset = end;
+        initialSymbols(unit.piece, symbols);
+        merge(symbols);
+        out.ids.insert(out.ids.end(), symbols.begin(), symbols.end());
     }
+    out.ids.insert(out.ids.end(), m_pipeline.suffix.begin(), m_pipeline.suffix.end());
     out.tokens.reserve(out.ids.size());
     for (int id : out.ids) out.tokens.push_back(displayToken(id));
-    return Result<TokenizedText>::ok(std::move(out));
+    return R::ok(std::move(out));
 }
 
-const std::string& Gpt2BpeTokenizer::tokenBytes(int id) const
+const std::string& BpeTokenizer::tokenBytes(int id) const
 {
     static const std::string none;
     if (id < 0 || id >= vocabSize()) return none;
     return m_bytes[static_cast<std::size_t>(id)];
 }
 
-std::string Gpt2BpeTokenizer::displayToken(int id) const { return displayBytes(tokenBytes(id)); }
+const std::string& BpeTokenizer::spelling(int id) const
+{
+    static const std::string none;
+    if (id < 0 || id >= vocabSize()) return none;
+    return m_spelling[static_cast<std::size_t>(id)];
+}
 
-std::string Gpt2BpeTokenizer::decode(const std::vector<int>& ids) const
+std::string BpeTokenizer::displayToken(int id) const { return m_showBytes ? displayBytes(tokenBytes(id)) : spelling(id); }
+
+std::string BpeTokenizer::decode(const std::vector<int>& ids) const
 {
     std::string text;
     for (int id : ids) text += tokenBytes(id);

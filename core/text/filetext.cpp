@@ -63,6 +63,17 @@ Result<nlohmann::json> parseJson(std::string_view text, const std::string& what,
     return R::ok(std::move(value));
 }
 
+Result<nlohmann::json> readJsonObject(const std::string& path, std::size_t maxBytes)
+{
+    using R = Result<nlohmann::json>;
+    Result<std::string> text = readSmallFile(path, maxBytes);
+    if (!text) return R::fail(text.error());
+    Result<nlohmann::json> j = parseJson(*text, "'" + path + "'");
+    if (!j) return j;
+    if (!j->is_object()) return R::fail("'" + path + "' is not a JSON object.");
+    return j;
+}
+
 std::string quoteJsonValue(const nlohmann::json& value)
 {
     if (value.is_array() || value.is_object()) return std::string("a JSON ") + value.type_name();

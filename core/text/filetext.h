@@ -27,6 +27,13 @@ Result<nlohmann::json> parseJson(std::string_view text, const std::string& what,
 // text nests at most `maxDepth` levels, else the sentence parseJson would give.
 std::string jsonNestingProblem(std::string_view text, const std::string& what, int maxDepth = kMaxJsonDepth);
 
+// Larger than any config.json (a 70B model's is under 2 kB).
+constexpr std::size_t kMaxConfigBytes = 1u << 20;
+
+// A small JSON file's top-level object, read through parseJson; fails with a sentence naming the file
+// (cannot open, too large, too deep, "'<path>' is not valid JSON.", "'<path>' is not a JSON object.").
+Result<nlohmann::json> readJsonObject(const std::string& path, std::size_t maxBytes = kMaxConfigBytes);
+
 // A JSON value as error messages quote it: scalars as written (strings cut to 40 characters), arrays and
 // objects by their type only. Never dumps a container, whose nesting a hostile file may make deep enough
 // to overflow the stack of nlohmann's recursive serialiser.

@@ -50,17 +50,16 @@ int WordTokenizer::idOf(std::string_view word) const
     return static_cast<int>(fnv1a(word) % static_cast<std::uint64_t>(m_vocabSize));
 }
 
-Result<TokenizedText> WordTokenizer::encode(std::string_view text) const
+Result<std::vector<std::string>> splitIntoWords(std::string_view text)
 {
     if (const std::size_t bad = utf8::firstInvalidByte(text); bad != std::string_view::npos)
-        return Result<TokenizedText>::fail(utf8::invalidMessage(text, bad));
+        return Result<std::vector<std::string>>::fail(utf8::invalidMessage(text, bad));
 
-    TokenizedText out;
+    std::vector<std::string> words;
     std::string word;
     auto flush = [&] {
         if (word.empty()) return;
-        out.ids.push_back(idOf(word));
-        out.tokens.push_back(word);
+        words.push_back(std::move(word));
         word.clear();
     };
     std::size_t i = 0;
@@ -77,6 +76,18 @@ Result<TokenizedText> WordTokenizer::encode(std::string_view text) const
         }
     }
     flush();
+    return Result<std::vector<std::string>>::ok(std::move(words));
+}
+
+Result<TokenizedText> WordTokenizer::encode(std::string_view text) const
+{
+    Result<std::vector<std::string>> words = splitIntoWords(text);
+    if (!words) return Result<TokenizedText>::fail(words.error());
+    TokenizedText out;
+    for (std::string& w : *words) {
+        out.ids.push_back(idOf(w));
+        out.tokens.push_back(std::move(w));
+    }
     return Result<TokenizedText>::ok(std::move(out));
 }
 

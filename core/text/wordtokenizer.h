@@ -1,7 +1,13 @@
 #pragma once
+#include <vector>
+
 #include "text/tokenizer.h"
 
 namespace attnscope {
+
+// The words of a text as the word tokenizers see them: lower-cased, split on white space, and every
+// punctuation mark a word of its own. Fails with a sentence when the text is not valid UTF-8.
+Result<std::vector<std::string>> splitIntoWords(std::string_view utf8);
 
 // The random model's tokenizer: lower-cases, splits on white space and punctuation (each punctuation
 // mark is a token of its own), and hashes every word into the vocabulary, so any sentence works and

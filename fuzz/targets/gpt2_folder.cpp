@@ -8,12 +8,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     static const fuzzing::ScratchFolder folder;
-    const std::vector<std::string_view> parts = fuzzing::splitParts(fuzzing::asText(data, size), 4);
-    const char* names[] = {"config.json", "model.safetensors", "vocab.json", "merges.txt"};
-    for (std::size_t i = 0; i < 4; ++i) {
-        if (parts[i].empty()) folder.remove(names[i]);
-        else folder.write(names[i], parts[i]);
-    }
+    static const char* const names[] = {"config.json", "model.safetensors", "vocab.json", "merges.txt"};
+    folder.writeFolder(fuzzing::asText(data, size), names);
     attnscope::Result<attnscope::ModelPtr> model = attnscope::loadModelFolder(folder.path());
     if (!model) {
         FUZZ_EXPECT(!model.error().empty(), "a refusal carries a sentence");

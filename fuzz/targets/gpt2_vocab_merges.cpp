@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<std::string_view> parts = fuzzing::splitParts(fuzzing::asText(data, size), 3);
     const std::string vocab = folder.write("vocab.json", parts[0]);
     const std::string merges = folder.write("merges.txt", parts[1]);
-    auto tokenizer = attnscope::Gpt2BpeTokenizer::fromVocabAndMerges(vocab, merges);
+    auto tokenizer = attnscope::BpeTokenizer::fromVocabAndMerges(vocab, merges);
     if (!tokenizer) {
         FUZZ_EXPECT(!tokenizer.error().empty(), "a refusal carries a sentence");
         return 0;

@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const fuzzing::ScratchFolder folder;
     const std::vector<std::string_view> parts = fuzzing::splitParts(fuzzing::asText(data, size), 2);
     const std::string path = folder.write("tokenizer.json", parts[0]);
-    auto tokenizer = attnscope::Gpt2BpeTokenizer::fromTokenizerJson(path);
+    auto tokenizer = attnscope::BpeTokenizer::fromTokenizerJson(path);
     if (!tokenizer) {
         FUZZ_EXPECT(tokenizer.error().find(path) != std::string::npos, "a refusal names the file");
         return 0;

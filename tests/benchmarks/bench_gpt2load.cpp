@@ -81,7 +81,7 @@ private slots:
     void loadTokenizer()
     {
         QBENCHMARK {
-            auto r = Gpt2BpeTokenizer::fromVocabAndMerges(m_dir + "/vocab.json", m_dir + "/merges.txt");
+            auto r = BpeTokenizer::fromVocabAndMerges(m_dir + "/vocab.json", m_dir + "/merges.txt");
             QVERIFY(r);
         }
     }

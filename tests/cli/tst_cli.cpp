@@ -126,12 +126,18 @@ void TestCli::settingsChangeTheOutput()
 
 void TestCli::tokenizeAndInfo()
 {
-    const Run t = runCli({"tokenize", "--text", "Hello, World"});
+    const Run t = runCli({"tokenize", "--text", "Hello, World", "--model", "random"});
     QCOMPARE(t.exitCode, 0);
     QCOMPARE(t.out.trimmed().left(11), QByteArray("{\"tokens\":["));
     const QJsonObject o = QJsonDocument::fromJson(t.out).object();
     QCOMPARE(o["tokens"].toArray(), QJsonArray({"hello", ",", "world"}));
     QCOMPARE(o.keys().size(), 2);
+    // The default is the built-in model: its own vocabulary, <bos> first, <unk> for a word it never saw.
+    const Run b = runCli({"tokenize", "--text", "The cat sat, zyzzyva."});
+    QCOMPARE(b.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(b.out).object()["tokens"].toArray(), QJsonArray({"<bos>", "the", "cat", "sat", ",", "<unk>", "."}));
+    const Run bi = runCli({"info"});
+    QCOMPARE(QJsonDocument::fromJson(bi.out).object()["name"].toString(), QString("builtin"));
     const Run i = runCli({"info", "--model", "random:layers=3,heads=2,d_model=32,seed=4"});
     QCOMPARE(i.exitCode, 0);
     const QJsonObject info = QJsonDocument::fromJson(i.out).object();
@@ -150,12 +156,12 @@ void TestCli::textFileAndStdin()
     f.close();
     const Run file = runCli({"tokenize", "--text-file", path});
     QCOMPARE(file.exitCode, 0);
-    QCOMPARE(QJsonDocument::fromJson(file.out).object()["tokens"].toArray(), QJsonArray({"from", "a", "file"}));
+    QCOMPARE(QJsonDocument::fromJson(file.out).object()["tokens"].toArray(), QJsonArray({"<bos>", "from", "a", "file"}));
     clitest::RunOptions piped;
     piped.stdinData = "from standard input";
     const Run in = runCli({"tokenize", "--text-file", "-"}, piped);
     QCOMPARE(in.exitCode, 0);
-    QCOMPARE(QJsonDocument::fromJson(in.out).object()["tokens"].toArray().size(), 3);
+    QCOMPARE(QJsonDocument::fromJson(in.out).object()["tokens"].toArray().size(), 4);
     piped.stdinData = "caf\xe9 latin-1, not UTF-8";
     const Run bad = runCli({"attention", "--text-file", "-"}, piped);
     QCOMPARE(bad.exitCode, 1);

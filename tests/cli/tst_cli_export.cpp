@@ -72,13 +72,13 @@ private slots:
     void csvHasKeysAcrossAndQueriesDown()
     {
         const clitest::Run run =
-            clitest::runCli({"export", "--text", "a b c", "--what", "attention", "--layer", "0", "--head", "0", "--format", "csv", "--out", "-"});
+            clitest::runCli({"export", "--text", "the dog sat", "--what", "attention", "--layer", "0", "--head", "0", "--format", "csv", "--out", "-"});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QList<QByteArray> lines = run.out.trimmed().split('\n');
-        QCOMPARE(lines.size(), 4);  // the header and one row per query
-        QCOMPARE(lines[0], QByteArray("query,a,b,c"));
-        QVERIFY(lines[2].startsWith("b,") && lines[3].startsWith("c,"));
-        QCOMPARE(lines[1], QByteArray("a,1,0,0"));  // causal: the first query sees only itself
+        QCOMPARE(lines.size(), 5);  // the header and one row per query (the built-in model starts with <bos>)
+        QCOMPARE(lines[0], QByteArray("query,<bos>,the,dog,sat"));
+        QVERIFY(lines[2].startsWith("the,") && lines[3].startsWith("dog,") && lines[4].startsWith("sat,"));
+        QCOMPARE(lines[1], QByteArray("<bos>,1,0,0,0"));  // causal: the first query sees only itself
     }
 
     void mistakesAreOneSentence_data()

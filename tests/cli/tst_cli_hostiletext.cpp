@@ -52,8 +52,8 @@ private slots:
         QCOMPARE(attention.exitCode, 1);
         QCOMPARE(attention.err.count('\n'), 1);  // one sentence
         if (r.valid) {
-            // Only length refuses valid text; the default model's context is 2,048 tokens.
-            QVERIFY2(attention.err.contains("tokens but the model's context is 2048 tokens"), attention.err.constData());
+            // Only length refuses valid text; the default (built-in) model's context is 128 tokens.
+            QVERIFY2(attention.err.contains("tokens but the model's context is 128 tokens"), attention.err.constData());
         }
     }
 
@@ -62,11 +62,12 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("message");
+        // Five words are six tokens for the default (built-in) model, which puts <bos> first.
         const QStringList five = {"--text", "one two three four five"};
-        QTest::newRow("under the limit") << QStringList{"attention"} + five + QStringList{"--max-tokens", "5"} << 0 << QString();
+        QTest::newRow("under the limit") << QStringList{"attention"} + five + QStringList{"--max-tokens", "6"} << 0 << QString();
         QTest::newRow("over the limit names both lengths")
             << QStringList{"attention"} + five + QStringList{"--max-tokens", "3"} << 1
-            << "the input has 5 tokens but the token limit is 3 (the model's context is 2048).";
+            << "the input has 6 tokens but the token limit is 3 (the model's context is 128).";
         QTest::newRow("a limit past the context is the context")
             << QStringList{"attention", "--model", "random:context=4"} + five + QStringList{"--max-tokens", "100"} << 1
             << "the input has 5 tokens but the model's context is 4 tokens.";

@@ -169,10 +169,10 @@ void TestCliResearch::errors_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<int>("code");
     QTest::addColumn<QString>("says");
-    QTest::newRow("ablated head past the model") << QStringList{"attention", "--text", "a b", "--ablate", "2.0"} << 1 << "no head 2.0";
+    QTest::newRow("ablated head past the model") << QStringList{"attention", "--model", "random", "--text", "a b", "--ablate", "2.0"} << 1 << "no head 2.0";
     QTest::newRow("ablated heads malformed") << QStringList{"attention", "--text", "a b", "--ablate", "1-2"} << 2 << "L.H";
     QTest::newRow("ablation mode unknown") << QStringList{"rollout", "--text", "a b", "--ablate-mode", "half"} << 2 << "'half'";
-    QTest::newRow("importance of one token") << QStringList{"importance", "--text", "one"} << 1 << "two tokens";
+    QTest::newRow("importance of one token") << QStringList{"importance", "--model", "random", "--text", "one"} << 1 << "two tokens";
     QTest::newRow("importance without text") << QStringList{"importance"} << 2 << "--text";
     QTest::newRow("rollout without text") << QStringList{"rollout"} << 2 << "--text";
     QTest::newRow("heads seed not a number") << QStringList{"heads", "--seed", "x"} << 2 << "--seed";
@@ -203,7 +203,7 @@ void TestCliResearch::renderResearchViews_data()
     QTest::newRow("rollout row chosen by --query") << base + QStringList{"--view", "rollout", "--query", "2"} << 0;
     QTest::newRow("query past the text is input") << base + QStringList{"--view", "qk-map", "--query", "99"} << 1;
     QTest::newRow("importance of one token is input")
-        << QStringList{"render", "--text", "one", "--view", "importance", "--width", "600", "--height", "400"} << 1;
+        << QStringList{"render", "--model", kSpec, "--text", "one", "--view", "importance", "--width", "600", "--height", "400"} << 1;
 }
 
 void TestCliResearch::renderResearchViews()

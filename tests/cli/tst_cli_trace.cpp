@@ -69,8 +69,10 @@ void TestCliTrace::keysAndShapes()
     QFETCH(bool, causal);
     const QString text = QStringLiteral("the cat sat on the mat");
     const int T = 6, D = 64, Dh = 16;
-    const Run r = runCli(QStringList{"trace", "--text", text, "--layer", QString::number(layer), "--head", QString::number(head)} +
-                      settings);
+    // The seeded random model, whose shapes these are (the built-in default has its own).
+    const Run r = runCli(QStringList{"trace", "--model", "random", "--text", text, "--layer", QString::number(layer), "--head",
+                                     QString::number(head)} +
+                         settings);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QCOMPARE(keysInOrder(r.out), (QStringList{"x", "q", "k", "v", "scores", "scaled", "masked", "weights", "head_output",
                                               "concat", "attn_output"}));
@@ -96,7 +98,7 @@ void TestCliTrace::keysAndShapes()
         }
 
     // The weights are the `attention` command's weights for that head.
-    const Run a = runCli(QStringList{"attention", "--text", text} + settings);
+    const Run a = runCli(QStringList{"attention", "--model", "random", "--text", text} + settings);
     QVERIFY2(a.exitCode == 0, a.err.constData());
     const QJsonArray expected = QJsonDocument::fromJson(a.out).object()["attention"].toArray()[layer].toArray()[head].toArray();
     double worst = 0;
@@ -122,7 +124,7 @@ void TestCliTrace::badHeadOrLayer()
 {
     QFETCH(QStringList, args);
     QFETCH(int, exitCode);
-    const Run r = runCli(QStringList{"trace", "--text", "the cat"} + args);
+    const Run r = runCli(QStringList{"trace", "--model", "random", "--text", "the cat"} + args);
     QCOMPARE(r.exitCode, exitCode);
     QVERIFY2(r.err.startsWith("error: "), r.err.constData());
     QVERIFY(r.out.isEmpty());

@@ -17,10 +17,10 @@ namespace {
 
 const std::string kDataDir = ATTNSCOPE_GPT2_TOKENIZER_DIR;
 
-std::shared_ptr<const Gpt2BpeTokenizer> gpt2()
+std::shared_ptr<const BpeTokenizer> gpt2()
 {
-    static const std::shared_ptr<const Gpt2BpeTokenizer> tok = [] {
-        auto r = Gpt2BpeTokenizer::fromVocabAndMerges(kDataDir + "/vocab.json", kDataDir + "/merges.txt");
+    static const std::shared_ptr<const BpeTokenizer> tok = [] {
+        auto r = BpeTokenizer::fromVocabAndMerges(kDataDir + "/vocab.json", kDataDir + "/merges.txt");
         return r ? *r : nullptr;
     }();
     return tok;
@@ -55,7 +55,7 @@ class TestBpeTokenizer : public QObject {
 private slots:
     void initTestCase()
     {
-        auto r = Gpt2BpeTokenizer::fromVocabAndMerges(kDataDir + "/vocab.json", kDataDir + "/merges.txt");
+        auto r = BpeTokenizer::fromVocabAndMerges(kDataDir + "/vocab.json", kDataDir + "/merges.txt");
         QVERIFY2(r, r.error().c_str());
         QCOMPARE((*r)->vocabSize(), 50257);
     }
@@ -168,7 +168,7 @@ private slots:
         }
         const std::string path = dir.filePath("tokenizer.json").toStdString();
         writeText(path, doc.dump());
-        auto tok = Gpt2BpeTokenizer::fromTokenizerJson(path);
+        auto tok = BpeTokenizer::fromTokenizerJson(path);
         QVERIFY2(tok, tok.error().c_str());
         const std::string text = "hello 👋 world 🌍, don't   stop\n\n" + std::string(40, 'a') + "!";
         QCOMPARE((*tok)->encode(text)->ids, gpt2()->encode(text)->ids);
@@ -238,7 +238,7 @@ private slots:
         const std::string mergesPath = dir.filePath("merges.txt").toStdString();
         if (vocab != "<missing>") writeText(vocabPath, vocab);
         if (merges != "<missing>") writeText(mergesPath, merges);
-        auto r = Gpt2BpeTokenizer::fromVocabAndMerges(vocabPath, mergesPath);
+        auto r = BpeTokenizer::fromVocabAndMerges(vocabPath, mergesPath);
         QVERIFY(!r);
         QVERIFY2(r.error().find(badFile) != std::string::npos, r.error().c_str());
         QVERIFY2(r.error().find(problem) != std::string::npos, r.error().c_str());
@@ -261,7 +261,7 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("tokenizer.json").toStdString();
         writeText(path, content);
-        auto r = Gpt2BpeTokenizer::fromTokenizerJson(path);
+        auto r = BpeTokenizer::fromTokenizerJson(path);
         QVERIFY(!r);
         QVERIFY2(r.error().find("tokenizer.json") != std::string::npos, r.error().c_str());
         QVERIFY2(r.error().find(problem) != std::string::npos, r.error().c_str());

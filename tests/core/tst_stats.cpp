@@ -17,6 +17,7 @@ private slots:
     void zeroRowOfAFullyMaskedQuery();
     void rowNormsByHand();
     void weightDifferenceByHand();
+    void firstTokenShareByHand();
 };
 
 void TestStats::uniformRow_data()
@@ -85,6 +86,22 @@ void TestStats::weightDifferenceByHand()
     QCOMPARE(d.difference, expected);
     QCOMPARE(d.largest, 0.5f);
     QVERIFY(weightDifference(a, a).largest == 0.0f);
+}
+
+// A causal 3-token head: query 0 sees only key 0 (weight 1), query 1 puts 0.25 there, query 2 0.5, and
+// query 2 of a second matrix sees nothing (a blocked row of zeros). Total weight 3 (or 2), first-key
+// weight 1.75 (or 1.25).
+void TestStats::firstTokenShareByHand()
+{
+    Matrix w(3, 3);
+    w << 1.0f, 0.0f, 0.0f,
+         0.25f, 0.75f, 0.0f,
+         0.5f, 0.25f, 0.25f;
+    QVERIFY(std::abs(firstTokenShare(w) - 1.75 / 3.0) < 1e-7);
+    w.row(2).setZero();
+    QVERIFY(std::abs(firstTokenShare(w) - 1.25 / 2.0) < 1e-7);
+    QCOMPARE(firstTokenShare(Matrix::Zero(2, 2)), 0.0f);
+    QCOMPARE(firstTokenShare(Matrix()), 0.0f);
 }
 
 QTEST_APPLESS_MAIN(TestStats)

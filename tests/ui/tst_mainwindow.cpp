@@ -15,6 +15,7 @@
 
 #include "window/controlpanel.h"
 #include "common/document.h"
+#include "randomdefault.h"
 #include "model/forward.h"
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
@@ -83,12 +84,14 @@ private slots:
 void TestMainWindow::titleBeginsWithAttnScope()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QVERIFY(w.windowTitle().startsWith(QStringLiteral("AttnScope")));
 }
 
 void TestMainWindow::typingUpdatesChipsAndHeatmap()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     QSignalSpy spy(w.document(), &Document::snapshotChanged);
     QTest::keyClicks(w.sentenceEdit(), kSentence);
@@ -108,6 +111,7 @@ void TestMainWindow::typingUpdatesChipsAndHeatmap()
 void TestMainWindow::nextTokenListIsTheCoresPrediction()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     const std::vector<NextToken>& shown = w.nextTokens()->shown();
     QCOMPARE(int(shown.size()), Snapshot::kNextTokens);
@@ -135,6 +139,7 @@ void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
     QTemporaryDir tmp;
     const std::string folder = tinygpt2::writeFolder(tmp, "tiny-gpt2", tinygpt2::tinyTensors(7));
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QVERIFY2(w.openModel(QString::fromStdString(folder)).ok(), "the tiny GPT-2 folder did not load");
     QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("tiny-gpt2"));
     w.sentenceEdit()->setText(QStringLiteral("Hello world"));
@@ -163,6 +168,7 @@ void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
 void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     HeatmapView* map = w.heatmap();
     QVERIFY(w.controls()->causalBox()->isChecked());
@@ -192,6 +198,7 @@ void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
 void TestMainWindow::clickingChipBlocksKey()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
     TokenChips* chips = w.tokenChips();
@@ -209,6 +216,7 @@ void TestMainWindow::clickingChipBlocksKey()
 void TestMainWindow::sqrtDkOffChangesWeightsAsCoreSays()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     const double before = w.heatmap()->cellValue(5, 1);
     w.controls()->sqrtDkBox()->click();
@@ -223,6 +231,7 @@ void TestMainWindow::sqrtDkOffChangesWeightsAsCoreSays()
 void TestMainWindow::clickingGridCellFocusesHead()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
     HeadGridView* grid = w.grid();
@@ -243,6 +252,7 @@ void TestMainWindow::clickingGridCellFocusesHead()
 void TestMainWindow::keyboardMovesBetweenHeadsAndLayers()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
     QTest::keyClick(w.grid(), Qt::Key_Right);
@@ -284,6 +294,7 @@ void TestMainWindow::temperatureSliderIsLogarithmic()
 void TestMainWindow::temperatureSliderUpdatesWhileDragging()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     QSlider* slider = w.controls()->temperatureSlider();
     QCOMPARE(slider->value(), 500);
@@ -301,6 +312,7 @@ void TestMainWindow::temperatureSliderUpdatesWhileDragging()
 void TestMainWindow::thousandTokensDoNotCrash()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     QStringList words;
     for (int i = 0; i < 1000; ++i) words << QStringLiteral("w%1").arg(i % 37);
@@ -328,6 +340,7 @@ void TestMainWindow::thousandTokensDoNotCrash()
 void TestMainWindow::tooLongInputShowsErrorNotNumbers()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     QVERIFY(w.openModel(QStringLiteral("random:layers=1,heads=2,d_model=16,context=8,seed=3")).ok());
     w.sentenceEdit()->setText(kSentence);  // 9 tokens into a context of 8
@@ -354,6 +367,7 @@ void TestMainWindow::tooLongInputShowsErrorNotNumbers()
 void TestMainWindow::workerPathGivesTheSameWeights()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.document()->setForceAsync(true);
     QSignalSpy spy(w.document(), &Document::snapshotChanged);
     w.sentenceEdit()->setText(kSentence);
@@ -367,6 +381,7 @@ void TestMainWindow::workerPathGivesTheSameWeights()
 void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.sentenceEdit()->setText(kSentence);
     const SnapshotPtr snap = w.document()->snapshot();
     QVERIFY(snap->trace.hasDetail);
@@ -395,6 +410,7 @@ void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
 void TestMainWindow::statusBarNamesTokensModelAndTimes()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
     QTRY_VERIFY(w.lastRenderMs() > 0.0);  // set when the heatmap's queued replot has finished
@@ -407,6 +423,7 @@ void TestMainWindow::statusBarNamesTokensModelAndTimes()
 void TestMainWindow::positionalSelectorOffersWhatTheModelHas()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QComboBox* box = w.controls()->positionalBox();
     const bool hasLearned = w.document()->model()->weights.positionEmbedding.rows() > 0;
     QCOMPARE(box->findData(int(PositionalOverride::Learned)) >= 0, hasLearned);
@@ -425,6 +442,7 @@ void TestMainWindow::randomModelDialogBuildsSpec()
     RandomModelDialog dialog;
     QCOMPARE(dialog.spec(), QStringLiteral("random:layers=2,heads=4,d_model=64,seed=1"));
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QVERIFY(w.openModel(QStringLiteral("random:layers=3,heads=2,d_model=32,seed=9")).ok());
     w.sentenceEdit()->setText(kSentence);
     QCOMPARE(w.grid()->layers(), 3);
@@ -436,6 +454,7 @@ void TestMainWindow::randomModelDialogBuildsSpec()
 void TestMainWindow::acceptsDraggedFolderOnly()
 {
     MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString file = dir.filePath(QStringLiteral("weights.bin"));

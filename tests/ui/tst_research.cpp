@@ -25,6 +25,7 @@
 #include "research/rollout.h"
 #include "research/rolloutview.h"
 #include "window/mainwindow.h"
+#include "randomdefault.h"
 
 using namespace attnscope;
 
@@ -40,6 +41,13 @@ double worst(const Matrix& shown, const Matrix& expected)
 }
 
 std::vector<int> ids(const Document& doc) { return doc.snapshot()->tokens.ids; }
+
+ResearchTab* researchTabOf(MainWindow& window)
+{
+    for (int i = 0; i < window.tabs()->count(); ++i)
+        if (auto* tab = qobject_cast<ResearchTab*>(window.tabs()->widget(i))) return tab;
+    return nullptr;
+}
 
 } // namespace
 
@@ -66,8 +74,11 @@ void TestResearch::windowHasTheResearchTab()
 {
     MainWindow window;
     QTabWidget* tabs = window.tabs();
-    QCOMPARE(tabs->tabText(tabs->count() - 1), QStringLiteral("&Research"));
-    auto* research = qobject_cast<ResearchTab*>(tabs->widget(tabs->count() - 1));
+    int index = -1;
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i) == QStringLiteral("&Research")) index = i;
+    QVERIFY(index >= 0);
+    auto* research = qobject_cast<ResearchTab*>(tabs->widget(index));
     QVERIFY(research);
     QCOMPARE(research->count(), 6);
 }
@@ -75,6 +86,7 @@ void TestResearch::windowHasTheResearchTab()
 void TestResearch::rolesTableAndBadgesAreTheCores()
 {
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     HeadRolesView view(&doc);
     view.seedBox()->setValue(4);
@@ -111,6 +123,7 @@ void TestResearch::rolesTableAndBadgesAreTheCores()
 void TestResearch::gridDrawsBadgesInTheirCell()
 {
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     HeadGridView grid;
     grid.resize(400, 300);
@@ -134,7 +147,7 @@ void TestResearch::ablationIsADocumentSettingEveryViewFollows()
     MainWindow window;
     Document* doc = window.document();
     doc->setText(kText);
-    auto* research = qobject_cast<ResearchTab*>(window.tabs()->widget(window.tabs()->count() - 1));
+    auto* research = researchTabOf(window);
     AblationView* view = research->ablation();
     view->resize(900, 600);
     view->grid()->resize(400, 300);
@@ -156,6 +169,7 @@ void TestResearch::ablationIsADocumentSettingEveryViewFollows()
 void TestResearch::ablationViewNumbers()
 {
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     doc.toggleAblatedHead({0, 1});
     doc.toggleAblatedHead({0, 3});
@@ -184,6 +198,7 @@ void TestResearch::ablationViewNumbers()
 void TestResearch::ablatedHeadsTheNewModelLacksAreDropped()
 {
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     doc.toggleAblatedHead({0, 1});
     doc.toggleAblatedHead({1, 3});
@@ -208,6 +223,7 @@ void TestResearch::importanceGridIsTheCores()
 {
     QFETCH(bool, worker);
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setForceAsync(worker);
     doc.setText(kText);
     ImportanceView view(&doc);
@@ -225,6 +241,7 @@ void TestResearch::importanceGridIsTheCores()
 void TestResearch::rolloutMatrixAndBars()
 {
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     RolloutView view(&doc);
     view.waitForResult();
@@ -242,6 +259,7 @@ void TestResearch::rolloutMatrixAndBars()
 void TestResearch::attributionGridAndSum()
 {
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     AttributionView view(&doc);
     view.waitForResult();
@@ -262,6 +280,7 @@ void TestResearch::attributionGridAndSum()
 void TestResearch::qkMapPointsAndHighlight()
 {
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     doc.setFocus({1, 2});
     QkMapView view(&doc);
@@ -286,6 +305,7 @@ void TestResearch::qkMapPointsAndHighlight()
 void TestResearch::qkMapTakesSentencesUpTo2000Tokens()
 {
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     QkMapView view(&doc);
     view.waitForResult();
@@ -312,6 +332,7 @@ void TestResearch::renderEveryView()
 {
     QFETCH(QString, view);
     Document doc;
+    testing::useRandomModel(doc);  // the hand-worked expectations assume the random model
     doc.setText(kText);
     doc.toggleAblatedHead({0, 0});
     QTemporaryDir dir;

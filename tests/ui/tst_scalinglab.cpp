@@ -8,6 +8,7 @@
 
 #include "lab/compareview.h"
 #include "common/document.h"
+#include "randomdefault.h"
 #include "lab/jacobianview.h"
 #include "lab/labdata.h"
 #include "lab/labrender.h"
@@ -76,6 +77,7 @@ void TestScalingLab::markerFollowsTemperature()
     QFETCH(int, scaling);
     QFETCH(double, temperature);
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     SaturationView view(&doc);
     doc.setScaling(Scaling(scaling));
@@ -98,6 +100,7 @@ void TestScalingLab::markerFollowsTemperature()
 void TestScalingLab::markerMovesBeforeAsyncResult()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setForceAsync(true);
     doc.setText(kText);
     doc.waitForIdle();
@@ -113,6 +116,7 @@ void TestScalingLab::markerMovesBeforeAsyncResult()
 void TestScalingLab::jacobianViewSharesTheSweep()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     SaturationView saturation(&doc);
     JacobianView jacobian(&doc);
@@ -132,6 +136,7 @@ void TestScalingLab::jacobianViewSharesTheSweep()
 void TestScalingLab::compareOnTheWorkerPathMatchesTheCore()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setForceAsync(true);
     doc.setText(kText);
     doc.waitForIdle();
@@ -153,6 +158,7 @@ void TestScalingLab::compareOnTheWorkerPathMatchesTheCore()
 void TestScalingLab::compareZeroWhenSameSettings()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     doc.setTemperature(0.8);
     CompareView view(&doc);
@@ -170,6 +176,7 @@ void TestScalingLab::compareZeroWhenSameSettings()
 void TestScalingLab::compareDefaultsAndNotes()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     CompareView view(&doc);
     // Default B: A's settings with the scaling off.
@@ -209,6 +216,7 @@ void TestScalingLab::dashboardEqualsCore()
 {
     QFETCH(int, metric);
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     doc.setScaling(Scaling::None);  // some heads saturate, so the fraction is not all 0
     SaturationDashboard view(&doc);
@@ -222,6 +230,7 @@ void TestScalingLab::dashboardEqualsCore()
 void TestScalingLab::dashboardClickFocuses()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     SaturationDashboard view(&doc);
     view.resize(700, 500);
@@ -237,6 +246,7 @@ void TestScalingLab::dashboardClickFocuses()
 void TestScalingLab::histogramShowsTheRow()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     ScoreHistogramView view(&doc);
     const ForwardTrace& t = doc.snapshot()->trace;
@@ -257,6 +267,7 @@ void TestScalingLab::histogramShowsTheRow()
 void TestScalingLab::whySqrtDkNumbers()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     WhySqrtDkView view(&doc);
     QCOMPARE(view.dk(), doc.model()->config.dHead);  // starts at the model's d_k
     view.setDk(256);
@@ -271,6 +282,7 @@ void TestScalingLab::whySqrtDkNumbers()
 void TestScalingLab::labHasSixTabs()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     ScalingLab lab(&doc);
     QCOMPARE(lab.count(), 6);
@@ -280,6 +292,7 @@ void TestScalingLab::labHasSixTabs()
 void TestScalingLab::hiddenTabsCatchUpWhenShown()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     ScalingLab lab(&doc);
     lab.resize(1000, 700);
@@ -308,6 +321,7 @@ void TestScalingLab::renderLabView()
     QFETCH(QString, view);
     QFETCH(QString, suffix);
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     QTemporaryDir dir;
     const QString path = dir.filePath(view + "." + suffix);
@@ -336,6 +350,7 @@ void TestScalingLab::renderLabView()
 void TestScalingLab::renderErrors()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     QTemporaryDir dir;
     QString error;
     QVERIFY(!attnscope::renderLabView("heatmap3d", doc, dir.filePath("x.png"), QSize(400, 300), &error));

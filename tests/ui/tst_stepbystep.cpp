@@ -21,6 +21,7 @@
 #include "steps/positionalview.h"
 #include "steps/stepbystep.h"
 #include "steps/stepsrender.h"
+#include "randomdefault.h"
 
 using namespace attnscope;
 
@@ -85,6 +86,7 @@ void TestStepByStep::rendersEveryView()
     QFETCH(QString, view);
     QFETCH(QSize, size);
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     QTemporaryDir dir;
     const QByteArray keep = qgetenv("ATTNSCOPE_KEEP_RENDERS");
@@ -105,6 +107,7 @@ void TestStepByStep::rendersEveryView()
 void TestStepByStep::rendersSvgAndPdf()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     QTemporaryDir dir;
     QString error;
@@ -121,6 +124,7 @@ void TestStepByStep::rendersSvgAndPdf()
 void TestStepByStep::rejectsBadInput()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     QTemporaryDir dir;
     QString error;
@@ -149,6 +153,7 @@ void TestStepByStep::cellViewShowsCoreNumbers()
     QFETCH(int, query);
     QFETCH(int, key);
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     doc.setFocus({1, 2});
     CellView view(&doc);
@@ -182,6 +187,7 @@ void TestStepByStep::cellViewShowsCoreNumbers()
 void TestStepByStep::pipelineClickSelectsCell()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     PipelineView view(&doc);
     view.resize(1200, 800);
@@ -206,6 +212,7 @@ void TestStepByStep::pipelineClickSelectsCell()
 void TestStepByStep::headsViewSlicesAreHeadOutputs()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     doc.setFocus({1, 0});
     HeadsView view(&doc);
@@ -232,6 +239,7 @@ void TestStepByStep::headsViewSlicesAreHeadOutputs()
 void TestStepByStep::blockViewNorms()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     BlockView view(&doc);
     const HeadDetail& d = doc.snapshot()->trace.detail;
@@ -252,6 +260,7 @@ void TestStepByStep::blockViewNorms()
 void TestStepByStep::positionalDemo()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     PositionalView view(&doc);
     QVERIFY(!view.demoReady());
@@ -271,6 +280,7 @@ void TestStepByStep::positionalDemo()
 void TestStepByStep::crossViewMatchesCore()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     doc.setText(QStringLiteral("le chat est assis"));
     CrossAttentionView view(&doc);
     QVERIFY(view.hasResult());
@@ -292,6 +302,7 @@ void TestStepByStep::crossViewMatchesCore()
 void TestStepByStep::costViewMeasuresInBackground()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     CostView view(&doc);
     view.setMaxTokens(64);
     QSignalSpy done(&view, &CostView::measured);
@@ -305,9 +316,11 @@ void TestStepByStep::costViewMeasuresInBackground()
 void TestStepByStep::containerHasEveryTab()
 {
     Document doc;
+    attnscope::testing::useRandomModel(doc);
     StepByStep steps(&doc);
-    QCOMPARE(steps.count(), 6);
-    QVERIFY(steps.pipeline() && steps.heads() && steps.block() && steps.positional() && steps.cross() && steps.cost());
+    QCOMPARE(steps.count(), 7);
+    QVERIFY(steps.pipeline() && steps.heads() && steps.block() && steps.positional() && steps.rope() && steps.cross() &&
+            steps.cost());
 }
 
 QTEST_MAIN(TestStepByStep)

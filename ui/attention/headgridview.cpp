@@ -2,12 +2,13 @@
 
 #include <QHelpEvent>
 #include <QMouseEvent>
-#include <QToolTip>
 #include <QPaintEngine>
 #include <QPainter>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/stats.h"
 #include "common/colormap.h"
 #include "drawing/vectorpaint.h"
 
@@ -17,6 +18,8 @@ namespace {
 
 constexpr int kLeft = 30;   // room for "L0"
 constexpr int kTop = 18;    // room for "H0"
+constexpr int kGroupRow = 16;  // room for "K/V 0" above the head labels when heads share keys and values
+constexpr int kGroupGap = 6;   // extra space between two such groups
 constexpr int kGap = 4;
 constexpr int kMaxImage = 256;  // a cell is never drawn larger than this, so sample longer inputs
 
@@ -39,7 +42,13 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
     m_layers = valid ? t->layers : (snapshot && snapshot->model ? snapshot->model->config.layers : 0);
     m_heads = valid ? t->heads : (snapshot && snapshot->model ? snapshot->model->config.heads : 0);
     if (snapshot) m_focused = snapshot->focus;
+    const ModelConfig* config = snapshot && snapshot->model ? &snapshot->model->config : nullptr;
+    m_groupSize = config && config->heads == m_heads ? m_heads / config->keyValueHeads() : 1;
     m_images.assign(std::size_t(m_layers * m_heads), QImage());
+    m_sink.clear();
+    setToolTip(m_groupSize > 1 ? tr("All heads; teal outlines group the query heads that share one key/value head. "
+                                    "Click one to focus it")
+                               : tr("All heads: click one to focus it"));
     if (!valid) {
         update();
         return;
@@ -65,6 +74,7 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
                 }
             }
             m_images[std::size_t(l * m_heads + h)] = std::move(img);
+            m_sink.push_back(attnscope::firstTokenShare(w));
         }
     update();
 }
@@ -86,25 +96,6 @@ void HeadGridView::setCrossedHeads(std::vector<HeadSelection> heads)
     update();
 }
 
-QString HeadGridView::headToolTip(HeadSelection head) const
-{
-    const std::size_t index = std::size_t(head.layer * m_heads + head.head);
-    return head.layer >= 0 && head.head >= 0 && index < m_tips.size() ? m_tips[index] : QString();
-}
-
-bool HeadGridView::event(QEvent* event)
-{
-    if (event->type() == QEvent::ToolTip && !m_tips.empty()) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const std::optional<HeadSelection> head = headAt(help->pos());
-        const std::size_t index = head ? std::size_t(head->layer * m_heads + head->head) : 0;
-        if (head && index < m_tips.size()) QToolTip::showText(help->globalPos(), m_tips[index], this);
-        else QToolTip::hideText();
-        return true;
-    }
-    return QWidget::event(event);
-}
-
 void HeadGridView::setFocusedHead(HeadSelection head)
 {
     if (head == m_focused) return;
@@ -122,20 +113,68 @@ const QImage& HeadGridView::headImage(HeadSelection head) const
 namespace {
 // Room for the "H0" and "L0" labels, which grows with the font (presenter mode doubles it).
 int labelTop(const QFont& font) { return std::max(kTop, QFontMetrics(font).height() + 2); }
+int groupRow(const QFont& font) { return std::max(kGroupRow, QFontMetrics(font).height()); }
 int labelLeft(const QFont& font) { return std::max(kLeft, QFontMetrics(font).horizontalAdvance(QStringLiteral("L00")) + 8); }
 } // namespace
 
 QRect HeadGridView::cellRectIn(const QSize& size, HeadSelection head) const
 {
     if (m_layers == 0 || m_heads == 0) return {};
-    const int top = labelTop(font()), left = labelLeft(font());
-    const int cw = (size.width() - left - kGap * m_heads) / m_heads;
+    // Groups of heads that share keys and values stand a little apart, so their outlines do not touch.
+    const int left = labelLeft(font());
+    const int groupGap = m_groupSize > 1 ? kGroupGap : 0, groups = m_heads / m_groupSize;
+    const int cw = (size.width() - left - kGap * m_heads - groupGap * (groups - 1)) / m_heads;
+    const int top = labelTop(font()) + (m_groupSize > 1 ? groupRow(font()) : 0);
     const int ch = (size.height() - top - kGap * m_layers) / m_layers;
     const int s = std::max(4, std::min(cw, ch));
-    return {left + head.head * (s + kGap), top + head.layer * (s + kGap), s, s};
+    return {left + head.head * (s + kGap) + head.head / m_groupSize * groupGap, top + head.layer * (s + kGap), s, s};
 }
 
 QRect HeadGridView::cellRect(HeadSelection head) const { return cellRectIn(size(), head); }
+
+QRect HeadGridView::groupRectIn(const QSize& size, HeadSelection head) const
+{
+    if (m_groupSize <= 1 || head.layer < 0 || head.layer >= m_layers || head.head < 0 || head.head >= m_heads) return {};
+    const int first = head.head / m_groupSize * m_groupSize;
+    // Around the group's cells, in the gap between groups.
+    return cellRectIn(size, {head.layer, first}).united(cellRectIn(size, {head.layer, first + m_groupSize - 1})).adjusted(-2, -2, 2, 2);
+}
+
+QRect HeadGridView::groupRect(HeadSelection head) const { return groupRectIn(size(), head); }
+
+double HeadGridView::firstTokenShare(HeadSelection head) const
+{
+    if (head.layer < 0 || head.head < 0 || head.layer >= m_layers || head.head >= m_heads || m_sink.empty()) return -1.0;
+    return m_sink[std::size_t(head.layer * m_heads + head.head)];
+}
+
+QString HeadGridView::headToolTip(HeadSelection head) const
+{
+    // A view that sets its own tips (the head-roles view) shows those.
+    const std::size_t index = std::size_t(head.layer * m_heads + head.head);
+    if (head.layer >= 0 && head.head >= 0 && index < m_tips.size()) return m_tips[index];
+    QString text = QStringLiteral("layer %1, head %2").arg(head.layer).arg(head.head);
+    const double sink = firstTokenShare(head);
+    if (sink >= 0.0)
+        text += QStringLiteral("\n%1% of its attention lands on the first token").arg(100.0 * sink, 0, 'f', 1);
+    if (m_groupSize > 1) {
+        const int first = head.head / m_groupSize * m_groupSize;
+        text += QStringLiteral("\nshares keys and values (K/V head %1) with heads %2–%3")
+                    .arg(head.head / m_groupSize).arg(first).arg(first + m_groupSize - 1);
+    }
+    return text + QStringLiteral("\nclick to focus it");
+}
+
+bool HeadGridView::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        if (std::optional<HeadSelection> head = headAt(help->pos())) QToolTip::showText(help->globalPos(), headToolTip(*head), this);
+        else QToolTip::showText(help->globalPos(), toolTip(), this);
+        return true;
+    }
+    return QWidget::event(event);
+}
 
 std::optional<HeadSelection> HeadGridView::headAt(const QPoint& pos) const
 {
@@ -156,7 +195,7 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
     const bool vector = isVectorPainter(p);
     for (int h = 0; h < m_heads; ++h) {
         const QRect r = cellRectIn(size, {0, h});
-        p.drawText(QRect(r.left(), 0, r.width(), labelTop(font())), Qt::AlignCenter, QStringLiteral("H%1").arg(h));
+        p.drawText(QRect(r.left(), r.top() - labelTop(font()), r.width(), labelTop(font())), Qt::AlignCenter, QStringLiteral("H%1").arg(h));
     }
     for (int l = 0; l < m_layers; ++l) {
         const QRect r = cellRectIn(size, {l, 0});
@@ -180,6 +219,21 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
             p.drawRect(cell.adjusted(0, 0, -1, -1));
             p.restore();
         }
+    }
+    // Heads that share keys and values: "K/V g" over each group, and one thin outline around it per layer.
+    if (m_groupSize > 1) {
+        p.save();
+        const QColor group(0x00, 0x89, 0x7b);  // teal: apart from the orange focus outline and the weight colours
+        p.setPen(group);
+        for (int first = 0; first < m_heads; first += m_groupSize) {
+            const QRect span = groupRectIn(size, {0, first});
+            p.drawText(QRect(span.left(), 0, span.width(), groupRow(font())), Qt::AlignCenter, QStringLiteral("K/V %1").arg(first / m_groupSize));
+        }
+        p.setPen(QPen(group, 2));
+        p.setBrush(Qt::NoBrush);
+        for (int l = 0; l < m_layers; ++l)
+            for (int first = 0; first < m_heads; first += m_groupSize) p.drawRect(groupRectIn(size, {l, first}));
+        p.restore();
     }
     // Ablated heads: a red cross over the cell; their weights are still drawn, only their output is gone.
     for (const HeadSelection& x : m_crossed) {

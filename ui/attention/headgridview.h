@@ -1,6 +1,8 @@
 #pragma once
 // Every head at once (BertViz's model view): a layers x heads grid of small heatmaps, L0.. down the
 // left, H0.. along the top. Clicking a cell asks for that head to be focused; the focused one is outlined.
+// When query heads share key/value heads (grouped-query attention), each sharing group is outlined too.
+// A head's tooltip gives its attention sink: the share of its weight on the first token.
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
@@ -23,6 +25,7 @@ public:
     void setBadges(std::vector<QStringList> badges);
     void setHeadToolTips(std::vector<QString> tips);
     const std::vector<QStringList>& badges() const { return m_badges; }
+    // What hovering a head shows: the tip a view set, else the head's first-token share and its key/value group.
     QString headToolTip(HeadSelection head) const;
     // Heads drawn crossed out: the ablated ones.
     void setCrossedHeads(std::vector<HeadSelection> heads);
@@ -38,6 +41,12 @@ public:
     // Paints the grid at the given size; paintEvent and the headless renderer both use it.
     void paintGrid(QPainter& painter, const QSize& size) const;
 
+    // Query heads per key/value head (1 when nothing is shared), and the outline of head's group.
+    int groupSize() const { return m_groupSize; }
+    QRect groupRect(HeadSelection head) const;
+    // The share of the head's weight on the first token (firstTokenShare), -1 before any weights.
+    double firstTokenShare(HeadSelection head) const;
+
     QSize sizeHint() const override { return {360, 260}; }
 
 signals:
@@ -51,12 +60,16 @@ protected:
 private:
     QRect cellRectIn(const QSize& size, HeadSelection head) const;
 
+    QRect groupRectIn(const QSize& size, HeadSelection head) const;
+
     SnapshotPtr m_snapshot;        // the last one shown, recoloured when the colour map changes
     std::vector<QImage> m_images;  // (L*H) index layer*H + head
+    std::vector<float> m_sink;     // (L*H) first-token share, empty without weights
     std::vector<QStringList> m_badges;  // (L*H) or empty
     std::vector<QString> m_tips;        // (L*H) or empty
     std::vector<HeadSelection> m_crossed;
     int m_layers = 0, m_heads = 0;
+    int m_groupSize = 1;
     HeadSelection m_focused;
 };
 

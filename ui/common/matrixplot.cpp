@@ -68,6 +68,8 @@ void MatrixPlot::setTitle(const QString& title)
     m_title->setText(title);
 }
 
+QString MatrixPlot::title() const { return m_title ? m_title->text() : QString(); }
+
 void MatrixPlot::setShowColorScale(bool on)
 {
     m_scale->setVisible(on);

@@ -24,6 +24,7 @@ public:
     explicit MatrixPlot(QWidget* parent = nullptr);
 
     void setTitle(const QString& title);
+    QString title() const;
     // m (R, K); rowLabels and colLabels may be empty (indices) or have R and K entries.
     void setMatrix(const Matrix& m, Scale scale, const QStringList& rowLabels = {}, const QStringList& colLabels = {});
     // Draws a frame around rows [row0, row0+rows) x columns [col0, col0+cols); an empty rect removes it.

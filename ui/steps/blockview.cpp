@@ -20,6 +20,17 @@ struct StepInfo {
     QColor colour;  // of its norm line; invalid when the norm is not plotted
 };
 
+// A step's title for this model: post-LN blocks (BERT) have their own names, and two steps depend on the
+// architecture: GPT-2's layer norm and activation, Llama's RMSNorm and SwiGLU.
+QString stepTitle(const StepInfo& s, const ModelConfig& c)
+{
+    const QString name = QString::fromLatin1(s.name);
+    if (name == QLatin1String("ln2") && c.normKind == NormKind::RmsNorm) return QStringLiteral("RMSNorm");
+    if (name == QLatin1String("ff_hidden") && c.activation == Activation::SwiGlu)
+        return QStringLiteral("FFN: silu(x W_1) ⊙ x W_3 (SwiGLU)");
+    return QString::fromUtf8(c.norm == NormPlacement::PostLN ? s.postLnTitle : s.title);
+}
+
 const StepInfo kSteps[] = {
     {"residual_in", "residual stream in", "residual stream in", &HeadDetail::residualIn, QColor(60, 60, 60)},
     {"attn_output", "+ attention", "+ attention", &HeadDetail::attnOutput, QColor(33, 102, 172)},
@@ -79,11 +90,10 @@ void BlockView::refresh()
     const HeadDetail& d = snap->trace.detail;
     const QStringList tokens = tokenLabels(snap->tokens.tokens);
     const int T = snap->trace.tokens;
-    const bool postLN = snap->model && snap->model->config.norm == NormPlacement::PostLN;
     int graph = 0;
     for (const StepInfo& s : kSteps) {
         const Matrix& m = d.*s.member;
-        const QString title = QString::fromUtf8(postLN ? s.postLnTitle : s.title);
+        const QString title = stepTitle(s, snap->model->config);
         MatrixPlot* p = plot(QString::fromLatin1(s.name));
         p->setTitle(QStringLiteral("%1 (%2×%3)").arg(title).arg(m.rows()).arg(m.cols()));
         p->setMatrix(m, MatrixPlot::Scale::Symmetric, tokens);

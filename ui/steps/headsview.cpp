@@ -33,10 +33,9 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
     bottom->addWidget(op(QStringLiteral("+ b_O\n=")));
     bottom->addWidget(m_output, 3);
     layout->addLayout(bottom, 3);
-    auto* hint = new QLabel(QStringLiteral("Each head reads its own d_head-wide slice of Q, K, V; their outputs are laid side by side "
-                                           "and mixed by W_O. Hover a head to see its slice."), this);
-    hint->setWordWrap(true);
-    layout->addWidget(hint);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    layout->addWidget(m_hint);
     // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
     auto* gate = new RefreshGate(this, [this] { refresh(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
@@ -45,9 +44,12 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
 
 bool HeadsView::eventFilter(QObject* watched, QEvent* event)
 {
-    const int head = m_headPlots.indexOf(static_cast<MatrixPlot*>(watched));
-    if (head >= 0 && event->type() == QEvent::Enter) setHighlightedHead(head);
-    else if (head >= 0 && event->type() == QEvent::Leave) setHighlightedHead(-1);
+    // Only Enter and Leave are ours; other events (ChildRemoved while a plot is being destroyed, when it is no
+    // longer a MatrixPlot) must not be cast.
+    if (event->type() == QEvent::Enter || event->type() == QEvent::Leave) {
+        const int head = m_headPlots.indexOf(static_cast<MatrixPlot*>(watched));
+        if (head >= 0) setHighlightedHead(event->type() == QEvent::Enter ? head : -1);
+    }
     return QWidget::eventFilter(watched, event);
 }
 
@@ -73,7 +75,11 @@ void HeadsView::refresh()
         m_headsRow->layout()->addWidget(p);
         m_headPlots.append(p);
     }
-    while (m_headPlots.size() > H) delete m_headPlots.takeLast();
+    while (m_headPlots.size() > H) {
+        MatrixPlot* p = m_headPlots.takeLast();
+        p->removeEventFilter(this);  // its destructor still sends events (UBSan saw the cast above on them)
+        delete p;
+    }
     if (!snap->trace.hasDetail) return;
     const HeadDetail& d = snap->trace.detail;
     const int Dh = snap->model->config.dHead;
@@ -86,7 +92,14 @@ void HeadsView::refresh()
                                      .arg(slice.rows()).arg(slice.cols()));
         m_headPlots[h]->setMatrix(slice, S::Symmetric, h == 0 ? tokens : QStringList());
     }
-    const Matrix& wo = snap->model->weights.layers[std::size_t(d.selection.layer)].wo;
+    const Matrix wo = snap->model->outputProjection(d.selection.layer);
+    const int groupSize = H / snap->model->config.keyValueHeads();
+    m_hint->setText(groupSize > 1
+                        ? QStringLiteral("Each head reads its own d_head-wide slice of Q, and shares its slice of K and V with "
+                                         "the %1 heads of its group (grouped-query attention); their outputs are laid side by "
+                                         "side and mixed by W_O. Hover a head to see its slice.").arg(groupSize)
+                        : QStringLiteral("Each head reads its own d_head-wide slice of Q, K, V; their outputs are laid side by "
+                                         "side and mixed by W_O. Hover a head to see its slice."));
     m_concat->setTitle(QStringLiteral("concat (T×d_model = %1×%2)").arg(d.concat.rows()).arg(d.concat.cols()));
     m_concat->setMatrix(d.concat, S::Symmetric, tokens);
     m_wo->setTitle(QStringLiteral("W_O of layer %1 (d_model×d_model = %2×%3)").arg(d.selection.layer).arg(wo.rows()).arg(wo.cols()));

@@ -6,6 +6,8 @@
 
 #include "common/document.h"
 
+class QLabel;
+
 namespace attnscope {
 
 class MatrixPlot;
@@ -35,6 +37,7 @@ private:
     MatrixPlot* m_concat;
     MatrixPlot* m_wo;
     MatrixPlot* m_output;
+    QLabel* m_hint;
     int m_highlighted = -1;
 };
 

@@ -6,6 +6,7 @@
 #include "steps/headsview.h"
 #include "steps/pipelineview.h"
 #include "steps/positionalview.h"
+#include "steps/ropeview.h"
 
 namespace attnscope {
 
@@ -15,6 +16,7 @@ StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(docum
     m_heads = addView<HeadsView>(tr("Heads"), QStringLiteral("heads"));
     m_block = addView<BlockView>(tr("Block"), QStringLiteral("block"));
     m_positional = addView<PositionalView>(tr("Positions"), QStringLiteral("positional"));
+    m_rope = addView<RopeView>(tr("Rotary"), QStringLiteral("rope"));
     m_cross = addView<CrossAttentionView>(tr("Cross-attention"), QStringLiteral("cross"));
     m_cost = addView<CostView>(tr("Cost"), QStringLiteral("cost"));  // measures the first time its tab is shown
 }

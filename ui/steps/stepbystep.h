@@ -9,6 +9,7 @@ class PipelineView;
 class HeadsView;
 class BlockView;
 class PositionalView;
+class RopeView;
 class CrossAttentionView;
 class CostView;
 
@@ -21,6 +22,7 @@ public:
     HeadsView* heads() const { return m_heads; }
     BlockView* block() const { return m_block; }
     PositionalView* positional() const { return m_positional; }
+    RopeView* rope() const { return m_rope; }
     CrossAttentionView* cross() const { return m_cross; }
     CostView* cost() const { return m_cost; }
 
@@ -29,6 +31,7 @@ private:
     HeadsView* m_heads;
     BlockView* m_block;
     PositionalView* m_positional;
+    RopeView* m_rope;
     CrossAttentionView* m_cross;
     CostView* m_cost;
 };

@@ -13,12 +13,13 @@
 #include "steps/headsview.h"
 #include "steps/pipelineview.h"
 #include "steps/positionalview.h"
+#include "steps/ropeview.h"
 
 namespace attnscope {
 
 QStringList stepsViewNames()
 {
-    return {"pipeline", "cell", "heads", "block", "positional", "cross", "cost"};
+    return {"pipeline", "cell", "heads", "block", "positional", "rope", "cross", "cost"};
 }
 
 namespace {
@@ -73,6 +74,8 @@ bool renderStepsView(const QString& view, Document& doc, const StepsRenderOption
         auto* w = new PositionalView(&doc);
         w->runPermutationDemo();
         widget.reset(w);
+    } else if (view == "rope") {
+        widget = std::make_unique<RopeView>(&doc);
     } else if (view == "cross") {
         auto* w = new CrossAttentionView(&doc);
         w->setSource(opts.source);

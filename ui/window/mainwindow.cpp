@@ -30,6 +30,7 @@
 #include "research/ablationview.h"
 #include "research/researchtab.h"
 #include "steps/stepbystep.h"
+#include "training/trainview.h"
 #include "window/tokenchips.h"
 #include "model/trainingmask.h"
 #include "window/windowactions.h"
@@ -88,6 +89,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_tabs->addTab(new ScalingLab(m_document), tr("&Scaling lab"));
     m_tabs->addTab(new StepByStep(m_document), tr("S&tep by step"));
     m_tabs->addTab(new ResearchTab(m_document), tr("&Research"));
+    m_tabs->addTab(new TrainView(m_document), tr("Tra&in"));
     auto* split = new QSplitter(Qt::Horizontal, central);
     split->addWidget(m_tabs);
     split->addWidget(m_controls);

@@ -1,0 +1,374 @@
+#include "train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "io/atomicfile.h"
+#include "io/safetensors.h"
+#include "model/randommodel.h"
+
+namespace attnscope::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kStateFile = "training-state.safetensors";
+
+// FNV-1a over the token stream: resuming checks that the corpus is the one the run started on.
+std::uint64_t streamHash(const std::vector<int>& tokens)
+{
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (int t : tokens)
+        for (int i = 0; i < 4; ++i) {
+            h ^= static_cast<unsigned>(t >> (8 * i)) & 0xffu;
+            h *= 0x100000001b3ull;
+        }
+    return h;
+}
+
+nlohmann::ordered_json optionsJson(const TrainOptions& o)
+{
+    const NetworkConfig& n = o.network;
+    return {{"layers", n.layers},           {"heads", n.heads},
+            {"d_model", n.dModel},          {"d_ff", n.dFF},
+            {"vocab", n.vocab},             {"context", n.context},
+            {"steps", o.steps},             {"batch", o.batchSequences},
+            {"sequence_length", o.sequenceLength}, {"learning_rate", o.learningRate},
+            {"min_learning_rate", o.minLearningRate}, {"warmup_steps", o.warmupSteps},
+            {"weight_decay", o.weightDecay}, {"beta1", o.beta1},
+            {"beta2", o.beta2},             {"epsilon", o.epsilon},
+            {"clip_norm", o.clipNorm},      {"seed", o.seed},
+            {"shards", o.shards}};
+}
+
+// Column-major (rows, cols) storage to the row-major order safetensors keeps.
+std::vector<float> rowMajor(const Eigen::Map<const Mat<float>>& m)
+{
+    std::vector<float> out(static_cast<std::size_t>(m.size()));
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+        for (Eigen::Index j = 0; j < m.cols(); ++j) out[static_cast<std::size_t>(i * m.cols() + j)] = m(i, j);
+    return out;
+}
+
+} // namespace
+
+std::string TrainOptions::validate() const
+{
+    if (std::string p = network.validate(); !p.empty()) return p;
+    if (steps < 1 || steps > 10'000'000) return "the number of steps must be between 1 and 10,000,000.";
+    if (batchSequences < 1 || batchSequences > 4096) return "the batch must hold between 1 and 4,096 sequences.";
+    if (sequenceLength < 2 || sequenceLength > network.context)
+        return "the sequence length must be between 2 and the context (" + std::to_string(network.context) + ").";
+    if (!(learningRate > 0 && learningRate < 1)) return "the learning rate must be between 0 and 1.";
+    if (!(minLearningRate >= 0 && minLearningRate <= learningRate)) return "the final learning rate must be between 0 and the peak.";
+    if (warmupSteps < 0) return "the warm-up cannot be negative.";
+    if (!(weightDecay >= 0 && weightDecay < 1)) return "the weight decay must be between 0 and 1.";
+    if (!(clipNorm > 0)) return "the gradient clipping norm must be positive.";
+    if (shards < 1 || shards > batchSequences) return "the batch must have at least one sequence per shard.";
+    if (threads < 1 || threads > 256) return "the number of threads must be between 1 and 256.";
+    return {};
+}
+
+Result<TrainingData> tokenizeCorpus(std::string_view corpus, const VocabTokenizer& tokenizer, int sequenceLength)
+{
+    using R = Result<TrainingData>;
+    TrainingData data;
+    std::size_t i = 0;
+    while (i < corpus.size()) {
+        std::size_t j = corpus.find('\n', i);
+        if (j == std::string_view::npos) j = corpus.size();
+        const std::string_view line = corpus.substr(i, j - i);
+        i = j + 1;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        Result<TokenizedText> t = tokenizer.encode(line);
+        if (!t) return R::fail("the corpus " + t.error());
+        data.documentStarts.push_back(static_cast<std::int64_t>(data.tokens.size()));
+        for (int id : t->ids) {
+            data.tokens.push_back(id);
+            data.unknownTokens += id == tokenizer.unk();
+        }
+    }
+    if (static_cast<std::int64_t>(data.tokens.size()) < sequenceLength + 1)
+        return R::fail("the corpus has " + std::to_string(data.tokens.size()) + " tokens, fewer than one training sequence of " +
+                       std::to_string(sequenceLength + 1) + ".");
+    return R::ok(std::move(data));
+}
+
+Trainer::Trainer(const TrainOptions& options, std::shared_ptr<const VocabTokenizer> tokenizer, std::shared_ptr<const TrainingData> data)
+    : m_options(options), m_tokenizer(std::move(tokenizer)), m_data(std::move(data)), m_layout(makeLayout(options.network))
+{
+    m_params = initialParameters<float>(options.network, m_layout, options.seed);
+    m_m = Vec<float>::Zero(m_layout.total);
+    m_v = Vec<float>::Zero(m_layout.total);
+    m_decay = Vec<float>::Zero(m_layout.total);
+    for (const TensorSlot& t : m_layout.tensors)
+        if (t.decay) m_decay.segment(t.offset, t.size()).setOnes();
+    for (int s = 0; s < options.shards; ++s) {
+        m_networks.push_back(std::make_unique<Network<float>>(options.network));
+        m_gradients.push_back(Vec<float>::Zero(m_layout.total));
+    }
+    m_batch.resize(static_cast<std::size_t>(options.batchSequences * (options.sequenceLength + 1)));
+}
+
+Trainer::~Trainer() = default;
+
+Result<std::unique_ptr<Trainer>> Trainer::create(const TrainOptions& given, std::shared_ptr<const VocabTokenizer> tokenizer,
+                                                 std::shared_ptr<const TrainingData> data)
+{
+    using R = Result<std::unique_ptr<Trainer>>;
+    TrainOptions options = given;
+    options.network.vocab = tokenizer->vocabSize();
+    if (std::string p = options.validate(); !p.empty()) return R::fail(p);
+    if (static_cast<std::int64_t>(data->tokens.size()) < options.sequenceLength + 1)
+        return R::fail("the corpus is shorter than one training sequence.");
+    return R::ok(std::unique_ptr<Trainer>(new Trainer(options, std::move(tokenizer), std::move(data))));
+}
+
+double Trainer::learningRateAt(int step) const
+{
+    const TrainOptions& o = m_options;
+    // 1. Linear warm-up from lr/warmup to lr, so the first updates (with Adam's unreliable early moments) are small.
+    if (step < o.warmupSteps) return o.learningRate * (step + 1) / o.warmupSteps;
+    // 2. Cosine decay from the peak to the floor over the remaining steps.
+    const double span = std::max(1, o.steps - o.warmupSteps);
+    const double progress = std::min(1.0, (step - o.warmupSteps) / span);
+    return o.minLearningRate + 0.5 * (o.learningRate - o.minLearningRate) * (1.0 + std::cos(std::numbers::pi * progress));
+}
+
+void Trainer::fillBatch(int step)
+{
+    // The batch of a step depends only on the seed and the step, so a resumed run draws what the
+    // uninterrupted one would have drawn.
+    const int B = m_options.batchSequences, T = m_options.sequenceLength;
+    SeededRandom random(m_options.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(step) + 1);
+    const std::vector<std::int64_t>& starts = m_data->documentStarts;
+    const std::int64_t last = static_cast<std::int64_t>(m_data->tokens.size()) - (T + 1);
+    // Documents that start late enough cannot fill a sequence; they are sampled from the tail of the stream.
+    std::size_t usable = 0;
+    while (usable < starts.size() && starts[usable] <= last) ++usable;
+    for (int b = 0; b < B; ++b) {
+        const std::int64_t from = usable > 0 ? starts[random.nextU64() % usable] : last;
+        std::copy_n(m_data->tokens.begin() + from, T + 1, m_batch.begin() + static_cast<std::ptrdiff_t>(b) * (T + 1));
+    }
+}
+
+StepReport Trainer::step()
+{
+    const auto started = std::chrono::steady_clock::now();
+    const TrainOptions& o = m_options;
+    const int B = o.batchSequences, T = o.sequenceLength, S = o.shards;
+    fillBatch(m_step);
+
+    // 1. Forward and backward, shard by shard. Each shard has its own network (activations) and gradient,
+    //    so shards run on threads without sharing anything they write.
+    const float weight = 1.0f / static_cast<float>(B * T);
+    std::vector<double> losses(static_cast<std::size_t>(S), 0.0);
+    auto runShard = [&](int s) {
+        const int first = s * B / S, count = (s + 1) * B / S - first;
+        Vec<float>& g = m_gradients[static_cast<std::size_t>(s)];
+        g.setZero();
+        losses[static_cast<std::size_t>(s)] = m_networks[static_cast<std::size_t>(s)]->run(
+            m_params, m_batch.data() + static_cast<std::ptrdiff_t>(first) * (T + 1), count, T, weight, &g);
+    };
+    const int threads = std::min(o.threads, S);
+    if (threads <= 1) {
+        for (int s = 0; s < S; ++s) runShard(s);
+    } else {
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                for (int s = t; s < S; s += threads) runShard(s);
+            });
+        for (std::thread& th : pool) th.join();
+    }
+    // 2. Sum in shard order: the same additions in the same order whatever the number of threads.
+    Vec<float>& grad = m_gradients[0];
+    double loss = losses[0];
+    for (int s = 1; s < S; ++s) {
+        grad += m_gradients[static_cast<std::size_t>(s)];
+        loss += losses[static_cast<std::size_t>(s)];
+    }
+
+    // 3. Clip the global norm, so one unlucky batch cannot throw the weights far.
+    const double norm = std::sqrt(grad.cast<double>().squaredNorm());
+    if (norm > o.clipNorm) grad *= static_cast<float>(o.clipNorm / norm);
+
+    // 4. AdamW: moments with bias correction, and weight decay applied to the weights directly (not through
+    //    the gradient, so it is not rescaled by Adam's per-parameter step sizes).
+    const int t = m_step + 1;
+    const double lr = learningRateAt(m_step);
+    const float b1 = static_cast<float>(o.beta1), b2 = static_cast<float>(o.beta2);
+    const float c1 = static_cast<float>(1.0 / (1.0 - std::pow(o.beta1, t)));
+    const float c2 = static_cast<float>(1.0 / (1.0 - std::pow(o.beta2, t)));
+    const float step = static_cast<float>(lr), decay = static_cast<float>(lr * o.weightDecay), eps = static_cast<float>(o.epsilon);
+    m_m = b1 * m_m + (1.0f - b1) * grad;
+    m_v = (b2 * m_v.array() + (1.0f - b2) * grad.array().square()).matrix();
+    m_params.array() -= decay * m_decay.array() * m_params.array() +
+                        step * (m_m.array() * c1) / ((m_v.array() * c2).sqrt() + eps);
+    ++m_step;
+
+    StepReport r;
+    r.step = m_step;
+    r.loss = loss * weight;
+    r.learningRate = lr;
+    r.gradientNorm = norm;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    r.tokensPerSecond = seconds > 0 ? B * T / seconds : 0.0;
+    return r;
+}
+
+ModelPtr Trainer::toModel(const std::string& name) const
+{
+    const NetworkConfig& n = m_options.network;
+    auto model = std::make_shared<Model>();
+    ModelConfig& c = model->config;
+    c.name = name;
+    c.architecture = "gpt2";
+    c.layers = n.layers;
+    c.heads = n.heads;
+    c.dModel = n.dModel;
+    c.dHead = n.dModel / n.heads;
+    c.dFF = n.dFF;
+    c.vocabSize = n.vocab;
+    c.contextLength = n.context;
+    c.positional = PositionalKind::Learned;
+    c.norm = NormPlacement::PreLN;
+    c.activation = Activation::GeluTanh;
+    c.layerNormEps = static_cast<float>(n.layerNormEps);
+    c.causal = true;
+    const Layout& lay = m_layout;
+    auto M = [&](int i) { return matrixOf(m_params, lay.tensors[static_cast<std::size_t>(i)]); };
+    auto R = [&](int i) { return rowOf(m_params, lay.tensors[static_cast<std::size_t>(i)]); };
+    const Eigen::Index D = n.dModel;
+    ModelWeights& w = model->weights;
+    w.tokenEmbedding = M(lay.tokenEmbedding);
+    w.positionEmbedding = M(lay.positionEmbedding);
+    for (const LayerSlots& s : lay.layers) {
+        LayerWeights l;
+        l.ln1Gain = R(s.ln1Gain);
+        l.ln1Bias = R(s.ln1Bias);
+        l.wq = M(s.wqkv).middleCols(0, D);
+        l.wk = M(s.wqkv).middleCols(D, D);
+        l.wv = M(s.wqkv).middleCols(2 * D, D);
+        l.bq = R(s.bqkv).segment(0, D);
+        l.bk = R(s.bqkv).segment(D, D);
+        l.bv = R(s.bqkv).segment(2 * D, D);
+        l.wo = M(s.wo);
+        l.bo = R(s.bo);
+        l.ln2Gain = R(s.ln2Gain);
+        l.ln2Bias = R(s.ln2Bias);
+        l.w1 = M(s.w1);
+        l.b1 = R(s.b1);
+        l.w2 = M(s.w2);
+        l.b2 = R(s.b2);
+        w.layers.push_back(std::move(l));
+    }
+    w.lnfGain = R(lay.lnfGain);
+    w.lnfBias = R(lay.lnfBias);
+    model->tokenizer = m_tokenizer;
+    assert(model->checkShapes().empty());
+    model->finalize();
+    return model;
+}
+
+std::string trainedConfigJson(const NetworkConfig& n, const std::string& name)
+{
+    nlohmann::ordered_json j = {{"model_type", "attnscope"},
+                                {"name", name},
+                                {"tokenizer", "word-vocab"},
+                                {"n_layer", n.layers},
+                                {"n_head", n.heads},
+                                {"n_embd", n.dModel},
+                                {"n_inner", n.dFF},
+                                {"vocab_size", n.vocab},
+                                {"n_positions", n.context},
+                                {"layer_norm_epsilon", n.layerNormEps},
+                                {"activation_function", "gelu_new"},
+                                {"bos_token", "<bos>"},
+                                {"unk_token", "<unk>"}};
+    return j.dump(2) + "\n";
+}
+
+Status Trainer::writeModelFolder(const std::string& folder, const std::string& name) const
+{
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) return Status::failure("cannot create the folder '" + folder + "' (" + ec.message() + ").");
+    std::vector<NamedTensor> tensors;
+    for (const TensorSlot& t : m_layout.tensors) {
+        NamedTensor n;
+        n.name = t.name;
+        if (t.rows == 1) {
+            n.shape = {t.cols};
+            n.values.assign(m_params.data() + t.offset, m_params.data() + t.offset + t.size());
+        } else {
+            n.shape = {t.rows, t.cols};
+            n.values = rowMajor(matrixOf(m_params, t));
+        }
+        tensors.push_back(std::move(n));
+    }
+    const fs::path dir(folder);
+    if (Status s = writeSafetensors((dir / "model.safetensors").string(), tensors, DType::F32, {{"format", "pt"}}); !s.ok()) return s;
+    if (Status s = writeFileAtomically((dir / "config.json").string(), trainedConfigJson(m_options.network, name)); !s.ok()) return s;
+    return writeFileAtomically((dir / "vocab.txt").string(), m_tokenizer->toText());
+}
+
+Status Trainer::writeState(const std::string& folder) const
+{
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) return Status::failure("cannot create the folder '" + folder + "' (" + ec.message() + ").");
+    auto flat = [](const char* name, const Vec<float>& v) {
+        return NamedTensor{name, {v.size()}, std::vector<float>(v.data(), v.data() + v.size())};
+    };
+    const std::map<std::string, std::string> metadata = {{"step", std::to_string(m_step)},
+                                                         {"options", optionsJson(m_options).dump()},
+                                                         {"corpus_hash", std::to_string(streamHash(m_data->tokens))}};
+    return writeSafetensors((fs::path(folder) / kStateFile).string(),
+                            {flat("parameters", m_params), flat("adam_m", m_m), flat("adam_v", m_v)}, DType::F32, metadata);
+}
+
+Result<std::unique_ptr<Trainer>> Trainer::resume(const std::string& folder, const TrainOptions& options,
+                                                 std::shared_ptr<const VocabTokenizer> tokenizer,
+                                                 std::shared_ptr<const TrainingData> data)
+{
+    using R = Result<std::unique_ptr<Trainer>>;
+    const std::string path = (fs::path(folder) / kStateFile).string();
+    Result<SafetensorsFile> file = SafetensorsFile::open(path);
+    if (!file) return R::fail(file.error());
+    R created = create(options, std::move(tokenizer), std::move(data));
+    if (!created) return created;
+    Trainer& t = **created;
+    const auto& meta = file->metadata();
+    const auto option = meta.find("options"), step = meta.find("step"), hash = meta.find("corpus_hash");
+    if (option == meta.end() || step == meta.end() || hash == meta.end())
+        return R::fail("'" + path + "' is not an AttnScope training state (its metadata lacks the step or the options).");
+    if (option->second != optionsJson(t.m_options).dump())
+        return R::fail("'" + path + "' was saved by a run with other settings (" + option->second +
+                       "); resume with the same options as the run that wrote it.");
+    if (hash->second != std::to_string(streamHash(t.m_data->tokens)))
+        return R::fail("'" + path + "' was saved by a run on another corpus or vocabulary.");
+    int steps = 0;
+    try {
+        steps = std::stoi(step->second);
+    } catch (...) {
+        steps = -1;
+    }
+    if (steps < 0 || steps > t.m_options.steps) return R::fail("'" + path + "' gives an impossible step count.");
+    for (auto [name, target] : {std::pair{"parameters", &t.m_params}, std::pair{"adam_m", &t.m_m}, std::pair{"adam_v", &t.m_v}}) {
+        const TensorInfo* info = file->find(name);
+        if (!info || info->dtype != DType::F32 || info->numel() != t.m_layout.total)
+            return R::fail("'" + path + "' has no F32 tensor '" + name + "' of " + std::to_string(t.m_layout.total) + " values.");
+        file->readFloats(*info, target->data());
+    }
+    t.m_step = steps;
+    return created;
+}
+
+} // namespace attnscope::train

@@ -1,0 +1,225 @@
+#pragma once
+// A plain-loop Llama-family forward in double precision, the oracle for the Eigen path and the stored
+// weights. It reads config.json and the raw tensors itself (one model.safetensors, or the shards that
+// model.safetensors.index.json names, through gpt2reference.h's few lines of safetensors parsing) and
+// shares no code with the core's loaders, tokenizers or forward pass. It follows Hugging Face's
+// LlamaForCausalLM step by step: RMSNorm, q/k/v projections (with biases where the family has them),
+// rotary embedding by rotate_half, repeat_kv for grouped-query heads, causal softmax, o_proj, SwiGLU
+// (down(silu(gate(x)) * up(x))), the final RMSNorm and lm_head (or the tied embedding).
+//
+// Dimension letters: T tokens, D hidden size, H heads, Hkv key/value heads, Dh = D / H, F intermediate size.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpt2reference.h"
+
+namespace llamaref {
+
+using gpt2ref::Rows;
+
+struct Options {
+    bool causal = true;
+    bool sqrtScaling = true;
+    double temperature = 1.0;
+    bool rotary = true;  // false: no positional information at all
+};
+
+struct Result {
+    std::vector<std::vector<Rows>> attention;  // [layer][head] (T, T)
+    std::vector<double> nextProbabilities;     // (V) softmax of the last position's logits
+};
+
+class Model {
+public:
+    explicit Model(const std::string& folder)
+    {
+        namespace fs = std::filesystem;
+        std::ifstream in(fs::path(folder) / "config.json");
+        m_config = nlohmann::json::parse(in);
+        const fs::path index = fs::path(folder) / "model.safetensors.index.json";
+        if (fs::exists(fs::path(folder) / "model.safetensors")) {
+            m_single = std::make_shared<gpt2ref::Checkpoint>((fs::path(folder) / "model.safetensors").string());
+        } else {
+            std::ifstream idx(index);
+            const nlohmann::json j = nlohmann::json::parse(idx);
+            for (const auto& [tensor, file] : j["weight_map"].items()) {
+                auto& ck = m_shards[file.get<std::string>()];
+                if (!ck) ck = std::make_shared<gpt2ref::Checkpoint>((fs::path(folder) / file.get<std::string>()).string());
+                m_shardOf[tensor] = ck;
+            }
+        }
+    }
+
+    std::vector<double> get(const std::string& name) const
+    {
+        return m_single ? m_single->get(name) : m_shardOf.at(name)->get(name);
+    }
+
+    Result run(const std::vector<int>& ids, const Options& opt) const
+    {
+        const nlohmann::json& c = m_config;
+        const std::string type = c["model_type"];
+        const int L = c["num_hidden_layers"], H = c["num_attention_heads"], D = c["hidden_size"];
+        const int Hkv = c.value("num_key_value_heads", H), Dh = D / H, V = c["vocab_size"];
+        const double eps = c.value("rms_norm_eps", 1e-6);
+        const bool tied = c.value("tie_word_embeddings", false);
+        const bool qkvBias = type == "qwen2" || c.value("attention_bias", false);
+        const bool oBias = type == "llama" && c.value("attention_bias", false);
+        const std::size_t T = ids.size();
+
+        const std::vector<double> embed = get("model.embed_tokens.weight");
+        Rows h(T, std::vector<double>(std::size_t(D)));
+        for (std::size_t t = 0; t < T; ++t)
+            for (int d = 0; d < D; ++d) h[t][std::size_t(d)] = embed[std::size_t(ids[t]) * std::size_t(D) + std::size_t(d)];
+
+        const std::vector<double> invFreq = inverseFrequencies(Dh);
+        const double multiplier = (opt.sqrtScaling ? 1.0 / std::sqrt(double(Dh)) : 1.0) / opt.temperature;
+        Result result;
+        for (int l = 0; l < L; ++l) {
+            const std::string p = "model.layers." + std::to_string(l) + ".";
+            const Rows x = rmsNorm(h, get(p + "input_layernorm.weight"), eps);
+            Rows q = linear(x, get(p + "self_attn.q_proj.weight"), qkvBias ? get(p + "self_attn.q_proj.bias") : std::vector<double>());
+            Rows k = linear(x, get(p + "self_attn.k_proj.weight"), qkvBias ? get(p + "self_attn.k_proj.bias") : std::vector<double>());
+            const Rows v = linear(x, get(p + "self_attn.v_proj.weight"), qkvBias ? get(p + "self_attn.v_proj.bias") : std::vector<double>());
+            if (opt.rotary) {
+                rotate(q, H, Dh, invFreq);
+                rotate(k, Hkv, Dh, invFreq);
+            }
+            Rows attnOut(T, std::vector<double>(std::size_t(D), 0.0));
+            std::vector<Rows> heads;
+            for (int hd = 0; hd < H; ++hd) {
+                const int g = hd / (H / Hkv);  // repeat_kv: each key/value head serves H / Hkv query heads in a row
+                Rows w(T, std::vector<double>(T, 0.0));
+                for (std::size_t i = 0; i < T; ++i) {
+                    std::vector<double> s(T);
+                    double top = -INFINITY;
+                    for (std::size_t j = 0; j < T; ++j) {
+                        double dot = 0;
+                        for (int e = 0; e < Dh; ++e) dot += q[i][std::size_t(hd * Dh + e)] * k[j][std::size_t(g * Dh + e)];
+                        s[j] = multiplier * dot;
+                        if (!(opt.causal && j > i)) top = std::max(top, s[j]);
+                    }
+                    double sum = 0;
+                    for (std::size_t j = 0; j < T; ++j)
+                        if (!(opt.causal && j > i)) sum += (w[i][j] = std::exp(s[j] - top));
+                    for (std::size_t j = 0; j < T; ++j) w[i][j] /= sum;
+                    for (int e = 0; e < Dh; ++e)
+                        for (std::size_t j = 0; j < T; ++j) attnOut[i][std::size_t(hd * Dh + e)] += w[i][j] * v[j][std::size_t(g * Dh + e)];
+                }
+                heads.push_back(std::move(w));
+            }
+            result.attention.push_back(std::move(heads));
+            const Rows o = linear(attnOut, get(p + "self_attn.o_proj.weight"), oBias ? get(p + "self_attn.o_proj.bias") : std::vector<double>());
+            add(h, o);
+            const Rows m = rmsNorm(h, get(p + "post_attention_layernorm.weight"), eps);
+            Rows gate = linear(m, get(p + "mlp.gate_proj.weight"), {});
+            const Rows up = linear(m, get(p + "mlp.up_proj.weight"), {});
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t f = 0; f < gate[t].size(); ++f) {
+                    const double g = gate[t][f];
+                    gate[t][f] = g / (1.0 + std::exp(-g)) * up[t][f];  // silu(g) * up
+                }
+            add(h, linear(gate, get(p + "mlp.down_proj.weight"), {}));
+        }
+        const Rows last = rmsNorm(Rows{h.back()}, get("model.norm.weight"), eps);
+        const Rows logits = linear(last, get(tied ? "model.embed_tokens.weight" : "lm_head.weight"), {});
+        double top = -INFINITY, sum = 0;
+        for (double z : logits[0]) top = std::max(top, z);
+        for (double z : logits[0]) sum += std::exp(z - top);
+        for (int i = 0; i < V; ++i) result.nextProbabilities.push_back(std::exp(logits[0][std::size_t(i)] - top) / sum);
+        return result;
+    }
+
+private:
+    // inv_freq as Hugging Face's rope initialisation computes it, then the llama3 or linear rescaling.
+    std::vector<double> inverseFrequencies(int Dh) const
+    {
+        const nlohmann::json& c = m_config;
+        const double theta = c.value("rope_theta", 10000.0);
+        std::vector<double> inv;
+        for (int i = 0; i < Dh; i += 2) inv.push_back(1.0 / std::pow(theta, double(i) / Dh));
+        const nlohmann::json s = c.value("rope_scaling", nlohmann::json());
+        if (s.is_null()) return inv;
+        const std::string type = s.contains("rope_type") ? s["rope_type"] : s["type"];
+        const double factor = s.value("factor", 1.0);
+        if (type == "linear") {
+            for (double& f : inv) f /= factor;
+        } else if (type == "llama3") {
+            const double low = s["low_freq_factor"], high = s["high_freq_factor"];
+            const double original = s["original_max_position_embeddings"];
+            const double lowWavelen = original / low, highWavelen = original / high;
+            for (double& f : inv) {
+                const double wavelen = 2 * M_PI / f;
+                const double scaled = wavelen > lowWavelen ? f / factor : f;
+                const double smooth = (original / wavelen - low) / (high - low);
+                const double smoothed = (1 - smooth) * scaled / factor + smooth * scaled;
+                const bool medium = !(wavelen < highWavelen) && !(wavelen > lowWavelen);
+                f = medium ? smoothed : scaled;
+            }
+        }
+        return inv;
+    }
+
+    // x = x * cos + rotate_half(x) * sin per head, with rotate_half(x) = cat(-x[half:], x[:half]) and
+    // cos, sin of cat(freqs, freqs) at each row's position.
+    static void rotate(Rows& x, int heads, int Dh, const std::vector<double>& inv)
+    {
+        const int half = Dh / 2;
+        for (std::size_t t = 0; t < x.size(); ++t)
+            for (int hd = 0; hd < heads; ++hd) {
+                const std::vector<double> in(x[t].begin() + hd * Dh, x[t].begin() + (hd + 1) * Dh);
+                std::vector<double> rotated(in.size());
+                for (int e = 0; e < Dh; ++e) rotated[std::size_t(e)] = e < half ? -in[std::size_t(e + half)] : in[std::size_t(e - half)];
+                for (int e = 0; e < Dh; ++e) {
+                    const double angle = double(t) * inv[std::size_t(e % half)];
+                    x[t][std::size_t(hd * Dh + e)] = in[std::size_t(e)] * std::cos(angle) + rotated[std::size_t(e)] * std::sin(angle);
+                }
+            }
+    }
+
+    static Rows rmsNorm(const Rows& x, const std::vector<double>& w, double eps)
+    {
+        Rows out = x;
+        for (std::size_t t = 0; t < x.size(); ++t) {
+            double ms = 0;
+            for (double v : x[t]) ms += v * v;
+            ms /= double(x[t].size());
+            for (std::size_t d = 0; d < x[t].size(); ++d) out[t][d] = w[d] * (x[t][d] / std::sqrt(ms + eps));
+        }
+        return out;
+    }
+
+    // y = x W^T + b with W as nn.Linear stores it, row-major [out, in].
+    static Rows linear(const Rows& x, const std::vector<double>& w, const std::vector<double>& b)
+    {
+        const std::size_t in = x.empty() ? 0 : x[0].size(), out = w.size() / in;
+        Rows y(x.size(), std::vector<double>(out, 0.0));
+        for (std::size_t t = 0; t < x.size(); ++t)
+            for (std::size_t o = 0; o < out; ++o) {
+                double s = b.empty() ? 0.0 : b[o];
+                for (std::size_t i = 0; i < in; ++i) s += w[o * in + i] * x[t][i];
+                y[t][o] = s;
+            }
+        return y;
+    }
+
+    static void add(Rows& h, const Rows& delta)
+    {
+        for (std::size_t t = 0; t < h.size(); ++t)
+            for (std::size_t d = 0; d < h[t].size(); ++d) h[t][d] += delta[t][d];
+    }
+
+    nlohmann::json m_config;
+    std::shared_ptr<gpt2ref::Checkpoint> m_single;
+    std::map<std::string, std::shared_ptr<gpt2ref::Checkpoint>> m_shards;
+    std::map<std::string, std::shared_ptr<gpt2ref::Checkpoint>> m_shardOf;
+};
+
+} // namespace llamaref

@@ -1,0 +1,328 @@
+// The trainer around the network: the corpus and its vocabulary, the optimiser's arithmetic, determinism
+// (same seed, any thread count, resumed or not: the same bits), learning, and the model folder it writes.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "model/forward.h"
+#include "model/model.h"
+#include "model/randommodel.h"
+#include "text/vocabtokenizer.h"
+#include "train/corpus.h"
+#include "train/lexicon.h"
+#include "train/trainer.h"
+
+using namespace attnscope;
+using namespace attnscope::train;
+
+namespace {
+
+struct Setup {
+    std::shared_ptr<const VocabTokenizer> tokenizer;
+    std::shared_ptr<const TrainingData> data;
+};
+
+Setup setupFor(const std::string& corpus, int sequenceLength)
+{
+    Result<VocabTokenizer> v = buildVocabulary(corpus, 4096);
+    if (!v) qFatal("%s", v.error().c_str());
+    Setup s;
+    s.tokenizer = std::make_shared<const VocabTokenizer>(std::move(*v));
+    Result<TrainingData> d = tokenizeCorpus(corpus, *s.tokenizer, sequenceLength);
+    if (!d) qFatal("%s", d.error().c_str());
+    s.data = std::make_shared<const TrainingData>(std::move(*d));
+    return s;
+}
+
+TrainOptions smallOptions()
+{
+    TrainOptions o;
+    o.network.layers = 2;
+    o.network.heads = 2;
+    o.network.dModel = 16;
+    o.network.dFF = 32;
+    o.network.context = 16;
+    o.sequenceLength = 12;
+    o.batchSequences = 8;
+    o.shards = 4;
+    o.threads = 2;
+    o.steps = 40;
+    o.warmupSteps = 5;
+    return o;
+}
+
+std::string smallCorpus() { return generateCorpus({300, 7}); }
+
+} // namespace
+
+class TestTrainer : public QObject {
+    Q_OBJECT
+private slots:
+    void corpusIsDeterministic();
+    void corpusCoversTheRequiredSentences();
+    void corpusNeverShowsHeldOutPairs();
+    void vocabularyTokenizer();
+    void vocabularyFileIsChecked_data();
+    void vocabularyFileIsChecked();
+    void learningRateSchedule();
+    void firstStepIsAdamW();
+    void sameSeedSameBitsWhateverTheThreads();
+    void resumingContinuesExactly();
+    void lossFalls();
+    void modelFolderRoundTrip();
+};
+
+void TestTrainer::corpusIsDeterministic()
+{
+    QCOMPARE(generateCorpus({200, 3}), generateCorpus({200, 3}));
+    QVERIFY(generateCorpus({200, 3}) != generateCorpus({200, 4}));
+}
+
+void TestTrainer::corpusCoversTheRequiredSentences()
+{
+    const std::string corpus = generateCorpus({60000, 1});
+    Result<VocabTokenizer> v = buildVocabulary(corpus, 1 << 20);
+    QVERIFY(v.hasValue());
+    QVERIFY2(v->vocabSize() >= 2000, qPrintable(QString::number(v->vocabSize())));
+    for (const char* s : {"The cat sat on the mat because it was tired", "She gave the book to him", "dog bites man",
+                          "man bites dog", "the bank of the river", "the red car", "the car that I bought last year is red"}) {
+        Result<TokenizedText> t = v->encode(s);
+        QVERIFY(t.hasValue());
+        for (std::size_t i = 0; i < t->ids.size(); ++i)
+            QVERIFY2(t->ids[i] != v->unk(), qPrintable(QString("'%1' is not in the corpus").arg(QString::fromStdString(t->tokens[i]))));
+    }
+    // Every word of the lexicon occurs, so no vocabulary entry is left untrained.
+    for (std::string_view w : lexiconWords()) QVERIFY2(v->idOf(w) >= 0, std::string(w).c_str());
+}
+
+void TestTrainer::corpusNeverShowsHeldOutPairs()
+{
+    // Every "the [adj] <animal> <posture> [adverb] on the [adj] <surface> because it" in the corpus uses a pair that
+    // is not held out; the probe sentences use only held-out ones.
+    const std::string corpus = generateCorpus({20000, 1});
+    const std::regex shape(R"(the (?:\w+ )?(\w+) \w+ (?:\w+ )?on the (?:\w+ )?(\w+) because (?:it|they))");
+    std::set<std::string> animals, surfaces;
+    for (const Animal& a : lexicon().animals) {
+        animals.insert(std::string(a.singular));
+        animals.insert(std::string(a.plural));
+    }
+    for (const Noun& s : lexicon().surfaces) surfaces.insert(std::string(s.singular));
+    int seen = 0;
+    for (auto it = std::sregex_iterator(corpus.begin(), corpus.end(), shape); it != std::sregex_iterator(); ++it) {
+        const std::string a = (*it)[1], s = (*it)[2];
+        if (!animals.count(a) || !surfaces.count(s)) continue;
+        std::string singular = a;
+        for (const Animal& x : lexicon().animals)
+            if (x.plural == a) singular = x.singular;
+        QVERIFY2(!isHeldOutPair(singular, s), qPrintable(QString::fromStdString(it->str())));
+        ++seen;
+    }
+    QVERIFY2(seen > 1000, qPrintable(QString::number(seen)));
+    const std::vector<PronounProbe> probes = pronounProbes();
+    QVERIFY(probes.size() > 300);
+    for (const PronounProbe& p : probes) QVERIFY(isHeldOutPair(p.animal, p.surface));
+}
+
+void TestTrainer::vocabularyTokenizer()
+{
+    Result<VocabTokenizer> v = buildVocabulary("the cat sat .\nthe dog sat on the mat .\n", 100);
+    QVERIFY(v.hasValue());
+    // <bos>, <unk>, then by frequency (the 3, sat 2, . 2), ties alphabetical.
+    QCOMPARE(v->tokens()[0], std::string("<bos>"));
+    QCOMPARE(v->tokens()[1], std::string("<unk>"));
+    QCOMPARE(v->tokens()[2], std::string("the"));
+    QCOMPARE(v->tokens()[3], std::string("."));
+    QCOMPARE(v->tokens()[4], std::string("sat"));
+    Result<TokenizedText> t = v->encode("The CAT sat on a mat.");
+    QVERIFY(t.hasValue());
+    const std::vector<int> expected = {v->bos(), v->idOf("the"), v->idOf("cat"), v->idOf("sat"), v->idOf("on"), v->unk(),
+                                       v->idOf("mat"), v->idOf(".")};
+    QCOMPARE(t->ids, expected);
+    QCOMPARE(t->tokens[5], std::string("<unk>"));
+    QCOMPARE(v->displayToken(v->idOf("cat")), std::string("cat"));
+    QVERIFY(!v->encode("\xff").hasValue());
+    // vocab.txt round trip.
+    Result<VocabTokenizer> again = VocabTokenizer::fromText(v->toText(), "vocab.txt");
+    QVERIFY(again.hasValue());
+    QCOMPARE(again->tokens(), v->tokens());
+}
+
+void TestTrainer::vocabularyFileIsChecked_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("no <bos>") << QByteArray("<unk>\ncat\n") << "no <bos>";
+    QTest::newRow("a token twice") << QByteArray("<bos>\n<unk>\ncat\ncat\n") << "appears twice";
+    QTest::newRow("an empty line") << QByteArray("<bos>\n<unk>\n\ncat\n") << "is empty";
+    QTest::newRow("white space in a token") << QByteArray("<bos>\n<unk>\nblack cat\n") << "white space";
+    QTest::newRow("a 300-byte token") << QByteArray("<bos>\n<unk>\n") + QByteArray(300, 'a') << "longer than 256";
+}
+
+void TestTrainer::vocabularyFileIsChecked()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, error);
+    Result<VocabTokenizer> v = VocabTokenizer::fromText(text.toStdString(), "vocab.txt");
+    QVERIFY(!v.hasValue());
+    QVERIFY2(QString::fromStdString(v.error()).contains(error), v.error().c_str());
+    QVERIFY(QString::fromStdString(v.error()).contains("vocab.txt"));
+}
+
+void TestTrainer::learningRateSchedule()
+{
+    Setup s = setupFor(smallCorpus(), 12);
+    TrainOptions o = smallOptions();
+    o.steps = 110;
+    o.warmupSteps = 10;
+    o.learningRate = 1e-2;
+    o.minLearningRate = 1e-3;
+    auto t = Trainer::create(o, s.tokenizer, s.data);
+    QVERIFY(t.hasValue());
+    const Trainer& tr = **t;
+    QCOMPARE(tr.learningRateAt(0), 1e-3);                  // (0 + 1) / 10 of the peak
+    QCOMPARE(tr.learningRateAt(9), 1e-2);                  // the end of warm-up reaches the peak
+    QCOMPARE(tr.learningRateAt(10), 1e-2);                 // cosine starts at its top
+    QVERIFY(std::abs(tr.learningRateAt(60) - 5.5e-3) < 1e-12);  // halfway: the mean of peak and floor
+    QVERIFY(std::abs(tr.learningRateAt(110) - 1e-3) < 1e-12);   // and ends on the floor
+}
+
+void TestTrainer::firstStepIsAdamW()
+{
+    // One step by hand from the network's own gradient: clip to the global norm, Adam's first bias-corrected
+    // step m/sqrt(v) = g/|g| per entry, and decoupled weight decay on matrices only.
+    Setup s = setupFor(smallCorpus(), 12);
+    TrainOptions o = smallOptions();
+    o.clipNorm = 0.5;
+    o.weightDecay = 0.1;
+    auto t = Trainer::create(o, s.tokenizer, s.data);
+    QVERIFY(t.hasValue());
+    Trainer& tr = **t;
+    const Vec<float> before = tr.parameters();
+
+    // The batch of step 0 is what the trainer will draw; recompute its gradient independently in double.
+    NetworkConfig nc = tr.options().network;
+    Network<double> net(nc);
+    SeededRandom random(o.seed * 0x9E3779B97F4A7C15ull + 1);
+    std::vector<int> tokens;
+    const std::vector<std::int64_t>& starts = s.data->documentStarts;
+    std::size_t usable = 0;
+    while (usable < starts.size() && starts[usable] <= std::int64_t(s.data->tokens.size()) - (o.sequenceLength + 1)) ++usable;
+    for (int b = 0; b < o.batchSequences; ++b) {
+        const std::int64_t from = starts[random.nextU64() % usable];
+        tokens.insert(tokens.end(), s.data->tokens.begin() + from, s.data->tokens.begin() + from + o.sequenceLength + 1);
+    }
+    Vec<double> g = Vec<double>::Zero(before.size());
+    const double w = 1.0 / (o.batchSequences * o.sequenceLength);
+    const double loss = w * net.run(before.cast<double>(), tokens.data(), o.batchSequences, o.sequenceLength, w, &g);
+    const double norm = g.norm();
+    QVERIFY(norm > o.clipNorm);  // so the clipping is exercised
+    g *= o.clipNorm / norm;
+
+    const StepReport r = tr.step();
+    QVERIFY2(std::abs(r.loss - loss) < 1e-4, qPrintable(QString("%1 vs %2").arg(r.loss).arg(loss)));
+    QVERIFY(std::abs(r.gradientNorm - norm) < 1e-4 * norm);
+    const double lr = tr.learningRateAt(0);
+    const Layout layout = makeLayout(nc);
+    double worst = 0;
+    for (const TensorSlot& slot : layout.tensors)
+        for (Eigen::Index i = slot.offset; i < slot.offset + slot.size(); ++i) {
+            // m = (1 - b1) g, v = (1 - b2) g^2; bias corrections undo the factors: m^/sqrt(v^) = g / |g|.
+            const double adam = g[i] / (std::abs(g[i]) + o.epsilon);
+            const double expected = before[i] - lr * o.weightDecay * (slot.decay ? before[i] : 0.0) - lr * adam;
+            worst = std::max(worst, std::abs(expected - tr.parameters()[i]));
+        }
+    QVERIFY2(worst < 2e-5 * lr / 1e-3, qPrintable(QString("worst difference %1").arg(worst)));
+}
+
+void TestTrainer::sameSeedSameBitsWhateverTheThreads()
+{
+    Setup s = setupFor(smallCorpus(), 12);
+    TrainOptions one = smallOptions(), two = smallOptions();
+    one.threads = 1;
+    two.threads = 3;
+    auto a = Trainer::create(one, s.tokenizer, s.data), b = Trainer::create(two, s.tokenizer, s.data);
+    for (int i = 0; i < 10; ++i) {
+        (*a)->step();
+        (*b)->step();
+    }
+    QVERIFY((*a)->parameters() == (*b)->parameters());  // bit for bit, not approximately
+    TrainOptions other = smallOptions();
+    other.seed = 2;
+    auto c = Trainer::create(other, s.tokenizer, s.data);
+    for (int i = 0; i < 10; ++i) (*c)->step();
+    QVERIFY((*a)->parameters() != (*c)->parameters());
+}
+
+void TestTrainer::resumingContinuesExactly()
+{
+    Setup s = setupFor(smallCorpus(), 12);
+    const TrainOptions o = smallOptions();
+    auto straight = Trainer::create(o, s.tokenizer, s.data);
+    for (int i = 0; i < 12; ++i) (*straight)->step();
+
+    QTemporaryDir dir;
+    auto first = Trainer::create(o, s.tokenizer, s.data);
+    for (int i = 0; i < 5; ++i) (*first)->step();
+    QVERIFY((*first)->writeState(dir.path().toStdString()).ok());
+    auto resumed = Trainer::resume(dir.path().toStdString(), o, s.tokenizer, s.data);
+    QVERIFY2(resumed.hasValue(), resumed.error().c_str());
+    QCOMPARE((*resumed)->stepsDone(), 5);
+    for (int i = 0; i < 7; ++i) (*resumed)->step();
+    QVERIFY((*resumed)->parameters() == (*straight)->parameters());
+
+    // Other options, or another corpus, are refused with a sentence.
+    TrainOptions changed = o;
+    changed.learningRate = 1e-3;
+    auto refused = Trainer::resume(dir.path().toStdString(), changed, s.tokenizer, s.data);
+    QVERIFY(!refused.hasValue());
+    QVERIFY2(QString::fromStdString(refused.error()).contains("other settings"), refused.error().c_str());
+    Setup other = setupFor(generateCorpus({300, 8}), 12);
+    auto otherCorpus = Trainer::resume(dir.path().toStdString(), o, s.tokenizer, other.data);
+    QVERIFY(!otherCorpus.hasValue());
+}
+
+void TestTrainer::lossFalls()
+{
+    // A corpus of one repeated story: a working trainer learns it quickly; a broken gradient would not.
+    std::string corpus;
+    for (int i = 0; i < 200; ++i) corpus += "the cat sat on the mat because it was tired . she gave the book to him .\n";
+    Setup s = setupFor(corpus, 12);
+    TrainOptions o = smallOptions();
+    o.steps = 150;
+    o.learningRate = 1e-2;
+    o.minLearningRate = 1e-3;
+    auto t = Trainer::create(o, s.tokenizer, s.data);
+    const double first = (*t)->step().loss;
+    double last = first;
+    while (!(*t)->finished()) last = (*t)->step().loss;
+    QVERIFY2(first > 2.0 && last < 0.3, qPrintable(QString("loss %1 -> %2").arg(first).arg(last)));
+}
+
+void TestTrainer::modelFolderRoundTrip()
+{
+    Setup s = setupFor(smallCorpus(), 12);
+    auto t = Trainer::create(smallOptions(), s.tokenizer, s.data);
+    for (int i = 0; i < 3; ++i) (*t)->step();
+    QTemporaryDir dir;
+    const std::string folder = (std::filesystem::path(dir.path().toStdString()) / "tiny").string();
+    QVERIFY((*t)->writeModelFolder(folder, "tiny").ok());
+    Result<ModelPtr> loaded = loadModel(folder);
+    QVERIFY2(loaded.hasValue(), loaded.error().c_str());
+    const ModelPtr direct = (*t)->toModel("tiny");
+    QCOMPARE((*loaded)->config.name, std::string("tiny"));
+    QCOMPARE((*loaded)->tokenizer->kind(), std::string("word-vocab"));
+    Result<TokenizedText> a = (*loaded)->tokenizer->encode("the dog sat on the rug because it barked");
+    Result<TokenizedText> b = direct->tokenizer->encode("the dog sat on the rug because it barked");
+    QCOMPARE(a->ids, b->ids);
+    Result<ForwardTrace> fa = forward(**loaded, a->ids, {}), fb = forward(*direct, b->ids, {});
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h) QVERIFY(fa->weights(l, h) == fb->weights(l, h));  // F32 on disk: exact
+}
+
+QTEST_APPLESS_MAIN(TestTrainer)
+#include "tst_trainer.moc"

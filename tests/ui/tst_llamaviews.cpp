@@ -1,0 +1,138 @@
+// The window on a Llama-family folder (written by the core tests' tinyllama.h): token chips spelled as the
+// vocabulary spells them, the heatmap equal to the core's weights, key/value sharing groups outlined on
+// the heads grid with each head's first-token share in its tooltip, and the RoPE panel's curves equal to
+// the core's numbers.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+#include "analysis/ropeprofile.h"
+#include "analysis/stats.h"
+#include "attention/headgridview.h"
+#include "attention/heatmapview.h"
+#include "common/document.h"
+#include "common/matrixplot.h"
+#include "steps/blockview.h"
+#include "steps/ropeview.h"
+#include "steps/stepsrender.h"
+#include "tinyllama.h"
+#include "window/mainwindow.h"
+#include "window/tokenchips.h"
+
+using namespace attnscope;
+
+class TestLlamaViews : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    std::string m_folder, m_scaled;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        m_folder = tinyllama::writeFolder(m_tmp, "tiny-llama", tinyllama::Spec{});
+        tinyllama::Spec scaled;
+        scaled.ropeScaling = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
+                              {"original_max_position_embeddings", 64}};
+        scaled.ropeTheta = 500000.0;
+        m_scaled = tinyllama::writeFolder(m_tmp, "tiny-llama3", scaled);
+    }
+
+    void opensALlamaFolderAndShowsItsNumbers()
+    {
+        MainWindow w;
+        QVERIFY2(w.openModel(QString::fromStdString(m_folder)).ok(), "the tiny Llama folder did not load");
+        w.sentenceEdit()->setText(QStringLiteral("the llama hums"));
+        QCOMPARE(w.tokenChips()->chipText(0), QStringLiteral("<s>"));
+        QCOMPARE(w.tokenChips()->chipText(1), QStringLiteral("▁the"));
+        const SnapshotPtr snap = w.document()->snapshot();
+        Result<ForwardTrace> core = forward(*w.document()->model(), snap->tokens.ids, w.document()->settings());
+        QVERIFY(core);
+        w.document()->setFocus({1, 3});
+        double worst = 0;
+        const Matrix& weights = core->weights(1, 3);
+        for (int q = 0; q < weights.rows(); ++q)
+            for (int k = 0; k < weights.cols(); ++k) worst = std::max(worst, std::abs(w.heatmap()->cellValue(q, k) - double(weights(q, k))));
+        QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+
+        // 4 query heads over 2 key/value heads: groups {0, 1} and {2, 3}, each outlined around its cells.
+        HeadGridView* grid = w.grid();
+        QCOMPARE(grid->groupSize(), 2);
+        const QRect group = grid->groupRect({1, 3});
+        QVERIFY(group.contains(grid->cellRect({1, 2})) && group.contains(grid->cellRect({1, 3})));
+        QVERIFY(!group.intersects(grid->cellRect({1, 1})));
+        QCOMPARE(grid->groupRect({1, 2}), group);
+        // The tooltip's attention sink is the core's first-token share of that head.
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h) {
+                const double expected = firstTokenShare(core->weights(l, h));
+                QVERIFY(std::abs(grid->firstTokenShare({l, h}) - expected) < 1e-6);
+                QVERIFY2(grid->headToolTip({l, h}).contains(QStringLiteral("%1%").arg(100.0 * expected, 0, 'f', 1)),
+                         qPrintable(grid->headToolTip({l, h})));
+            }
+        QVERIFY(grid->headToolTip({0, 1}).contains(QStringLiteral("K/V head 0) with heads 0–1")));
+    }
+
+    void gridOfAModelWithoutSharingHasNoGroups()
+    {
+        MainWindow w;  // the default random model: every head has its own keys and values
+        w.sentenceEdit()->setText(QStringLiteral("one two three"));
+        QCOMPARE(w.grid()->groupSize(), 1);
+        QVERIFY(w.grid()->groupRect({0, 0}).isNull());
+        QVERIFY(!w.grid()->headToolTip({0, 0}).contains(QStringLiteral("K/V")));
+    }
+
+    void ropeViewShowsCoreNumbers()
+    {
+        Document doc;
+        Result<ModelPtr> model = loadModel(m_scaled);
+        QVERIFY2(model, model.error().c_str());
+        doc.setModel(*model);
+        RopeView view(&doc);
+        const RopeProfile expected = ropeProfile((*model)->config, std::min(RopeView::kMaxDistance, (*model)->config.contextLength - 1));
+        QVERIFY(view.profile().modelIsRotary && view.profile().scaled);
+        auto same = [](QCPGraph* g, const Eigen::VectorXd& v) {
+            if (g->data()->size() != int(v.size())) return false;
+            for (int i = 0; i < v.size(); ++i)
+                if (g->data()->at(i)->key != i || g->data()->at(i)->value != v[i]) return false;
+            return true;
+        };
+        QVERIFY(same(view.frequencyPlot()->graph(0), expected.baseFrequency));
+        QVERIFY(same(view.frequencyPlot()->graph(1), expected.frequency));
+        QVERIFY(view.frequencyPlot()->graph(0)->visible());  // the unscaled frequencies are shown beside
+        QVERIFY(same(view.scorePlot()->graph(0), expected.onesScore));
+        QVERIFY(same(view.scorePlot()->graph(1), expected.randomScore));
+        QVERIFY(view.caption().contains(QStringLiteral("θ = 500000")));
+        // Another model: the panel follows it.
+        doc.setModel(*loadModel("builtin"));
+        QVERIFY(!view.profile().modelIsRotary);
+        QVERIFY(view.caption().contains(QStringLiteral("no rotary positions")));
+    }
+
+    // The block names Llama's steps by their names.
+    void blockViewNamesRmsNormAndSwiGlu()
+    {
+        Document doc;
+        doc.setModel(*loadModel(m_folder));
+        doc.setText(QStringLiteral("the llama hums"));
+        BlockView view(&doc);
+        QVERIFY2(view.plot("ln2")->title().startsWith(QStringLiteral("RMSNorm")), qPrintable(view.plot("ln2")->title()));
+        QVERIFY2(view.plot("ff_hidden")->title().contains(QStringLiteral("SwiGLU")), qPrintable(view.plot("ff_hidden")->title()));
+        QCOMPARE(view.plot("ff_hidden")->shown().cols(), Eigen::Index(48));  // d_ff
+    }
+
+    void rendersTheRopePanelAndTheGrid()
+    {
+        Document doc;
+        doc.setModel(*loadModel(m_folder));
+        doc.setText(QStringLiteral("the llama hums"));
+        const QString path = m_tmp.filePath(QStringLiteral("rope.png"));
+        QString error;
+        QVERIFY2(renderStepsView(QStringLiteral("rope"), doc, {}, path, QSize(1200, 600), &error), qPrintable(error));
+        QCOMPARE(QImage(path).size(), QSize(1200, 600));
+    }
+};
+
+QTEST_MAIN(TestLlamaViews)
+#include "tst_llamaviews.moc"

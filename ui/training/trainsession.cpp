@@ -1,0 +1,149 @@
+#include "training/trainsession.h"
+
+#include <QMetaObject>
+#include <sys/resource.h>
+
+#include "text/filetext.h"
+#include "text/vocabtokenizer.h"
+#include "train/corpus.h"
+
+namespace attnscope {
+
+namespace {
+constexpr std::size_t kMaxCorpusBytes = std::size_t(512) << 20;
+constexpr int kMaxVocabulary = 4096;
+} // namespace
+
+TrainSession::TrainSession(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<train::StepReport>();
+}
+
+TrainSession::~TrainSession() { stopWorker(); }
+
+void TrainSession::setState(State state)
+{
+    if (m_state == state) return;
+    m_state = state;
+    emit stateChanged(state);
+}
+
+void TrainSession::stopWorker()
+{
+    if (!m_thread) return;
+    m_stop = true;
+    {
+        std::lock_guard lock(m_pauseMutex);
+        m_paused = false;
+    }
+    m_pauseChanged.notify_all();
+    // A step takes a fraction of a second; the worker checks the flag between steps.
+    m_thread->wait();
+    delete m_thread;
+    m_thread = nullptr;
+    m_stop = false;
+}
+
+void TrainSession::start(const TrainRunSettings& settings)
+{
+    stopWorker();
+    const quint64 generation = ++m_generation;
+    m_paused = false;
+    setState(State::Preparing);
+    m_thread = QThread::create([this, settings, generation] { run(settings, generation); });
+    m_thread->start();
+}
+
+void TrainSession::pause()
+{
+    if (m_state != State::Running) return;
+    m_paused = true;
+    setState(State::Paused);
+}
+
+void TrainSession::resume()
+{
+    if (m_state != State::Paused) return;
+    {
+        std::lock_guard lock(m_pauseMutex);
+        m_paused = false;
+    }
+    m_pauseChanged.notify_all();
+    setState(State::Running);
+}
+
+void TrainSession::reset()
+{
+    ++m_generation;
+    stopWorker();
+    setState(State::Idle);
+}
+
+void TrainSession::wait()
+{
+    if (m_thread) m_thread->wait();
+}
+
+void TrainSession::run(TrainRunSettings settings, quint64 generation)
+{
+    // 1. Yield to the GUI: a nice value of 10 on this thread, inherited by the trainer's threads.
+    setpriority(PRIO_PROCESS, 0, 10);
+    auto post = [this, generation](auto&& f) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, f = std::forward<decltype(f)>(f)]() mutable {
+                if (generation == m_generation) f();
+            },
+            Qt::QueuedConnection);
+    };
+    auto fail = [&](const std::string& error) {
+        post([this, e = QString::fromStdString(error)] {
+            setState(State::Failed);
+            emit failed(e);
+        });
+    };
+
+    // 2. The corpus: generated, or read from the person's file; then its vocabulary and tokens.
+    std::string corpus;
+    if (settings.corpusFile.isEmpty()) {
+        corpus = train::generateCorpus({settings.corpusDocuments, settings.options.seed});
+    } else {
+        Result<std::string> text = readSmallFile(settings.corpusFile.toStdString(), kMaxCorpusBytes);
+        if (!text) return fail(text.error());
+        corpus = std::move(*text);
+    }
+    if (m_stop) return;
+    Result<VocabTokenizer> vocab = buildVocabulary(corpus, kMaxVocabulary);
+    if (!vocab) return fail(vocab.error());
+    auto tokenizer = std::make_shared<const VocabTokenizer>(std::move(*vocab));
+    Result<train::TrainingData> data = train::tokenizeCorpus(corpus, *tokenizer, settings.options.sequenceLength);
+    if (!data) return fail(data.error());
+    corpus = std::string();
+    auto shared = std::make_shared<const train::TrainingData>(std::move(*data));
+    Result<std::unique_ptr<train::Trainer>> made = train::Trainer::create(settings.options, tokenizer, shared);
+    if (!made) return fail(made.error());
+    train::Trainer& trainer = **made;
+    post([this, tokens = int(shared->tokens.size()), v = tokenizer->vocabSize(), p = qint64(trainer.parameters().size())] {
+        setState(State::Running);
+        emit prepared(tokens, v, p);
+    });
+    post([this, m = trainer.toModel("training, step 0")] { emit snapshotReady(0, m); });
+
+    // 3. Steps until done, stopped or reset; a pause waits here between steps.
+    while (!trainer.finished() && !m_stop) {
+        if (m_paused) {
+            std::unique_lock lock(m_pauseMutex);
+            m_pauseChanged.wait(lock, [this] { return !m_paused || m_stop; });
+            if (m_stop) break;
+        }
+        const train::StepReport r = trainer.step();
+        post([this, r] { emit stepDone(r); });
+        if (r.step % settings.snapshotEvery == 0 || trainer.finished()) {
+            ModelPtr model = trainer.toModel("training, step " + std::to_string(r.step));
+            post([this, step = r.step, model] { emit snapshotReady(step, model); });
+        }
+    }
+    if (trainer.finished() && !m_stop) post([this] { setState(State::Finished); });
+}
+
+} // namespace attnscope

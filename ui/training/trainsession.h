@@ -1,0 +1,69 @@
+#pragma once
+// One training run for the Train tab: the core's Trainer on a worker thread, started, paused, resumed and
+// reset from the GUI thread. The worker reports every step's numbers and, every few hundred steps, a
+// snapshot of the weights as a model the views can run; both arrive on the GUI thread as signals.
+//
+// The worker lowers its own scheduling priority (and the trainer's threads inherit it), so the window
+// stays responsive while training uses every core.
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+#include "model/model.h"
+#include "train/trainer.h"
+
+namespace attnscope {
+
+struct TrainRunSettings {
+    train::TrainOptions options;
+    QString corpusFile;        // empty: the built-in corpus, generated from the grammar
+    int corpusDocuments = 60000;
+    int snapshotEvery = 100;   // steps between snapshots
+};
+
+class TrainSession : public QObject {
+    Q_OBJECT
+public:
+    explicit TrainSession(QObject* parent = nullptr);
+    ~TrainSession() override;  // stops the worker and waits for it
+
+    enum class State { Idle, Preparing, Running, Paused, Finished, Failed };
+    State state() const { return m_state; }
+
+    // Starts a new run (stopping any current one). Reading and tokenising the corpus happen on the worker.
+    void start(const TrainRunSettings& settings);
+    void pause();
+    void resume();
+    // Stops the run and forgets it; the next start begins from fresh weights.
+    void reset();
+    // Blocks until the worker has stopped (tests).
+    void wait();
+
+signals:
+    void stateChanged(attnscope::TrainSession::State state);
+    void prepared(int corpusTokens, int vocabulary, qint64 parameters);
+    void stepDone(const attnscope::train::StepReport& report);
+    void snapshotReady(int step, const attnscope::ModelPtr& model);
+    void failed(const QString& error);
+
+private:
+    void run(TrainRunSettings settings, quint64 generation);
+    void setState(State state);
+    void stopWorker();
+
+    QThread* m_thread = nullptr;
+    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_paused{false};
+    std::mutex m_pauseMutex;
+    std::condition_variable m_pauseChanged;
+    std::atomic<quint64> m_generation{0};  // results of an older run are dropped
+    State m_state = State::Idle;
+};
+
+} // namespace attnscope
+
+Q_DECLARE_METATYPE(attnscope::train::StepReport)

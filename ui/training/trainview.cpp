@@ -1,0 +1,329 @@
+#include "training/trainview.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include <qcustomplot.h>
+
+#include "attention/headgridview.h"
+#include "lab/labplot.h"
+#include "research/headroles.h"
+
+namespace attnscope {
+
+namespace {
+
+// The two sizes offered: the small one forms its induction head in a couple of minutes on two cores;
+// the other is the built-in model's shape.
+struct SizePreset {
+    const char* label;
+    int layers, heads, dModel, context;
+};
+constexpr SizePreset kSizes[] = {
+    {"Small: 2 layers, 4 heads, width 64", 2, 4, 64, 64},
+    {"Built-in size: 3 layers, 4 heads, width 96", 3, 4, 96, 128},
+};
+
+QString duration(qint64 ms)
+{
+    const qint64 s = ms / 1000;
+    return s < 60 ? QStringLiteral("%1 s").arg(s) : QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace
+
+const char* TrainView::defaultProbe()
+{
+    return "the dog sat on the rug because it barked . kite violet seven harbor tiny monday kite violet seven harbor tiny monday";
+}
+
+TrainView::TrainView(Document* document, QWidget* parent)
+    : QWidget(parent), m_document(document), m_session(new TrainSession(this))
+{
+    m_corpus = new QComboBox;
+    m_corpus->addItem(tr("Built-in corpus"));
+    m_corpus->addItem(tr("Text file…"));
+    m_corpus->setToolTip(tr("What the model learns from: the grammar-generated corpus the built-in model was trained on, "
+                            "or a text file of your own (one document per line)."));
+    m_size = new QComboBox;
+    for (const SizePreset& p : kSizes) m_size->addItem(tr(p.label));
+    m_size->setToolTip(tr("The model's shape: a previous-token head and an induction head need at least two layers."));
+    m_steps = new QSpinBox;
+    m_steps->setRange(100, 100000);
+    m_steps->setSingleStep(500);
+    m_steps->setValue(6000);
+    m_steps->setToolTip(tr("Optimisation steps of 32 sequences of 64 tokens; the learning rate warms up, then decays "
+                           "along a cosine to the last step."));
+    m_start = new QPushButton(tr("Start"));
+    m_reset = new QPushButton(tr("Reset"));
+    m_reset->setToolTip(tr("Stop and forget this run; the next start begins from fresh random weights."));
+    m_use = new QPushButton(tr("Use in every tab"));
+    m_use->setToolTip(tr("Open the model of the snapshot shown here in the other tabs, as if loaded from a folder."));
+    m_status = new QLabel(tr("Press Start to train a model from random weights."));
+
+    m_plot = labplot::makePlot(this);
+    labplot::addTitle(m_plot, tr("Training loss (next-token cross-entropy, nats)"));
+    m_lossGraph = m_plot->addGraph();
+    m_lossGraph->setPen(QPen(QColor(0x1f, 0x77, 0xb4), 1.5));
+    m_plot->xAxis->setLabel(tr("step"));
+    m_plot->yAxis->setLabel(tr("loss"));
+    m_plot->setMinimumSize(320, 240);
+
+    m_probe = new QLineEdit(QString::fromUtf8(defaultProbe()));
+    m_probe->setToolTip(tr("The sentence whose attention the grid shows; in a list of words said twice an induction head "
+                           "shows itself, looking from the second copy at the word after the current one's first copy."));
+    m_grid = new HeadGridView;
+    m_roles = new QLabel;
+    m_roles->setWordWrap(true);
+    m_roles->setToolTip(tr("Measured on the probe sentence and on random tokens said twice, as in the Research tab; "
+                           "a role is named when its score passes the documented threshold."));
+    m_slider = new QSlider(Qt::Horizontal);
+    m_slider->setRange(0, 0);
+    m_slider->setEnabled(false);
+    m_slider->setToolTip(tr("Scrub back through the snapshots of the weights taken during training."));
+    m_sliderLabel = new QLabel;
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Corpus:")));
+    controls->addWidget(m_corpus);
+    controls->addWidget(new QLabel(tr("Model:")));
+    controls->addWidget(m_size);
+    controls->addWidget(new QLabel(tr("Steps:")));
+    controls->addWidget(m_steps);
+    controls->addWidget(m_start);
+    controls->addWidget(m_reset);
+    controls->addStretch(1);
+    controls->addWidget(m_use);
+
+    auto* right = new QWidget;
+    auto* rightColumn = new QVBoxLayout(right);
+    rightColumn->setContentsMargins(0, 0, 0, 0);
+    auto* probeRow = new QHBoxLayout;
+    probeRow->addWidget(new QLabel(tr("Probe:")));
+    probeRow->addWidget(m_probe, 1);
+    rightColumn->addLayout(probeRow);
+    rightColumn->addWidget(m_grid, 1);
+    rightColumn->addWidget(m_roles);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(m_plot);
+    split->addWidget(right);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+
+    auto* sliderRow = new QHBoxLayout;
+    sliderRow->addWidget(new QLabel(tr("Snapshot:")));
+    sliderRow->addWidget(m_slider, 1);
+    sliderRow->addWidget(m_sliderLabel);
+
+    auto* column = new QVBoxLayout(this);
+    column->addLayout(controls);
+    column->addWidget(m_status);
+    column->addWidget(split, 1);
+    column->addLayout(sliderRow);
+
+    connect(m_corpus, &QComboBox::activated, this, [this](int index) {
+        if (index != 1) return;
+        const QString file = QFileDialog::getOpenFileName(this, tr("Training text"), QString(), tr("Text files (*.txt);;All files (*)"));
+        if (file.isEmpty()) {
+            m_corpus->setCurrentIndex(m_corpusFile.isEmpty() ? 0 : 1);
+            return;
+        }
+        m_corpusFile = file;
+        m_corpus->setItemText(1, tr("File: %1").arg(QFileInfo(file).fileName()));
+    });
+    connect(m_start, &QPushButton::clicked, this, &TrainView::startOrPause);
+    connect(m_reset, &QPushButton::clicked, this, [this] {
+        m_session->reset();
+        m_snapshots.clear();
+        m_lossGraph->data()->clear();
+        m_probeSnapshot.reset();
+        m_shown = -1;
+        m_grid->setSnapshot(nullptr);
+        m_roles->clear();
+        m_slider->setRange(0, 0);
+        m_slider->setEnabled(false);
+        m_sliderLabel->clear();
+        m_status->setText(tr("Press Start to train a model from random weights."));
+        labplot::replot(m_plot);
+    });
+    connect(m_use, &QPushButton::clicked, this, [this] {
+        if (m_shown >= 0) m_document->setModel(m_snapshots[static_cast<std::size_t>(m_shown)].model);
+    });
+    connect(m_session, &TrainSession::stateChanged, this, [this] {
+        updateButtons();
+        updateStatus();
+    });
+    connect(m_session, &TrainSession::prepared, this, [this](int, int, qint64 parameters) {
+        m_parameters = parameters;
+        m_clock.start();
+    });
+    connect(m_session, &TrainSession::stepDone, this, &TrainView::addStep);
+    connect(m_session, &TrainSession::snapshotReady, this, &TrainView::addSnapshot);
+    connect(m_session, &TrainSession::failed, this, [this](const QString& e) { m_status->setText(tr("Training stopped: %1").arg(e)); });
+    connect(m_slider, &QSlider::valueChanged, this, &TrainView::showSnapshot);
+    connect(m_probe, &QLineEdit::textChanged, this, [this] { showSnapshot(m_shown); });
+    updateButtons();
+}
+
+TrainRunSettings TrainView::runSettings() const
+{
+    const SizePreset& p = kSizes[std::max(0, m_size->currentIndex())];
+    TrainRunSettings s;
+    train::TrainOptions& o = s.options;
+    o.network.layers = p.layers;
+    o.network.heads = p.heads;
+    o.network.dModel = p.dModel;
+    o.network.dFF = 4 * p.dModel;
+    o.network.context = p.context;
+    o.sequenceLength = 64;
+    o.steps = m_steps->value();
+    o.minLearningRate = o.learningRate / 10;
+    o.threads = std::max(1, QThread::idealThreadCount());
+    if (m_corpus->currentIndex() == 1) s.corpusFile = m_corpusFile;
+    return s;
+}
+
+void TrainView::startOrPause()
+{
+    switch (m_session->state()) {
+    case TrainSession::State::Running: m_session->pause(); return;
+    case TrainSession::State::Paused: m_session->resume(); return;
+    default: break;
+    }
+    startRun(runSettings());
+}
+
+void TrainView::startRun(const TrainRunSettings& settings)
+{
+    m_snapshots.clear();
+    m_lossGraph->data()->clear();
+    m_smoothedLoss = m_smoothedSpeed = 0.0;
+    m_shown = -1;
+    m_steps->setValue(settings.options.steps);
+    m_session->start(settings);
+}
+
+void TrainView::addStep(const train::StepReport& r)
+{
+    // An exponential moving average over about twenty steps: one batch's loss is noisy.
+    m_smoothedLoss = r.step == 1 ? r.loss : 0.95 * m_smoothedLoss + 0.05 * r.loss;
+    m_smoothedSpeed = r.step == 1 ? r.tokensPerSecond : 0.9 * m_smoothedSpeed + 0.1 * r.tokensPerSecond;
+    m_last = r;
+    m_lossGraph->addData(r.step, m_smoothedLoss);
+    m_plot->xAxis->setRange(0, std::max(100, r.step));
+    m_lossGraph->rescaleValueAxis(false);
+    labplot::replot(m_plot);
+    updateStatus();
+}
+
+void TrainView::addSnapshot(int step, const ModelPtr& model)
+{
+    const bool following = m_shown < 0 || m_shown == static_cast<int>(m_snapshots.size()) - 1;
+    m_snapshots.push_back({step, model});
+    // Past the cap, keep every other one (the first and the latest always stay), so memory stays bounded
+    // and the slider still spans the whole run.
+    if (static_cast<int>(m_snapshots.size()) > kMaxSnapshots) {
+        std::vector<Saved> kept;
+        for (std::size_t i = 0; i < m_snapshots.size(); ++i)
+            if (i % 2 == 0 || i + 1 == m_snapshots.size()) kept.push_back(m_snapshots[i]);
+        m_snapshots = std::move(kept);
+    }
+    const int last = static_cast<int>(m_snapshots.size()) - 1;
+    const QSignalBlocker block(m_slider);
+    m_slider->setRange(0, last);
+    m_slider->setEnabled(true);
+    if (following) {
+        m_slider->setValue(last);
+        showSnapshot(last);
+    } else {
+        showSnapshot(std::min(m_shown, last));
+    }
+}
+
+void TrainView::showSnapshot(int index)
+{
+    if (index < 0 || index >= static_cast<int>(m_snapshots.size())) return;
+    m_shown = index;
+    const Saved& s = m_snapshots[static_cast<std::size_t>(index)];
+    m_sliderLabel->setText(tr("step %1").arg(s.step));
+    // A small model on a short sentence: one forward, well under a millisecond, on this thread.
+    auto [snapshot, error] = computeSnapshot(s.model, m_probe->text(), AttentionSettings{}, HeadSelection{}, 0);
+    m_probeSnapshot = error.isEmpty() ? snapshot : nullptr;
+    m_grid->setSnapshot(m_probeSnapshot);
+    if (!m_probeSnapshot) {
+        m_roles->setText(error);
+        return;
+    }
+    Result<HeadRoleScores> roles = computeHeadRoles(*s.model, m_probeSnapshot->tokens.ids, AttentionSettings{}, 1);
+    if (!roles) {
+        m_roles->setText(QString::fromStdString(roles.error()));
+        return;
+    }
+    // Name the strongest head of the two roles training is watched for, and whether it passes the threshold.
+    QStringList parts;
+    for (HeadRole role : {HeadRole::PreviousToken, HeadRole::Induction}) {
+        int bestL = 0, bestH = 0;
+        double best = -1;
+        for (int l = 0; l < roles->layers; ++l)
+            for (int h = 0; h < roles->heads; ++h)
+                if (const double v = roleScore(roles->at(l, h), role); v > best) {
+                    best = v;
+                    bestL = l;
+                    bestH = h;
+                }
+        const bool named = best >= roleThreshold(role) && best >= 2 * roleScore(roles->chance, role);
+        parts << tr("%1: L%2 H%3 scores %4%5")
+                     .arg(QString::fromUtf8(roleName(role)))
+                     .arg(bestL)
+                     .arg(bestH)
+                     .arg(best, 0, 'f', 2)
+                     .arg(named ? tr(" (%1 head)").arg(QString::fromUtf8(roleName(role))) : tr(" (not yet)"));
+    }
+    m_roles->setText(parts.join(QStringLiteral("   ·   ")));
+}
+
+int TrainView::shownStep() const { return m_shown < 0 ? -1 : m_snapshots[static_cast<std::size_t>(m_shown)].step; }
+
+void TrainView::updateButtons()
+{
+    const TrainSession::State s = m_session->state();
+    m_start->setText(s == TrainSession::State::Running ? tr("Pause") : s == TrainSession::State::Paused ? tr("Resume") : tr("Start"));
+    m_start->setToolTip(tr("Start training from random weights; while it runs, pause and resume."));
+    m_start->setEnabled(s != TrainSession::State::Preparing);
+    const bool idle = s == TrainSession::State::Idle || s == TrainSession::State::Finished || s == TrainSession::State::Failed;
+    m_corpus->setEnabled(idle);
+    m_size->setEnabled(idle);
+    m_steps->setEnabled(idle);
+}
+
+void TrainView::updateStatus()
+{
+    switch (m_session->state()) {
+    case TrainSession::State::Idle: return;
+    case TrainSession::State::Preparing: m_status->setText(tr("Preparing the corpus…")); return;
+    case TrainSession::State::Failed: return;
+    default: break;
+    }
+    const QString state = m_session->state() == TrainSession::State::Paused ? tr("paused")
+                          : m_session->state() == TrainSession::State::Finished ? tr("finished") : tr("training");
+    m_status->setText(tr("%1 · step %2 of %3 · loss %4 · %5 tokens/s · %6 · %7 parameters")
+                          .arg(state)
+                          .arg(m_last.step)
+                          .arg(m_steps->value())
+                          .arg(m_smoothedLoss, 0, 'f', 3)
+                          .arg(std::lround(m_smoothedSpeed))
+                          .arg(duration(m_clock.isValid() ? m_clock.elapsed() : 0))
+                          .arg(m_parameters));
+}
+
+} // namespace attnscope

@@ -1,0 +1,91 @@
+#pragma once
+// The Train tab: train a small model on the built-in corpus (or a text file) and watch its heads form.
+// A live loss curve, the throughput, and the all-heads grid of a probe sentence redrawn from snapshots
+// of the weights every hundred steps; a slider scrubs back through the snapshots; the trained model can
+// be handed to every other tab. Training runs on a worker thread (TrainSession), so the window stays live.
+#include <QElapsedTimer>
+#include <QWidget>
+#include <vector>
+
+#include "common/document.h"
+#include "training/trainsession.h"
+
+class QComboBox;
+class QCustomPlot;
+class QCPGraph;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+
+namespace attnscope {
+
+class HeadGridView;
+
+class TrainView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TrainView(Document* document, QWidget* parent = nullptr);
+
+    // The run's settings as the controls give them.
+    TrainRunSettings runSettings() const;
+    // Starts a run with these settings (Start uses runSettings(); tests pass smaller ones).
+    void startRun(const TrainRunSettings& settings);
+
+    TrainSession* session() const { return m_session; }
+    HeadGridView* grid() const { return m_grid; }
+    QCustomPlot* lossPlot() const { return m_plot; }
+    QSlider* snapshotSlider() const { return m_slider; }
+    QLineEdit* probeEdit() const { return m_probe; }
+    QPushButton* startButton() const { return m_start; }
+    QPushButton* resetButton() const { return m_reset; }
+    QLabel* rolesLabel() const { return m_roles; }
+    int snapshotCount() const { return static_cast<int>(m_snapshots.size()); }
+    int shownStep() const;  // the step of the snapshot the grid shows, -1 when none
+    const SnapshotPtr& probeSnapshot() const { return m_probeSnapshot; }
+
+    static constexpr int kMaxSnapshots = 120;
+    static const char* defaultProbe();
+
+private:
+    struct Saved {
+        int step;
+        ModelPtr model;
+    };
+    void startOrPause();
+    void addStep(const train::StepReport& r);
+    void addSnapshot(int step, const ModelPtr& model);
+    void showSnapshot(int index);
+    void updateButtons();
+    void updateStatus();
+
+    Document* m_document;
+    TrainSession* m_session;
+    QComboBox* m_corpus;
+    QComboBox* m_size;
+    QSpinBox* m_steps;
+    QPushButton* m_start;
+    QPushButton* m_reset;
+    QPushButton* m_use;
+    QLabel* m_status;
+    QCustomPlot* m_plot;
+    QCPGraph* m_lossGraph;
+    QLineEdit* m_probe;
+    HeadGridView* m_grid;
+    QLabel* m_roles;
+    QSlider* m_slider;
+    QLabel* m_sliderLabel;
+    QString m_corpusFile;
+
+    std::vector<Saved> m_snapshots;
+    SnapshotPtr m_probeSnapshot;
+    int m_shown = -1;
+    train::StepReport m_last;
+    double m_smoothedLoss = 0.0;
+    double m_smoothedSpeed = 0.0;
+    QElapsedTimer m_clock;
+    qint64 m_parameters = 0;
+};
+
+} // namespace attnscope

@@ -65,6 +65,7 @@ private slots:
     void cellViewShowsCoreNumbers_data();
     void cellViewShowsCoreNumbers();
     void pipelineClickSelectsCell();
+    void matrixLabelsNeverOverlap();
     void headsViewSlicesAreHeadOutputs();
     void blockViewNorms();
     void positionalDemo();
@@ -207,6 +208,47 @@ void TestStepByStep::pipelineClickSelectsCell()
     doc.setText(QStringLiteral("a b c d e f g"));
     QCOMPARE(view.cellView()->query(), 3);
     QCOMPARE(view.cellView()->explanation().rawScore, doc.snapshot()->trace.detail.scores(3, 2));
+}
+
+// Token labels on a matrix: all of them when there is room, every k-th when there is not, and never two
+// closer than the font's height (rows) or its height across the 60-degree lean (columns).
+void TestStepByStep::matrixLabelsNeverOverlap()
+{
+    QStringList tokens;
+    for (int i = 0; i < 40; ++i) tokens << QStringLiteral("w%1").arg(i);
+    const Matrix m = Matrix::Zero(40, 40);
+    MatrixPlot plot;
+    const auto labelled = [](QCPAxis* axis) {
+        QVector<double> at;
+        const auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
+        if (ticker)
+            for (auto it = ticker->ticks().constBegin(); it != ticker->ticks().constEnd(); ++it) at << it.key();
+        return at;
+    };
+    const auto closest = [](const QVector<double>& at) {
+        double gap = INFINITY;
+        for (int i = 1; i < at.size(); ++i) gap = std::min(gap, at[i] - at[i - 1]);
+        return gap;
+    };
+    for (const QSize size : {QSize(1400, 1400), QSize(260, 220)}) {
+        plot.resize(size);
+        plot.setViewport(plot.rect());  // a widget never shown gets no resize event
+        plot.setMatrix(m, MatrixPlot::Scale::Symmetric, tokens, tokens);
+        plot.replot();
+        const QVector<double> rows = labelled(plot.yAxis), cols = labelled(plot.xAxis);
+        QVERIFY(!rows.isEmpty() && !cols.isEmpty());
+        QCOMPARE(rows.first(), 0.0);
+        const double fontHeight = QFontMetricsF(plot.yAxis->tickLabelFont()).height();
+        const double rowPixels = plot.axisRect()->height() / 40.0, colPixels = plot.axisRect()->width() / 40.0;
+        if (rows.size() > 1) QVERIFY2(closest(rows) * rowPixels >= fontHeight, qPrintable(QString::number(closest(rows) * rowPixels)));
+        if (cols.size() > 1) QVERIFY(closest(cols) * colPixels * std::sin(M_PI / 3) >= fontHeight);
+        if (size.width() == 1400) {
+            QCOMPARE(rows.size(), 40);  // room for every token
+            QCOMPARE(cols.size(), 40);
+        } else {
+            QVERIFY(rows.size() < 40 && cols.size() < 40);
+        }
+    }
 }
 
 void TestStepByStep::headsViewSlicesAreHeadOutputs()

@@ -1,5 +1,6 @@
 #include "common/matrixplot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,18 +12,37 @@ namespace attnscope {
 
 namespace {
 
-void setLabels(QCPAxis* axis, const QStringList& labels, int count)
+// Labels rows or columns by token, or by index when there are no labels, leaving at least minCells rows
+// or columns between two labels.
+void setLabels(QCPAxis* axis, const QStringList& labels, int count, double minCells)
 {
     if (labels.size() == count && count > 0) {
+        const int stride = std::clamp(static_cast<int>(std::ceil(minCells)), 1, count);
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-        for (int i = 0; i < count; ++i) ticker->addTick(i, labels[i]);
+        for (int i = 0; i < count; i += stride) ticker->addTick(i, labels[i]);
         axis->setTicker(ticker);
     } else {
         auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-        ticker->setTickStep(count > 16 ? std::pow(2.0, std::ceil(std::log2(count / 8.0))) : 1.0);
+        double step = count > 16 ? std::pow(2.0, std::ceil(std::log2(count / 8.0))) : 1.0;
+        while (step < minCells && step < count) step *= 2.0;
+        ticker->setTickStep(step);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
         axis->setTicker(ticker);
     }
+}
+
+// How many rows (or columns) apart two labels must be so that their text does not overlap: a label
+// needs its font's height across the direction it is stacked in; the column labels lean at 60 degrees,
+// so two of them dx pixels apart stand dx * sin(60) apart. Whole cells, so that a small change of size
+// does not relabel the axis.
+int labelSpacing(const QCPAxis* axis, int count, double lean)
+{
+    if (count <= 1) return 1;
+    const double pixels = axis->orientation() == Qt::Vertical ? axis->axisRect()->height() : axis->axisRect()->width();
+    const double perCell = pixels / count * lean;
+    if (perCell <= 0) return 1;
+    const double needed = QFontMetricsF(axis->tickLabelFont()).height();
+    return std::clamp(static_cast<int>(std::ceil(needed / perCell)), 1, count);
 }
 
 } // namespace
@@ -61,6 +81,22 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent)
     m_highlight->setBrush(Qt::NoBrush);
     m_highlight->setVisible(false);
     connect(this, &QCustomPlot::mousePress, this, &MatrixPlot::onPlotClick);
+    connect(this, &QCustomPlot::afterLayout, this, &MatrixPlot::fitLabels);
+}
+
+void MatrixPlot::fitLabels()
+{
+    // The layout has just given the axes their size; the ticks were taken before it, so if the labels no
+    // longer fit (or fit more densely than shown) they are set again and the tick vectors rebuilt now, in
+    // this same replot, before anything is drawn.
+    const int rowSpacing = labelSpacing(yAxis, m_rows, 1.0);
+    const int colSpacing = labelSpacing(xAxis, m_cols, std::sin(xAxis->tickLabelRotation() * M_PI / 180.0));
+    if (rowSpacing == m_rowSpacing && colSpacing == m_colSpacing) return;
+    m_rowSpacing = rowSpacing;
+    m_colSpacing = colSpacing;
+    setLabels(yAxis, m_rowLabels, m_rows, m_rowSpacing);
+    setLabels(xAxis, m_colLabels, m_cols, m_colSpacing);
+    axisRect()->update(QCPLayoutElement::upPreparation);
 }
 
 void MatrixPlot::setTitle(const QString& title)
@@ -104,8 +140,10 @@ void MatrixPlot::setMatrix(const Matrix& m, Scale scale, const QStringList& rowL
         const double e = extent > 0 ? extent : 1.0;
         m_map->setDataRange(QCPRange(-e, e));
     }
-    setLabels(yAxis, rowLabels, m_rows);
-    setLabels(xAxis, colLabels, m_cols);
+    m_rowLabels = rowLabels;
+    m_colLabels = colLabels;
+    setLabels(yAxis, m_rowLabels, m_rows, m_rowSpacing);
+    setLabels(xAxis, m_colLabels, m_cols, m_colSpacing);
     xAxis->setRange(-0.5, m_cols - 0.5);
     yAxis->setRange(-0.5, m_rows - 0.5);
     replot(rpQueuedReplot);

@@ -1,8 +1,9 @@
 #pragma once
 // One matrix as a heatmap, the building block of the step-by-step views: row 0 at the top, no
 // interpolation, -infinity (masked) drawn in ColorMap's masked grey, distinct from the colour of 0,
-// tokens as tick labels where rows or columns are tokens. The drawn values can be read back, so tests
-// check what is on screen against the core.
+// tokens as tick labels where rows or columns are tokens, thinned to every second, third, ... row or
+// column when the plot is too small to show them all without overlap. The drawn values can be read back,
+// so tests check what is on screen against the core.
 //
 // Dimension letters: R rows, K columns.
 #include <QStringList>
@@ -40,12 +41,15 @@ signals:
 
 private:
     void onPlotClick(QMouseEvent* event);
+    void fitLabels();  // thins the tick labels to what the axes' length can show without overlap
 
     QCPTextElement* m_title = nullptr;
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
     QCPItemRect* m_highlight = nullptr;
     int m_rows = 0, m_cols = 0;
+    QStringList m_rowLabels, m_colLabels;  // (R) and (K), or empty for indices
+    int m_rowSpacing = 1, m_colSpacing = 1;  // at least this many rows (columns) between two labels
 };
 
 // Display strings of the snapshot's tokens, prefixed with their position ("0 the").

@@ -161,7 +161,8 @@ private slots:
         const Npy n = readNpy(exported(f, DataKind::Attention, DataFormat::Npy, head));
         const std::size_t T = f.tokens.ids.size();
         QCOMPARE(n.shape, (std::vector<std::size_t>{T, T}));
-        const Matrix& w = run(f).weights(1, 2);
+        const ForwardTrace t = run(f);  // kept alive: weights() is a reference into the trace
+        const Matrix& w = t.weights(1, 2);
         for (std::size_t q = 0; q < T; ++q)
             for (std::size_t k = 0; k < T; ++k) QCOMPARE(n.values[q * T + k], w(Eigen::Index(q), Eigen::Index(k)));
     }
@@ -260,7 +261,8 @@ private slots:
         QCOMPARE(rows.size(), T + 1);
         QCOMPARE(rows[0][0], std::string("query"));
         for (std::size_t k = 0; k < T; ++k) QCOMPARE(rows[0][k + 1], f.tokens.tokens[k]);  // "," and "\"" survive quoting
-        const Matrix& w = run(f).weights(1, 0);
+        const ForwardTrace t = run(f);  // kept alive: weights() is a reference into the trace
+        const Matrix& w = t.weights(1, 0);
         for (std::size_t q = 0; q < T; ++q) {
             QCOMPARE(rows[q + 1][0], f.tokens.tokens[q]);
             for (std::size_t k = 0; k < T; ++k) QCOMPARE(parseFloat(rows[q + 1][k + 1]), w(Eigen::Index(q), Eigen::Index(k)));

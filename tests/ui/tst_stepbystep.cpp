@@ -248,7 +248,14 @@ void TestStepByStep::matrixLabelsNeverOverlap()
         } else {
             QVERIFY(rows.size() < 40 && cols.size() < 40);
         }
+        QVERIFY(plot.yAxis->tickLabels() && plot.xAxis->tickLabels());
     }
+    // A thumbnail too small for any label (less than nine lines of the label font each way) draws none.
+    const int fontHeight = static_cast<int>(QFontMetricsF(plot.yAxis->tickLabelFont()).height());
+    plot.resize(40 * fontHeight, 6 * fontHeight);
+    plot.setViewport(plot.rect());
+    plot.replot();
+    QVERIFY(!plot.yAxis->tickLabels() && !plot.xAxis->tickLabels());
 }
 
 void TestStepByStep::headsViewSlicesAreHeadOutputs()

@@ -86,6 +86,16 @@ MatrixPlot::MatrixPlot(QWidget* parent) : QCustomPlot(parent)
 
 void MatrixPlot::fitLabels()
 {
+    // A plot too small for its labels (a row of thumbnails at presenter mode's doubled type) drops them
+    // and gives their margin to the cells; the title still names it. Decided on the widget's size and the
+    // font alone, so showing or hiding labels cannot change the decision.
+    const double fontHeight = QFontMetricsF(yAxis->tickLabelFont()).height();
+    const bool room = height() >= kMinLabelledSize * fontHeight && width() >= kMinLabelledSize * fontHeight;
+    if (room != yAxis->tickLabels()) {
+        xAxis->setTickLabels(room);
+        yAxis->setTickLabels(room);
+        replot(rpQueuedReplot);  // the margins follow in the next layout
+    }
     // The layout has just given the axes their size; the ticks were taken before it, so if the labels no
     // longer fit (or fit more densely than shown) they are set again and the tick vectors rebuilt now, in
     // this same replot, before anything is drawn.

@@ -50,6 +50,7 @@ private:
     int m_rows = 0, m_cols = 0;
     QStringList m_rowLabels, m_colLabels;  // (R) and (K), or empty for indices
     int m_rowSpacing = 1, m_colSpacing = 1;  // at least this many rows (columns) between two labels
+    static constexpr double kMinLabelledSize = 9.0;  // font heights a plot needs each way to keep its labels
 };
 
 // Display strings of the snapshot's tokens, prefixed with their position ("0 the").

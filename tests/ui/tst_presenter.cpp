@@ -22,6 +22,7 @@
 #include <qcustomplot.h>
 
 #include "attention/heatmapview.h"
+#include "lessons/lessonpanel.h"
 #include "common/document.h"
 #include "presenter/presentermode.h"
 #include "window/about.h"
@@ -98,6 +99,25 @@ private slots:
         QVERIFY(s.window.menuBar()->isVisible());
         QVERIFY(!s.presenter()->strip()->isVisible());
         QVERIFY(!s.window.actions()->action(QStringLiteral("presenter"))->isChecked());
+    }
+
+    // In front of a class the strip stands in for the control panel, whose width goes to the views; with a
+    // lesson open the panel is back, since the lesson outlines its controls; leaving restores it.
+    void theControlPanelMakesRoomUnlessALessonIsOpen()
+    {
+        Shown s;
+        QVERIFY(QTest::qWaitForWindowActive(&s.window));
+        QVERIFY(s.window.controls()->isVisible());
+        const int before = s.window.tabs()->width();
+        s.presenter()->setActive(true);
+        QVERIFY(!s.window.controls()->isVisible());
+        QTRY_VERIFY2(s.window.tabs()->width() > before, qPrintable(QString::number(s.window.tabs()->width())));
+        s.window.actions()->lessons()->show();
+        QTRY_VERIFY(s.window.controls()->isVisible());
+        s.window.actions()->lessons()->hide();
+        QTRY_VERIFY(!s.window.controls()->isVisible());
+        s.presenter()->setActive(false);
+        QVERIFY(s.window.controls()->isVisible());
     }
 
     void theSingleKeysChangeTheDocument()

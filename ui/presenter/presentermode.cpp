@@ -17,9 +17,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lessons/lessonpanel.h"
 #include "presenter/presenterstyle.h"
 #include "window/controlpanel.h"
 #include "window/mainwindow.h"
+#include "window/windowactions.h"
 
 namespace attnscope {
 
@@ -90,6 +92,21 @@ PresenterMode::PresenterMode(MainWindow* window)
 
 double PresenterMode::temperatureStep() { return std::sqrt(2.0); }
 
+void PresenterMode::fitControls()
+{
+    // The strip names every demonstration the control panel offers, so in front of a class the panel's
+    // width goes to the views. A lesson outlines the controls to touch, so with the Lessons panel open
+    // the control panel stays.
+    const LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr;
+    if (lessons && !m_watchingLessons) {
+        m_watchingLessons = true;
+        connect(lessons, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+            if (m_active) m_window->controls()->setVisible(visible);
+        });
+    }
+    m_window->controls()->setVisible(lessons && lessons->isVisible());
+}
+
 void PresenterMode::setActive(bool on)
 {
     if (on == m_active) return;
@@ -118,6 +135,8 @@ void PresenterMode::setActive(bool on)
         tabs->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
         menu->hide();
         status->hide();
+        m_controlsShown = !m_window->controls()->isHidden();
+        fitControls();
         refreshStrip();
         m_strip->show();
         qApp->installEventFilter(this);
@@ -133,6 +152,7 @@ void PresenterMode::setActive(bool on)
         m_window->setPalette(m_hadOwnPalette ? m_savedPalette : QPalette());
         menu->setVisible(m_menuBarShown);
         status->setVisible(m_statusBarShown);
+        m_window->controls()->setVisible(m_controlsShown);
         m_window->setWindowState(m_savedStates & ~Qt::WindowFullScreen);
     }
     emit activeChanged(on);

@@ -9,7 +9,8 @@
 //   1–9  the tabs, by their place (so a tab added later has its number at once)
 //   Esc  leave (when typing in a box, the first Esc leaves the box)
 // Keys typed into a text box (the sentence, a spin box) stay text; the keys act everywhere else in the
-// window.
+// window. The control panel, which the strip stands in for, is put away unless the Lessons panel is open
+// (a lesson outlines the controls to touch).
 #include <QFont>
 #include <QObject>
 #include <QPalette>
@@ -52,6 +53,7 @@ private:
     void stepTemperature(int direction);
     void cyclePositional();
     void refreshStrip();
+    void fitControls();  // the control panel only while the Lessons panel is open
 
     MainWindow* m_window;
     QToolBar* m_strip;
@@ -63,7 +65,8 @@ private:
     QFont m_savedFont;
     QPalette m_savedPalette;
     bool m_hadOwnFont = false, m_hadOwnPalette = false;
-    bool m_menuBarShown = true, m_statusBarShown = true;
+    bool m_menuBarShown = true, m_statusBarShown = true, m_controlsShown = true;
+    bool m_watchingLessons = false;
     QSizePolicy m_savedTabsPolicy;
 };
 

@@ -206,15 +206,17 @@ def seeds_word():
 
 # ---- a whole GPT-2 folder ----
 
-def tiny_folder_tensors(seed):
+def gpt2_tensors(config, seed, prefix=""):
+    """Every tensor of a GPT-2-layout model (GPT-2 itself, or AttnScope's own word model), Conv1D weights
+    stored [in, out]; `prefix` is "transformer." for a checkpoint saved from GPT2LMHeadModel."""
     rnd = random.Random(seed)
-    L, D, F, V, C = TINY["n_layer"], TINY["n_embd"], TINY["n_inner"], TINY["vocab_size"], TINY["n_positions"]
+    L, D, F, V, C = config["n_layer"], config["n_embd"], config["n_inner"], config["vocab_size"], config["n_positions"]
 
     def t(name, *shape):
         n = 1
         for s in shape:
             n *= s
-        return (name, list(shape), [rnd.uniform(-0.5, 0.5) for _ in range(n)])
+        return (prefix + name, list(shape), [rnd.uniform(-0.5, 0.5) for _ in range(n)])
 
     out = [t("wte.weight", V, D), t("wpe.weight", C, D)]
     for i in range(L):
@@ -231,7 +233,7 @@ def seeds_folder():
     vocab = {B2U[b]: b for b in range(256)}
     v = json.dumps(vocab, ensure_ascii=False).encode()
     m = b"#version: 0.2\n"
-    tensors = tiny_folder_tensors(1)
+    tensors = gpt2_tensors(TINY, 1)
     write("gpt2_folder", "tiny", json.dumps(TINY).encode() + SEP + tensor_file(tensors) + SEP + v + SEP + m)
     write("gpt2_folder", "tiny-f16", json.dumps(TINY).encode() + SEP + tensor_file(tensors, "F16") + SEP + v + SEP + m)
     write("gpt2_folder", "wrong-shape", json.dumps(dict(TINY, n_positions=8)).encode() + SEP + tensor_file(tensors) + SEP + v + SEP + m)
@@ -591,6 +593,55 @@ def seeds_bert_folder():
     put("tokenizer-json-nested", BERT_TINY, tensor_file(bert), b"", b'{"model":' + b"[" * 100 + b"]" * 100 + b"}")
 
 
+# ---- AttnScope's own word models (the built-in model's format) ----
+
+WORD_VOCAB = ["<bos>", "<unk>", "the", ".", ",", "?", "!", "cat", "dog", "sat", "on", "mat", "bank", "river", "money",
+              "he", "she", "it", "was", "is", "a", "of", "to", "and", "é", "日本語"]
+WORD_TINY = {"model_type": "attnscope", "name": "tiny", "tokenizer": "word-vocab", "n_layer": 2, "n_head": 2,
+             "n_embd": 8, "n_inner": 16, "vocab_size": len(WORD_VOCAB), "n_positions": 16, "layer_norm_epsilon": 1e-05,
+             "activation_function": "gelu_new", "bos_token": "<bos>", "unk_token": "<unk>"}
+
+
+def seeds_word_folder():
+    def put(name, config, weights=b"", vocab=b"", text=""):
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights,
+                 vocab if isinstance(vocab, bytes) else ("\n".join(vocab) + "\n").encode(),
+                 text if isinstance(text, bytes) else text.encode()]
+        write("word_folder", name, SEP.join(parts))
+
+    tensors = gpt2_tensors(WORD_TINY, 1)
+    put("tiny-f32", WORD_TINY, tensor_file(tensors), WORD_VOCAB, "The dog sat on the bank of the river.")
+    put("tiny-f16", WORD_TINY, tensor_file(tensors, "F16"), WORD_VOCAB, "She sat. He was? unknownword, again!")
+    put("tiny-bf16-crlf", WORD_TINY, tensor_file(tensors, "BF16"), ("\r\n".join(WORD_VOCAB) + "\r\n").encode(),
+        "ÉNORME cat — 日本語\tand\u3000a")
+    one = dict(WORD_TINY, n_layer=1, n_head=1, n_inner=None, activation_function="relu")
+    put("one-layer-empty-text", one, tensor_file(gpt2_tensors(dict(one, n_inner=32), 2)), WORD_VOCAB, "")
+    short = dict(WORD_TINY, n_positions=4)
+    put("short-context", short, tensor_file(gpt2_tensors(short, 3, prefix="transformer.")), WORD_VOCAB,
+        "the cat sat on the mat and the dog sat on the cat")
+    put("invalid-utf8", WORD_TINY, tensor_file(tensors), WORD_VOCAB, b"ok \xff\xfe \xc0\xaf")
+    put("nan-weight", WORD_TINY, tensor_file(with_tensor(tensors, "h.0.attn.c_attn.weight", lambda v: [float("nan")] + v[1:])),
+        WORD_VOCAB, "the cat")
+    put("huge-weights", WORD_TINY, tensor_file(with_tensor(tensors, "h.1.attn.c_attn.weight", lambda v: [3e38] * len(v))),
+        WORD_VOCAB, "the cat sat")
+    # Hostile folders: each is refused with a sentence.
+    put("vocab-size-mismatch", dict(WORD_TINY, vocab_size=len(WORD_VOCAB) + 1), tensor_file(tensors), WORD_VOCAB, "x")
+    put("no-vocab", WORD_TINY, tensor_file(tensors), b"", "x")
+    put("no-weights", WORD_TINY, b"", WORD_VOCAB, "x")
+    put("vocab-duplicate", WORD_TINY, tensor_file(tensors), WORD_VOCAB[:-1] + ["cat"], "x")
+    put("vocab-empty-line", WORD_TINY, tensor_file(tensors), WORD_VOCAB[:3] + [""] + WORD_VOCAB[4:], "x")
+    put("vocab-no-bos", WORD_TINY, tensor_file(tensors), WORD_VOCAB[1:] + ["x"], "x")
+    put("vocab-white-space", WORD_TINY, tensor_file(tensors), WORD_VOCAB[:-1] + ["two words"], "x")
+    put("wrong-shape", dict(WORD_TINY, n_positions=8), tensor_file(tensors), WORD_VOCAB, "x")
+    put("missing-tensor", WORD_TINY, tensor_file(tensors[:-1]), WORD_VOCAB, "x")
+    put("heads-not-dividing", dict(WORD_TINY, n_head=3), tensor_file(tensors), WORD_VOCAB, "x")
+    put("eps-huge", dict(WORD_TINY, layer_norm_epsilon=1e300), tensor_file(tensors), WORD_VOCAB, "x")
+    put("config-nan", json.dumps(WORD_TINY).replace('"n_layer": 2', '"n_layer": NaN').encode(), tensor_file(tensors),
+        WORD_VOCAB, "x")
+    put("config-nested", b'{"model_type":"attnscope","n_layer":' + b"[" * 100 + b"]" * 100 + b"}", tensor_file(tensors),
+        WORD_VOCAB, "x")
+
+
 # ---- attnscope-cli ----
 
 def seeds_cli():
@@ -686,6 +737,7 @@ if __name__ == "__main__":
     seeds_llama_tokenizer()
     seeds_llama_folder()
     seeds_bert_folder()
+    seeds_word_folder()
     seeds_cli()
     seeds_scene()
     seeds_lesson()

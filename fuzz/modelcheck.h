@@ -1,8 +1,10 @@
 #pragma once
-// The promises a loaded model keeps on a few tokens, whatever its weights: the forward pass runs and gives
+// The promises a model folder keeps, whatever its files: a refusal carries a sentence; a model that loads
+// holds weights of the shapes its config declares and a tokenizer whose ids fit it, tokenises a text as
+// every tokenizer promises (tokenizercheck.h), and runs the first few ids of it: the forward pass gives
 // one (T, T) weight matrix per layer and head, every row of which is a probability distribution over the
-// keys the row may see (finite, non-negative, summing to 1 within 1e-3), with exact zeros where the causal
-// mask hides a key.
+// keys the row may see (finite, non-negative, summing to 1 within 1e-3), with exact zeros where the
+// causal mask hides a key.
 //
 // Weights the fuzzer writes may hold NaN or an infinity, or be large enough for Q K^T to overflow float.
 // Then the scores a row is computed from are not finite, and no softmax makes a distribution of them; such
@@ -13,12 +15,31 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "fuzzing.h"
+#include "io/modelfolder.h"
 #include "model/forward.h"
+#include "tokenizercheck.h"
 
 namespace fuzzing {
+
+// Loads a model folder as the window does; nullptr after a refusal.
+inline attnscope::ModelPtr loadChecked(const std::string& folder)
+{
+    attnscope::Result<attnscope::ModelPtr> model = attnscope::loadModelFolder(folder);
+    if (!model) {
+        FUZZ_EXPECT(!model.error().empty(), "a refusal carries a sentence");
+        return nullptr;
+    }
+    const attnscope::Model& m = **model;
+    FUZZ_EXPECT(m.checkShapes().empty(), "loaded weights match the config");
+    FUZZ_EXPECT(m.tokenizer && m.tokenizer->vocabSize() <= m.config.vocabSize, "the tokenizer's ids fit the model");
+    checkDisplayStrings(*m.tokenizer);
+    return std::move(*model);
+}
 
 // The first `count` ids of a tokenised text, fewer when the model's context is shorter; id 0 alone when the
 // text has none (a GPT-2 tokenizer gives none for the empty text).
@@ -75,6 +96,16 @@ inline void checkForward(const attnscope::Model& model, const std::vector<int>& 
                                 "attention over finite scores is a distribution (finite, non-negative, sums to 1)");
             }
         }
+}
+
+// `text` through the model's tokenizer (checkEncode; invalid UTF-8 is refused, and the empty text's ids
+// stand in for it), then its first 8 ids through the model (checkForward). Returns the ids of the text.
+inline attnscope::TokenizedText checkText(const attnscope::Model& model, std::string_view text, bool ownPatterns = false)
+{
+    attnscope::TokenizedText tokens = checkEncode(*model.tokenizer, text, ownPatterns);
+    if (tokens.ids.empty()) tokens = checkEncode(*model.tokenizer, "", ownPatterns);
+    checkForward(model, firstIds(tokens.ids, model, 8));
+    return tokens;
 }
 
 } // namespace fuzzing

@@ -94,14 +94,28 @@ public:
     template <std::size_t N>
     void writeFolder(std::string_view input, const char* const (&names)[N]) const
     {
-        const std::vector<std::string_view> parts = splitParts(input, N);
-        for (std::size_t i = 0; i < N; ++i) {
+        writeFiles(splitParts(input, N), names, N);
+    }
+
+    // The same with one more part after the files, returned rather than written: a text for the folder's
+    // tokenizer. The files come first so that seeds stay readable; the text keeps any further separators.
+    template <std::size_t N>
+    std::string_view writeFolderAndText(std::string_view input, const char* const (&names)[N]) const
+    {
+        const std::vector<std::string_view> parts = splitParts(input, N + 1);
+        writeFiles(parts, names, N);
+        return parts[N];
+    }
+
+private:
+    void writeFiles(const std::vector<std::string_view>& parts, const char* const* names, std::size_t count) const
+    {
+        for (std::size_t i = 0; i < count; ++i) {
             if (parts[i].empty()) remove(names[i]);
             else write(names[i], parts[i]);
         }
     }
 
-private:
     std::filesystem::path m_path;
 };
 

@@ -206,15 +206,17 @@ def seeds_word():
 
 # ---- a whole GPT-2 folder ----
 
-def tiny_folder_tensors(seed):
+def gpt2_tensors(config, seed, prefix=""):
+    """Every tensor of a GPT-2-layout model (GPT-2 itself, or AttnScope's own word model), Conv1D weights
+    stored [in, out]; `prefix` is "transformer." for a checkpoint saved from GPT2LMHeadModel."""
     rnd = random.Random(seed)
-    L, D, F, V, C = TINY["n_layer"], TINY["n_embd"], TINY["n_inner"], TINY["vocab_size"], TINY["n_positions"]
+    L, D, F, V, C = config["n_layer"], config["n_embd"], config["n_inner"], config["vocab_size"], config["n_positions"]
 
     def t(name, *shape):
         n = 1
         for s in shape:
             n *= s
-        return (name, list(shape), [rnd.uniform(-0.5, 0.5) for _ in range(n)])
+        return (prefix + name, list(shape), [rnd.uniform(-0.5, 0.5) for _ in range(n)])
 
     out = [t("wte.weight", V, D), t("wpe.weight", C, D)]
     for i in range(L):
@@ -231,7 +233,7 @@ def seeds_folder():
     vocab = {B2U[b]: b for b in range(256)}
     v = json.dumps(vocab, ensure_ascii=False).encode()
     m = b"#version: 0.2\n"
-    tensors = tiny_folder_tensors(1)
+    tensors = gpt2_tensors(TINY, 1)
     write("gpt2_folder", "tiny", json.dumps(TINY).encode() + SEP + tensor_file(tensors) + SEP + v + SEP + m)
     write("gpt2_folder", "tiny-f16", json.dumps(TINY).encode() + SEP + tensor_file(tensors, "F16") + SEP + v + SEP + m)
     write("gpt2_folder", "wrong-shape", json.dumps(dict(TINY, n_positions=8)).encode() + SEP + tensor_file(tensors) + SEP + v + SEP + m)
@@ -436,6 +438,210 @@ def seeds_llama_folder():
     put("gelu", dict(llama, hidden_act="gelu"), tensor_file(tensors), sp)
 
 
+# ---- BERT-family folders ----
+
+# Specials first, as BERT's vocabularies have them, then punctuation, whole words, pieces and a few
+# characters from other scripts: 33 tokens, uncased (no upper-case letter outside the brackets).
+BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ",", "!", "the", "cat", "sat", "on", "mat", "dog",
+              "play", "##ing", "##s", "##ed", "un", "##able", "a", "b", "c", "##a", "##b", "##c", "hello", "world",
+              "cafe", "中", "国", "é", "##é"]
+BERT_TINY = {"model_type": "bert", "architectures": ["BertForMaskedLM"], "hidden_size": 8, "num_hidden_layers": 2,
+             "num_attention_heads": 2, "intermediate_size": 16, "max_position_embeddings": 16,
+             "vocab_size": len(BERT_VOCAB), "type_vocab_size": 2, "layer_norm_eps": 1e-12, "hidden_act": "gelu",
+             "position_embedding_type": "absolute"}
+DISTILBERT_TINY = {"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"], "dim": 8, "n_layers": 1,
+                   "n_heads": 2, "hidden_dim": 16, "max_position_embeddings": 16, "vocab_size": len(BERT_VOCAB),
+                   "activation": "gelu", "sinusoidal_pos_embds": False}
+# q, k, v, out, first norm, up, down, second norm, in each family's spelling.
+BERT_LAYER = ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+              "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"]
+DISTILBERT_LAYER = ["attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin", "sa_layer_norm",
+                    "ffn.lin1", "ffn.lin2", "output_layer_norm"]
+
+
+def bert_tensors(config, seed, prefixed=True, head=True, gamma_beta=False):
+    """A task model's tensors as Hugging Face saves them: the base model under "bert." / "distilbert." (or
+    bare, as a base model saves them), nn.Linear weights [out, in], the masked-LM head at the root."""
+    rnd = random.Random(seed)
+    distil = config["model_type"] == "distilbert"
+    D = config["dim" if distil else "hidden_size"]
+    F = config["hidden_dim" if distil else "intermediate_size"]
+    L = config["n_layers" if distil else "num_hidden_layers"]
+    V, C = config["vocab_size"], config["max_position_embeddings"]
+    base = ("distilbert." if distil else "bert.") if prefixed else ""
+    out = []
+
+    def t(name, *shape, offset=0.0):
+        n = 1
+        for s in shape:
+            n *= s
+        out.append((name, list(shape), [offset + rnd.uniform(-0.5, 0.5) for _ in range(n)]))
+
+    def norm(name):
+        t(name + (".gamma" if gamma_beta else ".weight"), D, offset=1.0)
+        t(name + (".beta" if gamma_beta else ".bias"), D)
+
+    def linear(name, n_in, n_out):
+        t(name + ".weight", n_out, n_in)
+        t(name + ".bias", n_out)
+
+    t(base + "embeddings.word_embeddings.weight", V, D)
+    t(base + "embeddings.position_embeddings.weight", C, D)
+    if not distil:
+        t(base + "embeddings.token_type_embeddings.weight", config.get("type_vocab_size", 2), D)
+    norm(base + "embeddings.LayerNorm")
+    for i in range(L):
+        p = base + ("transformer.layer.%d." if distil else "encoder.layer.%d.") % i
+        names = DISTILBERT_LAYER if distil else BERT_LAYER
+        for name in names[:4]:
+            linear(p + name, D, D)
+        norm(p + names[4])
+        linear(p + names[5], D, F)
+        linear(p + names[6], F, D)
+        norm(p + names[7])
+    if head and distil:
+        linear("vocab_transform", D, D)
+        norm("vocab_layer_norm")
+        t("vocab_projector.bias", V)
+    elif head:
+        linear("cls.predictions.transform.dense", D, D)
+        norm("cls.predictions.transform.LayerNorm")
+        t("cls.predictions.bias", V)
+    return out
+
+
+def wordpiece_tokenizer_json(vocab, lowercase=None):
+    added = [{"id": i, "content": vocab[i], "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False, "special": True} for i in range(5)]
+    return {"version": "1.0", "added_tokens": added,
+            "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                           "strip_accents": None, "lowercase": lowercase},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                      "max_input_chars_per_word": 100, "vocab": {t: i for i, t in enumerate(vocab)}}}
+
+
+def with_tensor(tensors, name, values=None, shape=None):
+    """A copy of `tensors` with one tensor's values or shape changed; the shape "drop" leaves it out."""
+    out = []
+    for n, sh, v in tensors:
+        if n == name:
+            if values is not None:
+                v = values(v)
+            if shape == "drop":
+                continue
+            if shape is not None:
+                sh = shape
+        out.append((n, sh, v))
+    return out
+
+
+def seeds_bert_folder():
+    def put(name, config, weights=b"", vocab=b"", tokenizer=b"", tokenizer_config=b"", text=""):
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights,
+                 vocab if isinstance(vocab, bytes) else ("\n".join(vocab) + "\n").encode(),
+                 tokenizer if isinstance(tokenizer, bytes) else json.dumps(tokenizer, ensure_ascii=False).encode(),
+                 tokenizer_config, text if isinstance(text, bytes) else text.encode()]
+        write("bert_folder", name, SEP.join(parts))
+
+    bert = bert_tensors(BERT_TINY, 1)
+    distil = bert_tensors(DISTILBERT_TINY, 2)
+    put("bert-f32", BERT_TINY, tensor_file(bert), BERT_VOCAB, text="The cat sat on the mat.")
+    put("bert-long-text", BERT_TINY, tensor_file(bert), BERT_VOCAB,
+        text="Hello world, the dog was playing on a mat at the cafe: unable, unplayable, catsed!")
+    put("bert-f16-cased", BERT_TINY, tensor_file(bert, "F16"), BERT_VOCAB, tokenizer_config=b'{"do_lower_case": false}',
+        text="Hello [MASK] World[SEP]café")
+    put("bert-bare-names", BERT_TINY, tensor_file(bert_tensors(BERT_TINY, 3, prefixed=False, head=False, gamma_beta=True)),
+        BERT_VOCAB, text="playing unable 中国 é")
+    put("bert-tokenizer-json", BERT_TINY, tensor_file(bert), b"", wordpiece_tokenizer_json(BERT_VOCAB, True),
+        b'{"do_lower_case": null, "strip_accents": false, "tokenize_chinese_chars": true}', "[CLS]the [MASK] sat[SEP]")
+    put("bert-one-position", dict(BERT_TINY, max_position_embeddings=1),
+        tensor_file(with_tensor(bert, "bert.embeddings.position_embeddings.weight", lambda v: v[:8], [1, 8])),
+        BERT_VOCAB, text="the cat")
+    put("bert-invalid-utf8", BERT_TINY, tensor_file(bert), BERT_VOCAB, text=b"ok \xff\xfe \xed\xa0\x80")
+    put("distilbert-bf16", DISTILBERT_TINY, tensor_file(distil, "BF16"), BERT_VOCAB, text="a b c abc ##a [UNK]")
+    put("vocab-duplicate-token", BERT_TINY, tensor_file(bert), BERT_VOCAB[:-1] + ["the"], text="the cat")
+    put("nan-weight", BERT_TINY,
+        tensor_file(with_tensor(bert, "bert.encoder.layer.0.attention.self.query.weight", lambda v: [float("nan")] + v[1:])),
+        BERT_VOCAB, text="the cat sat")
+    put("huge-weights", BERT_TINY,
+        tensor_file(with_tensor(bert, "bert.encoder.layer.1.attention.self.key.weight", lambda v: [3e38] * len(v))),
+        BERT_VOCAB, text="the cat sat")
+    # Hostile folders: each is refused with a sentence.
+    put("wrong-shape", BERT_TINY, tensor_file(with_tensor(bert, "bert.encoder.layer.0.intermediate.dense.weight",
+                                                          shape=[8, 16])), BERT_VOCAB, text="x")
+    put("missing-tensor", BERT_TINY, tensor_file(with_tensor(bert, "bert.encoder.layer.1.output.dense.bias",
+                                                             shape="drop")), BERT_VOCAB, text="x")
+    put("head-in-part", BERT_TINY, tensor_file(with_tensor(bert, "cls.predictions.bias", shape="drop")), BERT_VOCAB)
+    put("no-tokenizer", BERT_TINY, tensor_file(bert), text="x")
+    put("no-weights", BERT_TINY, b"", BERT_VOCAB, text="x")
+    put("vocab-no-cls", BERT_TINY, tensor_file(bert), [t for t in BERT_VOCAB if t != "[CLS]"], text="x")
+    put("vocab-larger-than-config", dict(BERT_TINY, vocab_size=20), tensor_file(bert), BERT_VOCAB, text="x")
+    put("vocab-invalid-utf8", BERT_TINY, tensor_file(bert), b"[PAD]\n[UNK]\n\xff\xfe\n[CLS]\n[SEP]\n", text="x")
+    dup = wordpiece_tokenizer_json(BERT_VOCAB)
+    dup["model"]["vocab"]["[SEP]"] = 2
+    put("tokenizer-json-duplicate-id", BERT_TINY, tensor_file(bert), b"", dup, text="x")
+    put("tokenizer-json-bpe", BERT_TINY, tensor_file(bert), b"", b'{"model":{"type":"BPE","vocab":{},"merges":[]}}', text="x")
+    put("tokenizer-config-not-flag", BERT_TINY, tensor_file(bert), BERT_VOCAB, b"", b'{"do_lower_case": "yes"}', "x")
+    put("relative-positions", dict(BERT_TINY, position_embedding_type="relative_key"), tensor_file(bert), BERT_VOCAB)
+    put("eps-negative", dict(BERT_TINY, layer_norm_eps=-1), tensor_file(bert), BERT_VOCAB)
+    put("eps-huge", dict(BERT_TINY, layer_norm_eps=1e300), tensor_file(bert), BERT_VOCAB)
+    put("type-vocab-zero", dict(BERT_TINY, type_vocab_size=0), tensor_file(bert), BERT_VOCAB)
+    put("config-nan", json.dumps(BERT_TINY).replace('"layer_norm_eps": 1e-12', '"layer_norm_eps": NaN').encode(),
+        tensor_file(bert), BERT_VOCAB)
+    put("config-nested", b'{"model_type":"bert","hidden_size":' + b"[" * 100 + b"]" * 100 + b"}", tensor_file(bert), BERT_VOCAB)
+    put("tokenizer-json-nested", BERT_TINY, tensor_file(bert), b"", b'{"model":' + b"[" * 100 + b"]" * 100 + b"}")
+
+
+# ---- AttnScope's own word models (the built-in model's format) ----
+
+WORD_VOCAB = ["<bos>", "<unk>", "the", ".", ",", "?", "!", "cat", "dog", "sat", "on", "mat", "bank", "river", "money",
+              "he", "she", "it", "was", "is", "a", "of", "to", "and", "é", "日本語"]
+WORD_TINY = {"model_type": "attnscope", "name": "tiny", "tokenizer": "word-vocab", "n_layer": 2, "n_head": 2,
+             "n_embd": 8, "n_inner": 16, "vocab_size": len(WORD_VOCAB), "n_positions": 16, "layer_norm_epsilon": 1e-05,
+             "activation_function": "gelu_new", "bos_token": "<bos>", "unk_token": "<unk>"}
+
+
+def seeds_word_folder():
+    def put(name, config, weights=b"", vocab=b"", text=""):
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights,
+                 vocab if isinstance(vocab, bytes) else ("\n".join(vocab) + "\n").encode(),
+                 text if isinstance(text, bytes) else text.encode()]
+        write("word_folder", name, SEP.join(parts))
+
+    tensors = gpt2_tensors(WORD_TINY, 1)
+    put("tiny-f32", WORD_TINY, tensor_file(tensors), WORD_VOCAB, "The dog sat on the bank of the river.")
+    put("tiny-f16", WORD_TINY, tensor_file(tensors, "F16"), WORD_VOCAB, "She sat. He was? unknownword, again!")
+    put("tiny-bf16-crlf", WORD_TINY, tensor_file(tensors, "BF16"), ("\r\n".join(WORD_VOCAB) + "\r\n").encode(),
+        "ÉNORME cat — 日本語\tand\u3000a")
+    one = dict(WORD_TINY, n_layer=1, n_head=1, n_inner=None, activation_function="relu")
+    put("one-layer-empty-text", one, tensor_file(gpt2_tensors(dict(one, n_inner=32), 2)), WORD_VOCAB, "")
+    short = dict(WORD_TINY, n_positions=4)
+    put("short-context", short, tensor_file(gpt2_tensors(short, 3, prefix="transformer.")), WORD_VOCAB,
+        "the cat sat on the mat and the dog sat on the cat")
+    put("invalid-utf8", WORD_TINY, tensor_file(tensors), WORD_VOCAB, b"ok \xff\xfe \xc0\xaf")
+    put("nan-weight", WORD_TINY, tensor_file(with_tensor(tensors, "h.0.attn.c_attn.weight", lambda v: [float("nan")] + v[1:])),
+        WORD_VOCAB, "the cat")
+    put("huge-weights", WORD_TINY, tensor_file(with_tensor(tensors, "h.1.attn.c_attn.weight", lambda v: [3e38] * len(v))),
+        WORD_VOCAB, "the cat sat")
+    # Hostile folders: each is refused with a sentence.
+    put("vocab-size-mismatch", dict(WORD_TINY, vocab_size=len(WORD_VOCAB) + 1), tensor_file(tensors), WORD_VOCAB, "x")
+    put("no-vocab", WORD_TINY, tensor_file(tensors), b"", "x")
+    put("no-weights", WORD_TINY, b"", WORD_VOCAB, "x")
+    put("vocab-duplicate", WORD_TINY, tensor_file(tensors), WORD_VOCAB[:-1] + ["cat"], "x")
+    put("vocab-empty-line", WORD_TINY, tensor_file(tensors), WORD_VOCAB[:3] + [""] + WORD_VOCAB[4:], "x")
+    put("vocab-no-bos", WORD_TINY, tensor_file(tensors), WORD_VOCAB[1:] + ["x"], "x")
+    put("vocab-white-space", WORD_TINY, tensor_file(tensors), WORD_VOCAB[:-1] + ["two words"], "x")
+    put("wrong-shape", dict(WORD_TINY, n_positions=8), tensor_file(tensors), WORD_VOCAB, "x")
+    put("missing-tensor", WORD_TINY, tensor_file(tensors[:-1]), WORD_VOCAB, "x")
+    put("heads-not-dividing", dict(WORD_TINY, n_head=3), tensor_file(tensors), WORD_VOCAB, "x")
+    put("eps-huge", dict(WORD_TINY, layer_norm_epsilon=1e300), tensor_file(tensors), WORD_VOCAB, "x")
+    put("config-nan", json.dumps(WORD_TINY).replace('"n_layer": 2', '"n_layer": NaN').encode(), tensor_file(tensors),
+        WORD_VOCAB, "x")
+    put("config-nested", b'{"model_type":"attnscope","n_layer":' + b"[" * 100 + b"]" * 100 + b"}", tensor_file(tensors),
+        WORD_VOCAB, "x")
+
+
 # ---- attnscope-cli ----
 
 def seeds_cli():
@@ -530,6 +736,8 @@ if __name__ == "__main__":
     seeds_folder()
     seeds_llama_tokenizer()
     seeds_llama_folder()
+    seeds_bert_folder()
+    seeds_word_folder()
     seeds_cli()
     seeds_scene()
     seeds_lesson()

@@ -1,7 +1,8 @@
 #pragma once
 // The promises every tokenizer keeps, checked on whatever text the fuzzer makes: valid UTF-8 is always
 // tokenised, anything else is refused with a sentence; every id is in the vocabulary; there is one
-// display string per id and each is valid UTF-8 (the views and the JSON output rely on it).
+// display string per id and each is valid UTF-8 (the views and the JSON output rely on it), for the ids
+// of a text and for every id of the vocabulary.
 #include "fuzzing.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
@@ -27,6 +28,16 @@ inline attnscope::TokenizedText checkEncode(const attnscope::Tokenizer& tokenize
         FUZZ_EXPECT(attnscope::utf8::isValid(out->tokens[i]), "display strings are valid UTF-8");
     }
     return std::move(*out);
+}
+
+// What the next-token lists show: every id of the vocabulary has a display string, valid UTF-8 ("" for an id
+// no token has), and an id past the vocabulary has "".
+inline void checkDisplayStrings(const attnscope::Tokenizer& tokenizer)
+{
+    for (int id = 0; id < tokenizer.vocabSize(); ++id)
+        FUZZ_EXPECT(attnscope::utf8::isValid(tokenizer.displayToken(id)), "every id's display string is valid UTF-8");
+    FUZZ_EXPECT(tokenizer.displayToken(tokenizer.vocabSize()).empty() && tokenizer.displayToken(-1).empty(),
+                "an id outside the vocabulary shows as nothing");
 }
 
 } // namespace fuzzing

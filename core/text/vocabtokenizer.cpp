@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "text/utf8.h"
 #include "text/wordtokenizer.h"
 
 namespace attnscope {
@@ -23,6 +24,8 @@ Result<VocabTokenizer> VocabTokenizer::fromTokens(std::vector<std::string> token
         const std::string& s = tokens[i];
         if (s.empty()) return R::fail("token " + std::to_string(i) + " of the vocabulary is empty.");
         if (s.size() > kMaxTokenBytes) return R::fail("token " + std::to_string(i) + " of the vocabulary is longer than 256 bytes.");
+        // The next-token lists and the JSON output show tokens as they are spelled here.
+        if (!utf8::isValid(s)) return R::fail("token " + std::to_string(i) + " of the vocabulary is not valid UTF-8.");
         if (s.find_first_of(" \t\r\n") != std::string::npos)
             return R::fail("token " + std::to_string(i) + " of the vocabulary holds white space.");
         if (!t.m_ids.emplace(s, static_cast<int>(i)).second)

@@ -17,7 +17,8 @@ public:
     static constexpr std::string_view kBos = "<bos>";
     static constexpr std::string_view kUnk = "<unk>";
 
-    // The vocabulary must hold <bos> and <unk>, each token once, none empty or holding white space.
+    // The vocabulary must hold <bos> and <unk>, each token once, none empty, holding white space or
+    // not valid UTF-8.
     static Result<VocabTokenizer> fromTokens(std::vector<std::string> tokens);
     // vocab.txt's contents: one token per line ('\n' or "\r\n"), at most 1,000,000 lines.
     static Result<VocabTokenizer> fromText(std::string_view text, const std::string& fileName);

@@ -4,8 +4,8 @@
 // plus the file's size plus a fixed allowance, so a regression that tries to allocate gigabytes fails here
 // even on a machine that has them. The child reports the loader's sentence and its CPU time; the parent
 // reads the child's peak resident memory. Cases: every hostile file of the seed corpora in fuzz/corpus
-// (which mirror the rows of tst_safetensors, tst_bpetokenizer, tst_gpt2loader, tst_llamatokenizer and
-// tst_llamaloader) and the regressions in
+// (which mirror the rows of tst_safetensors, tst_bpetokenizer, tst_gpt2loader, tst_llamatokenizer,
+// tst_llamaloader, tst_bertloader and tst_trainer's vocabulary checks) and the regressions in
 // fuzz/regressions, then crafted ones generated here: huge declared shapes and header lengths, giant
 // numbers, deep nesting at the size limits, a million-entry vocabulary and long merge chains.
 //
@@ -209,6 +209,29 @@ std::string loadLlamaFolder(const fs::path& dir, const std::string& input)
     return m ? std::string() : m.error();
 }
 
+// A model folder and then a text for its tokenizer (the bert_folder and word_folder targets).
+std::string loadFolderAndText(const fs::path& dir, const std::string& input, const std::vector<const char*>& names)
+{
+    const std::vector<std::string_view> parts = fuzzing::splitParts(input, names.size() + 1);
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (!parts[i].empty()) writeFile(dir / names[i], parts[i]);
+    Result<ModelPtr> m = loadModelFolder(dir.string());
+    if (!m) return m.error();
+    Result<TokenizedText> tokens = (*m)->tokenizer->encode(parts.back());
+    return tokens ? std::string() : tokens.error();
+}
+
+std::string loadBertFolder(const fs::path& dir, const std::string& input)
+{
+    return loadFolderAndText(dir, input, {"config.json", "model.safetensors", "vocab.txt", "tokenizer.json",
+                                          "tokenizer_config.json"});
+}
+
+std::string loadWordFolder(const fs::path& dir, const std::string& input)
+{
+    return loadFolderAndText(dir, input, {"config.json", "model.safetensors", "vocab.txt"});
+}
+
 const std::map<std::string, Loader>& loaders()
 {
     static const std::map<std::string, Loader> table = {{"safetensors", loadSafetensors},
@@ -217,7 +240,9 @@ const std::map<std::string, Loader>& loaders()
                                                         {"tokenizer_json", loadTokenizerJson},
                                                         {"gpt2_folder", loadFolder},
                                                         {"llama_tokenizer", loadLlamaTokenizer},
-                                                        {"llama_folder", loadLlamaFolder}};
+                                                        {"llama_folder", loadLlamaFolder},
+                                                        {"bert_folder", loadBertFolder},
+                                                        {"word_folder", loadWordFolder}};
     return table;
 }
 

@@ -160,6 +160,7 @@ void TestTrainer::vocabularyFileIsChecked_data()
     QTest::newRow("a token twice") << QByteArray("<bos>\n<unk>\ncat\ncat\n") << "appears twice";
     QTest::newRow("an empty line") << QByteArray("<bos>\n<unk>\n\ncat\n") << "is empty";
     QTest::newRow("white space in a token") << QByteArray("<bos>\n<unk>\nblack cat\n") << "white space";
+    QTest::newRow("a token not UTF-8") << QByteArray("<bos>\n<unk>\ncaf\xe9\n") << "not valid UTF-8";
     QTest::newRow("a 300-byte token") << QByteArray("<bos>\n<unk>\n") + QByteArray(300, 'a') << "longer than 256";
 }
 

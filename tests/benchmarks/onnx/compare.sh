@@ -165,7 +165,8 @@ for r in rows:
         cells += ["–", "–", "–"]
     print("| " + " | ".join(cells) + " |")
 print()
-print("The ratio is AttnScope's median over ORT's: above 1 means ONNX Runtime was faster.")
+if version:
+    print("The ratio is AttnScope's median over ORT's: above 1 means ONNX Runtime was faster.")
 if fewer:
     print("Where AttnScope's thread count is shown apart, this build ran its forward pass on that many threads"
           " (Eigen uses more only in an OpenMP build).")

@@ -146,7 +146,8 @@ rows = [json.loads(line) for line in open(sys.argv[1])]
 fmt = lambda ms: f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}"
 version = next((r["ort"]["ort_version"] for r in rows if r["ort"]), None)
 print()
-print(f"GPT-2 small shape, all attention kept, median and min of {sys.argv[2]} runs after one warm-up (ms)"
+runs = "1 run" if sys.argv[2] == "1" else f"{sys.argv[2]} runs"
+print(f"GPT-2 small shape, all attention kept, median and min of {runs} after one warm-up (ms)"
       + (f"; ONNX Runtime {version}" if version else "") + ":")
 print()
 print("| tokens | threads | AttnScope median | AttnScope min | ORT median | ORT min | AttnScope ÷ ORT |")

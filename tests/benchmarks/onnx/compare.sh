@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# AttnScope's forward pass beside ONNX Runtime's, on the same GPT-2-small-shaped model, in one run.
+#
+#     tests/benchmarks/onnx/compare.sh [--tokens "8 64 256 1024"] [--threads "1 2"] [--repeat R]
+#
+# 1. Writes a GPT-2-small-shaped folder with seeded random weights (make_gpt2_folder.py), once.
+# 2. Exports it to ONNX with every layer's attention as an output (export_gpt2_onnx.py), again only when the
+#    folder or the exporter is newer than the .onnx file.
+# 3. Checks the numbers: one short sentence through `attnscope-cli attention` and, with the same token ids,
+#    through ONNX Runtime; prints the largest difference over every layer, head and cell, and fails above 1e-4.
+# 4. Times both, interleaved (AttnScope then ORT for each size), and prints a Markdown table. Both sides keep
+#    every layer's attention; ORT also computes the last position's logits, which AttnScope's bench skips.
+#
+# Needs: an attnscope-cli build ($ATTNSCOPE_CLI, or build/bin/attnscope-cli under the repository) and
+# Debian's /usr/bin/python3 with python3-numpy. For the ORT side also python3-onnx and node with
+# onnxruntime-node installed outside the repository:
+#     apt-get install -y python3-onnx python3-numpy
+#     mkdir -p /tmp/attnscope-ort && cd /tmp/attnscope-ort && npm install --ignore-scripts onnxruntime-node
+# Without the ORT side the script still times AttnScope, says what is missing, and exits 0.
+#
+# Environment: ATTNSCOPE_CLI, ATTNSCOPE_PYTHON (/usr/bin/python3), ATTNSCOPE_ORT_DIR (/tmp/attnscope-ort),
+# ATTNSCOPE_GPT2_FOLDER (/tmp/attnscope-gpt2-onnx-folder), ATTNSCOPE_ONNX_FILE (/tmp/attnscope-gpt2.onnx),
+# ATTNSCOPE_BENCH_TOKENS ("64 256"), ATTNSCOPE_BENCH_THREADS ("1 2"), ATTNSCOPE_BENCH_REPEAT (5).
+# Exit codes: 0 done (also with the ORT side skipped), 1 a step failed or the attention differs, 2 bad usage.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+cli=${ATTNSCOPE_CLI:-$repo/build/bin/attnscope-cli}
+py=${ATTNSCOPE_PYTHON:-/usr/bin/python3}
+ort_dir=${ATTNSCOPE_ORT_DIR:-/tmp/attnscope-ort}
+folder=${ATTNSCOPE_GPT2_FOLDER:-/tmp/attnscope-gpt2-onnx-folder}
+onnx_file=${ATTNSCOPE_ONNX_FILE:-/tmp/attnscope-gpt2.onnx}
+tokens_list=${ATTNSCOPE_BENCH_TOKENS:-64 256}
+threads_list=${ATTNSCOPE_BENCH_THREADS:-1 2}
+repeat=${ATTNSCOPE_BENCH_REPEAT:-5}
+check_text="The quick brown fox jumps over the lazy dog, and the dog does not seem to mind at all."
+tolerance=1e-4
+
+usage() { sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case $1 in
+        --tokens) [ $# -ge 2 ] || usage; tokens_list=$2; shift 2 ;;
+        --threads) [ $# -ge 2 ] || usage; threads_list=$2; shift 2 ;;
+        --repeat) [ $# -ge 2 ] || usage; repeat=$2; shift 2 ;;
+        -h|--help) usage ;;
+        *) echo "error: unknown argument '$1'" >&2; usage ;;
+    esac
+done
+
+die() { echo "error: $*" >&2; exit 1; }
+say() { echo "compare.sh: $*" >&2; }
+
+[ -x "$cli" ] || die "no attnscope-cli at $cli; build it with: cmake -S $repo -B $repo/build -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_NATIVE=ON && cmake --build $repo/build --target attnscope-cli (or set ATTNSCOPE_CLI)."
+"$py" -c 'import numpy' 2>/dev/null \
+    || die "$py cannot import numpy, which writes the model folder; install it with: apt-get install -y python3-numpy"
+
+work=$(mktemp -d /tmp/attnscope-onnx-compare.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# --- 1. The model folder both sides read ---------------------------------------------------------------------
+"$py" "$here/make_gpt2_folder.py" --out "$folder" >&2
+
+# --- Is the ONNX Runtime side possible? Collect everything missing into one sentence. -------------------------
+missing=()
+"$py" -c 'import onnx' 2>/dev/null \
+    || missing+=("python3-onnx for $py (apt-get install -y python3-onnx python3-numpy)")
+if ! command -v node >/dev/null 2>&1; then
+    missing+=("node with onnxruntime-node (apt-get install -y nodejs npm && mkdir -p $ort_dir && cd $ort_dir && npm install --ignore-scripts onnxruntime-node)")
+elif ! node -e "require('node:module').createRequire(process.argv[1] + '/package.json')('onnxruntime-node')" "$ort_dir" >/dev/null 2>&1; then
+    missing+=("onnxruntime-node in $ort_dir (mkdir -p $ort_dir && cd $ort_dir && npm install --ignore-scripts onnxruntime-node)")
+fi
+ort_ok=1
+skip_sentence=""
+if [ ${#missing[@]} -gt 0 ]; then
+    ort_ok=0
+    joined=$(printf '%s; and ' "${missing[@]}")
+    skip_sentence="The ONNX Runtime side was skipped because this machine lacks ${joined%; and }."
+fi
+
+bench_ort() { ATTNSCOPE_ORT_DIR=$ort_dir node "$here/bench_ort.mjs" --model "$onnx_file" "$@"; }
+
+if [ $ort_ok = 1 ]; then
+    # --- 2. Export, only when the weights or the exporter changed since the last export ------------------------
+    if [ "$onnx_file" -nt "$folder/model.safetensors" ] && [ "$onnx_file" -nt "$folder/config.json" ] \
+        && [ "$onnx_file" -nt "$here/export_gpt2_onnx.py" ]; then
+        say "$onnx_file is up to date"
+    else
+        "$py" "$here/export_gpt2_onnx.py" --folder "$folder" --out "$onnx_file" >&2
+    fi
+
+    # --- 3. The numbers: the same token ids through both, every layer and head compared ------------------------
+    "$cli" attention --model "$folder" --text "$check_text" > "$work/attnscope.json" \
+        || die "attnscope-cli attention failed on $folder."
+    ids=$("$py" -c 'import json, sys; print(",".join(map(str, json.load(open(sys.argv[1]))["token_ids"])))' \
+        "$work/attnscope.json")
+    bench_ort --ids "$ids" --repeat 1 --dump-attention "$work/ort.json" --dump-layers all > /dev/null \
+        || die "bench_ort.mjs failed on $onnx_file."
+    "$py" - "$work/attnscope.json" "$work/ort.json" "$tolerance" <<'EOF' || exit 1
+import json, sys
+ours, theirs, tolerance = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), float(sys.argv[3])
+a, o = ours["attention"], theirs["attention"]  # [layer][head][query][key]
+if ours["token_ids"] != theirs["token_ids"] or theirs["layers"] != list(range(len(a))):
+    sys.exit("error: the two sides did not run the same ids or layers")
+worst, where = 0.0, None
+for layer, (la, lo) in enumerate(zip(a, o)):
+    if len(la) != len(lo):
+        sys.exit(f"error: layer {layer} has {len(la)} heads in AttnScope and {len(lo)} in ONNX Runtime")
+    for head, (ha, ho) in enumerate(zip(la, lo)):
+        for q, (ra, ro) in enumerate(zip(ha, ho)):
+            if len(ra) != len(ro) or len(ha) != len(ho):
+                sys.exit(f"error: layer {layer} head {head} differs in shape between the two sides")
+            for k, (x, y) in enumerate(zip(ra, ro)):
+                if abs(x - y) > worst:
+                    worst, where = abs(x - y), (layer, head, q, k)
+T, L, H = len(ours["token_ids"]), len(a), len(a[0])
+print(f"Attention check: {T} tokens, {L} layers x {H} heads; largest |AttnScope - ONNX Runtime| = {worst:.3g}"
+      + (f" (layer {where[0]}, head {where[1]}, query {where[2]}, key {where[3]})" if where else "")
+      + f", tolerance {tolerance:g}.")
+if not worst <= tolerance:
+    print("error: the attention weights differ by more than the tolerance.", file=sys.stderr)
+    sys.exit(1)
+EOF
+fi
+
+# --- 4. Timing, interleaved so both sides see the same machine load ----------------------------------------------
+rows="$work/rows.jsonl"
+: > "$rows"
+for n in $tokens_list; do
+    for k in $threads_list; do
+        say "timing $n tokens, $k thread(s)"
+        ours=$("$cli" bench --model "$folder" --tokens "$n" --threads "$k" --repeat "$repeat" 2>"$work/bench.err") \
+            || { cat "$work/bench.err" >&2; die "attnscope-cli bench failed at $n tokens, $k thread(s)."; }
+        theirs=null
+        if [ $ort_ok = 1 ]; then
+            theirs=$(bench_ort --tokens "$n" --threads "$k" --repeat "$repeat") \
+                || die "bench_ort.mjs failed at $n tokens, $k thread(s)."
+        fi
+        echo "{\"tokens\": $n, \"threads\": $k, \"attnscope\": $ours, \"ort\": $theirs}" >> "$rows"
+    done
+done
+
+"$py" - "$rows" "$repeat" <<'EOF'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+fmt = lambda ms: f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}"
+version = next((r["ort"]["ort_version"] for r in rows if r["ort"]), None)
+print()
+runs = "1 run" if sys.argv[2] == "1" else f"{sys.argv[2]} runs"
+print(f"GPT-2 small shape, all attention kept, median and min of {runs} after one warm-up (ms)"
+      + (f"; ONNX Runtime {version}" if version else "") + ":")
+print()
+print("| tokens | threads | AttnScope median | AttnScope min | ORT median | ORT min | AttnScope ÷ ORT |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
+fewer = False
+for r in rows:
+    a, o = r["attnscope"], r["ort"]
+    threads = str(r["threads"])
+    if a["threads"] != r["threads"]:
+        threads += f" (AttnScope {a['threads']})"
+        fewer = True
+    cells = [str(r["tokens"]), threads, fmt(a["forward_ms_median"]), fmt(a["forward_ms_min"])]
+    if o:
+        cells += [fmt(o["median_ms"]), fmt(o["min_ms"]), f"{a['forward_ms_median'] / o['median_ms']:.2f}"]
+    else:
+        cells += ["–", "–", "–"]
+    print("| " + " | ".join(cells) + " |")
+print()
+if version:
+    print("The ratio is AttnScope's median over ORT's: above 1 means ONNX Runtime was faster.")
+if fewer:
+    print("Where AttnScope's thread count is shown apart, this build ran its forward pass on that many threads"
+          " (Eigen uses more only in an OpenMP build).")
+EOF
+
+if [ $ort_ok = 0 ]; then
+    echo
+    echo "$skip_sentence"
+fi
+exit 0

@@ -1,9 +1,11 @@
 #include "model/forward.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
 
+#include "compute/products.h"
 #include "model/rope.h"
 #include "model/storedweights.h"
 
@@ -54,22 +56,16 @@ void normalize(const ModelConfig& c, const Matrix& in, const RowVector& gain, co
     else layerNorm(in, gain, bias, c.layerNormEps, out);
 }
 
-float gelu_tanh(float x)
-{
-    // GPT-2's approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    constexpr float k = 0.7978845608028654f;
-    return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
-}
-
 float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f)); }
 
 } // namespace
 
-void activate(Activation kind, Matrix& m)
+void activate(Activation kind, Eigen::Ref<Matrix> m)
 {
     switch (kind) {
     case Activation::GeluTanh: {
-        // The same formula as gelu_tanh, as array expressions so Eigen's vectorised tanh does the work.
+        // GPT-2's approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as array expressions so
+        // Eigen's vectorised tanh does the work.
         constexpr float k = 0.7978845608028654f;
         m = (0.5f * m.array() * (1.0f + (k * (m.array() + 0.044715f * m.array().cube())).tanh())).matrix();
         break;
@@ -82,21 +78,29 @@ void activate(Activation kind, Matrix& m)
 
 namespace {
 
+void noFinish(std::size_t, Eigen::Index, Eigen::Index) {}
+
 // The feed-forward sublayer on ws.x into ws.proj: expand to F, activate, project back.
 void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
 {
-    ws.hidden.noalias() = ws.x * lw.w1;  // (T, F)
-    ws.hidden.rowwise() += lw.b1;
     if (c.activation == Activation::SwiGlu) {
-        // SwiGLU: silu(x W_1) gates x W_3 element by element; silu(g) = g / (1 + exp(-g)).
+        // SwiGLU: silu(x W_1) gates x W_3 element by element; silu(g) = g / (1 + exp(-g)). The gate and
+        // the up projection are cut into the same column blocks, and each block of the gate is finished
+        // once the matching block of the other product is there too: the up product is computed in the
+        // gate's task.
         ensure(ws.up, ws.x.rows(), lw.w3.cols());
-        ws.up.noalias() = ws.x * lw.w3;  // (T, F)
-        ws.hidden = (ws.hidden.array() / (1.0f + (-ws.hidden.array()).exp()) * ws.up.array()).matrix();
+        parallelProducts({Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden}}, [&](std::size_t, Eigen::Index c0, Eigen::Index n) {
+            auto up = ws.up.middleCols(c0, n);
+            up.noalias() = ws.x * lw.w3.middleCols(c0, n);  // (T, n)
+            auto g = ws.hidden.middleCols(c0, n);
+            g = (g.array() / (1.0f + (-g.array()).exp()) * up.array()).matrix();
+        });
     } else {
-        activate(c.activation, ws.hidden);
+        parallelProducts({Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden}}, [&](std::size_t, Eigen::Index c0, Eigen::Index n) {
+            activate(c.activation, ws.hidden.middleCols(c0, n));
+        });
     }
-    ws.proj.noalias() = ws.hidden * lw.w2;  // (T, D)
-    ws.proj.rowwise() += lw.b2;
+    parallelProducts({Product{&ws.hidden, &lw.w2, &lw.b2, &ws.proj}}, noFinish);  // (T, D)
 }
 
 // The positional scheme a pass uses: the model's own unless the settings override it.
@@ -163,7 +167,15 @@ void nextTokenLogits(const Model& model, Workspace& ws, ForwardTrace& trace)
         if (trace.nextLogits.size() != c.vocabSize) trace.nextLogits.resize(c.vocabSize);
         w.stored->logits(ws.lastRow, trace.nextLogits, ws.vocabChunk);
     } else {
-        trace.nextLogits.noalias() = ws.lastRow * w.tokenEmbedding.transpose();  // (V), tied
+        // (V), tied: E x in blocks of the vocabulary over the pool. It reads the whole (V, D) table for one
+        // row, so memory bandwidth, not arithmetic, sets its time, and more threads draw more of it.
+        if (trace.nextLogits.size() != c.vocabSize) trace.nextLogits.resize(c.vocabSize);
+        constexpr Eigen::Index kRows = 4096;
+        const Eigen::Index V = c.vocabSize;
+        ThreadPool::shared().run(static_cast<int>((V + kRows - 1) / kRows), [&](int block, int) {
+            const Eigen::Index r0 = block * kRows, n = std::min(kRows, V - r0);
+            trace.nextLogits.segment(r0, n).noalias() = ws.lastRow * w.tokenEmbedding.middleRows(r0, n).transpose();
+        });
     }
     trace.hasLogits = true;
 }
@@ -173,14 +185,19 @@ void nextTokenLogits(const Model& model, Workspace& ws, ForwardTrace& trace)
 int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> weights)
 {
     // Storage is column-major, so whole-matrix column sweeps (vectorised) beat walking strided rows.
-    // The two per-row buffers are kept per thread and resized only when T changes: no allocation once warm.
-    thread_local Eigen::VectorXf rowMax, rowScale;  // (T)
+    // The two per-row buffers live on the stack up to kStackRows rows, so no thread ever allocates for them
+    // (a pool thread may run its first head in any pass); longer blocks use a buffer kept per thread.
+    constexpr Eigen::Index kStackRows = 2048;
+    alignas(64) float stack[2 * kStackRows];
+    thread_local Eigen::VectorXf heapStore;  // (2T) only for blocks taller than kStackRows
     const Eigen::Index T = masked.rows();
     if (masked.cols() == 0) return static_cast<int>(T);  // no keys at all (an empty sentence): nothing to weigh
-    if (rowMax.size() != T) {
-        rowMax.resize(T);
-        rowScale.resize(T);
+    float* store = stack;
+    if (T > kStackRows) {
+        if (heapStore.size() < 2 * T) heapStore.resize(2 * T);
+        store = heapStore.data();
     }
+    Eigen::Map<Eigen::VectorXf> rowMax(store, T), rowScale(store + T, T);
     // 1. Subtract each row's max so the largest exponent is exp(0) = 1: nothing overflows, whatever the scale.
     rowMax = masked.rowwise().maxCoeff();
     int fullyMasked = 0;
@@ -211,12 +228,47 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
     return fullyMasked;
 }
 
+namespace {
+
+// Rows per block of the causal pass: small enough that the skipped upper triangle is most of the work
+// saved (about half of it at 1,024 tokens), large enough for Eigen's kernels to run at speed.
+constexpr Eigen::Index kCausalBlockRows = 64;
+
+// The causal mask without computing what it discards: the queries of rows [r0, r1) see keys [0, r1) only,
+// so each row block multiplies by that prefix of K and V, and the weights to its right are set to zero.
+// The same arithmetic as the whole-matrix path for every weight that is not masked.
+void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                  const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
+                  Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out)
+{
+    const Eigen::Index T = q.rows();
+    for (Eigen::Index r0 = 0; r0 < T; r0 += kCausalBlockRows) {
+        const Eigen::Index rows = std::min(kCausalBlockRows, T - r0), r1 = r0 + rows;
+        auto s = scores.block(r0, 0, rows, r1);  // (rows, r1)
+        s.noalias() = q.middleRows(r0, rows) * k.topRows(r1).transpose();
+        s *= multiplier;
+        // Inside the block's diagonal square, key j is masked for query i when j > i.
+        s.rightCols(rows).triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
+        for (int key : settings.blockedKeys)
+            if (key < r1) s.col(key).setConstant(kNegInf);
+        maskedSoftmax(s, weights.block(r0, 0, rows, r1));
+        weights.block(r0, r1, rows, T - r1).setZero();
+        out.middleRows(r0, rows).noalias() = weights.block(r0, 0, rows, r1) * v.topRows(r1);  // (rows, Dh)
+    }
+}
+
+} // namespace
+
 void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                 const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
                 Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture)
 {
     const Eigen::Index Tq = q.rows(), Tk = k.rows();
     ensure(scores, Tq, Tk);
+    if (!capture && settings.mask == MaskKind::Causal && Tq == Tk && Tq > kCausalBlockRows) {
+        attendCausal(q, k, v, multiplier, settings, scores, weights, out);
+        return;
+    }
     scores.noalias() = q * k.transpose();  // (Tq, Tk)
     if (capture) capture->scores = scores;
     scores *= multiplier;
@@ -318,8 +370,12 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     ensure(ws.q, T, D);
     ensure(ws.k, T, kvWidth);
     ensure(ws.v, T, kvWidth);
-    ensure(ws.scores, T, T);
-    ensure(ws.probs, T, T);
+    const int threads = ThreadPool::shared().threads();
+    if (ws.perThread.size() < static_cast<std::size_t>(threads)) ws.perThread.resize(static_cast<std::size_t>(threads));
+    for (Workspace::PerThread& p : ws.perThread) {
+        ensure(p.scores, T, T);
+        if (!capture.allAttention) ensure(p.probs, T, T);
+    }
     ensure(ws.concat, T, D);
     ensure(ws.proj, T, D);
     ensure(ws.hidden, T, F);
@@ -353,28 +409,31 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         // 3. Attention sublayer: project once for all heads, then each head reads its Dh-wide slice.
         if (preLN) normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);
         else ws.x = ws.h;
-        ws.q.noalias() = ws.x * lw.wq;
-        ws.q.rowwise() += lw.bq;
-        ws.k.noalias() = ws.x * lw.wk;
-        ws.k.rowwise() += lw.bk;
-        ws.v.noalias() = ws.x * lw.wv;
-        ws.v.rowwise() += lw.bv;
+        parallelProducts({Product{&ws.x, &lw.wq, &lw.bq, &ws.q}, Product{&ws.x, &lw.wk, &lw.bk, &ws.k},
+                          Product{&ws.x, &lw.wv, &lw.bv, &ws.v}},
+                         noFinish);
         if (rotary) {
             applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.q);
             applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.k);
         }
 
-        for (int hd = 0; hd < H; ++hd) {
+        // The heads are independent: each task reads its slices and writes its own weights and its own
+        // columns of the concatenation, with the scratch of the thread that runs it.
+        ThreadPool::shared().run(H, [&](int hd, int worker) {
             // Query head hd reads its own slice of Q and its key/value head's slice of K and V.
             const Eigen::Index c0 = hd * Dh, kv0 = c.kvHeadOf(hd) * Dh;
             const bool detailHead = detailHere && capture.detail->head == hd;
-            Matrix& probs = capture.allAttention ? trace.attention[static_cast<std::size_t>(l * H + hd)] : ws.probs;
+            Workspace::PerThread& scratch = ws.perThread[static_cast<std::size_t>(worker)];
+            Matrix& probs = capture.allAttention ? trace.attention[static_cast<std::size_t>(l * H + hd)] : scratch.probs;
             attendHead(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
-                       ws.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr);
+                       scratch.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr);
             if (detailHead) {
                 d.selection = *capture.detail;
                 d.x = ws.x;
             }
+        });
+        for (int hd = 0; hd < H; ++hd) {
+            const Eigen::Index c0 = hd * Dh;
             // Ablation replaces what this head hands to W_O; its own weights stay as computed.
             if (!settings.ablated.empty() && settings.isAblated(l, hd)) {
                 Eigen::Ref<Matrix> out = ws.concat.middleCols(c0, Dh);  // (T, Dh)
@@ -387,8 +446,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             }
         }
 
-        ws.proj.noalias() = ws.concat * lw.wo;
-        ws.proj.rowwise() += lw.bo;
+        parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj}}, noFinish);
         if (detailHere) {
             d.concat = ws.concat;
             d.attnOutput = ws.proj;

@@ -67,12 +67,16 @@ struct ForwardTrace {
 
 // Scratch space reused between calls so the hot path does not allocate once warmed up.
 struct Workspace {
+    // One per thread of the pool, so heads of a layer can be computed at the same time.
+    struct PerThread {
+        Matrix scores;  // (T, T)
+        Matrix probs;   // (T, T) used when weights of this head are not kept
+    };
+    std::vector<PerThread> perThread;
     Matrix h;        // (T, D) residual stream; after forward() it holds the stream leaving the last block
     Matrix x;        // (T, D) layer-norm output
     Matrix q;        // (T, D) all heads' queries
     Matrix k, v;     // (T, Hkv*Dh) all key/value heads
-    Matrix scores;   // (T, T)
-    Matrix probs;    // (T, T) used when weights of this head are not kept
     Matrix concat;   // (T, D)
     Matrix proj;     // (T, D) attention or feed-forward output
     Matrix hidden;   // (T, F)
@@ -89,7 +93,9 @@ struct Workspace {
 std::string checkInput(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings);
 
 // Runs the model. `trace` and `workspace` are resized only when T changes, so repeated calls on the same
-// length reuse their memory. Fails (leaving trace unspecified) when checkInput does.
+// length reuse their memory. Fails (leaving trace unspecified) when checkInput does. The products and the
+// heads of each layer are spread over ThreadPool::shared(); the result does not depend on its size beyond
+// float rounding (each output element is computed by one thread, in the same order).
 Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                const CaptureRequest& capture, ForwardTrace& trace, Workspace& workspace);
 
@@ -98,7 +104,8 @@ Result<ForwardTrace> forward(const Model& model, const std::vector<int>& ids, co
                              const CaptureRequest& capture = {});
 
 // One head on its own: scores = multiplier * q k^T, masked as the settings say, softmax per row, and
-// out = weights v. `scores` is (T, T) scratch and ends holding the masked scores. When `capture` is set,
+// out = weights v. `scores` is (T, T) scratch and ends holding the masked scores (without `capture`, under
+// the causal mask, only its lower triangle and the diagonal blocks are written). When `capture` is set,
 // its scores, scaled, masked, weights, q, k, v and headOutput are filled.
 void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                 const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
@@ -117,7 +124,7 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
 // Row-wise layer norm with the biased variance, as PyTorch's LayerNorm computes it; `out` must not be `in`.
 void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, float eps, Matrix& out);
 // The feed-forward activation, in place.
-void activate(Activation kind, Matrix& m);
+void activate(Activation kind, Eigen::Ref<Matrix> m);
 
 // The sinusoidal table of "Attention Is All You Need": PE(p, 2i) = sin(p / 10000^(2i/D)), PE(p, 2i+1) = cos(..).
 Matrix sinusoidalTable(int positions, int dModel);  // (C, D)

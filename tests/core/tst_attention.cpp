@@ -6,6 +6,7 @@
 
 #include "model/forward.h"
 #include "model/randommodel.h"
+#include "compute/threadpool.h"
 #include "reference.h"
 #include "analysis/stats.h"
 
@@ -35,6 +36,8 @@ private slots:
     void handWorkedThreeTokens();
     void matchesPlainLoopReference_data();
     void matchesPlainLoopReference();
+    void longTextsMatchTheReferenceOnAnyThreadCount_data();
+    void longTextsMatchTheReferenceOnAnyThreadCount();
     void rowsSumToOneAndMaskedEntriesAreZero_data();
     void rowsSumToOneAndMaskedEntriesAreZero();
     void fullyBlockedRowsAreZeroAndReported();
@@ -128,6 +131,54 @@ void TestAttention::matchesPlainLoopReference()
                     worst = std::max(worst, std::abs(fast->weights(l, h)(Eigen::Index(i), Eigen::Index(j)) - slow[l][h][i][j]));
     qInfo("max |Eigen - plain loop| = %.3g", worst);
     QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
+}
+
+// Past 64 tokens the causal pass works in row blocks and skips the upper triangle, and every pass spreads
+// its products and heads over the pool: the weights must not change with either.
+void TestAttention::longTextsMatchTheReferenceOnAnyThreadCount_data()
+{
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<int>("mask");
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<QString>("blocked");
+    QTest::newRow("1 thread, causal, 150 tokens") << 1 << 0 << 150 << "";
+    QTest::newRow("2 threads, causal, 150 tokens, keys 0, 70 and 149 blocked") << 2 << 0 << 150 << "0,70,149";
+    QTest::newRow("3 threads, causal, 129 tokens (a one-row last block)") << 3 << 0 << 129 << "";
+    QTest::newRow("3 threads, no mask, 150 tokens, key 100 blocked") << 3 << 1 << 150 << "100";
+    QTest::newRow("5 threads, causal, 64 tokens (one block)") << 5 << 0 << 64 << "";
+}
+
+void TestAttention::longTextsMatchTheReferenceOnAnyThreadCount()
+{
+    QFETCH(int, threads);
+    QFETCH(int, mask);
+    QFETCH(int, tokens);
+    QFETCH(QString, blocked);
+    ModelPtr model = randomModel("random:layers=2,heads=4,d_model=64,seed=3");
+    std::vector<int> ids;
+    for (int i = 0; i < tokens; ++i) ids.push_back((i * 37 + 11) % model->config.vocabSize);
+    AttentionSettings s;
+    s.mask = MaskKind(mask);
+    if (!blocked.isEmpty()) s.blockedKeys = *parseBlockedKeys(blocked.toStdString());
+    ThreadPool::shared().setThreads(threads);
+    Result<ForwardTrace> fast = forward(*model, ids, s);
+    ThreadPool::shared().setThreads(ThreadPool::hardwareThreads());
+    QVERIFY2(fast.hasValue(), fast.error().c_str());
+    const auto slow = reference::attention(*model, ids, s);
+    double worst = 0.0;
+    for (int l = 0; l < model->config.layers; ++l)
+        for (int h = 0; h < model->config.heads; ++h)
+            for (std::size_t i = 0; i < ids.size(); ++i)
+                for (std::size_t j = 0; j < ids.size(); ++j)
+                    worst = std::max(worst, std::abs(fast->weights(l, h)(Eigen::Index(i), Eigen::Index(j)) - slow[l][h][i][j]));
+    qInfo("max |Eigen - plain loop| = %.3g", worst);
+    QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
+    // A masked pair is exactly zero, above the diagonal included, where the blocked pass writes zeros itself.
+    for (int l = 0; l < model->config.layers; ++l)
+        for (int h = 0; h < model->config.heads; ++h)
+            for (Eigen::Index i = 0; i < tokens; ++i)
+                for (Eigen::Index j = 0; j < tokens; ++j)
+                    if (isMaskedPair(s, i, j)) QCOMPARE(fast->weights(l, h)(i, j), 0.0f);
 }
 
 void TestAttention::rowsSumToOneAndMaskedEntriesAreZero_data()

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "compute/threadpool.h"
 #include "model/forward.h"
 #include "tinybert.h"
 #include "tinyllama.h"
@@ -78,14 +79,16 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
     QTest::addColumn<bool>("detail");
     QTest::addColumn<int>("ablation");  // 0 none, 1 zero, 2 mean
     QTest::addColumn<bool>("encoder");
-    QTest::newRow("causal, all heads") << 0 << false << false << 0 << false;
-    QTest::newRow("no mask, all heads") << 1 << false << false << 0 << false;
-    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << 0 << false;
-    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << 0 << false;
-    QTest::newRow("two heads zero-ablated, logits and pipeline") << 0 << true << true << 1 << false;
-    QTest::newRow("two heads mean-ablated, logits and pipeline") << 0 << true << true << 2 << false;
+    QTest::addColumn<int>("threads");  // the pool's size, the caller included: 3 is more than CI's cores
+    QTest::newRow("causal, all heads") << 0 << false << false << 0 << false << 3;
+    QTest::newRow("causal, all heads, one thread") << 0 << false << false << 0 << false << 1;
+    QTest::newRow("no mask, all heads") << 1 << false << false << 0 << false << 3;
+    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << 0 << false << 3;
+    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << 0 << false << 3;
+    QTest::newRow("two heads zero-ablated, logits and pipeline") << 0 << true << true << 1 << false << 3;
+    QTest::newRow("two heads mean-ablated, logits and pipeline") << 0 << true << true << 2 << false << 3;
     // Post-LN blocks, GELU-erf, segment embedding, embedding layer norm and the final hidden states.
-    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << 0 << true;
+    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << 0 << true << 3;
 }
 
 void TestNoAlloc::warmedUpForwardDoesNotAllocate()
@@ -95,10 +98,13 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     QFETCH(bool, detail);
     QFETCH(int, ablation);
     QFETCH(bool, encoder);
+    QFETCH(int, threads);
+    ThreadPool::shared().setThreads(threads);
     QTemporaryDir tmp;
     ModelPtr model = encoder ? *loadModel(tinybert::writeFolder(tmp, "bert", tinybert::Family::Bert))
                              : *loadModel("random:layers=2,heads=4,d_model=64,seed=1");
-    // The tiny BERT's context is 32 tokens and its vocabulary spells most words letter by letter.
+    // The tiny BERT's context is 32 tokens and its vocabulary spells most words letter by letter. The
+    // random model's sentence is longer than one block of the causal pass (64 rows).
     const std::vector<int> ids = model->tokenizer->encode(encoder ? "the quick brown fox sat on the [MASK] mat, the dog ran"
                                                                   : "no allocation once the workspace is warm, for a sentence of some length")->ids;
     AttentionSettings s;
@@ -134,6 +140,7 @@ void TestNoAlloc::warmedUpStoredLlamaForwardDoesNotAllocate()
     QVERIFY2(model, model.error().c_str());
     QVERIFY((*model)->weights.stored != nullptr);
     const std::vector<int> ids = (*model)->tokenizer->encode("no allocation once the workspace is warm, for a llama")->ids;
+    ThreadPool::shared().setThreads(3);
     CaptureRequest capture;
     capture.nextTokenLogits = true;
     capture.detail = HeadSelection{1, 3};

@@ -1,0 +1,65 @@
+#pragma once
+// A small pool of threads for the forward pass. The calling thread always takes part, so a pool of N
+// threads starts N - 1 of its own. Idle threads sleep on a condition variable (they never spin), so a pool
+// on a machine whose other cores are busy costs a wake-up, not a core.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace attnscope {
+
+class ThreadPool {
+public:
+    explicit ThreadPool(int threads = 1);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    // The pool every forward pass uses: the number of cores until setThreads says otherwise.
+    static ThreadPool& shared();
+    static int hardwareThreads();
+
+    // Threads taking part in a region, the caller included (1 means the caller alone). Waits for a running
+    // region to end before changing.
+    void setThreads(int threads);
+    int threads() const { return m_threads.load(std::memory_order_relaxed); }
+
+    // Calls task(i, worker) once for every i in [0, count), spread over the pool; returns when all are done.
+    // `worker` is in [0, threads()) and no two tasks running at once share one, so it can index scratch
+    // space. Tasks are claimed one at a time, so a thread slowed by other work simply claims fewer. When
+    // another thread's region is running (the window's worker and GUI threads both compute), this one runs
+    // every task on the caller rather than wait: nothing blocks on somebody else's pass. Does not allocate.
+    template <class Task>
+    void run(int count, Task&& task)
+    {
+        runErased(count, [](void* ctx, int i, int worker) { (*static_cast<Task*>(ctx))(i, worker); }, &task);
+    }
+
+private:
+    using Trampoline = void (*)(void*, int, int);
+    void runErased(int count, Trampoline fn, void* ctx);
+    void workerLoop(int worker);
+    void claimTasks(int worker);
+    void stopWorkers();
+
+    std::atomic<int> m_threads{1};
+    std::vector<std::thread> m_workers;
+    std::mutex m_region;  // held by the thread whose region runs
+
+    std::mutex m_mutex;  // guards everything below
+    std::condition_variable m_wake, m_done;
+    std::uint64_t m_generation = 0;
+    bool m_open = false;
+    bool m_stop = false;
+    int m_inside = 0;  // pool threads working on the open region
+    Trampoline m_fn = nullptr;
+    void* m_ctx = nullptr;
+    int m_count = 0;
+    std::atomic<int> m_next{0};
+    std::atomic<int> m_finished{0};
+};
+
+} // namespace attnscope

@@ -1,62 +1,121 @@
-// attnscope-cli bench: times full forward passes that keep every layer's and head's attention weights.
+// attnscope-cli bench: times full forward passes that keep every layer's and head's attention weights, and
+// sets them beside the rate Eigen's matrix product reaches on this machine with the same threads.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <random>
 
 #include "common.h"
+#include "compute/products.h"
 
 namespace attnscope::cli {
 namespace {
 
 void declare(Options& o)
 {
-    o.value("--tokens", "N", "the sequence length to time (required)");
-    o.value("--repeat", "R", "timed passes (5 by default)");
-    o.value("--threads", "K", "Eigen threads (1 by default; more only in an OpenMP build)");
+    o.value("--tokens", "N", "the sequence length to time (8, 64, 256 and 1024 by default)");
+    o.value("--repeat", "R", "timed passes per length (5 by default)");
+    o.value("--threads", "K", "threads for the forward pass (the number of cores by default)");
     o.model();
+}
+
+// Multiply-adds of one pass, counted as 2 floating-point operations each: the Q, K, V and output
+// projections, the scores and weighted sums of the pairs the mask lets through (under the causal mask only
+// the lower triangle is computed), and the feed-forward products. Norms, softmax, the activation and the
+// one row of next-token logits are left out: a few operations per element, or (the logits) one pass over
+// the embedding table that memory bandwidth, not arithmetic, paces.
+double forwardFlops(const ModelConfig& c, double T, bool causal)
+{
+    const double D = c.dModel, F = c.dFF, kv = double(c.keyValueHeads()) * c.dHead;
+    const double pairs = causal ? T * (T + 1) / 2 : T * T;
+    const double projections = 2 * T * D * (D + 2 * kv) + 2 * T * D * D;
+    const double attention = 2 * 2 * pairs * c.dHead * c.heads;
+    const double feedForward = 2 * T * D * F * (c.activation == Activation::SwiGlu ? 3 : 2);
+    return c.layers * (projections + attention + feedForward);
+}
+
+struct Timing {
+    double median = 0, min = 0;
+};
+
+template <class F>
+Timing timeRuns(int repeat, F&& f)
+{
+    std::vector<double> ms;
+    for (int r = 0; r < repeat; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    const std::size_t n = ms.size();
+    return {n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]), ms.front()};
+}
+
+// The rate of the forward pass's largest product shape, (T, D) times (D, F), through the same column
+// blocks and threads as the pass itself: what Eigen's kernel reaches here, the ceiling to compare with.
+double gemmGflops(const ModelConfig& c, int tokens, int repeat)
+{
+    const Eigen::Index T = std::max(tokens, 1);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    const Eigen::MatrixXf x = Eigen::MatrixXf::NullaryExpr(T, c.dModel, [&] { return u(rng); });
+    const Eigen::MatrixXf w = Eigen::MatrixXf::NullaryExpr(c.dModel, c.dFF, [&] { return u(rng); });
+    const Eigen::RowVectorXf noBias;
+    Eigen::MatrixXf out(T, c.dFF);
+    auto once = [&] { parallelProducts({Product{&x, &w, &noBias, &out}}, [](std::size_t, Eigen::Index, Eigen::Index) {}); };
+    once();
+    // Enough products that the timed stretch is not a few microseconds for short texts.
+    const int inner = std::max(1, static_cast<int>(2e8 / (double(T) * c.dModel * c.dFF)));
+    const Timing t = timeRuns(std::max(repeat, 3), [&] {
+        for (int i = 0; i < inner; ++i) once();
+    });
+    return 2.0 * double(T) * c.dModel * c.dFF * inner / (t.median * 1e-3) / 1e9;
 }
 
 // Token ids are 0..N-1 modulo the vocabulary; one untimed pass warms the workspace so the timed ones do
 // not allocate.
 int run(const Args& args)
 {
-    if (!args.has("--tokens")) throw Failure{kExitUsage, "'bench' needs --tokens N."};
-    const int tokens = readCount(args, "--tokens", 0, 1 << 20);
+    std::vector<int> lengths = {8, 64, 256, 1024};
+    if (args.has("--tokens")) lengths = {readCount(args, "--tokens", 0, 1 << 20)};
     const int repeat = readCount(args, "--repeat", 5, 10000);
-    const int threads = readCount(args, "--threads", 1, 1024);
+    const int threads = readCount(args, "--threads", ThreadPool::hardwareThreads(), 256);
     ModelPtr model = openModel(args);
-    // Eigen uses more than one thread only when built with OpenMP; nbThreads() reports what it will really use.
-    Eigen::setNbThreads(threads);
-    const int used = Eigen::nbThreads();
-    if (used != threads) std::cerr << "warning: this build runs the forward pass on " << used << " thread(s).\n";
+    ThreadPool::shared().setThreads(threads);
 
-    std::vector<int> ids(static_cast<std::size_t>(tokens));
-    for (int i = 0; i < tokens; ++i) ids[static_cast<std::size_t>(i)] = i % model->config.vocabSize;
-    const AttentionSettings settings;
-    CaptureRequest capture;
-    capture.allAttention = true;
-    ForwardTrace trace;
-    Workspace workspace;
-    if (Status s = forward(*model, ids, settings, capture, trace, workspace); !s.ok()) throw Failure{kExitInput, s.error};
+    for (const int tokens : lengths) {
+        if (lengths.size() > 1 && tokens > model->config.contextLength) continue;  // the defaults fit the model
+        std::vector<int> ids(static_cast<std::size_t>(tokens));
+        for (int i = 0; i < tokens; ++i) ids[static_cast<std::size_t>(i)] = i % model->config.vocabSize;
+        AttentionSettings settings;
+        useTrainingMaskUnlessGiven(args, *model, settings);
+        // What the window asks of every pass: every head's weights and the next-token logits (ONNX Runtime's
+        // graph in tests/benchmarks/onnx computes the same).
+        CaptureRequest capture;
+        capture.allAttention = true;
+        capture.nextTokenLogits = model->config.causal;
+        ForwardTrace trace;
+        Workspace workspace;
+        if (Status s = forward(*model, ids, settings, capture, trace, workspace); !s.ok()) throw Failure{kExitInput, s.error};
+        const Timing t = timeRuns(repeat, [&] { forward(*model, ids, settings, capture, trace, workspace); });
 
-    std::vector<double> ms;
-    for (int r = 0; r < repeat; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        forward(*model, ids, settings, capture, trace, workspace);
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        const double gflops = forwardFlops(model->config, tokens, settings.mask == MaskKind::Causal) / (t.median * 1e-3) / 1e9;
+        const double gemm = gemmGflops(model->config, tokens, repeat);
+        nlohmann::ordered_json out;
+        out["tokens"] = tokens;
+        out["threads"] = ThreadPool::shared().threads();
+        out["forward_ms_median"] = t.median;
+        out["forward_ms_min"] = t.min;
+        out["gflops"] = gflops;
+        out["gemm_gflops"] = gemm;
+        out["fraction_of_gemm"] = gemm > 0 ? gflops / gemm : 0.0;
+        print(out);
     }
-    std::sort(ms.begin(), ms.end());
-    const double median = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-    nlohmann::ordered_json out;
-    out["tokens"] = tokens;
-    out["threads"] = used;
-    out["forward_ms_median"] = median;
-    out["forward_ms_min"] = ms.front();
-    print(out);
     return 0;
 }
 
-const bool registered = registerCommand({"bench", "time forward passes over N tokens", declare, run});
+const bool registered = registerCommand({"bench", "time forward passes (8, 64, 256 and 1,024 tokens by default)", declare, run});
 
 } // namespace
 } // namespace attnscope::cli

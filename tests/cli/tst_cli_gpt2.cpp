@@ -1,7 +1,10 @@
 // Exit codes of the CLI paths issue 3 added: bad model folders and over-long input exit 1, bad usage 2.
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <fstream>
 
 #include "clirunner.h"
@@ -18,7 +21,6 @@ private slots:
         QTest::newRow("pytorch pickle only") << QStringList{"info", "--model", "@pickle"} << 1 << "safe_serialization=True";
         QTest::newRow("bench past the context") << QStringList{"bench", "--tokens", "300", "--repeat", "1", "--model", "random:context=256"}
                                                 << 1 << "300 tokens but the model's context is 256";
-        QTest::newRow("bench without --tokens") << QStringList{"bench"} << 2 << "needs --tokens";
         QTest::newRow("bench zero tokens") << QStringList{"bench", "--tokens", "0"} << 2 << "--tokens must be";
         QTest::newRow("top-k not a number") << QStringList{"attention", "--text", "a b", "--top-k", "x"} << 2 << "--top-k must be";
         QTest::newRow("bench on the random model") << QStringList{"bench", "--tokens", "8", "--repeat", "2"} << 0 << "";
@@ -41,6 +43,35 @@ private slots:
         QCOMPARE(cli.exitCode, code);
         if (code != 0) QVERIFY2(err.startsWith("error: ") && err.contains(message), qPrintable(err));
         else QVERIFY(cli.out.contains("\"forward_ms_median\""));
+    }
+
+    // Without --tokens, bench times every default length the model's context holds, on the threads asked
+    // for, and its GFLOP/s are the hand count below divided by the median time.
+    void benchReportsEachLengthAndItsRate()
+    {
+        const clitest::Run cli = clitest::runCli(
+            {"bench", "--model", "random:context=256", "--repeat", "2", "--threads", "2"});
+        QVERIFY(cli.finished);
+        QCOMPARE(cli.exitCode, 0);
+        const QList<QByteArray> lines = cli.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);  // 8, 64 and 256 tokens; 1,024 is past the context
+        const int expectedTokens[] = {8, 64, 256};
+        for (int i = 0; i < 3; ++i) {
+            const QJsonObject o = QJsonDocument::fromJson(lines[i]).object();
+            QCOMPARE(o["tokens"].toInt(), expectedTokens[i]);
+            QCOMPARE(o["threads"].toInt(), 2);
+            QVERIFY(o["forward_ms_min"].toDouble() <= o["forward_ms_median"].toDouble());
+            QVERIFY(o["gemm_gflops"].toDouble() > 0.0);
+            QCOMPARE(o["fraction_of_gemm"].toDouble(), o["gflops"].toDouble() / o["gemm_gflops"].toDouble());
+        }
+        // The random model: 2 layers, 4 heads of 16, d_model 64, d_ff 256, causal. At 8 tokens, per layer:
+        // Q, K, V and output projections 4 * (8 * 64 * 64) multiply-adds = 131,072; 36 visible pairs, each
+        // a 16-long dot product for the score and a 16-long update of the output, in 4 heads: 4,608;
+        // feed-forward 2 * (8 * 64 * 256) = 262,144. Two layers, two operations per multiply-add:
+        const double flops = 2.0 * 2.0 * (131072 + 4608 + 262144);
+        const QJsonObject first = QJsonDocument::fromJson(lines[0]).object();
+        const double implied = first["gflops"].toDouble() * 1e9 * first["forward_ms_median"].toDouble() * 1e-3;
+        QVERIFY2(std::abs(implied - flops) <= 1e-9 * flops, qPrintable(QString::number(implied, 'f', 1)));
     }
 };
 

@@ -19,7 +19,8 @@ std::string checkModelFolder(const fs::path& dir, const std::string& folder)
     if (!fs::exists(dir / "model.safetensors", ec)) {
         // A pickle can run code when loaded, so it is never opened; converting it once is quick.
         if (fs::exists(dir / "pytorch_model.bin", ec))
-            return "'" + (dir / "pytorch_model.bin").string() +
+            // Built by appending: GCC 12's -Wrestrict misreads "literal" + std::string&& (GCC bug 105329).
+            return std::string("'").append((dir / "pytorch_model.bin").string()) +
                    "' is a PyTorch pickle, which AttnScope does not open because loading a pickle can run code; "
                    "convert it once in Python with transformers: AutoModel.from_pretrained(folder)"
                    ".save_pretrained(folder, safe_serialization=True), which writes model.safetensors.";

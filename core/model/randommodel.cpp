@@ -47,7 +47,8 @@ Result<RandomModelSpec> parseRandomSpec(std::string_view spec)
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
         const std::size_t eq = item.find('=');
         if (eq == std::string_view::npos)
-            return Result<RandomModelSpec>::fail("'" + std::string(item) + "' in the model spec is not key=value.");
+            // Built by appending: GCC 12's -Wrestrict misreads "literal" + std::string&& (GCC bug 105329).
+            return Result<RandomModelSpec>::fail(std::string("'").append(item).append("' in the model spec is not key=value."));
         const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
         std::uint64_t number = 0;
         const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
@@ -55,7 +56,7 @@ Result<RandomModelSpec> parseRandomSpec(std::string_view spec)
             return Result<RandomModelSpec>::fail("the value of '" + std::string(key) + "' in the model spec is not a whole number.");
         const bool small = number <= 1'000'000;
         if (key == "seed") out.seed = number;
-        else if (!small) return Result<RandomModelSpec>::fail("'" + std::string(key) + "' in the model spec is too large.");
+        else if (!small) return Result<RandomModelSpec>::fail(std::string("'").append(key).append("' in the model spec is too large."));
         else if (key == "layers") out.layers = static_cast<int>(number);
         else if (key == "heads") out.heads = static_cast<int>(number);
         else if (key == "d_model") out.dModel = static_cast<int>(number);

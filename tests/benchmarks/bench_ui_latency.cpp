@@ -96,6 +96,31 @@ void measure(MainWindow& w, const std::function<void()>& input, Samples& out)
     out.painted.push_back(clock.nsecsElapsed() / 1e6);
 }
 
+// The longest stretch the GUI thread went without running its event loop while watched: a 1 ms timer's
+// ticks, and the biggest gap between two of them less the interval.
+class StallWatch {
+public:
+    StallWatch()
+    {
+        m_timer.setInterval(1);
+        m_timer.setTimerType(Qt::PreciseTimer);
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            const double now = m_clock.nsecsElapsed() / 1e6;
+            m_longest = std::max(m_longest, now - m_last - 1.0);
+            m_last = now;
+        });
+        m_clock.start();
+        m_timer.start();
+    }
+    double longestMs() const { return m_longest; }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    double m_last = 0.0;
+    double m_longest = 0.0;
+};
+
 QString words(int n)
 {
     static const char* pool[] = {"the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "and", "runs", "far", "away"};
@@ -113,6 +138,7 @@ private slots:
     void temperatureDragAt64Tokens();
     void causalToggleAt64Tokens();
     void typingAt1024Tokens();
+    void gpt2SmallFolder();
 };
 
 void BenchUiLatency::typingUpTo64Tokens()
@@ -173,6 +199,43 @@ void BenchUiLatency::typingAt1024Tokens()
         measure(w, [&] { QTest::keyClick(w.sentenceEdit(), Qt::Key_Backspace); }, s);
     }
     report("keystroke, default model, 1,023-1,024 tokens", s);
+}
+
+// A GPT-2-small-shaped folder (12 layers of 12 heads, 124 million parameters) named by
+// ATTNSCOPE_BENCH_GPT2_FOLDER, for example the one `bench_gpt2load` or tests/benchmarks/onnx/make_gpt2_folder.py
+// writes: opening it until the heatmap and all 144 thumbnails are drawn, then typing 64 tokens, with the
+// GUI thread's longest stall over each part.
+void BenchUiLatency::gpt2SmallFolder()
+{
+    const QString folder = qEnvironmentVariable("ATTNSCOPE_BENCH_GPT2_FOLDER");
+    if (folder.isEmpty()) QSKIP("set ATTNSCOPE_BENCH_GPT2_FOLDER to a GPT-2-small-shaped model folder");
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.sentenceEdit()->setText(QStringLiteral("the"));
+    QCoreApplication::processEvents();
+    for (int round = 0; round < 3; ++round) {
+        // Opening: the folder read and converted on the GUI thread, then the first snapshot on the worker.
+        w.openModel(QStringLiteral("builtin"));
+        w.document()->waitForIdle();
+        QCoreApplication::processEvents();
+        StallWatch watch;
+        Samples open;
+        measure(w, [&] { QVERIFY(w.openModel(folder).ok()); }, open);
+        const double opened = open.replotted.empty() ? -1.0 : open.replotted.front();
+        qInfo("open the folder until the heatmap and grid are drawn: %.0f ms (the load itself held the GUI thread "
+              "%.0f ms; first snapshot published after %.0f ms); longest GUI stall %.0f ms",
+              opened, open.blocked.empty() ? -1.0 : open.blocked.front(), open.computed.empty() ? -1.0 : open.computed.front(),
+              watch.longestMs());
+    }
+    Samples s;
+    StallWatch watch;
+    const QString text = words(64);
+    w.sentenceEdit()->clear();
+    QCoreApplication::processEvents();
+    for (QChar ch : text) measure(w, [&] { QTest::keyClick(w.sentenceEdit(), ch.toLatin1()); }, s);
+    report("keystroke, GPT-2-small shape, 1..64 tokens", s);
+    qInfo("longest GUI-thread stall while typing: %.1f ms", watch.longestMs());
 }
 
 QTEST_MAIN(BenchUiLatency)

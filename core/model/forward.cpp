@@ -24,17 +24,43 @@ void ensure(Matrix& m, Eigen::Index rows, Eigen::Index cols)
 
 } // namespace
 
-// Row-wise layer norm with the biased variance, as GPT-2 and PyTorch's LayerNorm compute it.
+namespace {
+
+// Per-row statistics for the norms and the softmax, on the stack up to kStackRows rows, so no thread ever
+// allocates for them (a pool thread may run its first head in any pass); longer inputs use a buffer kept
+// per thread.
+constexpr Eigen::Index kStackRows = 2048;
+
+template <class F>
+void withRowBuffers(Eigen::Index T, F&& f)
+{
+    alignas(64) float stack[2 * kStackRows];
+    thread_local Eigen::VectorXf heapStore;  // (2T) only past kStackRows rows
+    float* store = stack;
+    if (T > kStackRows) {
+        if (heapStore.size() < 2 * T) heapStore.resize(2 * T);
+        store = heapStore.data();
+    }
+    Eigen::Map<Eigen::VectorXf> a(store, T), b(store + T, T);
+    f(a, b);
+}
+
+} // namespace
+
+// Row-wise layer norm with the biased variance, as GPT-2 and PyTorch's LayerNorm compute it. The storage
+// is column-major, so the statistics of all rows are gathered a column at a time: contiguous, vectorised.
 void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, float eps, Matrix& out)
 {
-    const Eigen::Index T = in.rows();
-    const float invD = 1.0f / static_cast<float>(in.cols());
-    for (Eigen::Index t = 0; t < T; ++t) {
-        const float mean = in.row(t).sum() * invD;
-        const float var = (in.row(t).array() - mean).square().sum() * invD;
-        const float inv = 1.0f / std::sqrt(var + eps);
-        out.row(t) = ((in.row(t).array() - mean) * inv * gain.array() + bias.array()).matrix();
-    }
+    const Eigen::Index T = in.rows(), D = in.cols();
+    const float invD = 1.0f / static_cast<float>(D);
+    withRowBuffers(T, [&](Eigen::Map<Eigen::VectorXf>& mean, Eigen::Map<Eigen::VectorXf>& inv) {
+        mean = in.rowwise().sum() * invD;
+        inv.setZero();
+        for (Eigen::Index d = 0; d < D; ++d) inv.array() += (in.col(d) - mean).array().square();
+        inv = (inv.array() * invD + eps).sqrt().inverse().matrix();
+        for (Eigen::Index d = 0; d < D; ++d)
+            out.col(d) = ((in.col(d) - mean).array() * inv.array() * gain[d] + bias[d]).matrix();
+    });
 }
 
 namespace {
@@ -42,11 +68,14 @@ namespace {
 // RMSNorm, row-wise: x / sqrt(mean(x^2) + eps) * gain. Llama's norm: no mean subtracted and no bias.
 void rmsNorm(const Matrix& in, const RowVector& gain, float eps, Matrix& out)
 {
-    const float invD = 1.0f / static_cast<float>(in.cols());
-    for (Eigen::Index t = 0; t < in.rows(); ++t) {
-        const float inv = 1.0f / std::sqrt(in.row(t).squaredNorm() * invD + eps);
-        out.row(t) = (in.row(t).array() * inv * gain.array()).matrix();
-    }
+    const Eigen::Index T = in.rows(), D = in.cols();
+    const float invD = 1.0f / static_cast<float>(D);
+    withRowBuffers(T, [&](Eigen::Map<Eigen::VectorXf>& inv, Eigen::Map<Eigen::VectorXf>&) {
+        inv.setZero();
+        for (Eigen::Index d = 0; d < D; ++d) inv.array() += in.col(d).array().square();
+        inv = (inv.array() * invD + eps).sqrt().inverse().matrix();
+        for (Eigen::Index d = 0; d < D; ++d) out.col(d) = (in.col(d).array() * inv.array() * gain[d]).matrix();
+    });
 }
 
 // The model's own normalisation: layer norm (GPT-2) or RMSNorm (Llama).
@@ -185,46 +214,37 @@ void nextTokenLogits(const Model& model, Workspace& ws, ForwardTrace& trace)
 int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> weights)
 {
     // Storage is column-major, so whole-matrix column sweeps (vectorised) beat walking strided rows.
-    // The two per-row buffers live on the stack up to kStackRows rows, so no thread ever allocates for them
-    // (a pool thread may run its first head in any pass); longer blocks use a buffer kept per thread.
-    constexpr Eigen::Index kStackRows = 2048;
-    alignas(64) float stack[2 * kStackRows];
-    thread_local Eigen::VectorXf heapStore;  // (2T) only for blocks taller than kStackRows
     const Eigen::Index T = masked.rows();
     if (masked.cols() == 0) return static_cast<int>(T);  // no keys at all (an empty sentence): nothing to weigh
-    float* store = stack;
-    if (T > kStackRows) {
-        if (heapStore.size() < 2 * T) heapStore.resize(2 * T);
-        store = heapStore.data();
-    }
-    Eigen::Map<Eigen::VectorXf> rowMax(store, T), rowScale(store + T, T);
-    // 1. Subtract each row's max so the largest exponent is exp(0) = 1: nothing overflows, whatever the scale.
-    rowMax = masked.rowwise().maxCoeff();
     int fullyMasked = 0;
-    for (Eigen::Index i = 0; i < T; ++i)
-        if (rowMax[i] == kNegInf) {
-            rowMax[i] = 0.0f;  // a row with no visible key: exp(-inf - 0) gives exact zeros below
-            ++fullyMasked;
-        }
-    // 2. exp(-inf - max) is exactly 0, so masked entries come out exactly 0.
-    // Column by column: each column is contiguous, stays in cache between the exp and the select, and a
-    // plain column expression lets Eigen vectorise exp (over a broadcast matrix expression it falls back
-    // to scalar expf). Eigen's vectorised exp clamps its input, so on some targets exp(-inf) comes out
-    // near 1e-39 instead of 0: the select puts the exact zeros back where the mask is.
-    for (Eigen::Index j = 0; j < masked.cols(); ++j) {
+    withRowBuffers(T, [&](Eigen::Map<Eigen::VectorXf>& rowMax, Eigen::Map<Eigen::VectorXf>& rowScale) {
+        // 1. Subtract each row's max so the largest exponent is exp(0) = 1: nothing overflows, whatever the scale.
+        rowMax = masked.rowwise().maxCoeff();
+        for (Eigen::Index i = 0; i < T; ++i)
+            if (rowMax[i] == kNegInf) {
+                rowMax[i] = 0.0f;  // a row with no visible key: exp(-inf - 0) gives exact zeros below
+                ++fullyMasked;
+            }
+        // 2. exp(-inf - max) is exactly 0, so masked entries come out exactly 0.
+        // Column by column: each column is contiguous, stays in cache between the exp and the select, and a
+        // plain column expression lets Eigen vectorise exp (over a broadcast matrix expression it falls back
+        // to scalar expf). Eigen's vectorised exp clamps its input, so on some targets exp(-inf) comes out
+        // near 1e-39 instead of 0: the select puts the exact zeros back where the mask is.
+        for (Eigen::Index j = 0; j < masked.cols(); ++j) {
 #if defined(__AVX2__)
-        weights.col(j) = (masked.col(j) - rowMax).array().exp().matrix();
+            weights.col(j) = (masked.col(j) - rowMax).array().exp().matrix();
 #else
-        // Without AVX2, Eigen's 4-wide exp is slower than glibc's expf, which picks an FMA version at run
-        // time (bench --tokens 1024: 85 ms against 63 ms on the portable build).
-        weights.col(j) = (masked.col(j) - rowMax).unaryExpr([](float x) { return std::exp(x); });
+            // Without AVX2, Eigen's 4-wide exp is slower than glibc's expf, which picks an FMA version at run
+            // time (bench --tokens 1024: 85 ms against 63 ms on the portable build).
+            weights.col(j) = (masked.col(j) - rowMax).unaryExpr([](float x) { return std::exp(x); });
 #endif
-        weights.col(j) = (masked.col(j).array() == kNegInf).select(0.0f, weights.col(j).array()).matrix();
-    }
-    // 3. A row with a visible key sums to at least 1 (its max entry); an empty row stays all zeros.
-    rowScale = weights.rowwise().sum();
-    for (Eigen::Index i = 0; i < T; ++i) rowScale[i] = rowScale[i] > 0.0f ? 1.0f / rowScale[i] : 0.0f;
-    weights.array().colwise() *= rowScale.array();
+            weights.col(j) = (masked.col(j).array() == kNegInf).select(0.0f, weights.col(j).array()).matrix();
+        }
+        // 3. A row with a visible key sums to at least 1 (its max entry); an empty row stays all zeros.
+        rowScale = weights.rowwise().sum();
+        for (Eigen::Index i = 0; i < T; ++i) rowScale[i] = rowScale[i] > 0.0f ? 1.0f / rowScale[i] : 0.0f;
+        weights.array().colwise() *= rowScale.array();
+    });
     return fullyMasked;
 }
 

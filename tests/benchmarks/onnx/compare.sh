@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # AttnScope's forward pass beside ONNX Runtime's, on the same GPT-2-small-shaped model, in one run.
 #
-#     tests/benchmarks/onnx/compare.sh [--tokens "8 64 256 1024"] [--threads "1 2"] [--repeat R]
+#     tests/benchmarks/onnx/compare.sh [--tokens "8 64 256 1024"] [--threads "1 2"] [--repeat R] [--rounds N]
 #
 # 1. Writes a GPT-2-small-shaped folder with seeded random weights (make_gpt2_folder.py), once.
 # 2. Exports it to ONNX with every layer's attention as an output (export_gpt2_onnx.py), again only when the
 #    folder or the exporter is newer than the .onnx file.
 # 3. Checks the numbers: one short sentence through `attnscope-cli attention` and, with the same token ids,
 #    through ONNX Runtime; prints the largest difference over every layer, head and cell, and fails above 1e-4.
-# 4. Times both, interleaved (AttnScope then ORT for each size), and prints a Markdown table. Both sides keep
-#    every layer's attention; ORT also computes the last position's logits, which AttnScope's bench skips.
+# 4. Times both, interleaved (AttnScope then ORT for each size, the whole sweep N rounds over, because this
+#    shared machine's speed drifts by tens of percent over a minute), and prints a Markdown table of the median
+#    over rounds of each round's median, and the fastest single pass. Both sides do the window's work: every
+#    layer's attention and the last position's next-token logits.
 #
 # Needs: an attnscope-cli build ($ATTNSCOPE_CLI, or build/bin/attnscope-cli under the repository) and
 # Debian's /usr/bin/python3 with python3-numpy. For the ORT side also python3-onnx and node with
@@ -34,6 +36,7 @@ onnx_file=${ATTNSCOPE_ONNX_FILE:-/tmp/attnscope-gpt2.onnx}
 tokens_list=${ATTNSCOPE_BENCH_TOKENS:-64 256}
 threads_list=${ATTNSCOPE_BENCH_THREADS:-1 2}
 repeat=${ATTNSCOPE_BENCH_REPEAT:-5}
+rounds=${ATTNSCOPE_BENCH_ROUNDS:-3}
 check_text="The quick brown fox jumps over the lazy dog, and the dog does not seem to mind at all."
 tolerance=1e-4
 
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
         --tokens) [ $# -ge 2 ] || usage; tokens_list=$2; shift 2 ;;
         --threads) [ $# -ge 2 ] || usage; threads_list=$2; shift 2 ;;
         --repeat) [ $# -ge 2 ] || usage; repeat=$2; shift 2 ;;
+        --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
         -h|--help) usage ;;
         *) echo "error: unknown argument '$1'" >&2; usage ;;
     esac
@@ -126,9 +130,10 @@ fi
 # --- 4. Timing, interleaved so both sides see the same machine load ----------------------------------------------
 rows="$work/rows.jsonl"
 : > "$rows"
+for round in $(seq "$rounds"); do
 for n in $tokens_list; do
     for k in $threads_list; do
-        say "timing $n tokens, $k thread(s)"
+        say "round $round of $rounds: timing $n tokens, $k thread(s)"
         ours=$("$cli" bench --model "$folder" --tokens "$n" --threads "$k" --repeat "$repeat" 2>"$work/bench.err") \
             || { cat "$work/bench.err" >&2; die "attnscope-cli bench failed at $n tokens, $k thread(s)."; }
         theirs=null
@@ -139,15 +144,33 @@ for n in $tokens_list; do
         echo "{\"tokens\": $n, \"threads\": $k, \"attnscope\": $ours, \"ort\": $theirs}" >> "$rows"
     done
 done
+done
 
-"$py" - "$rows" "$repeat" <<'EOF'
-import json, sys
-rows = [json.loads(line) for line in open(sys.argv[1])]
+"$py" - "$rows" "$repeat" "$rounds" <<'EOF'
+import json, statistics, sys
+# One row per (tokens, threads): the median over rounds of each round's median, the fastest pass of all.
+cells = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    cells.setdefault((r["tokens"], r["threads"]), []).append(r)
+def merge(group):
+    a = dict(group[0]["attnscope"])
+    a["forward_ms_median"] = statistics.median(g["attnscope"]["forward_ms_median"] for g in group)
+    a["forward_ms_min"] = min(g["attnscope"]["forward_ms_min"] for g in group)
+    o = None
+    if group[0]["ort"]:
+        o = dict(group[0]["ort"])
+        o["median_ms"] = statistics.median(g["ort"]["median_ms"] for g in group)
+        o["min_ms"] = min(g["ort"]["min_ms"] for g in group)
+    return {"tokens": group[0]["tokens"], "threads": group[0]["threads"], "attnscope": a, "ort": o}
+rows = [merge(g) for g in cells.values()]
 fmt = lambda ms: f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}"
 version = next((r["ort"]["ort_version"] for r in rows if r["ort"]), None)
 print()
 runs = "1 run" if sys.argv[2] == "1" else f"{sys.argv[2]} runs"
-print(f"GPT-2 small shape, all attention kept, median and min of {runs} after one warm-up (ms)"
+rounds = "1 round" if sys.argv[3] == "1" else f"{sys.argv[3]} rounds"
+print(f"GPT-2 small shape, all attention kept and the last position's logits, {runs} after one warm-up per"
+      f" side and size, {rounds}; median over rounds of each round's median, and the fastest pass (ms)"
       + (f"; ONNX Runtime {version}" if version else "") + ":")
 print()
 print("| tokens | threads | AttnScope median | AttnScope min | ORT median | ORT min | AttnScope ÷ ORT |")

@@ -37,14 +37,16 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
 
     m_source->setToolTip(tr("The sentence being read (keys and values), as an encoder's output is in translation."));
     m_target->setToolTip(tr("The sentence being written (queries): each of its tokens looks across at the source."));
-    connect(m_source, &QLineEdit::textChanged, this, &CrossAttentionView::recompute);
+    // Hidden behind another tab, the view waits until it is shown instead of recomputing on every keystroke:
+    // its own two sentences go through the gate as well, since the target follows the main sentence (a
+    // GPT-2-small pass on the GUI thread per keystroke otherwise, behind a tab nobody is looking at).
+    auto* gate = new RefreshGate(this, [this] { recompute(); });
+    connect(m_source, &QLineEdit::textChanged, gate, &RefreshGate::request);
     connect(m_target, &QLineEdit::textEdited, this, [this] { m_targetEdited = true; });
-    connect(m_target, &QLineEdit::textChanged, this, &CrossAttentionView::recompute);
+    connect(m_target, &QLineEdit::textChanged, gate, &RefreshGate::request);
     connect(m_document, &Document::textChanged, this, [this](const QString& text) {
         if (!m_targetEdited) m_target->setText(text);
     });
-    // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
-    auto* gate = new RefreshGate(this, [this] { recompute(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     recompute();
 }

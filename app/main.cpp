@@ -14,6 +14,7 @@
 #include <cstdio>
 
 #include "common/preferences.h"
+#include "compute/threadpool.h"
 #include "lessons/lessonpanel.h"
 #include "presenter/presentermode.h"
 #include "scenes/scenecontroller.h"
@@ -37,8 +38,21 @@ int main(int argc, char** argv)
     const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Start from the defaults, not from the last session."));
     const QCommandLineOption presenter(QStringLiteral("presenter"), QStringLiteral("Start in presenter mode (F11 or Esc leaves it)."));
     const QCommandLineOption lesson(QStringLiteral("lesson"), QStringLiteral("Open the Lessons panel on lesson N (from 1)."), QStringLiteral("N"));
-    parser.addOptions({text, shot, tab, size, model, fresh, presenter, lesson});
+    const QCommandLineOption threads(QStringLiteral("threads"),
+                                     QStringLiteral("Compute on N threads (default: the number of cores, %1).")
+                                         .arg(attnscope::ThreadPool::hardwareThreads()),
+                                     QStringLiteral("N"));
+    parser.addOptions({text, shot, tab, size, model, fresh, presenter, lesson, threads});
     parser.process(app);
+    if (parser.isSet(threads)) {
+        bool ok = false;
+        const int n = parser.value(threads).toInt(&ok);
+        if (!ok || n < 1 || n > 256) {
+            std::fprintf(stderr, "error: --threads needs a whole number from 1 to 256.\n");
+            return 2;
+        }
+        attnscope::ThreadPool::shared().setThreads(n);
+    }
 
     // The colour map a person chose last time; the command-line tool never reads it.
     attnscope::ColorMap::setCurrent(attnscope::Preferences::colorMap());

@@ -28,7 +28,10 @@ template <std::size_t P, class Finish>
 inline void parallelProducts(const Product (&products)[P], Finish&& finish)
 {
     ThreadPool& pool = ThreadPool::shared();
-    const int threads = pool.threads();
+    double multiplyAdds = 0.0;
+    for (const Product& pr : products) multiplyAdds += double(pr.x->rows()) * pr.x->cols() * pr.w->cols();
+    const bool share = multiplyAdds >= pool.minSharedMultiplyAdds();
+    const int threads = share ? pool.threads() : 1;
     int blocks[P];
     Eigen::Index widths[P];
     int total = 0;
@@ -51,7 +54,7 @@ inline void parallelProducts(const Product (&products)[P], Finish&& finish)
         out.noalias() = *pr.x * pr.w->middleCols(c0, n);
         if (pr.bias->size() > 0) out.rowwise() += pr.bias->segment(c0, n);
         finish(p, c0, n);
-    });
+    }, share);
 }
 
 } // namespace attnscope

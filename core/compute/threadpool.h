@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace attnscope {
@@ -38,6 +39,23 @@ public:
         runErased(count, [](void* ctx, int i, int worker) { (*static_cast<Task*>(ctx))(i, worker); }, &task);
     }
 
+    // The same, but on the caller alone when `worthSharing` is false: waking a thread costs microseconds,
+    // more than a small model's whole product.
+    template <class Task>
+    void run(int count, Task&& task, bool worthSharing)
+    {
+        if (worthSharing) {
+            run(count, std::forward<Task>(task));
+            return;
+        }
+        for (int i = 0; i < count; ++i) task(i, 0);
+    }
+
+    // Work below this many multiply-adds is done on the calling thread (2 million by default: about 20
+    // microseconds). Tests set 0 to send even a tiny model's work through the pool.
+    double minSharedMultiplyAdds() const { return m_minShared.load(std::memory_order_relaxed); }
+    void setMinSharedMultiplyAdds(double n) { m_minShared.store(n, std::memory_order_relaxed); }
+
 private:
     using Trampoline = void (*)(void*, int, int);
     void runErased(int count, Trampoline fn, void* ctx);
@@ -46,6 +64,7 @@ private:
     void stopWorkers();
 
     std::atomic<int> m_threads{1};
+    std::atomic<double> m_minShared{2e6};
     std::vector<std::thread> m_workers;
     std::mutex m_region;  // held by the thread whose region runs
 

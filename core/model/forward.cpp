@@ -420,6 +420,8 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     }
 
     const bool preLN = c.norm == NormPlacement::PreLN;
+    // Scores and weighted sums of one layer, every pair counted: a tiny model's heads run on this thread.
+    const bool headsWorthSharing = 2.0 * double(T) * double(T) * double(Dh) * H >= ThreadPool::shared().minSharedMultiplyAdds();
     for (int l = 0; l < L; ++l) {
         const LayerWeights& lw = layerWeights(model, l, ws);
         const bool detailHere = capture.detail && capture.detail->layer == l;
@@ -451,7 +453,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
                 d.selection = *capture.detail;
                 d.x = ws.x;
             }
-        });
+        }, headsWorthSharing);
         for (int hd = 0; hd < H; ++hd) {
             const Eigen::Index c0 = hd * Dh;
             // Ablation replaces what this head hands to W_O; its own weights stay as computed.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "text/filetext.h"
 
@@ -110,20 +111,32 @@ std::string TensorSource::matrix(const std::vector<std::string>& names, Eigen::I
     std::string error;
     const TensorInfo* t = find(names, {rows, cols}, error);
     if (!t) return error;
-    m_buffer.resize(static_cast<std::size_t>(rows * cols));
-    m_file.readFloats(*t, m_buffer.data());
+    // F32 at a 4-byte-aligned offset (what every writer produces) is read where the file is mapped; any
+    // other precision or offset is converted into the staging buffer first.
+    const unsigned char* bytes = m_file.bytes(*t);
+    const float* src = nullptr;
+    if (t->dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
+        src = reinterpret_cast<const float*>(bytes);
+    } else {
+        m_buffer.resize(static_cast<std::size_t>(rows * cols));
+        m_file.readFloats(*t, m_buffer.data());
+        src = m_buffer.data();
+    }
     // Row-major to column-major is a transpose; done in 64 x 64 tiles so both sides stay in cache (a
-    // plain element-by-element copy of GPT-2's 154 MB token embedding missed cache on every write).
+    // plain element-by-element copy of GPT-2's 154 MB token embedding missed cache on every write). Each
+    // tile's rows are tested for NaN and infinity while they are in cache, not in a second pass over memory.
     dst.resize(rows, cols);
     constexpr Eigen::Index kTile = 64;
-    const float* src = m_buffer.data();
+    bool allFinite = true;
     for (Eigen::Index r0 = 0; r0 < rows; r0 += kTile)
         for (Eigen::Index c0 = 0; c0 < cols; c0 += kTile) {
             const Eigen::Index r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+            for (Eigen::Index r = r0; r < r1; ++r)
+                allFinite = allFinite && Eigen::Map<const Eigen::VectorXf>(src + r * cols + c0, c1 - c0).allFinite();
             for (Eigen::Index c = c0; c < c1; ++c)
                 for (Eigen::Index r = r0; r < r1; ++r) dst(r, c) = src[r * cols + c];
         }
-    noteNonFinite(t->name, m_buffer.data(), m_buffer.size());
+    if (!allFinite) noteNonFinite(t->name, src, static_cast<std::size_t>(rows * cols));
     return {};
 }
 
@@ -154,6 +167,8 @@ std::string TensorSource::vector(const std::vector<std::string>& names, Eigen::I
 // The model still loads, so a person can look at what the rest of it does; the warning says where.
 void TensorSource::noteNonFinite(const std::string& name, const float* values, std::size_t n)
 {
+    // The vectorised test first (x - x is 0 only for finite x); the element loop only to name the first bad one.
+    if (Eigen::Map<const Eigen::VectorXf>(values, static_cast<Eigen::Index>(n)).allFinite()) return;
     for (std::size_t i = 0; i < n; ++i)
         if (!std::isfinite(values[i])) {
             m_model.warnings.push_back("the tensor '" + name + "' in '" + m_file.path() + "' holds " +

@@ -61,6 +61,7 @@ private slots:
     void typingUpdatesChipsAndHeatmap();
     void nextTokenListIsTheCoresPrediction();
     void opensAGpt2FolderAndShowsItsNumbers();
+    void menuOpenLoadsInTheBackgroundAndTheNewestWins();
     void causalOffAndOnZeroesUpperTriangle();
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();
@@ -163,6 +164,37 @@ void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
     QVERIFY(!bad.ok());
     QVERIFY2(!bad.error.empty(), "no sentence for a missing folder");
     QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("tiny-gpt2"));
+}
+
+// The Model menu's open runs the loader off the GUI thread: the call returns at once, the model changes
+// when the load is done, and of two opens in quick succession only the second is kept.
+void TestMainWindow::menuOpenLoadsInTheBackgroundAndTheNewestWins()
+{
+    QTemporaryDir tmp;
+    const std::string folder = tinygpt2::writeFolder(tmp, "tiny-gpt2", tinygpt2::tinyTensors(7));
+    MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
+    const QString before = w.document()->modelSpec();
+    QSignalSpy finished(&w, &MainWindow::modelOpenFinished);
+    w.openModelInBackground(QString::fromStdString(folder));
+    QVERIFY(w.isOpeningModel());
+    QCOMPARE(w.document()->modelSpec(), before);  // nothing has changed yet: the load is still running
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.at(0).at(1).toBool(), true);
+    QVERIFY(!w.isOpeningModel());
+    QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("tiny-gpt2"));
+
+    finished.clear();
+    const QString second = QStringLiteral("random:layers=1,heads=2,d_model=16,seed=5");
+    w.openModelInBackground(QString::fromStdString(folder));
+    w.openModelInBackground(second);
+    QVERIFY(finished.wait(10000));
+    QTest::qWait(200);  // the first open finishes too, and must change nothing
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.at(0).at(0).toString(), second);
+    QCOMPARE(w.document()->modelSpec(), second);
+    QCOMPARE(w.document()->model()->config.layers, 1);
 }
 
 void TestMainWindow::causalOffAndOnZeroesUpperTriangle()

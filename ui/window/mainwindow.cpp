@@ -3,6 +3,8 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QInputDialog>
 #include <QFileInfo>
 #include <QKeyEvent>
@@ -157,14 +159,14 @@ void MainWindow::nameAndExplainControls()
 void MainWindow::buildMenus()
 {
     QMenu* model = menuBar()->addMenu(tr("&Model"));
-    model->addAction(tr("&Built-in default"), this, [this] { openModelWithDialog(QStringLiteral("builtin")); });
+    model->addAction(tr("&Built-in default"), this, [this] { openModelInBackground(QStringLiteral("builtin")); });
     model->addAction(tr("&Random model…"), this, [this] {
         RandomModelDialog dialog(this);
-        if (dialog.exec() == QDialog::Accepted) openModelWithDialog(dialog.spec());
+        if (dialog.exec() == QDialog::Accepted) openModelInBackground(dialog.spec());
     });
     model->addAction(tr("&Open Model Folder…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"));
-        if (!dir.isEmpty()) openModelWithDialog(dir);
+        if (!dir.isEmpty()) openModelInBackground(dir);
     });
     model->addAction(tr("&Token Limit…"), this, [this] {
         // Longer text is refused with both lengths and the offer to keep what fits; 0 is the model's context.
@@ -182,42 +184,74 @@ void MainWindow::buildMenus()
     model->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }
 
-Status MainWindow::openModel(const QString& spec)
+namespace {
+
+struct LoadOutcome {
+    ModelPtr model;
+    std::string error;
+};
+
+// The loaders bound their allocations, but memory can still run out on a small machine: a sentence, not a
+// crash, and the model already open stays.
+LoadOutcome loadSpec(const QString& spec)
 {
     const QByteArray utf8 = spec.toUtf8();
-    // The loaders bound their allocations, but memory can still run out on a small machine: a dialog,
-    // not a crash, and the model already open stays.
-    std::optional<Result<ModelPtr>> loaded;
     try {
-        loaded.emplace(loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size()))));
+        Result<ModelPtr> model = loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+        if (!model) return {nullptr, model.error()};
+        return {*model, {}};
     } catch (const std::bad_alloc&) {
-        return Status::failure("there is not enough memory to load '" + utf8.toStdString() + "'.");
+        return {nullptr, "there is not enough memory to load '" + utf8.toStdString() + "'."};
     }
-    Result<ModelPtr>& model = *loaded;
-    if (!model) return Status::failure(model.error());
-    m_document->setModel(*model, spec);
+}
+
+QString sentence(const std::string& text)
+{
+    QString s = QString::fromStdString(text);
+    if (!s.isEmpty()) s[0] = s[0].toUpper();
+    return s;
+}
+
+} // namespace
+
+Status MainWindow::openModel(const QString& spec)
+{
+    LoadOutcome loaded = loadSpec(spec);
+    if (!loaded.model) return Status::failure(loaded.error);
+    ++m_openTicket;  // a background open still running must not replace this one when it finishes
+    m_openingModel = false;
+    statusBar()->clearMessage();
+    m_document->setModel(loaded.model, spec);
     return Status::success();
 }
 
-void MainWindow::openModelWithDialog(const QString& spec)
+void MainWindow::openModelInBackground(const QString& spec)
 {
-    auto sentence = [](const std::string& text) {
-        QString s = QString::fromStdString(text);
-        if (!s.isEmpty()) s[0] = s[0].toUpper();
-        return s;
-    };
-    const Status s = openModel(spec);
-    if (!s.ok()) {
-        QMessageBox::warning(this, tr("Cannot load the model"), sentence(s.error));
-        return;
-    }
-    // A model that loads but had something to say (e.g. non-finite weights) says it once, here.
-    const ModelPtr& model = m_document->model();
-    if (model && !model->warnings.empty()) {
-        QStringList lines;
-        for (const std::string& w : model->warnings) lines << sentence(w);
-        QMessageBox::warning(this, tr("The model loaded with warnings"), lines.join(QLatin1Char('\n')));
-    }
+    const quint64 ticket = ++m_openTicket;
+    m_openingModel = true;
+    statusBar()->showMessage(tr("Opening %1…").arg(spec));
+    auto* watcher = new QFutureWatcher<LoadOutcome>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, spec, ticket] {
+        watcher->deleteLater();
+        if (ticket != m_openTicket) return;  // replaced by a newer open while it loaded
+        m_openingModel = false;
+        statusBar()->clearMessage();
+        const LoadOutcome loaded = watcher->result();
+        if (!loaded.model) {
+            emit modelOpenFinished(spec, false);
+            QMessageBox::warning(this, tr("Cannot load the model"), sentence(loaded.error));
+            return;
+        }
+        m_document->setModel(loaded.model, spec);
+        emit modelOpenFinished(spec, true);
+        // A model that loads but had something to say (e.g. non-finite weights) says it once, here.
+        if (!loaded.model->warnings.empty()) {
+            QStringList lines;
+            for (const std::string& w : loaded.model->warnings) lines << sentence(w);
+            QMessageBox::warning(this, tr("The model loaded with warnings"), lines.join(QLatin1Char('\n')));
+        }
+    });
+    watcher->setFuture(QtConcurrent::run([spec] { return loadSpec(spec); }));
 }
 
 void MainWindow::showSnapshot(const SnapshotPtr& snapshot)
@@ -301,7 +335,7 @@ void MainWindow::dropEvent(QDropEvent* event)
     const QList<QUrl> urls = event->mimeData()->urls();
     if (urls.isEmpty()) return;
     event->acceptProposedAction();
-    openModelWithDialog(urls.front().toLocalFile());
+    openModelInBackground(urls.front().toLocalFile());
 }
 
 } // namespace attnscope

@@ -43,6 +43,15 @@ public:
 
     // Loads a model spec or folder and makes it current; the error sentence when it cannot.
     Status openModel(const QString& spec);
+    // What the Model menu and a dropped folder do: loads on a pool thread, so the window keeps answering
+    // while a 500 MB checkpoint is read (about a second), then makes it current, or says in a dialog why
+    // it cannot, and shows any load warnings once. A newer open replaces one still loading. Emits
+    // modelOpenFinished either way.
+    void openModelInBackground(const QString& spec);
+    bool isOpeningModel() const { return m_openingModel; }
+
+signals:
+    void modelOpenFinished(const QString& spec, bool ok);
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
@@ -52,7 +61,6 @@ protected:
 private:
     void buildMenus();
     void nameAndExplainControls();
-    void openModelWithDialog(const QString& spec);  // shows a message box on failure
     void showSnapshot(const SnapshotPtr& snapshot);
     void showError(const QString& error);
     void updateStatus();
@@ -60,6 +68,8 @@ private:
     void moveFocus(int dLayer, int dHead);
 
     Document* m_document;
+    quint64 m_openTicket = 0;  // the newest openModelInBackground; older ones finishing are ignored
+    bool m_openingModel = false;
     QLineEdit* m_sentence;
     TokenChips* m_chips;
     QScrollArea* m_chipScroll;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <sys/resource.h>
+
 #include <Eigen/Core>
 
 namespace attnscope {
@@ -67,6 +69,7 @@ void ThreadPool::claimTasks(int worker)
 void ThreadPool::workerLoop(int worker)
 {
     std::uint64_t seen = 0;
+    int nice = 0;
     for (;;) {
         {
             std::unique_lock lock(m_mutex);
@@ -74,6 +77,11 @@ void ThreadPool::workerLoop(int worker)
             if (m_stop) return;
             seen = m_generation;
             ++m_inside;
+        }
+        if (const int wanted = m_workerNice.load(std::memory_order_relaxed); wanted != nice) {
+            // On Linux this sets the calling thread's nice value, not the whole process's.
+            setpriority(PRIO_PROCESS, 0, wanted);
+            nice = wanted;
         }
         claimTasks(worker);
         {

@@ -51,6 +51,11 @@ public:
         for (int i = 0; i < count; ++i) task(i, 0);
     }
 
+    // The nice value of the pool's own threads (Linux; 0 by default). A window sets a few points above its
+    // GUI thread so that drawing, when it needs a core, takes it from the computation rather than share it.
+    // Taken up by each thread the next time it wakes.
+    void setWorkerNice(int nice) { m_workerNice.store(nice, std::memory_order_relaxed); }
+
     // Work below this many multiply-adds is done on the calling thread (2 million by default: about 20
     // microseconds). Tests set 0 to send even a tiny model's work through the pool.
     double minSharedMultiplyAdds() const { return m_minShared.load(std::memory_order_relaxed); }
@@ -65,6 +70,7 @@ private:
 
     std::atomic<int> m_threads{1};
     std::atomic<double> m_minShared{2e6};
+    std::atomic<int> m_workerNice{0};
     std::vector<std::thread> m_workers;
     std::mutex m_region;  // held by the thread whose region runs
 

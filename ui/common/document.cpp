@@ -9,6 +9,9 @@
 #include <optional>
 #include <thread>
 
+#include <sys/resource.h>
+
+#include "compute/threadpool.h"
 #include "model/trainingmask.h"
 
 namespace attnscope {
@@ -92,7 +95,12 @@ std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QSt
 // started yet, so after a burst of keystrokes only the last sentence is computed (latest wins).
 class ComputeWorker {
 public:
-    explicit ComputeWorker(Document* document) : m_document(document), m_thread([this] { run(); }) {}
+    explicit ComputeWorker(Document* document) : m_document(document), m_thread([this] { run(); })
+    {
+        // The pool's threads compute beside this one; all of them a few nice points below the GUI thread,
+        // so drawing a result never waits for a core behind the next computation.
+        ThreadPool::shared().setWorkerNice(kComputeNice);
+    }
     ~ComputeWorker()
     {
         {
@@ -127,8 +135,11 @@ public:
     }
 
 private:
+    static constexpr int kComputeNice = 4;
+
     void run()
     {
+        setpriority(PRIO_PROCESS, 0, kComputeNice);  // this thread only, on Linux
         for (;;) {
             Job job;
             {

@@ -330,7 +330,7 @@ bool isArchive(DataKind kind)
 std::string suggestedSuffix(DataKind kind, DataFormat format)
 {
     if (format == DataFormat::Npy) return isArchive(kind) ? ".npz" : ".npy";
-    return "." + std::string(toString(format));
+    return std::string(".").append(toString(format));
 }
 
 Result<std::string> exportData(const Model& model, const TokenizedText& tokens, const AttentionSettings& settings,

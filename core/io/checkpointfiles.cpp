@@ -62,7 +62,7 @@ Result<CheckpointFiles> CheckpointFiles::open(const std::string& folder)
         Result<SafetensorsFile> f = SafetensorsFile::open(single.string());
         if (!f) return R::fail(f.error());
         c.m_files.push_back(std::move(*f));
-        c.m_description = "'" + single.string() + "'";
+        c.m_description = std::string("'").append(single.string()).append("'");
         return R::ok(std::move(c));
     }
 
@@ -75,7 +75,7 @@ Result<CheckpointFiles> CheckpointFiles::open(const std::string& folder)
                            "safe_serialization=True).");
         return R::fail("the model folder '" + folder + "' has neither model.safetensors nor model.safetensors.index.json.");
     }
-    const std::string index = "'" + indexPath.string() + "'";
+    const std::string index = std::string("'").append(indexPath.string()).append("'");
     Result<std::string> text = readSmallFile(indexPath.string(), kMaxIndexBytes);
     if (!text) return R::fail(text.error());
     Result<nlohmann::json> parsed = parseJson(*text, index);

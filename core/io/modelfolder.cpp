@@ -27,7 +27,7 @@ Result<std::string> readModelType(const std::string& folder)
     if (!fs::exists(configPath, ec)) return R::fail("the model folder '" + folder + "' has no config.json.");
     Result<nlohmann::json> j = readJsonObject(configPath.string());
     if (!j) return R::fail(j.error());
-    const std::string file = "'" + configPath.string() + "'";
+    const std::string file = std::string("'").append(configPath.string()).append("'");
     const auto type = j->find("model_type");
     if (type == j->end() || type->is_null()) return R::ok("gpt2");
     if (!type->is_string()) return R::fail(file + " gives \"model_type\" as " + quoteJsonValue(*type) + ", which is not a name.");

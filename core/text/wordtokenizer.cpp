@@ -94,7 +94,7 @@ Result<TokenizedText> WordTokenizer::encode(std::string_view text) const
 std::string WordTokenizer::displayToken(int id) const
 {
     if (id < 0 || id >= m_vocabSize) return {};
-    return "#" + std::to_string(id);  // hashing is one-way: an id alone has no word
+    return std::string("#").append(std::to_string(id));  // hashing is one-way: an id alone has no word
 }
 
 } // namespace attnscope

@@ -27,8 +27,7 @@ void ensure(Matrix& m, Eigen::Index rows, Eigen::Index cols)
 namespace {
 
 // Per-row statistics for the norms and the softmax, on the stack up to kStackRows rows, so no thread ever
-// allocates for them (a pool thread may run its first head in any pass); longer inputs use a buffer kept
-// per thread.
+// allocates for them (a pool thread may run its first head in any pass); longer inputs allocate per call.
 constexpr Eigen::Index kStackRows = 2048;
 
 template <class Scalar = float, class F>
@@ -36,10 +35,12 @@ void withRowBuffers(Eigen::Index T, F&& f)
 {
     using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
     alignas(64) Scalar stack[2 * kStackRows];
-    thread_local Vector heapStore;  // (2T) only past kStackRows rows
+    // Past kStackRows rows (texts over 2,048 tokens) a buffer is allocated for the call. Not thread_local:
+    // a pool thread's first touch of a thread_local with a destructor allocates, in whichever pass that is.
+    Vector heapStore;
     Scalar* store = stack;
     if (T > kStackRows) {
-        if (heapStore.size() < 2 * T) heapStore.resize(2 * T);
+        heapStore.resize(2 * T);
         store = heapStore.data();
     }
     Eigen::Map<Vector> a(store, T), b(store + T, T);

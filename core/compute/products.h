@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 
+#include "compute/packedproduct.h"
 #include "compute/threadpool.h"
 
 namespace attnscope {
@@ -18,14 +19,26 @@ struct Product {
     const Eigen::MatrixXf* w;         // (K, N)
     const Eigen::RowVectorXf* bias;   // (N), or empty
     Eigen::MatrixXf* out;             // (T, N)
+    const PackedWeights* packed = nullptr;  // w packed (compute/packedproduct.h), or null
 };
+
+// Whether every product can go through the packed kernel: all read the same x and have packed weights.
+template <std::size_t P>
+inline bool allPacked(const Product (&products)[P])
+{
+    for (const Product& pr : products)
+        if (!pr.packed || !pr.packed->packs(*pr.w) || pr.x != products[0].x) return false;
+    return true;
+}
 
 // Blocks of at least this many columns keep Eigen's kernel efficient; a few blocks per thread let a thread
 // that is slowed by other work on the machine hand its share to the others.
 constexpr Eigen::Index kMinBlockColumns = 64;
 
+// With `rows` given and every product packed (allPacked), x is packed once into `rows` and every block
+// goes through the packed kernel; `finish` may then use `rows` for products of its own.
 template <std::size_t P, class Finish>
-inline void parallelProducts(const Product (&products)[P], Finish&& finish)
+inline void parallelProducts(const Product (&products)[P], Finish&& finish, PackedRows* rows = nullptr)
 {
     ThreadPool& pool = ThreadPool::shared();
     double multiplyAdds = 0.0;
@@ -39,10 +52,20 @@ inline void parallelProducts(const Product (&products)[P], Finish&& finish)
         const Eigen::Index n = products[p].w->cols();
         const Eigen::Index wanted = threads == 1 ? 1 : 3 * threads;
         Eigen::Index width = std::max(kMinBlockColumns, (n + wanted - 1) / wanted);
-        width = (width + 15) / 16 * 16;  // whole vector registers
+        width = (width + kPackColumnStep - 1) / kPackColumnStep * kPackColumnStep;  // whole registers and packed panels
         widths[p] = width;
         blocks[p] = n == 0 ? 0 : static_cast<int>((n + width - 1) / width);
         total += blocks[p];
+    }
+    const bool packed = rows && allPacked(products);
+    if (packed) {
+        const Eigen::MatrixXf& x = *products[0].x;
+        rows->reserve(x);
+        const Eigen::Index depthBlocks = PackedRows::depthBlocks(x.cols());
+        // Packing is a copy: worth a second thread only for long inputs (a million floats is 1,300 tokens
+        // of GPT-2 small's width).
+        pool.run(static_cast<int>(depthBlocks), [&](int b, int) { rows->packBlock(x, b); },
+                 share && depthBlocks > 1 && x.size() >= (Eigen::Index(1) << 20));
     }
     pool.run(total, [&](int task, int) {
         std::size_t p = 0;
@@ -51,8 +74,15 @@ inline void parallelProducts(const Product (&products)[P], Finish&& finish)
         const Eigen::Index c0 = task * widths[p];
         const Eigen::Index n = std::min(widths[p], pr.w->cols() - c0);
         auto out = pr.out->middleCols(c0, n);
-        out.noalias() = *pr.x * pr.w->middleCols(c0, n);
-        if (pr.bias->size() > 0) out.rowwise() += pr.bias->segment(c0, n);
+        if (packed) {
+            // The kernel adds to what is there: start from the bias.
+            if (pr.bias->size() > 0) out = pr.bias->segment(c0, n).replicate(out.rows(), 1);
+            else out.setZero();
+            multiplyPacked(*rows, *pr.packed, c0, n, *pr.out);
+        } else {
+            out.noalias() = *pr.x * pr.w->middleCols(c0, n);
+            if (pr.bias->size() > 0) out.rowwise() += pr.bias->segment(c0, n);
+        }
         finish(p, c0, n);
     }, share);
 }

@@ -121,24 +121,33 @@ void noFinish(std::size_t, Eigen::Index, Eigen::Index) {}
 // The feed-forward sublayer on ws.x into ws.proj: expand to F, activate, project back.
 void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
 {
+    const PackedLayer* packed = lw.packed.get();
     if (c.activation == Activation::SwiGlu) {
         // SwiGLU: silu(x W_1) gates x W_3 element by element; silu(g) = g / (1 + exp(-g)). The gate and
         // the up projection are cut into the same column blocks, and each block of the gate is finished
         // once the matching block of the other product is there too: the up product is computed in the
-        // gate's task.
+        // gate's task, from the same packed rows when the weights are packed.
         ensure(ws.up, ws.x.rows(), lw.w3.cols());
-        parallelProducts({Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden}}, [&](std::size_t, Eigen::Index c0, Eigen::Index n) {
+        const Product gate[] = {Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden, packed ? &packed->w1 : nullptr}};
+        const bool packedUp = allPacked(gate) && packed->w3.packs(lw.w3);
+        parallelProducts(gate, [&](std::size_t, Eigen::Index c0, Eigen::Index n) {
             auto up = ws.up.middleCols(c0, n);
-            up.noalias() = ws.x * lw.w3.middleCols(c0, n);  // (T, n)
+            if (packedUp) {
+                up.setZero();
+                multiplyPacked(ws.packedRows, packed->w3, c0, n, ws.up);
+            } else {
+                up.noalias() = ws.x * lw.w3.middleCols(c0, n);  // (T, n)
+            }
             auto g = ws.hidden.middleCols(c0, n);
             g = (g.array() / (1.0f + (-g.array()).exp()) * up.array()).matrix();
-        });
+        }, packedUp ? &ws.packedRows : nullptr);
     } else {
-        parallelProducts({Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden}}, [&](std::size_t, Eigen::Index c0, Eigen::Index n) {
-            activate(c.activation, ws.hidden.middleCols(c0, n));
-        });
+        parallelProducts({Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden, packed ? &packed->w1 : nullptr}},
+                         [&](std::size_t, Eigen::Index c0, Eigen::Index n) { activate(c.activation, ws.hidden.middleCols(c0, n)); },
+                         &ws.packedRows);
     }
-    parallelProducts({Product{&ws.hidden, &lw.w2, &lw.b2, &ws.proj}}, noFinish);  // (T, D)
+    parallelProducts({Product{&ws.hidden, &lw.w2, &lw.b2, &ws.proj, packed ? &packed->w2 : nullptr}}, noFinish,
+                     &ws.packedRows);  // (T, D)
 }
 
 // The positional scheme a pass uses: the model's own unless the settings override it.
@@ -440,9 +449,11 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         // 3. Attention sublayer: project once for all heads, then each head reads its Dh-wide slice.
         if (preLN) normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);
         else ws.x = ws.h;
-        parallelProducts({Product{&ws.x, &lw.wq, &lw.bq, &ws.q}, Product{&ws.x, &lw.wk, &lw.bk, &ws.k},
-                          Product{&ws.x, &lw.wv, &lw.bv, &ws.v}},
-                         noFinish);
+        const PackedLayer* packed = lw.packed.get();
+        parallelProducts({Product{&ws.x, &lw.wq, &lw.bq, &ws.q, packed ? &packed->wq : nullptr},
+                          Product{&ws.x, &lw.wk, &lw.bk, &ws.k, packed ? &packed->wk : nullptr},
+                          Product{&ws.x, &lw.wv, &lw.bv, &ws.v, packed ? &packed->wv : nullptr}},
+                         noFinish, &ws.packedRows);
         if (rotary) {
             applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.q);
             applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.k);
@@ -477,7 +488,8 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             }
         }
 
-        parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj}}, noFinish);
+        parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, noFinish,
+                         &ws.packedRows);
         if (detailHere) {
             d.concat = ws.concat;
             d.attnOutput = ws.proj;

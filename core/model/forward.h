@@ -87,6 +87,7 @@ struct Workspace {
     LayerWeights layer;         // the current layer in float32, for models with stored weights
     Matrix vocabChunk;          // (D, chunk) a stored unembedding, a block of the vocabulary at a time
     Eigen::RowVectorXf headMean; // (Dh) a mean-ablated head's output averaged over the positions
+    PackedRows packedRows;       // the input of the current product, packed for weights packed at load
 };
 
 // Checks ids, length and settings against the model; empty when they can run.

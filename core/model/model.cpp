@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compute/threadpool.h"
 #include "model/forward.h"
 #include "builtin/builtinfiles.h"
 #include "io/modelfolder.h"
@@ -102,6 +103,35 @@ void Model::finalize()
     const bool rotary = config.positional == PositionalKind::Rotary;
     sinusoidal = sinusoidalTable(rotary ? std::min(config.contextLength, kMaxRotarySinusoidal) : config.contextLength, config.dModel);
     if (rotary) ropeFrequencies = ropeInverseFrequencies(config.rope, config.dHead);
+    packLayers();
+}
+
+void Model::packLayers()
+{
+    // Packing keeps a second copy of every projection, so only models whose float32 layers fit the budget
+    // are packed; larger ones (and models converting stored weights a layer at a time) use Eigen's product.
+    std::vector<LayerWeights>& layers = weights.layers;
+    double bytes = 0.0;
+    for (const LayerWeights& l : layers)
+        for (const Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w1, &l.w2, &l.w3}) bytes += double(m->size()) * sizeof(float);
+    const bool pack = bytes <= kMaxPackedBytes;
+    // Layers pack side by side on the pool; each task writes only its own layer.
+    ThreadPool::shared().run(static_cast<int>(layers.size()), [&](int i, int) {
+        LayerWeights& l = layers[static_cast<std::size_t>(i)];
+        if (!pack) {
+            l.packed.reset();
+            return;
+        }
+        auto p = std::make_shared<PackedLayer>();
+        p->wq = PackedWeights(l.wq);
+        p->wk = PackedWeights(l.wk);
+        p->wv = PackedWeights(l.wv);
+        p->wo = PackedWeights(l.wo);
+        p->w1 = PackedWeights(l.w1);
+        p->w2 = PackedWeights(l.w2);
+        if (l.w3.size() > 0) p->w3 = PackedWeights(l.w3);
+        l.packed = std::move(p);
+    }, bytes >= 1e6);
 }
 
 std::string defaultModelSpec() { return "builtin"; }

@@ -23,14 +23,21 @@ struct Model {
     Eigen::VectorXd ropeFrequencies;    // (Dh/2) rotary inverse frequencies; empty unless positions are rotary
     static constexpr int kMaxRotarySinusoidal = 4096;
 
-    // Computes the derived tables; loaders call it once the weights are in place.
+    // Computes the derived tables and packs the layers' projections for the product kernel; loaders call it
+    // once the weights are in place, and the weights must not change after it.
     void finalize();
+    // Float32 layers up to this size are packed (a second copy: GPT-2 small's 340 MB is packed, GPT-2
+    // medium's 1.2 GB is not).
+    static constexpr double kMaxPackedBytes = 1024.0 * 1024.0 * 1024.0;
 
     // Empty when every weight has the shape the config implies; otherwise a sentence naming the tensor.
     std::string checkShapes() const;
 
     // Layer `layer`'s W_O in float32, (D, D): a stored model's is converted on the spot.
     Matrix outputProjection(int layer) const;
+
+private:
+    void packLayers();
 };
 
 using ModelPtr = std::shared_ptr<const Model>;

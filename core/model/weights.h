@@ -14,10 +14,17 @@
 #include <optional>
 #include <vector>
 
+#include "compute/packedproduct.h"
+
 namespace attnscope {
 
 using Matrix = Eigen::MatrixXf;       // column-major
 using RowVector = Eigen::RowVectorXf; // biases and layer-norm parameters, broadcast over rows
+
+// A layer's projections packed for the product kernel (compute/packedproduct.h).
+struct PackedLayer {
+    PackedWeights wq, wk, wv, wo, w1, w2, w3;
+};
 
 struct LayerWeights {
     RowVector ln1Gain, ln1Bias;  // (D); the bias is zero under RMSNorm
@@ -33,6 +40,9 @@ struct LayerWeights {
     Matrix w2;                   // (F, D)  SwiGLU's down projection
     RowVector b2;                // (D)
     Matrix w3;                   // (D, F)  SwiGLU's up projection; empty for the other activations
+    // The projections above, packed once by Model::finalize when the model's weights fit its budget;
+    // null otherwise, and the products then go through Eigen's own (which repacks on every call).
+    std::shared_ptr<const PackedLayer> packed;
 };
 
 class StoredWeights;

@@ -1,0 +1,80 @@
+#include "compute/packedproduct.h"
+
+#include <algorithm>
+
+// Eigen's packing routines and block-panel kernel are internal but stable within a release; the packed
+// layout is whatever this build's kernel reads, and packing and kernel are instantiated here together.
+#if !EIGEN_VERSION_AT_LEAST(3, 4, 0) || EIGEN_VERSION_AT_LEAST(3, 5, 0)
+#error "packedproduct.cpp uses Eigen 3.4's internal product kernel; check its packing before moving Eigen"
+#endif
+
+namespace attnscope {
+
+namespace {
+
+using Index = Eigen::Index;
+using Traits = Eigen::internal::gebp_traits<float, float>;
+using InputMapper = Eigen::internal::const_blas_data_mapper<float, Index, Eigen::ColMajor>;
+using OutputMapper = Eigen::internal::blas_data_mapper<float, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
+using PackRight = Eigen::internal::gemm_pack_rhs<float, Index, InputMapper, Traits::nr, Eigen::ColMajor>;
+using PackLeft = Eigen::internal::gemm_pack_lhs<float, Index, InputMapper, Traits::mr, Traits::LhsProgress,
+                                                Traits::LhsPacket4Packing, Eigen::ColMajor>;
+using Kernel = Eigen::internal::gebp_kernel<float, float, Index, OutputMapper, Traits::mr, Traits::nr, false, false>;
+
+static_assert(kPackColumnStep % Traits::nr == 0, "column blocks must start on a packed panel");
+static_assert(kPackRows % Traits::mr == 0, "row blocks must hold whole kernel steps");
+static_assert(kPackRows % 16 == 0 && kPackDepth % 16 == 0, "packed blocks must start on a 64-byte boundary");
+
+// Columns per kernel call: a (kPackDepth, 64) slice of the weights, 64 KB, stays in the second-level cache
+// while every row block of x passes over it.
+constexpr Index kKernelColumns = 64;
+
+} // namespace
+
+PackedWeights::PackedWeights(const Eigen::MatrixXf& w) : m_rows(w.rows()), m_cols(w.cols()), m_source(w.data())
+{
+    m_data.resize(w.size());
+    const InputMapper source(w.data(), w.rows());
+    PackRight pack;
+    for (Index k2 = 0; k2 < m_rows; k2 += kPackDepth) {
+        const Index kc = std::min(kPackDepth, m_rows - k2);
+        pack(m_data.data() + k2 * m_cols, source.getSubMapper(k2, 0), kc, m_cols);
+    }
+}
+
+void PackedRows::reserve(const Eigen::MatrixXf& x)
+{
+    m_rows = x.rows();
+    m_depth = x.cols();
+    if (m_data.size() < x.size()) m_data.resize(x.size());
+}
+
+void PackedRows::packBlock(const Eigen::MatrixXf& x, Index block)
+{
+    const Index k2 = block * kPackDepth;
+    const Index kc = std::min(kPackDepth, m_depth - k2);
+    const InputMapper source(x.data(), x.rows());
+    PackLeft pack;
+    for (Index i2 = 0; i2 < m_rows; i2 += kPackRows)
+        pack(m_data.data() + offset(k2, i2), source.getSubMapper(i2, k2), kc, std::min(kPackRows, m_rows - i2));
+}
+
+void multiplyPacked(const PackedRows& x, const PackedWeights& w, Index c0, Index n, Eigen::MatrixXf& out)
+{
+    eigen_assert(x.depth() == w.rows() && c0 % kPackColumnStep == 0 && c0 + n <= w.cols());
+    eigen_assert(out.rows() == x.rows() && out.cols() == w.cols());
+    const Index T = x.rows(), K = w.rows(), N = w.cols();
+    const OutputMapper result(out.data(), out.rows());
+    Kernel kernel;
+    for (Index k2 = 0; k2 < K; k2 += kPackDepth) {
+        const Index kc = std::min(kPackDepth, K - k2);
+        const float* block = w.data() + k2 * N;  // this depth block's panels, column 0 onwards
+        for (Index j = c0; j < c0 + n; j += kKernelColumns) {
+            const Index nc = std::min(kKernelColumns, c0 + n - j);
+            for (Index i2 = 0; i2 < T; i2 += kPackRows)
+                kernel(result.getSubMapper(i2, j), x.at(k2, i2), block + j * kc, std::min(kPackRows, T - i2), kc, nc, 1.0f);
+        }
+    }
+}
+
+} // namespace attnscope

@@ -58,6 +58,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
     void titleBeginsWithAttnScope();
+    void gridColoursWhenShownAndKeepsUnchangedHeads();
     void typingUpdatesChipsAndHeatmap();
     void nextTokenListIsTheCoresPrediction();
     void opensAGpt2FolderAndShowsItsNumbers();
@@ -106,6 +107,44 @@ void TestMainWindow::typingUpdatesChipsAndHeatmap()
     QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
     // The grid shows one pixel per pair at this length.
     QCOMPARE(w.grid()->headImage({1, 2}).size(), QSize(9, 9));
+}
+
+// The grid colours its cells only when it is painted or asked, and keeps the image of every head whose
+// weights did not change; what it keeps is exactly what colouring afresh gives.
+void TestMainWindow::gridColoursWhenShownAndKeepsUnchangedHeads()
+{
+    const ModelPtr model = *loadModel("random:layers=3,heads=4,d_model=64,seed=2");
+    auto snapshot = [&](const AttentionSettings& s) { return computeSnapshot(model, kSentence, s, HeadSelection{0, 0}, 1).first; };
+    const SnapshotPtr first = snapshot(AttentionSettings{});
+    HeadGridView grid;
+    grid.resize(400, 300);
+    grid.setSnapshot(first);
+    grid.setSnapshot(snapshot(AttentionSettings{}));  // typing while the grid's tab is hidden
+    grid.setSnapshot(first);
+    QCOMPARE(grid.colouredImages(), 0);
+    grid.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&grid));
+    QTRY_COMPARE(grid.colouredImages(), 12);
+    // Ablating head 1 of layer 1 changes what layer 2 reads, and none of the weights of layers 0 and 1.
+    AttentionSettings ablated;
+    ablated.ablated = {AblatedHead{1, 1}};
+    const SnapshotPtr second = snapshot(ablated);
+    QVERIFY(first->trace.weights(2, 0) != second->trace.weights(2, 0));
+    grid.setSnapshot(second);
+    QVERIFY(!grid.headImage({2, 3}).isNull());
+    QCOMPARE(grid.reusedImages(), 8);
+    QCOMPARE(grid.colouredImages(), 16);
+    HeadGridView fresh;
+    fresh.setSnapshot(second);
+    for (int l = 0; l < 3; ++l)
+        for (int h = 0; h < 4; ++h) {
+            QCOMPARE(grid.headImage({l, h}), fresh.headImage({l, h}));
+            QCOMPARE(grid.firstTokenShare({l, h}), fresh.firstTokenShare({l, h}));
+        }
+    // A new length colours every head again.
+    grid.setSnapshot(computeSnapshot(model, QStringLiteral("a shorter text"), ablated, HeadSelection{0, 0}, 2).first);
+    QCOMPARE(grid.headImage({0, 0}).size(), QSize(3, 3));
+    QCOMPARE(grid.reusedImages(), 0);
 }
 
 // The list under the grid shows the core's top-k, computed independently here from a fresh forward.

@@ -23,6 +23,11 @@ constexpr int kGroupGap = 6;   // extra space between two such groups
 constexpr int kGap = 4;
 constexpr int kMaxImage = 256;  // a cell is never drawn larger than this, so sample longer inputs
 
+bool sameMatrix(const Matrix& a, const Matrix& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
+}
+
 } // namespace
 
 HeadGridView::HeadGridView(QWidget* parent) : QWidget(parent)
@@ -30,8 +35,11 @@ HeadGridView::HeadGridView(QWidget* parent) : QWidget(parent)
     setMinimumSize(160, 120);
     setFocusPolicy(Qt::ClickFocus);
     setToolTip(tr("All heads: click one to focus it"));
-    // The cells are coloured once per snapshot; a new colour map recolours the last one.
-    connect(ColorMapNotifier::instance(), &ColorMapNotifier::changed, this, [this] { setSnapshot(m_snapshot); });
+    // The cells are coloured once per snapshot; a new colour map recolours every one of them.
+    connect(ColorMapNotifier::instance(), &ColorMapNotifier::changed, this, [this] {
+        m_colouredFrom.reset();
+        setSnapshot(m_snapshot);
+    });
 }
 
 void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
@@ -44,26 +52,61 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
     if (snapshot) m_focused = snapshot->focus;
     const ModelConfig* config = snapshot && snapshot->model ? &snapshot->model->config : nullptr;
     m_groupSize = config && config->heads == m_heads ? m_heads / config->keyValueHeads() : 1;
-    m_images.assign(std::size_t(m_layers * m_heads), QImage());
-    m_sink.clear();
     setToolTip(m_groupSize > 1 ? tr("All heads; teal outlines group the query heads that share one key/value head. "
                                     "Click one to focus it")
                                : tr("All heads: click one to focus it"));
-    if (!valid) {
-        update();
-        return;
+    // The cells are coloured when they are next painted (or asked for): a grid on a hidden tab colours
+    // nothing while the person types elsewhere. The snapshot they show is kept to reuse the images of
+    // unchanged heads only while it can be (same length and layout), not to hold on to its memory.
+    m_imagesCurrent = false;
+    const ForwardTrace* before = m_colouredFrom ? &m_colouredFrom->trace : nullptr;
+    if (before && !(valid && before->tokens == t->tokens && before->layers == m_layers && before->heads == m_heads)) {
+        m_colouredFrom.reset();
+        m_images.clear();
+        m_sink.clear();
     }
+    update();
+}
+
+void HeadGridView::ensureImages() const
+{
+    if (m_imagesCurrent) return;
+    m_imagesCurrent = true;
+    const ForwardTrace* t = m_snapshot ? &m_snapshot->trace : nullptr;
+    const bool valid = t && t->tokens > 0 && !t->attention.empty();
+    const std::size_t cells = std::size_t(m_layers * m_heads);
+    // What the images show now, to reuse each one whose head's weights (and the masks) are unchanged.
+    const ForwardTrace* before = m_colouredFrom ? &m_colouredFrom->trace : nullptr;
+    std::vector<QImage> previous = std::move(m_images);
+    m_images.assign(cells, QImage());
+    std::vector<float> previousSink = std::move(m_sink);
+    m_sink.clear();
+    m_colouredFrom = valid ? m_snapshot : nullptr;
+    if (!valid) return;
     const int T = t->tokens;
     const int side = std::min(T, kMaxImage);
     // 1. Masks are the same for every head of one pass: read them once from the focused head's detail.
     const bool haveMask = t->hasDetail && t->detail.masked.rows() == T;
+    const bool reusable = before && before->tokens == T && before->layers == m_layers && before->heads == m_heads &&
+                          previous.size() == cells && previousSink.size() == cells &&
+                          (haveMask ? before->hasDetail && sameMatrix(before->detail.masked, t->detail.masked)
+                                    : !(before->hasDetail && before->detail.masked.rows() == T));
     const QRgb masked = ColorMap::maskedColor().rgb();
     std::vector<int> pick(static_cast<std::size_t>(side));
     for (int i = 0; i < side; ++i) pick[std::size_t(i)] = int(std::int64_t(i) * T / side);
+    m_sink.resize(cells);
+    m_reusedImages = 0;
     // 2. One pixel per pair (nearest sample when T is longer than a cell can show).
     for (int l = 0; l < m_layers; ++l)
         for (int h = 0; h < m_heads; ++h) {
+            const std::size_t cell = std::size_t(l * m_heads + h);
             const Matrix& w = t->weights(l, h);  // (T, T)
+            if (reusable && !previous[cell].isNull() && sameMatrix(before->weights(l, h), w)) {
+                m_images[cell] = std::move(previous[cell]);
+                m_sink[cell] = previousSink[cell];
+                ++m_reusedImages;
+                continue;
+            }
             QImage img(side, side, QImage::Format_RGB32);
             for (int y = 0; y < side; ++y) {
                 auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
@@ -73,10 +116,10 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
                     line[x] = haveMask && std::isinf(t->detail.masked(q, k)) ? masked : ColorMap::weightColor(w(q, k));
                 }
             }
-            m_images[std::size_t(l * m_heads + h)] = std::move(img);
-            m_sink.push_back(attnscope::firstTokenShare(w));
+            m_images[cell] = std::move(img);
+            m_sink[cell] = attnscope::firstTokenShare(w);
+            ++m_colouredImages;
         }
-    update();
 }
 
 void HeadGridView::setBadges(std::vector<QStringList> badges)
@@ -107,6 +150,7 @@ const QImage& HeadGridView::headImage(HeadSelection head) const
 {
     static const QImage none;
     if (head.layer < 0 || head.head < 0 || head.layer >= m_layers || head.head >= m_heads) return none;
+    ensureImages();
     return m_images[std::size_t(head.layer * m_heads + head.head)];
 }
 
@@ -144,6 +188,7 @@ QRect HeadGridView::groupRect(HeadSelection head) const { return groupRectIn(siz
 
 double HeadGridView::firstTokenShare(HeadSelection head) const
 {
+    ensureImages();
     if (head.layer < 0 || head.head < 0 || head.layer >= m_layers || head.head >= m_heads || m_sink.empty()) return -1.0;
     return m_sink[std::size_t(head.layer * m_heads + head.head)];
 }
@@ -190,6 +235,7 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
     p.setPen(palette().color(QPalette::WindowText));
     p.setFont(font());  // an export's painter starts with the application's font, not the widget's
     if (m_layers == 0 || m_heads == 0) return;
+    ensureImages();
     // Nearest-neighbour scaling keeps every pair a sharp block.
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     const bool vector = isVectorPainter(p);

@@ -47,6 +47,12 @@ public:
     // The share of the head's weight on the first token (firstTokenShare), -1 before any weights.
     double firstTokenShare(HeadSelection head) const;
 
+    // Heads whose image was kept from the previous snapshot at the last colouring (their weights and the
+    // masks were unchanged), for tests and benchmarks.
+    int reusedImages() const { return m_reusedImages; }
+    // Head images coloured since the grid was made.
+    int colouredImages() const { return m_colouredImages; }
+
     QSize sizeHint() const override { return {360, 260}; }
 
 signals:
@@ -61,10 +67,17 @@ private:
     QRect cellRectIn(const QSize& size, HeadSelection head) const;
 
     QRect groupRectIn(const QSize& size, HeadSelection head) const;
+    // Colours the cells of m_snapshot unless already done, reusing images of unchanged heads.
+    void ensureImages() const;
 
     SnapshotPtr m_snapshot;        // the last one shown, recoloured when the colour map changes
-    std::vector<QImage> m_images;  // (L*H) index layer*H + head
-    std::vector<float> m_sink;     // (L*H) first-token share, empty without weights
+    // The colouring, done lazily from const painting and queries (hence mutable):
+    mutable SnapshotPtr m_colouredFrom;    // the snapshot m_images show, null when there are none
+    mutable bool m_imagesCurrent = false;  // m_images show m_snapshot
+    mutable std::vector<QImage> m_images;  // (L*H) index layer*H + head
+    mutable std::vector<float> m_sink;     // (L*H) first-token share, empty without weights
+    mutable int m_reusedImages = 0;
+    mutable int m_colouredImages = 0;
     std::vector<QStringList> m_badges;  // (L*H) or empty
     std::vector<QString> m_tips;        // (L*H) or empty
     std::vector<HeadSelection> m_crossed;

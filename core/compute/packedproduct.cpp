@@ -77,4 +77,74 @@ void multiplyPacked(const PackedRows& x, const PackedWeights& w, Index c0, Index
     }
 }
 
+namespace {
+
+// Eigen's blocking sizes for the product, with the packing buffers pointed at the scratch.
+class ScratchBlocking : public Eigen::internal::level3_blocking<float, float> {
+public:
+    ScratchBlocking(Index rows, Index cols, Index depth, ProductScratch& scratch)
+    {
+        m_mc = rows;
+        m_nc = cols;
+        m_kc = depth;
+        Eigen::internal::computeProductBlockingSizes<float, float, 1>(m_kc, m_mc, m_nc, Index(1));
+        m_blockA = scratch.lhs(m_kc * m_mc);
+        m_blockB = scratch.rhs(m_kc * m_nc);
+    }
+};
+
+template <int RhsOrder>
+void product(const Eigen::Ref<const Eigen::MatrixXf>& a, const float* b, Index bStride, Index cols,
+             Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch)
+{
+    const Index rows = a.rows(), depth = a.cols();
+    eigen_assert(out.rows() == rows && out.cols() == cols);
+    out.setZero();  // the product adds to its destination
+    if (rows == 0 || cols == 0 || depth == 0) return;
+    ScratchBlocking blocking(rows, cols, depth, scratch);
+    Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::ColMajor, false, float, RhsOrder, false,
+                                                   Eigen::ColMajor, 1>::run(rows, cols, depth, a.data(), a.outerStride(), b,
+                                                                            bStride, out.data(), 1, out.outerStride(), 1.0f,
+                                                                            blocking, nullptr);
+}
+
+float* grown(Eigen::VectorXf& v, Index size)
+{
+    if (v.size() < size) v.resize(size);
+    return v.data();
+}
+
+} // namespace
+
+float* ProductScratch::lhs(Index size) { return grown(m_lhs, size); }
+float* ProductScratch::rhs(Index size) { return grown(m_rhs, size); }
+
+void ProductScratch::equalize(std::vector<ProductScratch>& all)
+{
+    Index lhs = 0, rhs = 0;
+    for (const ProductScratch& s : all) {
+        lhs = std::max(lhs, s.m_lhs.size());
+        rhs = std::max(rhs, s.m_rhs.size());
+    }
+    for (ProductScratch& s : all) {
+        s.lhs(lhs);
+        s.rhs(rhs);
+    }
+}
+
+void multiplyInto(const Eigen::Ref<const Eigen::MatrixXf>& a, const Eigen::Ref<const Eigen::MatrixXf>& b,
+                  Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch)
+{
+    eigen_assert(a.cols() == b.rows());
+    product<Eigen::ColMajor>(a, b.data(), b.outerStride(), b.cols(), out, scratch);
+}
+
+void multiplyTransposedInto(const Eigen::Ref<const Eigen::MatrixXf>& a, const Eigen::Ref<const Eigen::MatrixXf>& b,
+                            Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch)
+{
+    // b^T is b's storage read row-major.
+    eigen_assert(a.cols() == b.cols());
+    product<Eigen::RowMajor>(a, b.data(), b.outerStride(), b.rows(), out, scratch);
+}
+
 } // namespace attnscope

@@ -4,6 +4,7 @@
 // at 64 tokens that is a quarter of the time, spent copying 340 MB of weights that never change.
 #include <Eigen/Core>
 #include <algorithm>
+#include <vector>
 
 namespace attnscope {
 
@@ -69,5 +70,26 @@ private:
 // column block, so splitting the columns between threads changes nothing in the result.
 void multiplyPacked(const PackedRows& x, const PackedWeights& w, Eigen::Index c0, Eigen::Index n,
                     Eigen::MatrixXf& out);
+
+// Eigen's general matrix product with its packing buffers kept here instead of taken from the stack or,
+// past Eigen's 128 KB stack limit, the heap: an attention head's scores at 600 tokens of 64-wide heads
+// already pass it. Grows to the largest product seen and is kept, so warm passes do not allocate.
+class ProductScratch {
+public:
+    float* lhs(Eigen::Index size);
+    float* rhs(Eigen::Index size);
+    // Grows every scratch to the largest of them. Which pool thread runs which product varies from pass to
+    // pass, so after one pass the set covers any thread running any of its products in the next.
+    static void equalize(std::vector<ProductScratch>& all);
+
+private:
+    Eigen::VectorXf m_lhs, m_rhs;
+};
+
+// out = a b, and out = a b^T, through ProductScratch; out must not overlap a or b.
+void multiplyInto(const Eigen::Ref<const Eigen::MatrixXf>& a, const Eigen::Ref<const Eigen::MatrixXf>& b,
+                  Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch);
+void multiplyTransposedInto(const Eigen::Ref<const Eigen::MatrixXf>& a, const Eigen::Ref<const Eigen::MatrixXf>& b,
+                            Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch);
 
 } // namespace attnscope

@@ -11,7 +11,7 @@
 namespace attnscope {
 
 // out = x w + bias for up to three products at once, the columns of each cut into blocks that the pool's
-// threads claim one at a time; `finish(product, firstColumn, columns)` then runs on each finished block
+// threads claim one at a time; `finish` then runs on each finished block
 // while it is still in cache. Every element of out is computed by one thread with the same arithmetic as
 // the whole product, so the thread count changes nothing but the time.
 struct Product {
@@ -36,9 +36,11 @@ inline bool allPacked(const Product (&products)[P])
 constexpr Eigen::Index kMinBlockColumns = 64;
 
 // With `rows` given and every product packed (allPacked), x is packed once into `rows` and every block
-// goes through the packed kernel; `finish` may then use `rows` for products of its own.
+// goes through the packed kernel; `finish` may then use `rows` for products of its own. Otherwise Eigen's
+// product runs with its buffers in scratch[worker] (one per pool thread), so neither path allocates once
+// warm. `finish(product, firstColumn, columns, worker)`.
 template <std::size_t P, class Finish>
-inline void parallelProducts(const Product (&products)[P], Finish&& finish, PackedRows* rows = nullptr)
+inline void parallelProducts(const Product (&products)[P], Finish&& finish, PackedRows* rows, ProductScratch* scratch)
 {
     ThreadPool& pool = ThreadPool::shared();
     double multiplyAdds = 0.0;
@@ -67,7 +69,7 @@ inline void parallelProducts(const Product (&products)[P], Finish&& finish, Pack
         pool.run(static_cast<int>(depthBlocks), [&](int b, int) { rows->packBlock(x, b); },
                  share && depthBlocks > 1 && x.size() >= (Eigen::Index(1) << 20));
     }
-    pool.run(total, [&](int task, int) {
+    pool.run(total, [&](int task, int worker) {
         std::size_t p = 0;
         while (task >= blocks[p]) task -= blocks[p++];
         const Product& pr = products[p];
@@ -80,10 +82,10 @@ inline void parallelProducts(const Product (&products)[P], Finish&& finish, Pack
             else out.setZero();
             multiplyPacked(*rows, *pr.packed, c0, n, *pr.out);
         } else {
-            out.noalias() = *pr.x * pr.w->middleCols(c0, n);
+            multiplyInto(*pr.x, pr.w->middleCols(c0, n), out, scratch[worker]);
             if (pr.bias->size() > 0) out.rowwise() += pr.bias->segment(c0, n);
         }
-        finish(p, c0, n);
+        finish(p, c0, n, worker);
     }, share);
 }
 

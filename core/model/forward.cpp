@@ -26,25 +26,22 @@ void ensure(Matrix& m, Eigen::Index rows, Eigen::Index cols)
 
 namespace {
 
-// Per-row statistics for the norms and the softmax, on the stack up to kStackRows rows, so no thread ever
-// allocates for them (a pool thread may run its first head in any pass); longer inputs allocate per call.
+// Per-row statistics for the norms and the softmax live on the stack, kStackRows rows at a time, so no
+// thread ever allocates for them (a pool thread may run its first head in any pass, and a text may be
+// longer than any before it): f(r0, n, a, b) is called for every chunk of n <= kStackRows rows from r0,
+// with a and b (n) of scratch each.
 constexpr Eigen::Index kStackRows = 2048;
 
 template <class Scalar = float, class F>
-void withRowBuffers(Eigen::Index T, F&& f)
+void forRowChunks(Eigen::Index T, F&& f)
 {
     using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
     alignas(64) Scalar stack[2 * kStackRows];
-    // Past kStackRows rows (texts over 2,048 tokens) a buffer is allocated for the call. Not thread_local:
-    // a pool thread's first touch of a thread_local with a destructor allocates, in whichever pass that is.
-    Vector heapStore;
-    Scalar* store = stack;
-    if (T > kStackRows) {
-        heapStore.resize(2 * T);
-        store = heapStore.data();
+    for (Eigen::Index r0 = 0; r0 < T; r0 += kStackRows) {
+        const Eigen::Index n = std::min(kStackRows, T - r0);
+        Eigen::Map<Vector> a(stack, n), b(stack + kStackRows, n);
+        f(r0, n, a, b);
     }
-    Eigen::Map<Vector> a(store, T), b(store + T, T);
-    f(a, b);
 }
 
 } // namespace
@@ -57,17 +54,18 @@ void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, f
     // they drifted by 1e-5 from the reference on the portable build at temperature 0.3 without scaling.
     const Eigen::Index T = in.rows(), D = in.cols();
     const double invD = 1.0 / static_cast<double>(D);
-    withRowBuffers<double>(T, [&](Eigen::Map<Eigen::VectorXd>& mean, Eigen::Map<Eigen::VectorXd>& inv) {
+    forRowChunks<double>(T, [&](Eigen::Index r0, Eigen::Index n, Eigen::Map<Eigen::VectorXd>& mean, Eigen::Map<Eigen::VectorXd>& inv) {
         mean.setZero();
-        for (Eigen::Index d = 0; d < D; ++d) mean += in.col(d).cast<double>();
+        for (Eigen::Index d = 0; d < D; ++d) mean += in.col(d).segment(r0, n).cast<double>();
         mean *= invD;
         inv.setZero();
-        for (Eigen::Index d = 0; d < D; ++d) inv.array() += (in.col(d).cast<double>() - mean).array().square();
+        for (Eigen::Index d = 0; d < D; ++d) inv.array() += (in.col(d).segment(r0, n).cast<double>() - mean).array().square();
         inv = (inv.array() * invD + double(eps)).sqrt().inverse().matrix();
         for (Eigen::Index d = 0; d < D; ++d)
-            out.col(d) = ((in.col(d).cast<double>() - mean).array() * inv.array() * double(gain[d]) + double(bias[d]))
-                             .cast<float>()
-                             .matrix();
+            out.col(d).segment(r0, n) =
+                ((in.col(d).segment(r0, n).cast<double>() - mean).array() * inv.array() * double(gain[d]) + double(bias[d]))
+                    .cast<float>()
+                    .matrix();
     });
 }
 
@@ -78,12 +76,13 @@ void rmsNorm(const Matrix& in, const RowVector& gain, float eps, Matrix& out)
 {
     const Eigen::Index T = in.rows(), D = in.cols();
     const double invD = 1.0 / static_cast<double>(D);
-    withRowBuffers<double>(T, [&](Eigen::Map<Eigen::VectorXd>& inv, Eigen::Map<Eigen::VectorXd>&) {
+    forRowChunks<double>(T, [&](Eigen::Index r0, Eigen::Index n, Eigen::Map<Eigen::VectorXd>& inv, Eigen::Map<Eigen::VectorXd>&) {
         inv.setZero();
-        for (Eigen::Index d = 0; d < D; ++d) inv.array() += in.col(d).cast<double>().array().square();
+        for (Eigen::Index d = 0; d < D; ++d) inv.array() += in.col(d).segment(r0, n).cast<double>().array().square();
         inv = (inv.array() * invD + double(eps)).sqrt().inverse().matrix();
         for (Eigen::Index d = 0; d < D; ++d)
-            out.col(d) = (in.col(d).cast<double>().array() * inv.array() * double(gain[d])).cast<float>().matrix();
+            out.col(d).segment(r0, n) =
+                (in.col(d).segment(r0, n).cast<double>().array() * inv.array() * double(gain[d])).cast<float>().matrix();
     });
 }
 
@@ -116,7 +115,7 @@ void activate(Activation kind, Eigen::Ref<Matrix> m)
 
 namespace {
 
-void noFinish(std::size_t, Eigen::Index, Eigen::Index) {}
+void noFinish(std::size_t, Eigen::Index, Eigen::Index, int) {}
 
 // The feed-forward sublayer on ws.x into ws.proj: expand to F, activate, project back.
 void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
@@ -130,24 +129,24 @@ void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
         ensure(ws.up, ws.x.rows(), lw.w3.cols());
         const Product gate[] = {Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden, packed ? &packed->w1 : nullptr}};
         const bool packedUp = allPacked(gate) && packed->w3.packs(lw.w3);
-        parallelProducts(gate, [&](std::size_t, Eigen::Index c0, Eigen::Index n) {
+        parallelProducts(gate, [&](std::size_t, Eigen::Index c0, Eigen::Index n, int worker) {
             auto up = ws.up.middleCols(c0, n);
             if (packedUp) {
                 up.setZero();
                 multiplyPacked(ws.packedRows, packed->w3, c0, n, ws.up);
             } else {
-                up.noalias() = ws.x * lw.w3.middleCols(c0, n);  // (T, n)
+                multiplyInto(ws.x, lw.w3.middleCols(c0, n), up, ws.products[std::size_t(worker)]);  // (T, n)
             }
             auto g = ws.hidden.middleCols(c0, n);
             g = (g.array() / (1.0f + (-g.array()).exp()) * up.array()).matrix();
-        }, packedUp ? &ws.packedRows : nullptr);
+        }, packedUp ? &ws.packedRows : nullptr, ws.products.data());
     } else {
         parallelProducts({Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden, packed ? &packed->w1 : nullptr}},
-                         [&](std::size_t, Eigen::Index c0, Eigen::Index n) { activate(c.activation, ws.hidden.middleCols(c0, n)); },
-                         &ws.packedRows);
+                         [&](std::size_t, Eigen::Index c0, Eigen::Index n, int) { activate(c.activation, ws.hidden.middleCols(c0, n)); },
+                         &ws.packedRows, ws.products.data());
     }
     parallelProducts({Product{&ws.hidden, &lw.w2, &lw.b2, &ws.proj, packed ? &packed->w2 : nullptr}}, noFinish,
-                     &ws.packedRows);  // (T, D)
+                     &ws.packedRows, ws.products.data());  // (T, D)
 }
 
 // The positional scheme a pass uses: the model's own unless the settings override it.
@@ -235,10 +234,12 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
     const Eigen::Index T = masked.rows();
     if (masked.cols() == 0) return static_cast<int>(T);  // no keys at all (an empty sentence): nothing to weigh
     int fullyMasked = 0;
-    withRowBuffers(T, [&](Eigen::Map<Eigen::VectorXf>& rowMax, Eigen::Map<Eigen::VectorXf>& rowScale) {
+    forRowChunks(T, [&](Eigen::Index r0, Eigen::Index n, Eigen::Map<Eigen::VectorXf>& rowMax, Eigen::Map<Eigen::VectorXf>& rowScale) {
+        const auto in = masked.middleRows(r0, n);
+        auto w = weights.middleRows(r0, n);
         // 1. Subtract each row's max so the largest exponent is exp(0) = 1: nothing overflows, whatever the scale.
-        rowMax = masked.rowwise().maxCoeff();
-        for (Eigen::Index i = 0; i < T; ++i)
+        rowMax = in.rowwise().maxCoeff();
+        for (Eigen::Index i = 0; i < n; ++i)
             if (rowMax[i] == kNegInf) {
                 rowMax[i] = 0.0f;  // a row with no visible key: exp(-inf - 0) gives exact zeros below
                 ++fullyMasked;
@@ -248,20 +249,20 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
         // plain column expression lets Eigen vectorise exp (over a broadcast matrix expression it falls back
         // to scalar expf). Eigen's vectorised exp clamps its input, so on some targets exp(-inf) comes out
         // near 1e-39 instead of 0: the select puts the exact zeros back where the mask is.
-        for (Eigen::Index j = 0; j < masked.cols(); ++j) {
+        for (Eigen::Index j = 0; j < in.cols(); ++j) {
 #if defined(__AVX2__)
-            weights.col(j) = (masked.col(j) - rowMax).array().exp().matrix();
+            w.col(j) = (in.col(j) - rowMax).array().exp().matrix();
 #else
             // Without AVX2, Eigen's 4-wide exp is slower than glibc's expf, which picks an FMA version at run
             // time (bench --tokens 1024: 85 ms against 63 ms on the portable build).
-            weights.col(j) = (masked.col(j) - rowMax).unaryExpr([](float x) { return std::exp(x); });
+            w.col(j) = (in.col(j) - rowMax).unaryExpr([](float x) { return std::exp(x); });
 #endif
-            weights.col(j) = (masked.col(j).array() == kNegInf).select(0.0f, weights.col(j).array()).matrix();
+            w.col(j) = (in.col(j).array() == kNegInf).select(0.0f, w.col(j).array()).matrix();
         }
         // 3. A row with a visible key sums to at least 1 (its max entry); an empty row stays all zeros.
-        rowScale = weights.rowwise().sum();
-        for (Eigen::Index i = 0; i < T; ++i) rowScale[i] = rowScale[i] > 0.0f ? 1.0f / rowScale[i] : 0.0f;
-        weights.array().colwise() *= rowScale.array();
+        rowScale = w.rowwise().sum();
+        for (Eigen::Index i = 0; i < n; ++i) rowScale[i] = rowScale[i] > 0.0f ? 1.0f / rowScale[i] : 0.0f;
+        w.array().colwise() *= rowScale.array();
     });
     return fullyMasked;
 }
@@ -277,13 +278,13 @@ constexpr Eigen::Index kCausalBlockRows = 64;
 // The same arithmetic as the whole-matrix path for every weight that is not masked.
 void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                   const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
-                  Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out)
+                  Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, ProductScratch& scratch)
 {
     const Eigen::Index T = q.rows();
     for (Eigen::Index r0 = 0; r0 < T; r0 += kCausalBlockRows) {
         const Eigen::Index rows = std::min(kCausalBlockRows, T - r0), r1 = r0 + rows;
         auto s = scores.block(r0, 0, rows, r1);  // (rows, r1)
-        s.noalias() = q.middleRows(r0, rows) * k.topRows(r1).transpose();
+        multiplyTransposedInto(q.middleRows(r0, rows), k.topRows(r1), s, scratch);
         s *= multiplier;
         // Inside the block's diagonal square, key j is masked for query i when j > i.
         s.rightCols(rows).triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
@@ -291,7 +292,7 @@ void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matr
             if (key < r1) s.col(key).setConstant(kNegInf);
         maskedSoftmax(s, weights.block(r0, 0, rows, r1));
         weights.block(r0, r1, rows, T - r1).setZero();
-        out.middleRows(r0, rows).noalias() = weights.block(r0, 0, rows, r1) * v.topRows(r1);  // (rows, Dh)
+        multiplyInto(weights.block(r0, 0, rows, r1), v.topRows(r1), out.middleRows(r0, rows), scratch);  // (rows, Dh)
     }
 }
 
@@ -299,15 +300,18 @@ void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matr
 
 void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                 const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
-                Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture)
+                Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture,
+                ProductScratch* products)
 {
     const Eigen::Index Tq = q.rows(), Tk = k.rows();
     ensure(scores, Tq, Tk);
+    ProductScratch own;  // only for callers that bring none: it allocates
+    ProductScratch& scratch = products ? *products : own;
     if (!capture && settings.mask == MaskKind::Causal && Tq == Tk && Tq > kCausalBlockRows) {
-        attendCausal(q, k, v, multiplier, settings, scores, weights, out);
+        attendCausal(q, k, v, multiplier, settings, scores, weights, out, scratch);
         return;
     }
-    scores.noalias() = q * k.transpose();  // (Tq, Tk)
+    multiplyTransposedInto(q, k, scores, scratch);  // (Tq, Tk)
     if (capture) capture->scores = scores;
     scores *= multiplier;
     if (capture) capture->scaled = scores;
@@ -317,7 +321,7 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
         if (key < Tk) scores.col(key).setConstant(kNegInf);
     if (capture) capture->masked = scores;
     maskedSoftmax(scores, weights);
-    out.noalias() = weights * v;  // (Tq, Dh)
+    multiplyInto(weights, v, out, scratch);  // (Tq, Dh)
     if (capture) {
         capture->q = q;
         capture->k = k;
@@ -410,6 +414,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     ensure(ws.v, T, kvWidth);
     const int threads = ThreadPool::shared().threads();
     if (ws.perThread.size() < static_cast<std::size_t>(threads)) ws.perThread.resize(static_cast<std::size_t>(threads));
+    if (ws.products.size() < static_cast<std::size_t>(threads)) ws.products.resize(static_cast<std::size_t>(threads));
     for (Workspace::PerThread& p : ws.perThread) {
         ensure(p.scores, T, T);
         if (!capture.allAttention) ensure(p.probs, T, T);
@@ -453,7 +458,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         parallelProducts({Product{&ws.x, &lw.wq, &lw.bq, &ws.q, packed ? &packed->wq : nullptr},
                           Product{&ws.x, &lw.wk, &lw.bk, &ws.k, packed ? &packed->wk : nullptr},
                           Product{&ws.x, &lw.wv, &lw.bv, &ws.v, packed ? &packed->wv : nullptr}},
-                         noFinish, &ws.packedRows);
+                         noFinish, &ws.packedRows, ws.products.data());
         if (rotary) {
             applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.q);
             applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.k);
@@ -468,7 +473,8 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             Workspace::PerThread& scratch = ws.perThread[static_cast<std::size_t>(worker)];
             Matrix& probs = capture.allAttention ? trace.attention[static_cast<std::size_t>(l * H + hd)] : scratch.probs;
             attendHead(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
-                       scratch.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr);
+                       scratch.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr,
+                       &ws.products[static_cast<std::size_t>(worker)]);
             if (detailHead) {
                 d.selection = *capture.detail;
                 d.x = ws.x;
@@ -489,7 +495,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         }
 
         parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, noFinish,
-                         &ws.packedRows);
+                         &ws.packedRows, ws.products.data());
         if (detailHere) {
             d.concat = ws.concat;
             d.attnOutput = ws.proj;
@@ -527,6 +533,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
 
     // 5. Next-token logits from the last position through the final norm and the unembedding.
     if (capture.nextTokenLogits && T > 0) nextTokenLogits(model, ws, trace);
+    ProductScratch::equalize(ws.products);
     return Status::success();
 }
 

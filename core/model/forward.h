@@ -88,6 +88,7 @@ struct Workspace {
     Matrix vocabChunk;          // (D, chunk) a stored unembedding, a block of the vocabulary at a time
     Eigen::RowVectorXf headMean; // (Dh) a mean-ablated head's output averaged over the positions
     PackedRows packedRows;       // the input of the current product, packed for weights packed at load
+    std::vector<ProductScratch> products;  // one per pool thread: Eigen's packing buffers for the other products
 };
 
 // Checks ids, length and settings against the model; empty when they can run.
@@ -107,10 +108,12 @@ Result<ForwardTrace> forward(const Model& model, const std::vector<int>& ids, co
 // One head on its own: scores = multiplier * q k^T, masked as the settings say, softmax per row, and
 // out = weights v. `scores` is (T, T) scratch and ends holding the masked scores (without `capture`, under
 // the causal mask, only its lower triangle and the diagonal blocks are written). When `capture` is set,
-// its scores, scaled, masked, weights, q, k, v and headOutput are filled.
+// its scores, scaled, masked, weights, q, k, v and headOutput are filled. `products` holds the buffers of
+// its two matrix products (without it they are allocated for the call).
 void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                 const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
-                Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture = nullptr);
+                Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture = nullptr,
+                ProductScratch* products = nullptr);
 
 // True where query i may not look at key j under these settings.
 inline bool isMaskedPair(const AttentionSettings& settings, Eigen::Index i, Eigen::Index j)

@@ -80,15 +80,21 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
     QTest::addColumn<int>("ablation");  // 0 none, 1 zero, 2 mean
     QTest::addColumn<bool>("encoder");
     QTest::addColumn<int>("threads");  // the pool's size, the caller included: 3 is more than CI's cores
-    QTest::newRow("causal, all heads") << 0 << false << false << 0 << false << 3;
-    QTest::newRow("causal, all heads, one thread") << 0 << false << false << 0 << false << 1;
-    QTest::newRow("no mask, all heads") << 1 << false << false << 0 << false << 3;
-    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << 0 << false << 3;
-    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << 0 << false << 3;
-    QTest::newRow("two heads zero-ablated, logits and pipeline") << 0 << true << true << 1 << false << 3;
-    QTest::newRow("two heads mean-ablated, logits and pipeline") << 0 << true << true << 2 << false << 3;
+    QTest::addColumn<int>("tokens");   // 0: the sentence below; otherwise that many tokens
+    QTest::newRow("causal, all heads") << 0 << false << false << 0 << false << 3 << 0;
+    QTest::newRow("causal, all heads, one thread") << 0 << false << false << 0 << false << 1 << 0;
+    QTest::newRow("no mask, all heads") << 1 << false << false << 0 << false << 3 << 0;
+    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << 0 << false << 3 << 0;
+    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << 0 << false << 3 << 0;
+    QTest::newRow("two heads zero-ablated, logits and pipeline") << 0 << true << true << 1 << false << 3 << 0;
+    QTest::newRow("two heads mean-ablated, logits and pipeline") << 0 << true << true << 2 << false << 3 << 0;
     // Post-LN blocks, GELU-erf, segment embedding, embedding layer norm and the final hidden states.
-    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << 0 << true << 3;
+    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << 0 << true << 3 << 0;
+    // Past the rows the norms and the softmax keep their statistics for on the stack (2,048).
+    QTest::newRow("causal, 2,100 tokens, logits and one head's pipeline") << 0 << true << true << 0 << false << 3 << 2100;
+    QTest::newRow("causal, 600 tokens") << 0 << false << false << 0 << false << 3 << 600;
+    QTest::newRow("no mask, 600 tokens") << 1 << false << false << 0 << false << 3 << 600;
+    QTest::newRow("no mask, 2,100 tokens, one thread") << 1 << false << false << 0 << false << 1 << 2100;
 }
 
 void TestNoAlloc::warmedUpForwardDoesNotAllocate()
@@ -99,15 +105,22 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     QFETCH(int, ablation);
     QFETCH(bool, encoder);
     QFETCH(int, threads);
+    QFETCH(int, tokens);
     ThreadPool::shared().setThreads(threads);
     ThreadPool::shared().setMinSharedMultiplyAdds(0.0);  // the tiny model's products through the pool too
     QTemporaryDir tmp;
     ModelPtr model = encoder ? *loadModel(tinybert::writeFolder(tmp, "bert", tinybert::Family::Bert))
-                             : *loadModel("random:layers=2,heads=4,d_model=64,seed=1");
+                             : *loadModel(tokens > 0 ? "random:layers=1,heads=2,d_model=128,context=4096,seed=1"
+                                                     : "random:layers=2,heads=4,d_model=64,seed=1");
     // The tiny BERT's context is 32 tokens and its vocabulary spells most words letter by letter. The
     // random model's sentence is longer than one block of the causal pass (64 rows).
-    const std::vector<int> ids = model->tokenizer->encode(encoder ? "the quick brown fox sat on the [MASK] mat, the dog ran"
-                                                                  : "no allocation once the workspace is warm, for a sentence of some length")->ids;
+    std::vector<int> ids = model->tokenizer->encode(encoder ? "the quick brown fox sat on the [MASK] mat, the dog ran"
+                                                            : "no allocation once the workspace is warm, for a sentence of some length")->ids;
+    if (tokens > 0) {
+        const std::vector<int> sentence = ids;
+        ids.clear();
+        for (int i = 0; i < tokens; ++i) ids.push_back(sentence[std::size_t(i) % sentence.size()]);
+    }
     AttentionSettings s;
     s.mask = MaskKind(mask);
     s.blockedKeys = {3};
@@ -118,7 +131,7 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     CaptureRequest capture;
     capture.nextTokenLogits = logits;
     capture.finalHidden = encoder;
-    if (detail) capture.detail = HeadSelection{1, encoder ? 1 : 2};
+    if (detail) capture.detail = tokens > 0 ? HeadSelection{0, 1} : HeadSelection{1, encoder ? 1 : 2};
     ForwardTrace trace;
     Workspace ws;
     QVERIFY(forward(*model, ids, s, capture, trace, ws).ok());  // warm-up sizes everything

@@ -109,6 +109,27 @@ private slots:
         }
     }
 
+    void scratchProductsMatchPlainLoop()
+    {
+        // The attention's products: blocks of larger matrices (outer strides), a b and a b^T, large enough
+        // that Eigen would otherwise put its buffers on the heap.
+        const Eigen::MatrixXf big = randomMatrix(700, 90, 7), other = randomMatrix(650, 80, 8);
+        const auto a = big.block(3, 5, 600, 64);      // (600, 64)
+        const auto b = other.block(10, 2, 600, 64);   // (600, 64)
+        const auto c = other.block(1, 1, 64, 70);     // (64, 70)
+        Eigen::MatrixXf host = Eigen::MatrixXf::Constant(610, 620, 9.0f);
+        ProductScratch scratch;
+        multiplyTransposedInto(a, b, host.block(4, 6, 600, 600), scratch);
+        Eigen::MatrixXf ab(600, 70);
+        multiplyInto(a, c, ab, scratch);
+        const Eigen::MatrixXf zero = Eigen::MatrixXf::Zero(600, 600);
+        const double t = (host.block(4, 6, 600, 600).cast<double>() - plainProduct(a, b.transpose(), zero)).cwiseAbs().maxCoeff();
+        const double n = (ab.cast<double>() - plainProduct(a, c, Eigen::MatrixXf::Zero(600, 70))).cwiseAbs().maxCoeff();
+        QVERIFY2(t < 1e-4 && n < 1e-4, qPrintable(QString("a b^T off by %1, a b off by %2").arg(t).arg(n)));
+        QCOMPARE(host(0, 0), 9.0f);  // around the block: untouched
+        QCOMPARE(host(609, 619), 9.0f);
+    }
+
     void finalisedModelsArePackedAndAgree()
     {
         Result<ModelPtr> made = makeRandomModel(RandomModelSpec{3, 4, 64, 256, 500, 128, 5});

@@ -28,6 +28,21 @@ std::vector<int> idsOf(const Model& model, const char* text)
     return t->ids;
 }
 
+// The largest difference between the pass's weights and the plain-loop reference's, over every layer,
+// head and pair.
+double worstAgainstReference(const Model& model, const std::vector<int>& ids, const AttentionSettings& s,
+                             const ForwardTrace& fast)
+{
+    const auto slow = reference::attention(model, ids, s);
+    double worst = 0.0;
+    for (int l = 0; l < model.config.layers; ++l)
+        for (int h = 0; h < model.config.heads; ++h)
+            for (std::size_t i = 0; i < ids.size(); ++i)
+                for (std::size_t j = 0; j < ids.size(); ++j)
+                    worst = std::max(worst, std::abs(fast.weights(l, h)(Eigen::Index(i), Eigen::Index(j)) - slow[l][h][i][j]));
+    return worst;
+}
+
 } // namespace
 
 class TestAttention : public QObject {
@@ -122,13 +137,7 @@ void TestAttention::matchesPlainLoopReference()
 
     Result<ForwardTrace> fast = forward(*model, ids, s);
     QVERIFY2(fast.hasValue(), fast.error().c_str());
-    const auto slow = reference::attention(*model, ids, s);
-    double worst = 0.0;
-    for (int l = 0; l < model->config.layers; ++l)
-        for (int h = 0; h < model->config.heads; ++h)
-            for (std::size_t i = 0; i < ids.size(); ++i)
-                for (std::size_t j = 0; j < ids.size(); ++j)
-                    worst = std::max(worst, std::abs(fast->weights(l, h)(Eigen::Index(i), Eigen::Index(j)) - slow[l][h][i][j]));
+    const double worst = worstAgainstReference(*model, ids, s, *fast);
     qInfo("max |Eigen - plain loop| = %.3g", worst);
     QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
 }
@@ -167,13 +176,7 @@ void TestAttention::longTextsMatchTheReferenceOnAnyThreadCount()
     ThreadPool::shared().setThreads(ThreadPool::hardwareThreads());
     ThreadPool::shared().setMinSharedMultiplyAdds(minShared);
     QVERIFY2(fast.hasValue(), fast.error().c_str());
-    const auto slow = reference::attention(*model, ids, s);
-    double worst = 0.0;
-    for (int l = 0; l < model->config.layers; ++l)
-        for (int h = 0; h < model->config.heads; ++h)
-            for (std::size_t i = 0; i < ids.size(); ++i)
-                for (std::size_t j = 0; j < ids.size(); ++j)
-                    worst = std::max(worst, std::abs(fast->weights(l, h)(Eigen::Index(i), Eigen::Index(j)) - slow[l][h][i][j]));
+    const double worst = worstAgainstReference(*model, ids, s, *fast);
     qInfo("max |Eigen - plain loop| = %.3g", worst);
     QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
     // A masked pair is exactly zero, above the diagonal included, where the blocked pass writes zeros itself.

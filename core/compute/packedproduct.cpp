@@ -1,6 +1,12 @@
 #include "compute/packedproduct.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#include <utility>
 
 // Eigen's packing routines and block-panel kernel are internal but stable within a release; the packed
 // layout is whatever this build's kernel reads, and packing and kernel are instantiated here together.
@@ -31,38 +37,138 @@ constexpr Index kKernelColumns = 64;
 
 } // namespace
 
-PackedWeights::PackedWeights(const Eigen::MatrixXf& w) : m_rows(w.rows()), m_cols(w.cols()), m_source(w.data())
+std::shared_ptr<float> allocatePackedStorage(Index floats)
 {
-    m_data.resize(w.size());
+    constexpr std::size_t kPage = std::size_t(2) << 20;
+    const std::size_t bytes = std::max<std::size_t>(1, (std::size_t(floats) * sizeof(float) + kPage - 1) / kPage) * kPage;
+    auto* p = static_cast<float*>(std::aligned_alloc(kPage, bytes));
+    if (!p) throw std::bad_alloc();
+#if defined(__linux__)
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without it the pages are simply 4 KB
+#endif
+    return std::shared_ptr<float>(p, [](float* q) { std::free(q); });
+}
+
+PackedWeights::PackedWeights(const Eigen::MatrixXf& w)
+{
+    std::shared_ptr<float> storage = allocatePackedStorage(storageFloats(w));
+    float* at = storage.get();
+    *this = PackedWeights(w, std::move(storage), at);
+}
+
+PackedWeights::PackedWeights(const Eigen::MatrixXf& w, std::shared_ptr<float> storage, float* at)
+    : m_rows(w.rows()), m_cols(w.cols()), m_source(w.data()), m_storage(std::move(storage)), m_data(at)
+{
+    pack(w, at);
+}
+
+void PackedWeights::pack(const Eigen::MatrixXf& w, float* to)
+{
     const InputMapper source(w.data(), w.rows());
     PackRight pack;
     for (Index k2 = 0; k2 < m_rows; k2 += kPackDepth) {
         const Index kc = std::min(kPackDepth, m_rows - k2);
-        pack(m_data.data() + k2 * m_cols, source.getSubMapper(k2, 0), kc, m_cols);
+        pack(to + k2 * m_cols, source.getSubMapper(k2, 0), kc, m_cols);
     }
 }
+
+const Index PackedRows::kPanelWidth = Traits::nr;
 
 void PackedRows::reserve(const Eigen::MatrixXf& x)
 {
     m_rows = x.rows();
     m_depth = x.cols();
-    if (m_data.size() < x.size()) m_data.resize(x.size());
+    const Index size = isShort() ? x.size() * kPanelWidth : x.size();
+    if (m_data.size() < size) m_data.resize(size);
 }
 
 void PackedRows::packBlock(const Eigen::MatrixXf& x, Index block)
 {
     const Index k2 = block * kPackDepth;
     const Index kc = std::min(kPackDepth, m_depth - k2);
+    if (isShort()) {
+        for (Index t = 0; t < m_rows; ++t) {
+            float* row = m_data.data() + t * m_depth * kPanelWidth;
+            for (Index k = k2; k < k2 + kc; ++k)
+                for (Index c = 0; c < kPanelWidth; ++c) row[k * kPanelWidth + c] = x(t, k);
+        }
+        return;
+    }
     const InputMapper source(x.data(), x.rows());
     PackLeft pack;
     for (Index i2 = 0; i2 < m_rows; i2 += kPackRows)
         pack(m_data.data() + offset(k2, i2), source.getSubMapper(i2, k2), kc, std::min(kPackRows, m_rows - i2));
 }
 
+namespace {
+
+// The short-input product for exactly T rows. In a depth block, a panel of nr columns is stored row by
+// row, (kc, nr): a 16-float chunk holds 16 / nr rows of the panel, and the matching chunk of a repeated
+// input row holds each of those rows' x value nr times, so one multiply-add per chunk serves the whole
+// panel. Lane l of a row's accumulator then belongs to column l % nr. The T accumulators are independent,
+// which hides the multiply-add latency; every weight chunk is loaded once for all T rows.
+template <int T>
+void shortProduct(const PackedRows& x, const PackedWeights& w, Index c0, Index n, Eigen::MatrixXf& out)
+{
+    using Chunk = Eigen::Array<float, 16, 1>;
+    constexpr Index nr = Traits::nr;
+    static_assert(16 % nr == 0, "a chunk holds whole panel rows");
+    const Index K = w.rows(), N = w.cols();
+    const Index panelColumns = N / nr * nr;  // columns packed in panels; the rest are packed one by one
+    for (Index k2 = 0; k2 < K; k2 += kPackDepth) {
+        const Index kc = std::min(kPackDepth, K - k2);
+        const float* block = w.data() + k2 * N;
+        const Index chunks = kc * nr / 16, chunked = chunks * 16;
+        const float* rows[T];
+        for (int t = 0; t < T; ++t) rows[t] = x.repeated(t) + k2 * nr;
+        for (Index j = c0; j < c0 + n;) {
+            if (j < panelColumns) {
+                const float* panel = block + j * kc;  // (kc, nr) row by row
+                Chunk acc[T];
+                for (int t = 0; t < T; ++t) acc[t].setZero();
+                for (Index i = 0; i < chunks; ++i) {
+                    const Chunk wv = Eigen::Map<const Chunk>(panel + i * 16);
+                    for (int t = 0; t < T; ++t) acc[t] += wv * Eigen::Map<const Chunk>(rows[t] + i * 16);
+                }
+                for (int t = 0; t < T; ++t)
+                    for (Index c = 0; c < nr; ++c) {
+                        float sum = 0.0f;
+                        for (Index l = c; l < 16; l += nr) sum += acc[t][l];
+                        for (Index e = chunked + c; e < kc * nr; e += nr) sum += panel[e] * rows[t][e];  // depth not a multiple of 16 / nr
+                        out(t, j + c) += sum;
+                    }
+                j += nr;
+            } else {
+                const float* column = block + j * kc;  // (kc)
+                for (int t = 0; t < T; ++t) {
+                    float sum = 0.0f;
+                    for (Index k = 0; k < kc; ++k) sum += column[k] * rows[t][k * nr];
+                    out(t, j) += sum;
+                }
+                ++j;
+            }
+        }
+    }
+}
+
+template <int... Ts>
+void shortProductFor(Index T, const PackedRows& x, const PackedWeights& w, Index c0, Index n, Eigen::MatrixXf& out,
+                     std::integer_sequence<int, Ts...>)
+{
+    // One instantiation per row count, so each row's accumulator stays in a register.
+    ((T == Ts + 1 ? shortProduct<Ts + 1>(x, w, c0, n, out) : void()), ...);
+}
+
+} // namespace
+
 void multiplyPacked(const PackedRows& x, const PackedWeights& w, Index c0, Index n, Eigen::MatrixXf& out)
 {
     eigen_assert(x.depth() == w.rows() && c0 % kPackColumnStep == 0 && c0 + n <= w.cols());
     eigen_assert(out.rows() == x.rows() && out.cols() == w.cols());
+    if (x.isShort()) {
+        shortProductFor(x.rows(), x, w, c0, n, out, std::make_integer_sequence<int, int(kShortRows)>{});
+        return;
+    }
     const Index T = x.rows(), K = w.rows(), N = w.cols();
     const OutputMapper result(out.data(), out.rows());
     Kernel kernel;

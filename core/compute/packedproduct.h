@@ -4,6 +4,7 @@
 // at 64 tokens that is a quarter of the time, spent copying 340 MB of weights that never change.
 #include <Eigen/Core>
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace attnscope {
@@ -15,29 +16,44 @@ constexpr Eigen::Index kPackDepth = 256;
 constexpr Eigen::Index kPackRows = 96;
 // A product's column blocks must start at a multiple of this (the kernel's panel width divides it).
 constexpr Eigen::Index kPackColumnStep = 16;
+// Inputs of up to this many rows (short texts) skip Eigen's kernel, whose row panels are then mostly
+// empty: each row is multiplied by the packed weights as they stream past, so the product runs at the
+// speed memory delivers the weights (at 8 tokens Eigen's kernel reached half of it).
+constexpr Eigen::Index kShortRows = 12;
+
+// Storage for packed weights: aligned to 2 MB and, on Linux, in 2 MB pages where the system allows it
+// (transparent huge pages in "madvise" mode, Debian's default). A pass streams hundreds of megabytes of
+// weights, and with 4 KB pages the address translations alone cost a sixth of a short pass.
+std::shared_ptr<float> allocatePackedStorage(Eigen::Index floats);
 
 // W (K, N) as the kernel's right-hand side: depth block after depth block, each holding panels of a few
 // columns, row by row. Holds the same numbers as W, so it is as large as W.
 class PackedWeights {
 public:
     PackedWeights() = default;
-    explicit PackedWeights(const Eigen::MatrixXf& w);
+    explicit PackedWeights(const Eigen::MatrixXf& w);  // in storage of its own
+    // In `storage` (storageFloats(w) floats from `at`, 64-byte aligned), which it keeps alive.
+    PackedWeights(const Eigen::MatrixXf& w, std::shared_ptr<float> storage, float* at);
+    static Eigen::Index storageFloats(const Eigen::MatrixXf& w) { return (w.size() + 15) / 16 * 16; }
 
     Eigen::Index rows() const { return m_rows; }  // K
     Eigen::Index cols() const { return m_cols; }  // N
-    bool empty() const { return m_data.size() == 0; }
+    bool empty() const { return m_data == nullptr; }
     // Whether this is the packed form of w: same storage and shape (weights are immutable once a model
     // is finalised, so this guards against packing the wrong matrix, not against later edits).
     bool packs(const Eigen::MatrixXf& w) const
     {
         return !empty() && m_source == w.data() && m_rows == w.rows() && m_cols == w.cols();
     }
-    const float* data() const { return m_data.data(); }
+    const float* data() const { return m_data; }
 
 private:
+    void pack(const Eigen::MatrixXf& w, float* to);
+
     Eigen::Index m_rows = 0, m_cols = 0;
     const float* m_source = nullptr;
-    Eigen::VectorXf m_data;  // (K*N), aligned
+    std::shared_ptr<float> m_storage;
+    const float* m_data = nullptr;  // (K*N) inside m_storage
 };
 
 // The rows of x (T, K) packed as the kernel's left-hand side, for every column block of every product
@@ -54,6 +70,12 @@ public:
     Eigen::Index depth() const { return m_depth; }
     // Where depth block k2 (a multiple of kPackDepth) of row block i2 (a multiple of kPackRows) starts.
     const float* at(Eigen::Index k2, Eigen::Index i2) const { return m_data.data() + offset(k2, i2); }
+    // Up to kShortRows rows are kept instead as each row's values repeated once per column of a weight
+    // panel, (rows, depth * panel width) row after row, to multiply a whole panel row in one vector step.
+    bool isShort() const { return m_rows <= kShortRows; }
+    const float* repeated(Eigen::Index row) const { return m_data.data() + row * m_depth * kPanelWidth; }
+
+    static const Eigen::Index kPanelWidth;  // columns per packed weight panel
 
 private:
     Eigen::Index offset(Eigen::Index k2, Eigen::Index i2) const

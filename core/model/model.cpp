@@ -122,14 +122,20 @@ void Model::packLayers()
             l.packed.reset();
             return;
         }
+        // One block of storage for the layer's projections, so rounding up to whole 2 MB pages is paid once.
+        const std::pair<const Matrix*, PackedWeights PackedLayer::*> parts[] = {
+            {&l.wq, &PackedLayer::wq}, {&l.wk, &PackedLayer::wk}, {&l.wv, &PackedLayer::wv}, {&l.wo, &PackedLayer::wo},
+            {&l.w1, &PackedLayer::w1}, {&l.w2, &PackedLayer::w2}, {&l.w3, &PackedLayer::w3}};
+        Eigen::Index floats = 0;
+        for (const auto& [m, member] : parts) floats += PackedWeights::storageFloats(*m);
+        const std::shared_ptr<float> storage = allocatePackedStorage(floats);
         auto p = std::make_shared<PackedLayer>();
-        p->wq = PackedWeights(l.wq);
-        p->wk = PackedWeights(l.wk);
-        p->wv = PackedWeights(l.wv);
-        p->wo = PackedWeights(l.wo);
-        p->w1 = PackedWeights(l.w1);
-        p->w2 = PackedWeights(l.w2);
-        if (l.w3.size() > 0) p->w3 = PackedWeights(l.w3);
+        float* at = storage.get();
+        for (const auto& [m, member] : parts) {
+            if (m->size() == 0) continue;  // w3 outside SwiGLU
+            (*p).*member = PackedWeights(*m, storage, at);
+            at += PackedWeights::storageFloats(*m);
+        }
         l.packed = std::move(p);
     }, bytes >= 1e6);
 }

@@ -53,6 +53,9 @@ private slots:
         QTest::newRow("rows past one row block") << 97 << 64 << 33;
         QTest::newRow("three depth blocks and a tail") << 200 << 513 << 131;
         QTest::newRow("depth below one packet") << 3 << 5 << 18;
+        QTest::newRow("short input at GPT-2 width") << 8 << 768 << 200;
+        QTest::newRow("longest short input, depth past two blocks of chunks") << 12 << 130 << 50;
+        QTest::newRow("one past the short inputs") << 13 << 130 << 50;
     }
     void matchesPlainLoop()
     {

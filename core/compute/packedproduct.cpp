@@ -37,15 +37,27 @@ constexpr Index kKernelColumns = 64;
 
 } // namespace
 
-std::shared_ptr<float> allocatePackedStorage(Index floats)
+// Whole 2 MB pages, at least one.
+std::size_t storageBytes(Index floats)
 {
     constexpr std::size_t kPage = std::size_t(2) << 20;
-    const std::size_t bytes = std::max<std::size_t>(1, (std::size_t(floats) * sizeof(float) + kPage - 1) / kPage) * kPage;
-    auto* p = static_cast<float*>(std::aligned_alloc(kPage, bytes));
-    if (!p) throw std::bad_alloc();
+    return std::max<std::size_t>(1, (std::size_t(floats) * sizeof(float) + kPage - 1) / kPage) * kPage;
+}
+
+void adviseHugePages([[maybe_unused]] const std::shared_ptr<float>& storage, [[maybe_unused]] Index floats)
+{
 #if defined(__linux__)
-    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without it the pages are simply 4 KB
+    // Advice only. Given after the weights are written, so the kernel merges the pages into 2 MB ones in
+    // the background (khugepaged) instead of compacting memory on the first touch: asked before, the first
+    // open in a process sometimes took 1.2 s instead of 0.7.
+    madvise(storage.get(), storageBytes(floats), MADV_HUGEPAGE);
 #endif
+}
+
+std::shared_ptr<float> allocatePackedStorage(Index floats)
+{
+    auto* p = static_cast<float*>(std::aligned_alloc(std::size_t(2) << 20, storageBytes(floats)));
+    if (!p) throw std::bad_alloc();
     return std::shared_ptr<float>(p, [](float* q) { std::free(q); });
 }
 
@@ -53,7 +65,8 @@ PackedWeights::PackedWeights(const Eigen::MatrixXf& w)
 {
     std::shared_ptr<float> storage = allocatePackedStorage(storageFloats(w));
     float* at = storage.get();
-    *this = PackedWeights(w, std::move(storage), at);
+    *this = PackedWeights(w, storage, at);
+    adviseHugePages(storage, storageFloats(w));
 }
 
 PackedWeights::PackedWeights(const Eigen::MatrixXf& w, std::shared_ptr<float> storage, float* at)

@@ -136,6 +136,7 @@ void Model::packLayers()
             (*p).*member = PackedWeights(*m, storage, at);
             at += PackedWeights::storageFloats(*m);
         }
+        adviseHugePages(storage, floats);
         l.packed = std::move(p);
     }, bytes >= 1e6);
 }

@@ -37,11 +37,15 @@ constexpr Index kKernelColumns = 64;
 
 } // namespace
 
-// Whole 2 MB pages, at least one.
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+
+// Whole 2 MB pages for storage of at least one such page; smaller storage (a small model's layer) is not
+// worth rounding up, and is only aligned to 64 bytes.
 std::size_t storageBytes(Index floats)
 {
-    constexpr std::size_t kPage = std::size_t(2) << 20;
-    return std::max<std::size_t>(1, (std::size_t(floats) * sizeof(float) + kPage - 1) / kPage) * kPage;
+    const std::size_t bytes = std::max<std::size_t>(1, std::size_t(floats)) * sizeof(float);
+    const std::size_t unit = bytes >= kHugePage ? kHugePage : 64;
+    return (bytes + unit - 1) / unit * unit;
 }
 
 void adviseHugePages([[maybe_unused]] const std::shared_ptr<float>& storage, [[maybe_unused]] Index floats)
@@ -50,13 +54,14 @@ void adviseHugePages([[maybe_unused]] const std::shared_ptr<float>& storage, [[m
     // Advice only. Given after the weights are written, so the kernel merges the pages into 2 MB ones in
     // the background (khugepaged) instead of compacting memory on the first touch: asked before, the first
     // open in a process sometimes took 1.2 s instead of 0.7.
-    madvise(storage.get(), storageBytes(floats), MADV_HUGEPAGE);
+    if (const std::size_t bytes = storageBytes(floats); bytes >= kHugePage) madvise(storage.get(), bytes, MADV_HUGEPAGE);
 #endif
 }
 
 std::shared_ptr<float> allocatePackedStorage(Index floats)
 {
-    auto* p = static_cast<float*>(std::aligned_alloc(std::size_t(2) << 20, storageBytes(floats)));
+    const std::size_t bytes = storageBytes(floats);
+    auto* p = static_cast<float*>(std::aligned_alloc(bytes >= kHugePage ? kHugePage : 64, bytes));
     if (!p) throw std::bad_alloc();
     return std::shared_ptr<float>(p, [](float* q) { std::free(q); });
 }

@@ -21,8 +21,8 @@ constexpr Eigen::Index kPackColumnStep = 16;
 // speed memory delivers the weights (at 8 tokens Eigen's kernel reached half of it).
 constexpr Eigen::Index kShortRows = 12;
 
-// Storage for packed weights, aligned to 2 MB; once written, adviseHugePages asks Linux to back it with
-// 2 MB pages (transparent huge pages in "madvise" mode, Debian's default). A pass streams hundreds of
+// Storage for packed weights, aligned to 2 MB from 2 MB on (throws std::bad_alloc when memory runs out);
+// once written, adviseHugePages asks Linux to back it with 2 MB pages (transparent huge pages in "madvise" mode, Debian's default). A pass streams hundreds of
 // megabytes of weights, and with 4 KB pages the address translations cost a sixth of a short pass.
 std::shared_ptr<float> allocatePackedStorage(Eigen::Index floats);
 void adviseHugePages(const std::shared_ptr<float>& storage, Eigen::Index floats);

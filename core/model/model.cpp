@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <new>
 
 #include "compute/threadpool.h"
 #include "model/forward.h"
@@ -128,7 +129,13 @@ void Model::packLayers()
             {&l.w1, &PackedLayer::w1}, {&l.w2, &PackedLayer::w2}, {&l.w3, &PackedLayer::w3}};
         Eigen::Index floats = 0;
         for (const auto& [m, member] : parts) floats += PackedWeights::storageFloats(*m);
-        const std::shared_ptr<float> storage = allocatePackedStorage(floats);
+        std::shared_ptr<float> storage;
+        try {
+            storage = allocatePackedStorage(floats);
+        } catch (const std::bad_alloc&) {
+            l.packed.reset();  // no room for the copy: this layer keeps Eigen's product, nothing else changes
+            return;
+        }
         auto p = std::make_shared<PackedLayer>();
         float* at = storage.get();
         for (const auto& [m, member] : parts) {

@@ -75,8 +75,10 @@ void HeadGridView::ensureImages() const
     const ForwardTrace* t = m_snapshot ? &m_snapshot->trace : nullptr;
     const bool valid = t && t->tokens > 0 && !t->attention.empty();
     const std::size_t cells = std::size_t(m_layers * m_heads);
-    // What the images show now, to reuse each one whose head's weights (and the masks) are unchanged.
-    const ForwardTrace* before = m_colouredFrom ? &m_colouredFrom->trace : nullptr;
+    // What the images show now, to reuse each one whose head's weights (and the masks) are unchanged; held
+    // here, since m_colouredFrom may hold its last reference.
+    const SnapshotPtr previousSnapshot = m_colouredFrom;
+    const ForwardTrace* before = previousSnapshot ? &previousSnapshot->trace : nullptr;
     std::vector<QImage> previous = std::move(m_images);
     m_images.assign(cells, QImage());
     std::vector<float> previousSink = std::move(m_sink);

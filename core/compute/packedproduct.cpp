@@ -1,5 +1,7 @@
 #include "compute/packedproduct.h"
 
+#include "compute/hugepages.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <new>
@@ -48,14 +50,17 @@ std::size_t storageBytes(Index floats)
     return (bytes + unit - 1) / unit * unit;
 }
 
-void adviseHugePages([[maybe_unused]] const std::shared_ptr<float>& storage, [[maybe_unused]] Index floats)
+void adviseHugePages(const std::shared_ptr<float>& storage, Index floats)
 {
+    const std::size_t bytes = storageBytes(floats);
+    if (bytes < kHugePage) return;
 #if defined(__linux__)
-    // Advice only. Given after the weights are written, so the kernel merges the pages into 2 MB ones in
-    // the background (khugepaged) instead of compacting memory on the first touch: asked before, the first
-    // open in a process sometimes took 1.2 s instead of 0.7.
-    if (const std::size_t bytes = storageBytes(floats); bytes >= kHugePage) madvise(storage.get(), bytes, MADV_HUGEPAGE);
+    // Given after the weights are written, so nothing is compacted on the first touch: asked before, the
+    // first open in a process sometimes took 1.2 s instead of 0.7. The advice lets khugepaged merge the
+    // pages; the background collapse does it within a second or two.
+    madvise(storage.get(), bytes, MADV_HUGEPAGE);
 #endif
+    collapseToHugePagesLater(storage, storage.get(), bytes);
 }
 
 std::shared_ptr<float> allocatePackedStorage(Index floats)

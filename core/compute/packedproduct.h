@@ -22,9 +22,9 @@ constexpr Eigen::Index kPackColumnStep = 16;
 constexpr Eigen::Index kShortRows = 12;
 
 // Storage for packed weights, aligned to 2 MB from 2 MB on (throws std::bad_alloc when memory runs out).
-// Once it is written, adviseHugePages asks Linux to back it with 2 MB pages (transparent huge pages in
-// "madvise" mode, Debian's default): a pass streams hundreds of megabytes of weights, and with 4 KB pages
-// the address translations cost a sixth of a short pass.
+// Once it is written, adviseHugePages marks it for 2 MB pages (transparent huge pages in "madvise" mode,
+// Debian's default) and queues it for the background collapse (compute/hugepages.h): a pass streams
+// hundreds of megabytes of weights, and with 4 KB pages the address translations cost a fifth of it.
 std::shared_ptr<float> allocatePackedStorage(Eigen::Index floats);
 void adviseHugePages(const std::shared_ptr<float>& storage, Eigen::Index floats);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 
+#include "compute/hugepages.h"
 #include "compute/threadpool.h"
 #include "model/forward.h"
 #include "builtin/builtinfiles.h"
@@ -105,6 +106,10 @@ void Model::finalize()
     sinusoidal = sinusoidalTable(rotary ? std::min(config.contextLength, kMaxRotarySinusoidal) : config.contextLength, config.dModel);
     if (rotary) ropeFrequencies = ropeInverseFrequencies(config.rope, config.dHead);
     packLayers();
+    // The tied unembedding is read whole for every pass's next-token logits (154 MB in GPT-2 small); on
+    // 2 MB pages that read took 5.3 ms instead of 7.5 on two threads. The model itself keeps it alive.
+    if (weights.tokenEmbedding.size() > 0)
+        collapseToHugePagesLater(weak_from_this(), weights.tokenEmbedding.data(), std::size_t(weights.tokenEmbedding.size()) * sizeof(float));
 }
 
 void Model::packLayers()

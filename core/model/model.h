@@ -13,7 +13,7 @@
 
 namespace attnscope {
 
-struct Model {
+struct Model : std::enable_shared_from_this<Model> {
     ModelConfig config;
     ModelWeights weights;
     std::shared_ptr<const Tokenizer> tokenizer;
@@ -24,7 +24,8 @@ struct Model {
     static constexpr int kMaxRotarySinusoidal = 4096;
 
     // Computes the derived tables and packs the layers' projections for the product kernel; loaders call it
-    // once the weights are in place, and the weights must not change after it.
+    // once the weights are in place, and the weights must not change after it. The packed weights and the
+    // token embedding then move onto 2 MB pages in the background (compute/hugepages.h).
     void finalize();
     // Float32 layers up to this size are packed (a second copy: GPT-2 small's 340 MB is packed, GPT-2
     // medium's 1.2 GB is not).

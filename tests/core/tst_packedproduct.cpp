@@ -4,25 +4,16 @@
 // model has its layers packed and the forward pass gives the same attention with and without them.
 #include <QtTest>
 
-#include <random>
 
 #include "compute/packedproduct.h"
 #include "model/forward.h"
 #include "model/randommodel.h"
+#include "randommatrix.h"
 
 using namespace attnscope;
+using attnscope::test::randomMatrix;
 
 namespace {
-
-Eigen::MatrixXf randomMatrix(Eigen::Index rows, Eigen::Index cols, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    Eigen::MatrixXf m(rows, cols);
-    for (Eigen::Index j = 0; j < cols; ++j)
-        for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = u(rng);
-    return m;
-}
 
 // out(i, j) = start(i, j) + sum_k x(i, k) w(k, j), one element at a time in double.
 Eigen::MatrixXd plainProduct(const Eigen::MatrixXf& x, const Eigen::MatrixXf& w, const Eigen::MatrixXf& start)

@@ -1,0 +1,35 @@
+#pragma once
+// Moving the memory every pass streams (the packed weights, a tied unembedding) onto 2 MB pages, on a
+// background thread after the model is loaded.
+//
+// Measured here: on 4 KB pages, address translation costs a fifth of a 64-token pass and a quarter of an
+// 8-token one. Asking for huge pages before the weights are written makes the first write compact memory
+// on the spot, and the first open then sometimes took 1.2 s instead of 0.7. Asking after (MADV_HUGEPAGE)
+// leaves the work to khugepaged, which scans 16 MB every 10 s: minutes for GPT-2 small. So the ranges are
+// queued here, and one thread collapses them (MADV_COLLAPSE, Linux 6.1) while the window is already drawn.
+// A pass running meanwhile reads the same numbers; only its speed changes.
+#include <cstddef>
+#include <memory>
+
+namespace attnscope {
+
+// Queues [begin, begin + bytes) for collapsing into 2 MB pages: the whole 2 MB pages inside it, none if
+// it spans none. `owner` keeps the memory alive; a range whose owner has gone by the time its turn comes
+// is skipped. Does nothing where the system has no such call.
+void collapseToHugePagesLater(std::weak_ptr<const void> owner, const void* begin, std::size_t bytes);
+
+// Blocks until every range queued so far has been collapsed, refused or skipped. `attnscope-cli bench`
+// calls it so that it times the passes a window makes a second after loading, not the first second.
+void waitForHugePages();
+
+// What the background thread has done since the program started.
+struct HugePageCounts {
+    long ranges = 0;           // ranges handled, in any of the ways below
+    long collapsed = 0;        // the system moved them onto 2 MB pages
+    long refused = 0;          // the system said no (no such call, no free 2 MB pages, or huge pages off)
+    long skipped = 0;          // the owner was gone, or the range held no whole 2 MB page
+    std::size_t collapsedBytes = 0;
+};
+HugePageCounts hugePageCounts();
+
+} // namespace attnscope

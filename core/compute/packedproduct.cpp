@@ -130,6 +130,14 @@ namespace {
 // input row holds each of those rows' x value nr times, so one multiply-add per chunk serves the whole
 // panel. Lane l of a row's accumulator then belongs to column l % nr. The T accumulators are independent,
 // which hides the multiply-add latency; every weight chunk is loaded once for all T rows.
+//
+// The pass is bound by how fast the weights arrive, and the hardware prefetcher alone kept a thread at
+// half the rate a plain sum reads memory here (7 GB/s against 14). Each chunk therefore asks for the one
+// kShortPrefetch floats ahead: the panels of a depth block are stored one after the other, so that is
+// the stream this loop will read. With it, GPT-2 small's products at 8 tokens took 25 ms instead of 42 on
+// one thread, 18 instead of 28 on two (weights on 2 MB pages; tried 128 to 768 floats, 512 was best).
+constexpr Index kShortPrefetch = 512;
+
 template <int T>
 void shortProduct(const PackedRows& x, const PackedWeights& w, Index c0, Index n, Eigen::MatrixXf& out)
 {
@@ -137,6 +145,8 @@ void shortProduct(const PackedRows& x, const PackedWeights& w, Index c0, Index n
     constexpr Index nr = Traits::nr;
     static_assert(16 % nr == 0, "a chunk holds whole panel rows");
     const Index K = w.rows(), N = w.cols();
+    const float* const all = w.data();
+    const Index lastFloat = K * N - 1;  // prefetches stay inside the packed weights
     const Index panelColumns = N / nr * nr;  // columns packed in panels; the rest are packed one by one
     for (Index k2 = 0; k2 < K; k2 += kPackDepth) {
         const Index kc = std::min(kPackDepth, K - k2);
@@ -149,17 +159,22 @@ void shortProduct(const PackedRows& x, const PackedWeights& w, Index c0, Index n
                 const float* panel = block + j * kc;  // (kc, nr) row by row
                 Chunk acc[T];
                 for (int t = 0; t < T; ++t) acc[t].setZero();
+                const Index at = panel - all;
                 for (Index i = 0; i < chunks; ++i) {
+                    __builtin_prefetch(all + std::min(at + i * 16 + kShortPrefetch, lastFloat), 0, 3);
                     const Chunk wv = Eigen::Map<const Chunk>(panel + i * 16);
                     for (int t = 0; t < T; ++t) acc[t] += wv * Eigen::Map<const Chunk>(rows[t] + i * 16);
                 }
-                for (int t = 0; t < T; ++t)
+                for (int t = 0; t < T; ++t) {
+                    // Lanes c, c + nr, c + 2 nr... belong to column c: folded in that order, in vector steps.
+                    Eigen::Array<float, nr, 1> folded = acc[t].template head<nr>();
+                    for (Index g = 1; g < 16 / nr; ++g) folded += acc[t].template segment<nr>(g * nr);
                     for (Index c = 0; c < nr; ++c) {
-                        float sum = 0.0f;
-                        for (Index l = c; l < 16; l += nr) sum += acc[t][l];
+                        float sum = folded[c];
                         for (Index e = chunked + c; e < kc * nr; e += nr) sum += panel[e] * rows[t][e];  // depth not a multiple of 16 / nr
                         out(t, j + c) += sum;
                     }
+                }
                 j += nr;
             } else {
                 const float* column = block + j * kc;  // (kc)

@@ -117,7 +117,14 @@ namespace {
 
 void noFinish(std::size_t, Eigen::Index, Eigen::Index, int) {}
 
-// The feed-forward sublayer on ws.x into ws.proj: expand to F, activate, project back.
+// A sublayer's output block joins the residual stream as soon as it is computed, on the thread that
+// computed it, instead of in one pass over (T, D) on the calling thread afterwards.
+auto addToResidual(Workspace& ws)
+{
+    return [&ws](std::size_t, Eigen::Index c0, Eigen::Index n, int) { ws.h.middleCols(c0, n) += ws.proj.middleCols(c0, n); };
+}
+
+// The feed-forward sublayer on ws.x into ws.proj, added to ws.h: expand to F, activate, project back.
 void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
 {
     const PackedLayer* packed = lw.packed.get();
@@ -145,7 +152,7 @@ void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
                          [&](std::size_t, Eigen::Index c0, Eigen::Index n, int) { activate(c.activation, ws.hidden.middleCols(c0, n)); },
                          &ws.packedRows, ws.products.data());
     }
-    parallelProducts({Product{&ws.hidden, &lw.w2, &lw.b2, &ws.proj, packed ? &packed->w2 : nullptr}}, noFinish,
+    parallelProducts({Product{&ws.hidden, &lw.w2, &lw.b2, &ws.proj, packed ? &packed->w2 : nullptr}}, addToResidual(ws),
                      &ws.packedRows, ws.products.data());  // (T, D)
 }
 
@@ -494,13 +501,12 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             }
         }
 
-        parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, noFinish,
-                         &ws.packedRows, ws.products.data());
+        parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, addToResidual(ws),
+                         &ws.packedRows, ws.products.data());  // ws.h += the attention's output
         if (detailHere) {
             d.concat = ws.concat;
             d.attnOutput = ws.proj;
         }
-        ws.h += ws.proj;
         if (!preLN) {
             normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);
             ws.h = ws.x;
@@ -510,8 +516,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         // 4. Feed-forward sublayer: expand to F, activate, project back, add to the residual stream.
         if (preLN) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
         else ws.x = ws.h;
-        feedForward(c, lw, ws);
-        ws.h += ws.proj;
+        feedForward(c, lw, ws);  // ws.h += the feed-forward's output
         if (!preLN) {
             normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
             ws.h = ws.x;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "compute/hugepages.h"
 #include "common.h"
 
 using namespace attnscope::cli;
@@ -11,6 +12,9 @@ namespace {
 
 int run(int argc, char** argv, std::string& helpHint)
 {
+    // Passes over a model of GPT-2 small's size run up to a quarter faster with its weights on 2 MB pages
+    // (compute/hugepages.h); the window leaves this off.
+    attnscope::setHugePageCollapse(true);
     const Invocation invocation = parseCommandLine(argc, argv, helpHint);
     if (!invocation.command) {
         std::cout << invocation.help;

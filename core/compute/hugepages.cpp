@@ -151,10 +151,15 @@ Collapser& collapser()
     return c;
 }
 
+std::atomic<bool> g_enabled = false;
+
 } // namespace
+
+void setHugePageCollapse(bool on) { g_enabled = on; }
 
 void collapseToHugePagesLater(std::weak_ptr<const void> owner, const void* begin, std::size_t bytes)
 {
+    if (!g_enabled) return;
     const auto start = reinterpret_cast<std::uintptr_t>(begin);
     const std::uintptr_t first = (start + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
     const std::uintptr_t last = (start + bytes) / kHugePageBytes * kHugePageBytes;

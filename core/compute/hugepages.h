@@ -6,16 +6,22 @@
 // 8-token one. Asking for huge pages before the weights are written makes the first write compact memory
 // on the spot, and the first open then sometimes took 1.2 s instead of 0.7. Asking after (MADV_HUGEPAGE)
 // leaves the work to khugepaged, which scans 16 MB every 10 s: minutes for GPT-2 small. So the ranges are
-// queued here, and one thread collapses them (MADV_COLLAPSE, Linux 6.1) while the window is already drawn.
+// queued here, and one thread collapses them (MADV_COLLAPSE, Linux 6.1) once the load is over.
 // A pass running meanwhile reads the same numbers; only its speed changes.
 #include <cstddef>
 #include <memory>
 
 namespace attnscope {
 
+// Off until a program turns it on, and then only ranges queued afterwards are collapsed. The command-line
+// tool turns it on. The window does not: with its weights on 2 MB pages, in side-by-side runs of
+// bench_ui_latency typing on GPT-2 small, its GUI thread took 4 to 5 ms longer (p50) to draw each result
+// and stalled for 36 to 56 ms instead of 22 to 33, and its passes were no faster. Why is not known yet.
+void setHugePageCollapse(bool on);
+
 // Queues [begin, begin + bytes) for collapsing into 2 MB pages: the whole 2 MB pages inside it, none if
 // it spans none. `owner` keeps the memory alive; a range whose owner has gone by the time its turn comes
-// is skipped. Does nothing where the system has no such call.
+// is skipped. Does nothing while the collapse is off, or where the system has no such call.
 void collapseToHugePagesLater(std::weak_ptr<const void> owner, const void* begin, std::size_t bytes);
 
 // Blocks until every range queued so far has been collapsed, refused or skipped. `attnscope-cli bench`

@@ -1,6 +1,7 @@
-// The background move onto 2 MB pages: packed weights and a model's token embedding are queued and handled,
-// the memory then really is on huge pages (the kernel's own account in /proc/self/smaps) and still holds the
-// same numbers, and ranges whose owner has gone or that hold no whole 2 MB page are skipped, never touched.
+// The background move onto 2 MB pages. Off, nothing is queued. On, packed weights and a model's token
+// embedding are queued and handled, the memory then really is on huge pages (the kernel's own account in
+// /proc/self/smaps) and still holds the same numbers, and ranges whose owner has gone or that hold no whole
+// 2 MB page are skipped, never touched.
 #include <QtTest>
 
 #include <cstdint>
@@ -56,6 +57,20 @@ HugePageCounts since(const HugePageCounts& before)
 class TestHugePages : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() { setHugePageCollapse(true); }  // off by default; the command-line tool turns it on
+
+    void nothingIsQueuedWhileOff()
+    {
+        waitForHugePages();
+        setHugePageCollapse(false);
+        const HugePageCounts before = hugePageCounts();
+        const Eigen::MatrixXf w = randomMatrix(1024, 1024, 5);
+        const PackedWeights packed(w);
+        waitForHugePages();
+        setHugePageCollapse(true);
+        QCOMPARE(since(before).ranges, 0L);
+    }
+
     void packedWeightsMoveOntoHugePagesAndKeepTheirNumbers()
     {
         waitForHugePages();

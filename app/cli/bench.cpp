@@ -92,7 +92,7 @@ int run(const Args& args)
     const int threads = readCount(args, "--threads", ThreadPool::hardwareThreads(), 256);
     ModelPtr model = openModel(args);
     ThreadPool::shared().setThreads(threads);
-    // The window's passes from a second or two after loading on: the weights on 2 MB pages.
+    // Timed once the weights are on 2 MB pages, which attnscope-cli asks for (compute/hugepages.h).
     const auto collapseStart = std::chrono::steady_clock::now();
     waitForHugePages();
     const double collapseWaitMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - collapseStart).count();

@@ -88,8 +88,8 @@ private:
     void loop()
     {
 #if defined(__linux__)
-        // Only when a core would otherwise idle: at normal priority beside the window's passes, the copying
-        // stalled the GUI thread for 66 ms while typing on GPT-2 small (34 to 42 ms without it).
+        // Only when a core would otherwise idle: at normal priority, collapsing beside the window's passes
+        // (when the window still asked for it) stalled its GUI thread for 66 ms while typing on GPT-2 small.
         sched_param idle{};
         if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0) setpriority(PRIO_PROCESS, 0, 19);
 #endif

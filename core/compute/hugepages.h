@@ -25,7 +25,7 @@ void setHugePageCollapse(bool on);
 void collapseToHugePagesLater(std::weak_ptr<const void> owner, const void* begin, std::size_t bytes);
 
 // Blocks until every range queued so far has been collapsed, refused or skipped. `attnscope-cli bench`
-// calls it so that it times the passes a window makes a second after loading, not the first second.
+// calls it so that it times passes on the pages the tool settles on, not those of the first second.
 void waitForHugePages();
 
 // What the background thread has done since the program started.

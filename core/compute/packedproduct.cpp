@@ -1,7 +1,5 @@
 #include "compute/packedproduct.h"
 
-#include "compute/hugepages.h"
-
 #include <algorithm>
 #include <cstdlib>
 #include <new>
@@ -9,6 +7,8 @@
 #include <sys/mman.h>
 #endif
 #include <utility>
+
+#include "compute/hugepages.h"
 
 // Eigen's packing routines and block-panel kernel are internal but stable within a release; the packed
 // layout is whatever this build's kernel reads, and packing and kernel are instantiated here together.
@@ -57,7 +57,7 @@ void adviseHugePages(const std::shared_ptr<float>& storage, Index floats)
 #if defined(__linux__)
     // Given after the weights are written, so nothing is compacted on the first touch: asked before, the
     // first open in a process sometimes took 1.2 s instead of 0.7. The advice lets khugepaged merge the
-    // pages; the background collapse does it within a second or two.
+    // pages over minutes; where the background collapse is on (the command-line tool), within seconds.
     madvise(storage.get(), bytes, MADV_HUGEPAGE);
 #endif
     collapseToHugePagesLater(storage, storage.get(), bytes);

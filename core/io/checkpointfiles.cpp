@@ -78,12 +78,12 @@ Result<CheckpointFiles> CheckpointFiles::open(const std::string& folder)
     const std::string index = std::string("'").append(indexPath.string()).append("'");
     Result<std::string> text = readSmallFile(indexPath.string(), kMaxIndexBytes);
     if (!text) return R::fail(text.error());
-    Result<nlohmann::json> parsed = parseJson(*text, index);
+    const std::string noMap = index + " has no \"weight_map\" object naming the shard of every tensor.";
+    Result<nlohmann::json> parsed = parseJsonObject(*text, index, noMap);
     if (!parsed) return R::fail(parsed.error());
     const nlohmann::json& j = *parsed;
-    const auto map = j.is_object() ? j.find("weight_map") : j.end();
-    if (map == j.end() || !map->is_object() || map->empty())
-        return R::fail(index + " has no \"weight_map\" object naming the shard of every tensor.");
+    const auto map = j.find("weight_map");
+    if (map == j.end() || !map->is_object() || map->empty()) return R::fail(noMap);
 
     std::map<std::string, std::size_t> fileIndex;  // shard name -> index into m_files
     for (const auto& [tensor, shard] : map->items()) {

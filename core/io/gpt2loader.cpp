@@ -47,9 +47,8 @@ Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& co
     using R = Result<ModelConfig>;
     const std::string file = "'" + configPath + "'";
     // Through the one JSON entry point, whose nesting limit is checked before the parser allocates.
-    Result<nlohmann::json> parsed = parseJson(text, file);
+    Result<nlohmann::json> parsed = parseJsonObject(text, file);
     if (!parsed) return R::fail(parsed.error());
-    if (!parsed->is_object()) return R::fail(file + " is not a JSON object.");
     const nlohmann::json& j = *parsed;
 
     ModelConfig c;

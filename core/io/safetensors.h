@@ -26,6 +26,8 @@ struct TensorInfo {
 };
 
 constexpr std::uint64_t kMaxSafetensorsHeaderBytes = 100'000'000;
+// Refused past this many entries in one shape (NumPy's own limit; AttnScope's tensors have one or two).
+constexpr std::size_t kMaxSafetensorsDims = 64;
 
 class SafetensorsFile {
 public:

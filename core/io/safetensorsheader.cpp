@@ -38,8 +38,9 @@ public:
     {
     }
 
-    // The first problem found. Parsing goes on to the end without keeping anything, so that a header that
-    // is not even valid JSON is reported as such whatever came before.
+    // The first problem found; parsing stops there, so a hostile header is refused as soon as its bytes
+    // decide, not after all of its 100 MB. A header that breaks JSON before its first problem is
+    // reported as invalid JSON instead.
     std::string error;
     bool invalidJson = false;
 
@@ -61,7 +62,7 @@ public:
 
     bool start_object(std::size_t)
     {
-        if (!error.empty()) return true;
+        if (!deeper()) return false;
         if (m_skip > 0) return ++m_skip, true;
         if (m_depth == 0) return m_depth = 1, true;
         if (m_depth == 1) {
@@ -75,7 +76,7 @@ public:
     }
     bool end_object()
     {
-        if (!error.empty()) return true;
+        --m_nesting;
         if (m_skip > 0) return --m_skip, true;
         if (m_depth == 2) {
             m_depth = 1;
@@ -90,7 +91,7 @@ public:
     }
     bool start_array(std::size_t)
     {
-        if (!error.empty()) return true;
+        if (!deeper()) return false;
         if (m_skip > 0) return ++m_skip, true;
         if (m_depth == 0) return fail("the header of " + m_file + " is not a JSON object.");
         if (m_depth == 1) {
@@ -106,14 +107,13 @@ public:
     }
     bool end_array()
     {
-        if (!error.empty()) return true;
+        --m_nesting;
         if (m_skip > 0) return --m_skip, true;
         m_depth = 2;
         return true;
     }
     bool key(json::string_t& k)
     {
-        if (!error.empty()) return true;
         if (m_skip > 0) return true;
         if (m_depth == 1) {
             m_key = k;
@@ -141,7 +141,15 @@ private:
     bool fail(std::string message)
     {
         error = std::move(message);
-        return true;  // keep reading, only to tell invalid JSON apart
+        return false;  // stops the parser
+    }
+
+    // One more level of brackets: the nesting limit of parseJson, counted as the events arrive, so 90 MB
+    // of '[' stop at the 65th.
+    bool deeper()
+    {
+        if (++m_nesting <= kMaxJsonDepth) return true;
+        return fail(jsonTooDeep("the header of " + m_file));
     }
 
     // An object or a list inside a tensor's description where a scalar belongs: the value is marked wrong
@@ -162,7 +170,6 @@ private:
 
     bool scalar(Kind kind)
     {
-        if (!error.empty()) return true;
         if (m_skip > 0) return true;
         if (m_depth == 0) return fail("the header of " + m_file + " is not a JSON object.");
         if (m_depth == 1) {
@@ -187,6 +194,10 @@ private:
         }
         // depth 3: an entry of the shape or of the offsets
         if (m_field == Field::Shape) {
+            // A list of 50 million dimensions would cost 400 MB to keep; no model's tensor has more than a few.
+            if (m_entry.dims.size() == kMaxSafetensorsDims)
+                return fail("tensor " + inQuotes(m_entry.name) + " in " + m_file + " has a shape of more than " +
+                            std::to_string(kMaxSafetensorsDims) + " dimensions, which no model's tensor has.");
             if (kind == Kind::Unsigned) m_entry.dims.push_back(m_unsigned);
             else m_entry.shapeEntryBad = true;
         } else {
@@ -248,6 +259,7 @@ private:
     std::map<std::string, std::string>& m_metadata;
     std::unordered_map<std::string, std::size_t> m_indexOfName;
 
+    int m_nesting = 0;     // brackets open, skipped ones included
     int m_depth = 0;       // 0 outside the header object
     long m_skip = 0;       // > 0 while inside a value being skipped
     bool m_inMetadata = false;
@@ -263,16 +275,15 @@ private:
 std::string readSafetensorsHeader(std::string_view json, std::uint64_t dataBytes, const std::string& file,
                                   std::vector<TensorInfo>& tensors, std::map<std::string, std::string>& metadata)
 {
-    // The nesting check of parseJson, without its tree.
-    if (std::string deep = jsonNestingProblem(json, "the header of " + file); !deep.empty()) return deep;
+    // 1. A header that opens a list or a scalar is refused by its first byte, unread.
+    if (jsonStart(json) == JsonStart::OtherValue) return "the header of " + file + " is not a JSON object.";
+    // 2. The events stop at the first problem, the nesting limit included.
     HeaderSax sax(dataBytes, file, tensors, metadata);
-    const bool ok = nlohmann::json::sax_parse(json.begin(), json.end(), &sax);
-    if (!ok || sax.invalidJson) {
-        tensors.clear();
-        return "the header of " + file + " is not valid JSON.";
-    }
-    if (!sax.error.empty()) tensors.clear();
-    return sax.error;
+    const bool whole = nlohmann::json::sax_parse(json.begin(), json.end(), &sax);
+    const bool invalid = sax.invalidJson || (!whole && sax.error.empty());
+    std::string problem = invalid ? "the header of " + file + " is not valid JSON." : sax.error;
+    if (!problem.empty()) tensors.clear();
+    return problem;
 }
 
 } // namespace attnscope

@@ -121,10 +121,9 @@ Result<Lesson> parseLesson(std::string_view textIn, const std::string& where)
 {
     using R = Result<Lesson>;
     // The core's one JSON entry point: the nesting limit is checked before the parser allocates.
-    Result<json> parsed = parseJson(textIn, where);
+    Result<json> parsed = parseJsonObject(textIn, where);
     if (!parsed) return R::fail(parsed.error());
     const json& j = *parsed;
-    if (!j.is_object()) return R::fail(where + " is not a JSON object.");
     if (Status s = unknownKeys(j, {"format", "version", "title", "summary", "order", "steps"}, where); !s.ok()) return R::fail(s.error);
     const auto format = j.find("format");
     if (format == j.end() || *format != "attnscope-lesson")

@@ -245,7 +245,7 @@ nlohmann::ordered_json sceneToJson(const Scene& scene)
 Result<Scene> parseScene(std::string_view text, const std::string& where)
 {
     // The core's one JSON entry point: the nesting limit is checked before the parser allocates.
-    Result<json> j = parseJson(text, where);
+    Result<json> j = parseJsonObject(text, where);
     if (!j) return Result<Scene>::fail(j.error());
     return sceneFromJson(*j, where, true);
 }

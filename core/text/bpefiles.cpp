@@ -74,7 +74,8 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromVocabAndMerges(con
 
     Result<std::string> vocabText = readSmallFile(vocabPath, kMaxTokenizerFileBytes);
     if (!vocabText) return R::fail(vocabText.error());
-    Result<nlohmann::json> vocab = parseJson(*vocabText, "'" + vocabPath + "'");
+    Result<nlohmann::json> vocab = parseJsonObject(*vocabText, "'" + vocabPath + "'",
+                                                   "the vocabulary in '" + vocabPath + "' is not a JSON object of token -> id.");
     if (!vocab) return R::fail(vocab.error());
     if (std::string problem = readVocab(*vocab, vocabPath, t.vocab); !problem.empty()) return R::fail(problem);
 

@@ -31,6 +31,15 @@ Result<std::string> readSmallFile(const std::string& path, std::size_t maxBytes)
     return Result<std::string>::ok(std::move(text));
 }
 
+std::string jsonTooDeep(const std::string& what, int maxDepth)
+{
+    return what + " nests JSON deeper than " + std::to_string(maxDepth) +
+           " levels, which no file AttnScope reads needs; it was not parsed.";
+}
+
+namespace {
+
+// "" when `text` nests at most `maxDepth` levels, else jsonTooDeep's sentence.
 std::string jsonNestingProblem(std::string_view text, const std::string& what, int maxDepth)
 {
     // Counted on the raw bytes: brackets inside strings do not count, escaped quotes do not end them.
@@ -44,15 +53,15 @@ std::string jsonNestingProblem(std::string_view text, const std::string& what, i
         } else if (c == '"') {
             inString = true;
         } else if (c == '[' || c == '{') {
-            if (++depth > maxDepth)
-                return what + " nests JSON deeper than " + std::to_string(maxDepth) +
-                       " levels, which no file AttnScope reads needs; it was not parsed.";
+            if (++depth > maxDepth) return jsonTooDeep(what, maxDepth);
         } else if (c == ']' || c == '}') {
             --depth;  // unbalanced text is the parser's to report
         }
     }
     return {};
 }
+
+} // namespace
 
 Result<nlohmann::json> parseJson(std::string_view text, const std::string& what, int maxDepth)
 {
@@ -63,15 +72,41 @@ Result<nlohmann::json> parseJson(std::string_view text, const std::string& what,
     return R::ok(std::move(value));
 }
 
-Result<nlohmann::json> readJsonObject(const std::string& path, std::size_t maxBytes)
+JsonStart jsonStart(std::string_view text)
+{
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    const std::size_t first = text.find_first_not_of(" \t\n\r");
+    if (first == std::string_view::npos) return JsonStart::NotJson;
+    const std::string_view rest = text.substr(first);
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (rest[0] == '{') return JsonStart::Object;
+    // 1. A list or a string is known by its first byte, a number by its first digit.
+    if (rest[0] == '[' || rest[0] == '"' || digit(rest[0]) || (rest.size() > 1 && rest[0] == '-' && digit(rest[1])))
+        return JsonStart::OtherValue;
+    // 2. A literal only by its whole word: "nope" is not JSON at all, and is reported as such.
+    for (const std::string_view word : {"null", "true", "false"})
+        if (rest.starts_with(word)) return JsonStart::OtherValue;
+    return JsonStart::NotJson;
+}
+
+Result<nlohmann::json> parseJsonObject(std::string_view text, const std::string& what, const std::string& notObject)
 {
     using R = Result<nlohmann::json>;
-    Result<std::string> text = readSmallFile(path, maxBytes);
-    if (!text) return R::fail(text.error());
-    Result<nlohmann::json> j = parseJson(*text, "'" + path + "'");
+    const std::string refusal = notObject.empty() ? what + " is not a JSON object." : notObject;
+    // 1. The first byte decides for a list or a scalar: nothing after it can make the text an object.
+    if (jsonStart(text) == JsonStart::OtherValue) return R::fail(refusal);
+    Result<nlohmann::json> j = parseJson(text, what);
     if (!j) return j;
-    if (!j->is_object()) return R::fail("'" + path + "' is not a JSON object.");
+    // 2. Valid JSON that opened with '{' is an object; kept as a check, not a path any text takes.
+    if (!j->is_object()) return R::fail(refusal);
     return j;
+}
+
+Result<nlohmann::json> readJsonObject(const std::string& path, std::size_t maxBytes)
+{
+    Result<std::string> text = readSmallFile(path, maxBytes);
+    if (!text) return Result<nlohmann::json>::fail(text.error());
+    return parseJsonObject(*text, "'" + path + "'");
 }
 
 std::string quoteJsonValue(const nlohmann::json& value)

@@ -23,14 +23,25 @@ constexpr int kMaxJsonDepth = 64;
 // messages: "'/m/config.json' is not valid JSON." Never throws; the JSON is data, never evaluated.
 Result<nlohmann::json> parseJson(std::string_view text, const std::string& what, int maxDepth = kMaxJsonDepth);
 
-// The nesting check alone, for readers that parse JSON as a stream (the safetensors header): "" when the
-// text nests at most `maxDepth` levels, else the sentence parseJson would give.
-std::string jsonNestingProblem(std::string_view text, const std::string& what, int maxDepth = kMaxJsonDepth);
+// parseJson's sentence for a text nested deeper than `maxDepth`, for readers that count the nesting as
+// they stream (the safetensors header).
+std::string jsonTooDeep(const std::string& what, int maxDepth = kMaxJsonDepth);
+
+// How a JSON text begins, from its first bytes past white space (and a UTF-8 byte order mark, which the
+// parser skips too): every file AttnScope reads is an object, and a text that opens a list, a string, a
+// number or a literal (null, true, false) can be refused before its 60 MB are parsed.
+enum class JsonStart { Object, OtherValue, NotJson };
+JsonStart jsonStart(std::string_view text);
+
+// parseJson for a text that must be an object. A text that starts another JSON value is refused at once
+// with `notObject` (by default "<what> is not a JSON object."); one that is not JSON at all gets
+// parseJson's "not valid JSON".
+Result<nlohmann::json> parseJsonObject(std::string_view text, const std::string& what, const std::string& notObject = {});
 
 // Larger than any config.json (a 70B model's is under 2 kB).
 constexpr std::size_t kMaxConfigBytes = 1u << 20;
 
-// A small JSON file's top-level object, read through parseJson; fails with a sentence naming the file
+// A small JSON file's top-level object, read through parseJsonObject; fails with a sentence naming the file
 // (cannot open, too large, too deep, "'<path>' is not valid JSON.", "'<path>' is not a JSON object.").
 Result<nlohmann::json> readJsonObject(const std::string& path, std::size_t maxBytes = kMaxConfigBytes);
 

@@ -82,11 +82,12 @@ Result<std::shared_ptr<const WordPieceTokenizer>> WordPieceTokenizer::fromTokeni
     Result<std::string> text = readSmallFile(path, kMaxTokenizerFileBytes);
     if (!text) return R::fail(text.error());
     const std::string file = inQuotes(path);
-    Result<nlohmann::json> parsed = parseJson(*text, file);  // the nesting limit is checked before parsing
+    const std::string noModel = file + " has no \"model\" object, so it is not a tokenizer.json.";
+    // The nesting limit is checked before parsing, and a text that is not an object is refused unparsed.
+    Result<nlohmann::json> parsed = parseJsonObject(*text, file, noModel);
     if (!parsed) return R::fail(parsed.error());
     const nlohmann::json& doc = *parsed;
-    if (!doc.is_object() || !doc.contains("model") || !doc["model"].is_object())
-        return R::fail(file + " has no \"model\" object, so it is not a tokenizer.json.");
+    if (!doc.contains("model") || !doc["model"].is_object()) return R::fail(noModel);
     const nlohmann::json& model = doc["model"];
     if (model.contains("type") && model["type"] != "WordPiece")
         return R::fail(file + " describes a " + quoteJsonValue(model["type"]) +

@@ -364,7 +364,8 @@ private slots:
             "max_input_chars_per_word", "1 to");
         row("tokenizer.json deeply nested", "tokenizer.json:deep", "tokenizer.json", "deeper than");
         row("tokenizer_config.json flag not boolean", "tokenizer_config.json:{\"do_lower_case\":\"yes\"}", "do_lower_case", "not true or false");
-        row("tokenizer_config.json not JSON", "tokenizer_config.json:[", "tokenizer_config.json", "not valid JSON");
+        row("tokenizer_config.json not JSON", "tokenizer_config.json:{", "tokenizer_config.json", "not valid JSON");
+        row("tokenizer_config.json a list", "tokenizer_config.json:[", "tokenizer_config.json", "not a JSON object");
         row("truncated safetensors", "truncate", "model.safetensors", "outside");
         row("pytorch pickle only", "pickle", "pytorch_model.bin", "safe_serialization=True");
     }

@@ -15,6 +15,7 @@
 #include "gpt2reference.h"
 #include "model/nexttokens.h"
 #include "io/safetensors.h"
+#include "text/filetext.h"
 #include "tinygpt2.h"
 #include "tracecompare.h"
 
@@ -290,6 +291,46 @@ private slots:
         QVERIFY(!trace);
         QVERIFY2(trace.error().find("17 tokens") != std::string::npos && trace.error().find("16 tokens") != std::string::npos,
                  trace.error().c_str());
+    }
+
+    // Every JSON file AttnScope reads is an object, so the first byte past white space (and a byte order
+    // mark) decides a list or a scalar: refused as "not a JSON object" even where the rest would not even
+    // parse, which shows that nothing after that byte was read.
+    void jsonObjectDecidedByItsFirstByte_data()
+    {
+        QTest::addColumn<std::string>("text");
+        QTest::addColumn<std::string>("problem");  // "" for accepted
+        QTest::newRow("an object") << std::string(R"({"a":1})") << std::string();
+        QTest::newRow("an object after white space and a BOM") << std::string("\xEF\xBB\xBF \r\n\t{\"a\":1}") << std::string();
+        QTest::newRow("a list") << std::string("[1]") << std::string("not a JSON object");
+        QTest::newRow("a list that is not valid JSON") << std::string("[1,") << std::string("not a JSON object");
+        QTest::newRow("a string") << std::string(" \"x") << std::string("not a JSON object");
+        QTest::newRow("a negative number") << std::string("-1x") << std::string("not a JSON object");
+        QTest::newRow("a literal") << std::string("null,") << std::string("not a JSON object");
+        QTest::newRow("a word that is not a literal") << std::string("nope") << std::string("not valid JSON");
+        QTest::newRow("a minus sign alone") << std::string("-x") << std::string("not valid JSON");
+        QTest::newRow("an object that is not valid JSON") << std::string(R"({"a":)") << std::string("not valid JSON");
+        QTest::newRow("no JSON at all") << std::string("<html>") << std::string("not valid JSON");
+        QTest::newRow("white space only") << std::string(" \n") << std::string("not valid JSON");
+        QTest::newRow("empty") << std::string() << std::string("not valid JSON");
+    }
+    void jsonObjectDecidedByItsFirstByte()
+    {
+        QFETCH(std::string, text);
+        QFETCH(std::string, problem);
+        const Result<nlohmann::json> j = parseJsonObject(text, "'t.json'");
+        if (problem.empty()) {
+            QVERIFY2(j, j.error().c_str());
+            QCOMPARE(j->at("a").get<int>(), 1);
+            return;
+        }
+        QVERIFY(!j);
+        QVERIFY2(j.error().find(problem) != std::string::npos, j.error().c_str());
+        QVERIFY2(j.error().find("'t.json'") != std::string::npos, j.error().c_str());
+        // The config reader takes the same path and the same sentence.
+        const Result<ModelConfig> c = parseGpt2Config(text, "/m/config.json");
+        QVERIFY(!c);
+        QVERIFY2(c.error().find(problem) != std::string::npos, c.error().c_str());
     }
 
     // One row per kind of bad folder: the sentence names the file or tensor and the problem.

@@ -303,8 +303,12 @@ private slots:
         // before the parser allocates a container per bracket.
         const std::string deep = std::string(100000, '[') + std::string(100000, ']');
         QTest::newRow("index nested 100000 deep") << "index:{\"weight_map\": " + deep + "}" << std::string("deeper than");
-        QTest::newRow("tokenizer.json nested 100000 deep") << "write:tokenizer.json=" + deep << std::string("deeper than");
-        QTest::newRow("tokenizer_config.json nested 100000 deep") << "write:tokenizer_config.json=" + deep << std::string("deeper than");
+        QTest::newRow("tokenizer.json nested 100000 deep") << "write:tokenizer.json={\"a\": " + deep + "}" << std::string("deeper than");
+        QTest::newRow("tokenizer_config.json nested 100000 deep") << "write:tokenizer_config.json={\"a\": " + deep + "}"
+                                                                  << std::string("deeper than");
+        // A file that opens a list is refused by that first byte, before the nesting is counted.
+        QTest::newRow("tokenizer.json a deep list") << "write:tokenizer.json=" + deep << std::string("not a JSON object");
+        QTest::newRow("index a list") << std::string("index:[1,") << std::string("weight_map");
         QTest::newRow("config.json nested 100000 deep") << "write:config.json={\"model_type\": \"llama\", \"x\": " + deep + "}"
                                                          << std::string("deeper than");
         QTest::newRow("rms_norm_eps past float's range") << std::string("config:rms_norm_eps=1e300") << std::string("rms_norm_eps");

@@ -29,6 +29,14 @@ std::string rawFile(const std::string& header, std::size_t dataBytes, std::uint6
     return bytes + header + std::string(dataBytes, '\0');
 }
 
+// "1,1,...,1": a shape list of n dimensions of one.
+std::string onesList(int n)
+{
+    std::string s = "1";
+    for (int i = 1; i < n; ++i) s += ",1";
+    return s;
+}
+
 void writeBytes(const std::string& path, const std::string& bytes)
 {
     std::ofstream out(path, std::ios::binary);
@@ -126,13 +134,23 @@ private slots:
         QTest::newRow("header length past the end") << rawFile(ok, 8, 4096) << std::string("truncated");
         QTest::newRow("header length over 100 MB") << rawFile(ok, 8, 200'000'000) << std::string("100 MB");
         QTest::newRow("header length near 2^64") << rawFile(ok, 8, UINT64_MAX - 1) << std::string("100 MB");
-        QTest::newRow("header not JSON") << rawFile("{\"x\": [", 0) << std::string("not valid JSON");
+        QTest::newRow("header not JSON") << rawFile(R"({"x":{"dtype":"F32","shape":[2)", 0) << std::string("not valid JSON");
+        QTest::newRow("header not JSON from its first byte") << rawFile("garbage", 0) << std::string("not valid JSON");
+        // The reader stops at the first problem: a list where a tensor's object belongs is named before the
+        // truncation after it.
+        QTest::newRow("header truncated after a first problem") << rawFile("{\"x\": [", 0) << std::string("not described by a JSON object");
         QTest::newRow("header a JSON list") << rawFile("[1,2,3]", 0) << std::string("not a JSON object");
+        QTest::newRow("header a list that is not even JSON") << rawFile("[1,2,", 0) << std::string("not a JSON object");
+        QTest::newRow("header a string after white space") << rawFile(" \n\t\"x\"", 0) << std::string("not a JSON object");
+        QTest::newRow("header nested 65 deep") << rawFile(R"({"__metadata__":)" + std::string(64, '[') + std::string(64, ']') + "}", 0)
+                                               << std::string("deeper than 64");
         QTest::newRow("entry not an object") << rawFile(R"({"x": 3})", 0) << std::string("not described by a JSON object");
         QTest::newRow("dtype missing") << rawFile(R"({"x":{"shape":[2],"data_offsets":[0,8]}})", 8) << std::string("no dtype");
         QTest::newRow("dtype not a string") << rawFile(R"({"x":{"dtype":7,"shape":[2],"data_offsets":[0,8]}})", 8) << std::string("no dtype");
         QTest::newRow("shape missing") << rawFile(R"({"x":{"dtype":"F32","data_offsets":[0,8]}})", 8) << std::string("no shape");
         QTest::newRow("shape entry negative") << rawFile(R"({"x":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", 8) << std::string("shape entry");
+        QTest::newRow("shape of 65 dimensions") << rawFile(R"({"x":{"dtype":"F32","shape":[)" + onesList(65) + R"(],"data_offsets":[0,4]}})", 4)
+                                                << std::string("more than 64 dimensions");
         QTest::newRow("shape entry a string") << rawFile(R"({"x":{"dtype":"F32","shape":["2"],"data_offsets":[0,8]}})", 8) << std::string("shape entry");
         QTest::newRow("offsets missing") << rawFile(R"({"x":{"dtype":"F32","shape":[2]}})", 8) << std::string("data_offsets");
         QTest::newRow("offsets of three") << rawFile(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,4,8]}})", 8) << std::string("data_offsets");
@@ -198,6 +216,18 @@ private slots:
         QVERIFY(f->find("old") && !f->find("new"));
         const Status missing = writeSafetensors(dir.filePath("gone/model.safetensors").toStdString(), {});
         QVERIFY2(missing.error.find("does not exist") != std::string::npos, missing.error.c_str());
+    }
+
+    // The dimension limit's edge: 64 ones are a shape of one element, read as such.
+    void shapeOf64DimensionsIsRead()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("model.safetensors").toStdString();
+        writeBytes(path, rawFile(R"({"x":{"dtype":"F32","shape":[)" + onesList(64) + R"(],"data_offsets":[0,4]}})", 4));
+        Result<SafetensorsFile> f = SafetensorsFile::open(path);
+        QVERIFY2(f, f.error().c_str());
+        QCOMPARE(f->find("x")->shape.size(), std::size_t(64));
+        QCOMPARE(f->find("x")->numel(), std::int64_t(1));
     }
 
     void metadataIsAllowed()

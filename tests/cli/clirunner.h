@@ -21,7 +21,9 @@ struct Run {
 
 struct RunOptions {
     QByteArray stdinData;  // written to its standard input, which is then closed either way
-    int timeoutMs = 60000;
+    // A bound for calling a run hung, not a speed requirement: a sanitizer build on a machine busy with
+    // another build runs a command many times slower than a quiet native one.
+    int timeoutMs = 300'000;
     QProcessEnvironment environment;  // empty: the test's own environment
     // > 0: the largest file the CLI may write (RLIMIT_FSIZE, SIGXFSZ ignored), so writing past it fails
     // the way it fails on a full disk.

@@ -15,7 +15,7 @@ using clitest::Run;
 Run runCli(const QStringList& args)
 {
     clitest::RunOptions options;
-    options.timeoutMs = 120000;  // a sweep runs the model at every multiplier: more than the default minute
+    options.timeoutMs = 600'000;  // a sweep runs the model at every multiplier: more than other commands
     return clitest::runCli(args, options);
 }
 

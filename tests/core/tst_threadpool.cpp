@@ -55,7 +55,9 @@ private slots:
         std::atomic<bool> met{false};
         pool.run(2, [&](int, int) {
             arrived.fetch_add(1);
-            for (int spin = 0; spin < 2000 && arrived.load() < 2; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            // Up to a minute: on a machine whose cores are busy with a build the second thread may start late,
+            // and the loop ends as soon as it arrives.
+            for (int spin = 0; spin < 60'000 && arrived.load() < 2; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(1));
             if (arrived.load() == 2) met = true;
         });
         QVERIFY2(met, "the second task never ran beside the first");

@@ -19,6 +19,7 @@
 #include "window/controlpanel.h"
 #include "window/mainwindow.h"
 #include "window/renderer.h"
+#include "waits.h"
 
 using namespace attnscope;
 
@@ -48,7 +49,7 @@ private slots:
         QVERIFY2(w.controls()->maskNote()->text().contains(QStringLiteral("bidirectional")), qPrintable(w.controls()->maskNote()->text()));
         w.sentenceEdit()->setText(QStringLiteral("the cat sat"));
         w.document()->waitForIdle();
-        QTRY_VERIFY(w.statusLabel()->text().contains(QStringLiteral("bert, encoder")));
+        QTRY_VERIFY_WITH_TIMEOUT(w.statusLabel()->text().contains(QStringLiteral("bert, encoder")), testing::kWorkTimeoutMs);
         // Back to a decoder: causal again.
         QVERIFY(w.openModel(QStringLiteral("builtin")).ok());
         QVERIFY(w.document()->settings().mask == MaskKind::Causal);

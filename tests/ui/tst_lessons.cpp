@@ -18,6 +18,7 @@
 #include "lessons/lessonpanel.h"
 #include "window/mainwindow.h"
 #include "window/windowactions.h"
+#include "waits.h"
 
 using namespace attnscope;
 
@@ -156,7 +157,7 @@ private slots:
         QCOMPARE(w.document()->text(), QStringLiteral("my own sentence"));
         QVERIFY(panel->highlight()->targets().empty());
         panel->show();  // opening it sets the step up
-        QTRY_VERIFY(w.document()->text() != QStringLiteral("my own sentence"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.document()->text() != QStringLiteral("my own sentence"), testing::kWorkTimeoutMs);
         panel->hide();
         QVERIFY(panel->highlight()->targets().empty());
     }

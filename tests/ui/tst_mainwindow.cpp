@@ -26,6 +26,7 @@
 #include "hostiletext.h"
 #include "tinygpt2.h"
 #include "window/tokenchips.h"
+#include "waits.h"
 
 using namespace attnscope;
 
@@ -124,7 +125,7 @@ void TestMainWindow::gridColoursWhenShownAndKeepsUnchangedHeads()
     QCOMPARE(grid.colouredImages(), 0);
     grid.show();
     QVERIFY(QTest::qWaitForWindowExposed(&grid));
-    QTRY_COMPARE(grid.colouredImages(), 12);
+    QTRY_COMPARE_WITH_TIMEOUT(grid.colouredImages(), 12, testing::kWorkTimeoutMs);
     // Ablating head 1 of layer 1 changes what layer 2 reads, and none of the weights of layers 0 and 1.
     AttentionSettings ablated;
     ablated.ablated = {AblatedHead{1, 1}};
@@ -218,7 +219,7 @@ void TestMainWindow::menuOpenLoadsInTheBackgroundAndTheNewestWins()
     w.openModelInBackground(QString::fromStdString(folder));
     QVERIFY(w.isOpeningModel());
     QCOMPARE(w.document()->modelSpec(), before);  // nothing has changed yet: the load is still running
-    QVERIFY(finished.wait(10000));
+    QVERIFY(finished.wait(testing::kWorkTimeoutMs));
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.at(0).at(1).toBool(), true);
     QVERIFY(!w.isOpeningModel());
@@ -228,7 +229,7 @@ void TestMainWindow::menuOpenLoadsInTheBackgroundAndTheNewestWins()
     const QString second = QStringLiteral("random:layers=1,heads=2,d_model=16,seed=5");
     w.openModelInBackground(QString::fromStdString(folder));
     w.openModelInBackground(second);
-    QVERIFY(finished.wait(10000));
+    QVERIFY(finished.wait(testing::kWorkTimeoutMs));
     QTest::qWait(200);  // the first open finishes too, and must change nothing
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.at(0).at(0).toString(), second);
@@ -389,7 +390,7 @@ void TestMainWindow::thousandTokensDoNotCrash()
     for (int i = 0; i < 1000; ++i) words << QStringLiteral("w%1").arg(i % 37);
     // Pasted at once, a text this long goes straight to the worker thread: wait for its result.
     w.sentenceEdit()->setText(words.join(QLatin1Char(' ')));
-    QTRY_COMPARE(w.heatmap()->tokenCount(), 1000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.heatmap()->tokenCount(), 1000, testing::kWorkTimeoutMs);
     QVERIFY(w.document()->error().isEmpty());
     QVERIFY(w.heatmap()->labelStep() > 1);  // labels thin out
     QCOMPARE(w.tokenChips()->chipCount(), 1000);
@@ -402,7 +403,7 @@ void TestMainWindow::thousandTokensDoNotCrash()
     QVERIFY(w.document()->isAsync());
     QTest::keyClicks(w.sentenceEdit(), QStringLiteral(" w5"));
     // "... w" arrives first when the worker was still busy; wait for the last keystroke's result.
-    QTRY_COMPARE(w.tokenChips()->chipText(1000), QStringLiteral("w5"));
+    QTRY_COMPARE_WITH_TIMEOUT(w.tokenChips()->chipText(1000), QStringLiteral("w5"), testing::kWorkTimeoutMs);
     QCOMPARE(w.heatmap()->tokenCount(), 1001);
     const double after = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
     QVERIFY2(after < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(after)));
@@ -442,9 +443,9 @@ void TestMainWindow::workerPathGivesTheSameWeights()
     w.document()->setForceAsync(true);
     QSignalSpy spy(w.document(), &Document::snapshotChanged);
     w.sentenceEdit()->setText(kSentence);
-    QTRY_COMPARE(w.heatmap()->tokenCount(), 9);
+    QTRY_COMPARE_WITH_TIMEOUT(w.heatmap()->tokenCount(), 9, testing::kWorkTimeoutMs);
     w.controls()->causalBox()->click();
-    QTRY_VERIFY(!w.heatmap()->isMaskedCell(0, 5));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.heatmap()->isMaskedCell(0, 5), testing::kWorkTimeoutMs);
     const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
     QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
 }
@@ -472,7 +473,7 @@ void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
     QVERIFY(map->yAxis->coordToPixel(0) < map->yAxis->coordToPixel(8));  // the first query is at the top
     QVERIFY(map->xAxis->coordToPixel(0) < map->xAxis->coordToPixel(8));  // the first key at the left
     QTest::mouseMove(map, centre);
-    QTRY_COMPARE(QToolTip::text(), tip);
+    QTRY_COMPARE_WITH_TIMEOUT(QToolTip::text(), tip, testing::kWorkTimeoutMs);
     const QString masked = w.heatmap()->cellToolTip(1, 6);
     QVERIFY2(masked.contains(QStringLiteral("masked")), qPrintable(masked));
     QVERIFY(!masked.contains(QStringLiteral("nan"), Qt::CaseInsensitive) && !masked.contains(QStringLiteral("inf")));
@@ -484,7 +485,7 @@ void TestMainWindow::statusBarNamesTokensModelAndTimes()
     attnscope::testing::useRandomModel(*w.document());
     w.show();
     w.sentenceEdit()->setText(kSentence);
-    QTRY_VERIFY(w.lastRenderMs() > 0.0);  // set when the heatmap's queued replot has finished
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastRenderMs() > 0.0, testing::kWorkTimeoutMs);  // set when the heatmap's queued replot has finished
     const QString status = w.statusLabel()->text();
     QVERIFY2(status.startsWith(QStringLiteral("9 tokens")), qPrintable(status));
     QVERIFY(status.contains(QString::fromStdString(w.document()->model()->config.name)));

@@ -29,6 +29,7 @@
 #include "window/controlpanel.h"
 #include "window/mainwindow.h"
 #include "window/windowactions.h"
+#include "waits.h"
 
 using namespace attnscope;
 
@@ -111,11 +112,11 @@ private slots:
         const int before = s.window.tabs()->width();
         s.presenter()->setActive(true);
         QVERIFY(!s.window.controls()->isVisible());
-        QTRY_VERIFY2(s.window.tabs()->width() > before, qPrintable(QString::number(s.window.tabs()->width())));
+        QTRY_VERIFY2_WITH_TIMEOUT(s.window.tabs()->width() > before, qPrintable(QString::number(s.window.tabs()->width())), testing::kWorkTimeoutMs);
         s.window.actions()->lessons()->show();
-        QTRY_VERIFY(s.window.controls()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(s.window.controls()->isVisible(), testing::kWorkTimeoutMs);
         s.window.actions()->lessons()->hide();
-        QTRY_VERIFY(!s.window.controls()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(!s.window.controls()->isVisible(), testing::kWorkTimeoutMs);
         s.presenter()->setActive(false);
         QVERIFY(s.window.controls()->isVisible());
     }

@@ -19,6 +19,7 @@
 #include "lab/scorehistogramview.h"
 #include "analysis/stats.h"
 #include "lab/whysqrtdkview.h"
+#include "waits.h"
 
 using namespace attnscope;
 
@@ -109,7 +110,7 @@ void TestScalingLab::markerMovesBeforeAsyncResult()
     doc.setTemperature(0.25);
     const double m = doc.settings().multiplier(doc.model()->config.dHead);
     QCOMPARE(view.markerMultiplier(), m);  // straight from settingsChanged
-    QTRY_VERIFY(view.sweep() && view.sweep()->current == m);
+    QTRY_VERIFY_WITH_TIMEOUT(view.sweep() && view.sweep()->current == m, testing::kWorkTimeoutMs);
     QVERIFY(snapshots.count() >= 1);
 }
 
@@ -144,8 +145,8 @@ void TestScalingLab::compareOnTheWorkerPathMatchesTheCore()
     AttentionSettings b = doc.settings();
     b.scaling = Scaling::None;
     view.setBSettings(b);
-    QTRY_VERIFY(view.hasDifference());
-    QTRY_VERIFY(view.snapshotB() && view.snapshotB()->settings == b);
+    QTRY_VERIFY_WITH_TIMEOUT(view.hasDifference(), testing::kWorkTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(view.snapshotB() && view.snapshotB()->settings == b, testing::kWorkTimeoutMs);
     const SnapshotPtr a = doc.snapshot();
     const HeadSelection f = a->focus;
     Result<ForwardTrace> direct = forward(*a->model, a->tokens.ids, b);

@@ -22,6 +22,7 @@
 #include "steps/stepbystep.h"
 #include "steps/stepsrender.h"
 #include "randomdefault.h"
+#include "waits.h"
 
 using namespace attnscope;
 
@@ -356,7 +357,7 @@ void TestStepByStep::costViewMeasuresInBackground()
     view.setMaxTokens(64);
     QSignalSpy done(&view, &CostView::measured);
     view.measure();
-    QVERIFY(done.wait(30000));
+    QVERIFY(done.wait(testing::kWorkTimeoutMs));
     QCOMPARE(int(view.points().size()), 4);  // 8, 16, 32, 64
     QCOMPARE(view.points().back().oneHeadMatrixBytes, std::int64_t(2 * 64 * 64 * 4));
     QCOMPARE(view.plot()->graph(3)->dataCount(), 4);

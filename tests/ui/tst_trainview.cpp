@@ -16,6 +16,7 @@
 #include "train/corpus.h"
 #include "training/trainsession.h"
 #include "training/trainview.h"
+#include "waits.h"
 
 using namespace attnscope;
 
@@ -77,7 +78,7 @@ void TestTrainView::sessionReportsStepsAndExactSnapshots()
     QSignalSpy steps(&session, &TrainSession::stepDone), snaps(&session, &TrainSession::snapshotReady);
     const TrainRunSettings s = tinyRun(12);
     session.start(s);
-    QTRY_COMPARE_WITH_TIMEOUT(session.state(), TrainSession::State::Finished, 60000);
+    QTRY_COMPARE_WITH_TIMEOUT(session.state(), TrainSession::State::Finished, testing::kWorkTimeoutMs);
     QCOMPARE(steps.count(), 12);
     for (int i = 0; i < 12; ++i) QCOMPARE(steps[i][0].value<train::StepReport>().step, i + 1);
     // Step 0, 5, 10 and the last.
@@ -92,7 +93,7 @@ void TestTrainView::pauseStopsTheSteps()
     TrainSession session;
     QSignalSpy steps(&session, &TrainSession::stepDone);
     session.start(tinyRun(100000));
-    QTRY_VERIFY_WITH_TIMEOUT(steps.count() >= 3, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(steps.count() >= 3, testing::kWorkTimeoutMs);
     session.pause();
     QCOMPARE(session.state(), TrainSession::State::Paused);
     QTest::qWait(300);  // at most the step under way when pause was pressed finishes (and queued reports arrive)
@@ -101,7 +102,7 @@ void TestTrainView::pauseStopsTheSteps()
     QCOMPARE(steps.count(), paused);
     session.resume();
     QCOMPARE(session.state(), TrainSession::State::Running);
-    QVERIFY(steps.wait(10000));
+    QVERIFY(steps.wait(testing::kWorkTimeoutMs));
     session.reset();
     QCOMPARE(session.state(), TrainSession::State::Idle);
 }
@@ -113,8 +114,8 @@ void TestTrainView::viewShowsTheSnapshotTheSliderPicks()
     view.resize(1000, 600);
     const TrainRunSettings s = tinyRun(10);
     view.startRun(s);
-    QTRY_COMPARE_WITH_TIMEOUT(view.session()->state(), TrainSession::State::Finished, 60000);
-    QTRY_COMPARE(view.snapshotCount(), 3);  // steps 0, 5, 10
+    QTRY_COMPARE_WITH_TIMEOUT(view.session()->state(), TrainSession::State::Finished, testing::kWorkTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(view.snapshotCount(), 3, testing::kWorkTimeoutMs);  // steps 0, 5, 10
     QCOMPARE(view.shownStep(), 10);         // the grid follows the latest snapshot
     QCOMPARE(view.lossPlot()->graph(0)->dataCount(), 10);
 
@@ -144,8 +145,8 @@ void TestTrainView::resetForgetsTheRun()
     Document doc;
     TrainView view(&doc);
     view.startRun(tinyRun(6));
-    QTRY_COMPARE_WITH_TIMEOUT(view.session()->state(), TrainSession::State::Finished, 60000);
-    QTRY_VERIFY(view.snapshotCount() > 0);
+    QTRY_COMPARE_WITH_TIMEOUT(view.session()->state(), TrainSession::State::Finished, testing::kWorkTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(view.snapshotCount() > 0, testing::kWorkTimeoutMs);
     view.resetButton()->click();
     QCOMPARE(view.snapshotCount(), 0);
     QCOMPARE(view.shownStep(), -1);

@@ -49,8 +49,16 @@ void ThreadPool::setThreads(int threads)
     if (threads == m_threads.load() && static_cast<int>(m_workers.size()) == threads - 1) return;
     stopWorkers();
     m_threads = threads;
+    {
+        std::lock_guard lock(m_mutex);
+        m_started = 0;
+    }
     m_workers.reserve(static_cast<std::size_t>(threads - 1));
     for (int w = 1; w < threads; ++w) m_workers.emplace_back([this, w] { workerLoop(w); });
+    // Return only once every thread runs: a thread's start-up (the sanitizer runtime's among it) then never
+    // lands in a later pass, which a thread first scheduled on a busy machine would otherwise do.
+    std::unique_lock lock(m_mutex);
+    m_done.wait(lock, [&] { return m_started == threads - 1; });
 }
 
 void ThreadPool::claimTasks(int worker)
@@ -68,6 +76,11 @@ void ThreadPool::claimTasks(int worker)
 
 void ThreadPool::workerLoop(int worker)
 {
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_started;
+    }
+    m_done.notify_all();
     std::uint64_t seen = 0;
     int nice = 0;
     for (;;) {

@@ -80,6 +80,7 @@ private:
     bool m_open = false;
     bool m_stop = false;
     int m_inside = 0;  // pool threads working on the open region
+    int m_started = 0;  // pool threads that have reached their loop since the last setThreads
     Trampoline m_fn = nullptr;
     void* m_ctx = nullptr;
     int m_count = 0;

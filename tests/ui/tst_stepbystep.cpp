@@ -67,6 +67,7 @@ private slots:
     void cellViewShowsCoreNumbers();
     void pipelineClickSelectsCell();
     void matrixLabelsNeverOverlap();
+    void labelsTurnedOnAreTakenBeforeDrawing();
     void headsViewSlicesAreHeadOutputs();
     void blockViewNorms();
     void positionalDemo();
@@ -257,6 +258,33 @@ void TestStepByStep::matrixLabelsNeverOverlap()
     plot.setViewport(plot.rect());
     plot.replot();
     QVERIFY(!plot.yAxis->tickLabels() && !plot.xAxis->tickLabels());
+}
+
+// A thumbnail grown large turns its labels on during a layout. The axes must then hold one label per tick
+// before they are drawn: QCPAxis::draw reads a label for every tick without checking, and a list taken
+// while labels were off (empty) made it read past the end, which crashed the window on a tab switch.
+void TestStepByStep::labelsTurnedOnAreTakenBeforeDrawing()
+{
+    QStringList tokens;
+    for (int i = 0; i < 12; ++i) tokens << QStringLiteral("w%1").arg(i);
+    MatrixPlot plot;
+    QStringList mismatched;
+    // Connected after the plot's own handler, so it sees the axes as they will be drawn.
+    connect(&plot, &QCustomPlot::afterLayout, &plot, [&] {
+        for (QCPAxis* axis : {plot.xAxis, plot.yAxis})
+            if (axis->tickLabels() && axis->tickVectorLabels().size() != axis->tickVector().size())
+                mismatched << QStringLiteral("%1 ticks, %2 labels").arg(axis->tickVector().size()).arg(axis->tickVectorLabels().size());
+    });
+    const int fontHeight = static_cast<int>(QFontMetricsF(plot.yAxis->tickLabelFont()).height());
+    plot.setMatrix(Matrix::Zero(12, 12), MatrixPlot::Scale::Symmetric, tokens, tokens);
+    for (const QSize size : {QSize(4 * fontHeight, 4 * fontHeight), QSize(40 * fontHeight, 40 * fontHeight), QSize(4 * fontHeight, 4 * fontHeight),
+                             QSize(40 * fontHeight, 40 * fontHeight)}) {
+        plot.resize(size);
+        plot.setViewport(plot.rect());
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+    }
+    QVERIFY(plot.yAxis->tickLabels());
+    QVERIFY2(mismatched.isEmpty(), qPrintable(mismatched.join(QStringLiteral("; "))));
 }
 
 void TestStepByStep::headsViewSlicesAreHeadOutputs()

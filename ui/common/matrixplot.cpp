@@ -91,22 +91,29 @@ void MatrixPlot::fitLabels()
     // font alone, so showing or hiding labels cannot change the decision.
     const double fontHeight = QFontMetricsF(yAxis->tickLabelFont()).height();
     const bool room = height() >= kMinLabelledSize * fontHeight && width() >= kMinLabelledSize * fontHeight;
+    bool retick = false;
     if (room != yAxis->tickLabels()) {
         xAxis->setTickLabels(room);
         yAxis->setTickLabels(room);
         replot(rpQueuedReplot);  // the margins follow in the next layout
+        // The axes took their tick vectors before this, without labels when they had none; drawn now,
+        // an axis would read a label for every tick from a list that holds none (QCPAxis::draw does not
+        // check), so the vectors are taken again below, before anything is drawn.
+        retick = true;
     }
     // The layout has just given the axes their size; the ticks were taken before it, so if the labels no
     // longer fit (or fit more densely than shown) they are set again and the tick vectors rebuilt now, in
     // this same replot, before anything is drawn.
     const int rowSpacing = labelSpacing(yAxis, m_rows, 1.0);
     const int colSpacing = labelSpacing(xAxis, m_cols, std::sin(xAxis->tickLabelRotation() * M_PI / 180.0));
-    if (rowSpacing == m_rowSpacing && colSpacing == m_colSpacing) return;
-    m_rowSpacing = rowSpacing;
-    m_colSpacing = colSpacing;
-    setLabels(yAxis, m_rowLabels, m_rows, m_rowSpacing);
-    setLabels(xAxis, m_colLabels, m_cols, m_colSpacing);
-    axisRect()->update(QCPLayoutElement::upPreparation);
+    if (rowSpacing != m_rowSpacing || colSpacing != m_colSpacing) {
+        m_rowSpacing = rowSpacing;
+        m_colSpacing = colSpacing;
+        setLabels(yAxis, m_rowLabels, m_rows, m_rowSpacing);
+        setLabels(xAxis, m_colLabels, m_cols, m_colSpacing);
+        retick = true;
+    }
+    if (retick) axisRect()->update(QCPLayoutElement::upPreparation);
 }
 
 void MatrixPlot::setTitle(const QString& title)

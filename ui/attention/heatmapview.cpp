@@ -7,6 +7,7 @@
 #include "drawing/cellmap.h"
 #include "drawing/colorbar.h"
 #include "common/colormap.h"
+#include "common/plottitles.h"
 #include "common/settingstext.h"
 #include "model/trainingmask.h"
 
@@ -81,6 +82,8 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     // 4. A title above the map: the head and the settings, so a picture of it says what it shows.
     plotLayout()->insertRow(0);
     m_title = new QCPTextElement(this, QString(), QFont(font().family(), 10, QFont::Bold));
+    m_title->setProperty("attnscope.fits-itself", true);  // one line per part (fitTitle), not per width
+    connect(this, &QCustomPlot::afterLayout, this, &HeatmapView::keepCellsSquare);
     plotLayout()->addElement(0, 0, m_title);
 
     m_placeholder = new QCPItemText(this);
@@ -179,7 +182,8 @@ bool HeatmapView::fitTitle()
     // One line when it fits the plot's width, else one line per part (large type, a narrow panel).
     const QString line = title();
     const bool fits = QFontMetrics(m_title->font()).horizontalAdvance(line) <= width() - 24;
-    const QString text = fits ? line : m_titleParts.join(QLatin1Char('\n'));
+    // A part still wider than the plot (twice the type beside a lesson) breaks at its spaces.
+    const QString text = fits ? line : wrapToWidth(m_titleParts.join(QLatin1Char('\n')), QFontMetrics(m_title->font()), width() - 24, 5);
     if (text == m_title->text()) return false;
     m_title->setText(text);
     return true;
@@ -209,6 +213,25 @@ void HeatmapView::resizeEvent(QResizeEvent* event)
     updateTicks();
     const bool retitled = fitTitle();
     if (before != m_labelStep || retitled) replot(rpQueuedReplot);
+}
+
+void HeatmapView::keepCellsSquare()
+{
+    // The layout gives the map a rectangle; the axes then span more than the T tokens along its longer
+    // side, centred, so every cell is a square (a weight reads the same across a row as down a column).
+    if (m_tokens == 0) return;
+    const QRect r = axisRect()->rect();
+    if (r.width() <= 0 || r.height() <= 0) return;
+    const double cell = std::min(double(r.width()), double(r.height())) / m_tokens;
+    const double keys = r.width() / cell, queries = r.height() / cell;
+    const QCPRange x(-0.5 - (keys - m_tokens) / 2, -0.5 - (keys - m_tokens) / 2 + keys);
+    const QCPRange y(-0.5 - (queries - m_tokens) / 2, -0.5 - (queries - m_tokens) / 2 + queries);
+    if (std::abs(x.lower - xAxis->range().lower) < 1e-9 && std::abs(x.upper - xAxis->range().upper) < 1e-9 &&
+        std::abs(y.lower - yAxis->range().lower) < 1e-9 && std::abs(y.upper - yAxis->range().upper) < 1e-9)
+        return;
+    xAxis->setRange(x);
+    yAxis->setRange(y);
+    axisRect()->update(QCPLayoutElement::upPreparation);  // the tick vectors, for the ranges drawn now
 }
 
 void HeatmapView::updateTicks()

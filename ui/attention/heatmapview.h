@@ -36,6 +36,7 @@ protected:
 
 private:
     bool fitTitle();  // true when the drawn title changed
+    void keepCellsSquare();
     void updateTicks();
 
     QCPColorMap* m_map = nullptr;

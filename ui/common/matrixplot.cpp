@@ -7,6 +7,7 @@
 #include "drawing/cellmap.h"
 #include "drawing/colorbar.h"
 #include "common/colormap.h"
+#include "common/plottitles.h"
 
 namespace attnscope {
 
@@ -121,7 +122,7 @@ void MatrixPlot::setTitle(const QString& title)
     m_title->setText(title);
 }
 
-QString MatrixPlot::title() const { return m_title ? m_title->text() : QString(); }
+QString MatrixPlot::title() const { return m_title ? fullTitle(m_title) : QString(); }
 
 void MatrixPlot::setShowColorScale(bool on)
 {

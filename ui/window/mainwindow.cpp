@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "common/plottitles.h"
 #include "window/controlpanel.h"
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
@@ -92,6 +93,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_tabs->addTab(new StepByStep(m_document), tr("S&tep by step"));
     m_tabs->addTab(new ResearchTab(m_document), tr("&Research"));
     m_tabs->addTab(new TrainView(m_document), tr("Tra&in"));
+    // The views take the room the window has, never more: a page's own minimum (a row of plots in Step by
+    // step, twice the type in presenter mode) must not make the window larger than a 1024 x 768 screen.
+    m_tabs->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     auto* split = new QSplitter(Qt::Horizontal, central);
     split->addWidget(m_tabs);
     split->addWidget(m_controls);
@@ -136,6 +140,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
         m_renderMs = m_renderClock.nsecsElapsed() / 1e6;
         updateStatus();
     });
+
+    // Every tab bar fits its width: titles shorten with "…" (the full title is the tab's tooltip) rather
+    // than scroll out of sight; every plot's title breaks into lines rather than run off its edges.
+    for (QTabWidget* tabs : findChildren<QTabWidget*>()) {
+        tabs->setUsesScrollButtons(false);
+        tabs->setElideMode(Qt::ElideRight);
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabToolTip(i).isEmpty()) tabs->setTabToolTip(i, tabs->tabText(i).remove(QLatin1Char('&')));
+    }
+    fitPlotTitles(this);
+    // Views that make their plots later (one per head of the model) get theirs fitted when shown.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { fitPlotTitles(m_tabs); });
+    for (QTabWidget* views : m_tabs->findChildren<QTabWidget*>())
+        connect(views, &QTabWidget::currentChanged, this, [this] { fitPlotTitles(m_tabs); });
+    connect(m_document, &Document::modelChanged, this, [this] { fitPlotTitles(m_tabs); });
 
     showSnapshot(m_document->snapshot());
     showError(m_document->error());

@@ -1,0 +1,27 @@
+#pragma once
+// Plot titles that fit their plot: a title wider than the plot is broken into lines at spaces (at most
+// three, the last one elided with "…" when even that is not enough), at every replot, so a narrow panel,
+// twice the type in presenter mode or a smaller screen never cut a title off at the plot's edges. The
+// views keep setting their titles as before; the full text stays readable through fullTitle() and the
+// plot's tooltip.
+#include <QString>
+
+class QCPTextElement;
+class QCustomPlot;
+class QFontMetrics;
+class QWidget;
+
+namespace attnscope {
+
+// `text` broken at spaces into lines no wider than `width` pixels, at most `maxLines`, the last elided.
+QString wrapToWidth(const QString& text, const QFontMetrics& metrics, int width, int maxLines = 3);
+
+// Fits the titles of every plot inside `root` (and `root` itself when it is a plot) before each of its
+// replots, from now on; plots already fitted are skipped, so calling it again picks up new plots only.
+// A title whose element has the property "attnscope.fits-itself" set is left to its view.
+void fitPlotTitles(QWidget* root);
+
+// The title as its view set it, before any line breaks fitPlotTitles put in.
+QString fullTitle(const QCPTextElement* title);
+
+} // namespace attnscope

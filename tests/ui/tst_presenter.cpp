@@ -22,6 +22,7 @@
 #include <qcustomplot.h>
 
 #include "attention/heatmapview.h"
+#include "lessons/controlhighlight.h"
 #include "lessons/lessonpanel.h"
 #include "common/document.h"
 #include "presenter/presentermode.h"
@@ -89,7 +90,8 @@ private slots:
         }
         s.window.tabs()->setCurrentIndex(0);
         const QString strip = s.presenter()->stripText();
-        for (const char* part : {"M mask: causal", "S ÷√dₖ: on", "temperature 1.00", "P positions", "head 0", "layer 0", "tab: Attention", "Esc"})
+        for (const char* part : {"M mask: causal", "S ÷√dₖ: on", "T = 1.00", "P positions", "head 0", "layer 0", "C no key blocked",
+                                 "L show lesson", "Attention", "Esc"})
             QVERIFY2(strip.contains(QString::fromUtf8(part)), qPrintable(strip));
 
         s.press(Qt::Key_Escape);
@@ -102,23 +104,56 @@ private slots:
         QVERIFY(!s.window.actions()->action(QStringLiteral("presenter"))->isChecked());
     }
 
-    // In front of a class the strip stands in for the control panel, whose width goes to the views; with a
-    // lesson open the panel is back, since the lesson outlines its controls; leaving restores it.
-    void theControlPanelMakesRoomUnlessALessonIsOpen()
+    // In front of a class the strip stands in for the control panel, whose width goes to the views, with a
+    // lesson open too: the lesson's outline moves from the panel's control to the strip's cell for it, and
+    // back when presenter mode ends. L shows and hides the lesson, C unblocks every key.
+    void theStripStandsInForTheControlPanel()
     {
         Shown s;
         QVERIFY(QTest::qWaitForWindowActive(&s.window));
         QVERIFY(s.window.controls()->isVisible());
-        const int before = s.window.tabs()->width();
+        LessonPanel* lessons = s.window.actions()->lessons();
+        lessons->show();
+        // Lesson 5, the causal mask: its second step outlines the "causal" check box.
+        int step = -1;
+        for (int l = 0; l < lessons->lessonCount() && step < 0; ++l) {
+            lessons->startLesson(l);
+            const Lesson& lesson = lessons->currentLesson()->lesson;
+            for (std::size_t i = 0; i < lesson.steps.size() && step < 0; ++i)
+                if (lesson.steps[i].highlight == std::vector<std::string>{"causal"}) step = int(i);
+        }
+        QVERIFY(step >= 0);
+        lessons->showStep(step);
+        QWidget* causal = s.window.findChild<QWidget*>(QStringLiteral("causal"));
+        QCOMPARE(lessons->highlight()->targets(), std::vector<QWidget*>{causal});
+
         s.presenter()->setActive(true);
         QVERIFY(!s.window.controls()->isVisible());
-        QTRY_VERIFY2_WITH_TIMEOUT(s.window.tabs()->width() > before, qPrintable(QString::number(s.window.tabs()->width())), testing::kWorkTimeoutMs);
-        s.window.actions()->lessons()->show();
-        QTRY_VERIFY_WITH_TIMEOUT(s.window.controls()->isVisible(), testing::kWorkTimeoutMs);
-        s.window.actions()->lessons()->hide();
-        QTRY_VERIFY_WITH_TIMEOUT(!s.window.controls()->isVisible(), testing::kWorkTimeoutMs);
+        QVERIFY(lessons->isVisible());
+        QWidget* maskCell = s.presenter()->strip()->findChild<QWidget*>(QStringLiteral("strip-mask"));
+        QVERIFY(maskCell);
+        QCOMPARE(lessons->highlight()->targets(), std::vector<QWidget*>{maskCell});
+        // The lesson is a sidebar: the view keeps at least 60 % of the width.
+        QTRY_VERIFY2_WITH_TIMEOUT(lessons->width() <= PresenterMode::kLessonShare * s.window.width() + 1, qPrintable(QString::number(lessons->width())),
+                                  testing::kWorkTimeoutMs);
+        QVERIFY(s.window.tabs()->width() >= 0.6 * s.window.width());
+
+        s.press(Qt::Key_L);
+        QVERIFY(!lessons->isVisible());
+        QVERIFY(s.presenter()->stripText().contains(QStringLiteral("L show lesson")));
+        s.press(Qt::Key_L);
+        QVERIFY(lessons->isVisible());
+        QVERIFY(s.presenter()->stripText().contains(QStringLiteral("L hide lesson")));
+
+        s.doc().toggleBlockedKey(1);
+        s.doc().toggleBlockedKey(2);
+        QVERIFY(s.presenter()->stripText().contains(QStringLiteral("C unblock 2 keys")));
+        s.press(Qt::Key_C);
+        QVERIFY(s.doc().settings().blockedKeys.empty());
+
         s.presenter()->setActive(false);
         QVERIFY(s.window.controls()->isVisible());
+        QCOMPARE(lessons->highlight()->targets(), std::vector<QWidget*>{causal});
     }
 
     void theSingleKeysChangeTheDocument()

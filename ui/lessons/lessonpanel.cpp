@@ -11,6 +11,7 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "common/resizewatcher.h"
 #include "lessons/controlhighlight.h"
 #include "scenes/scenestate.h"
 #include "window/mainwindow.h"
@@ -97,7 +98,8 @@ LessonPanel::LessonPanel(MainWindow* window)
     column->addWidget(m_notice);
     column->addLayout(nav);
     setWidget(body);
-    setMinimumWidth(320);
+    window->installEventFilter(new ResizeWatcher(this, [this] { fitWidth(); }));
+    fitWidth();
 
     connect(m_lessonBox, &QComboBox::activated, this, &LessonPanel::startLesson);
     connect(m_openFile, &QPushButton::clicked, this, [this] {
@@ -163,7 +165,7 @@ void LessonPanel::startLesson(int index)
         m_lessonBox->setCurrentIndex(index);
     }
     m_summary->setText(QString::fromStdString(m_entries[std::size_t(index)].lesson.summary));
-    m_summary->setVisible(!m_summary->text().isEmpty());
+    m_summary->setVisible(!m_compact && !m_summary->text().isEmpty());
     showStep(0);
 }
 
@@ -220,14 +222,57 @@ void LessonPanel::applyStep()
     const SceneResult applied = applyScene(*m_window, step.state);
     QStringList notes = applied.warnings;
     if (!applied.ok()) notes.prepend(applied.error);
+    notes << outline();
+    setNotice(notes.join(QLatin1Char('\n')));
+}
+
+QStringList LessonPanel::outline()
+{
+    const LessonEntry* entry = currentLesson();
+    if (!entry || m_step < 0) return {};
+    const LessonStep& step = entry->lesson.steps[std::size_t(m_step)];
+    QStringList missing;
     std::vector<QWidget*> targets;
     for (const std::string& name : step.highlight) {
         QWidget* w = m_window->findChild<QWidget*>(QString::fromStdString(name));
-        if (w) targets.push_back(w);
-        else notes << tr("There is no control called '%1' to point at.").arg(QString::fromStdString(name));
+        if (w) targets.push_back(m_standIn ? m_standIn(w) : w);
+        else missing << tr("There is no control called '%1' to point at.").arg(QString::fromStdString(name));
     }
     m_highlight->setTargets(targets);
-    setNotice(notes.join(QLatin1Char('\n')));
+    return missing;
+}
+
+void LessonPanel::refreshHighlight()
+{
+    if (isVisible() && m_applied) outline();
+}
+
+void LessonPanel::setWidestShare(double share)
+{
+    m_widestShare = share;
+    fitWidth();
+}
+
+void LessonPanel::fitWidth()
+{
+    // A sidebar: at most its share of the window, at least sixteen characters (or the share, if less).
+    const int widest = std::max(1, int(m_widestShare * m_window->width()));
+    const int narrowest = std::min(widest, fontMetrics().averageCharWidth() * 16);
+    if (maximumWidth() == widest && minimumWidth() == narrowest) return;
+    setMinimumWidth(narrowest);
+    setMaximumWidth(widest);
+    if (isVisible()) m_window->resizeDocks({this}, {widest}, Qt::Horizontal);
+}
+
+void LessonPanel::setCompact(bool on)
+{
+    m_openFile->setVisible(!on);
+    m_summary->setVisible(!on && !m_summary->text().isEmpty());
+    m_lessonBox->setSizeAdjustPolicy(on ? QComboBox::AdjustToMinimumContentsLengthWithIcon : QComboBox::AdjustToContentsOnFirstShow);
+    m_lessonBox->setMinimumContentsLength(on ? 8 : 0);
+    m_showAgain->setText(on ? tr("Set up again") : tr("Set up this step again"));
+    m_compact = on;
+    fitWidth();  // the type changed with presenter mode
 }
 
 void LessonPanel::answer(int choice)

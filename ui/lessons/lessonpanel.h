@@ -4,6 +4,7 @@
 // outlined. A step may end with a check-yourself question; choosing an answer says at once whether it is
 // right and why.
 #include <QDockWidget>
+#include <functional>
 #include <optional>
 
 #include "lessons/lessonlibrary.h"
@@ -40,6 +41,15 @@ public:
     void answer(int choice);
 
     ControlHighlight* highlight() const { return m_highlight; }
+    // Outlines the current step's controls again, each through `standIn` when one is set: presenter mode
+    // outlines the strip's cell for a control it has put away.
+    void refreshHighlight();
+    void setStandIn(std::function<QWidget*(QWidget*)> standIn) { m_standIn = std::move(standIn); }
+    // The panel never takes more than this share of the window's width, so the views keep theirs.
+    static constexpr double kWidestShare = 0.28;
+    void setWidestShare(double share);
+    // Presenter mode's sidebar: no file button or summary, a lesson list that can shrink (it elides).
+    void setCompact(bool on);
     QString feedbackText() const;
     QString stepText() const;
     QString notice() const;  // what could not be applied, or a file that could not be read
@@ -49,6 +59,7 @@ public:
 private:
     void rebuildList();
     void applyStep();  // the current step's state and outline
+    QStringList outline();  // outlines the current step's controls; the names it could not find
     void setNotice(const QString& text);
 
     MainWindow* m_window;
@@ -56,7 +67,11 @@ private:
     std::vector<LessonEntry> m_entries;  // the library's lessons, then files opened in this run
     int m_lesson = -1;
     int m_step = -1;
-    bool m_applied = false;  // the current step's state has been put into the window
+    bool m_applied = false;
+    bool m_compact = false;
+    double m_widestShare = kWidestShare;
+    void fitWidth();
+    std::function<QWidget*(QWidget*)> m_standIn;  // the current step's state has been put into the window
     ControlHighlight* m_highlight;
 
     QComboBox* m_lessonBox;

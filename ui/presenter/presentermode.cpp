@@ -16,7 +16,9 @@
 #include <QToolBar>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
+#include "common/resizewatcher.h"
 #include "lessons/lessonpanel.h"
 #include "presenter/presenterstyle.h"
 #include "window/controlpanel.h"
@@ -42,10 +44,20 @@ QString keyCap(const QString& key)
     return QStringLiteral("<span style=\"background-color:#ffd600; color:#000000; font-weight:bold;\">&nbsp;%1&nbsp;</span>").arg(key);
 }
 
+// The strip's cells, in order; a lesson outlines a cell by the control it stands in for (kStandIns).
+constexpr const char* kCellNames[] = {"strip-mask", "strip-scaling", "strip-temperature", "strip-positions", "strip-head",
+                                      "strip-layer", "strip-blocked", "strip-lessons", "strip-tabs", "strip-leave"};
+struct StandIn {
+    const char* control;
+    int cell;
+};
+constexpr StandIn kStandIns[] = {{"causal", 0}, {"sqrt-dk", 1}, {"temperature", 2}, {"positional-encoding", 3},
+                                 {"head", 4},   {"layer", 5},   {"clear-blocked", 6}};
+
 QString positionalName(PositionalOverride p)
 {
     switch (p) {
-    case PositionalOverride::Default: return QObject::tr("model default");
+    case PositionalOverride::Default: return QObject::tr("default");
     case PositionalOverride::Sinusoidal: return QObject::tr("sinusoidal");
     case PositionalOverride::Learned: return QObject::tr("learned");
     case PositionalOverride::None: return QObject::tr("none");
@@ -62,20 +74,22 @@ PresenterMode::PresenterMode(MainWindow* window)
     m_strip->setMovable(false);
     m_strip->setFloatable(false);
     m_strip->toggleViewAction()->setVisible(false);  // not offered in the toolbar menu: presenter mode owns it
-    // One cell per key, in two rows that share the strip's width: a word-wrapped label in a tool bar gets
-    // its narrow size hint and stacks the keys in a column.
-    auto* cells = new QWidget(m_strip);
-    cells->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    auto* grid = new QGridLayout(cells);
+    // One cell per key in a grid whose columns follow the strip's width (arrangeStrip): a word-wrapped
+    // label in a tool bar gets its narrow size hint and stacks the keys in a column.
+    m_cells = new QWidget(m_strip);
+    m_cells->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    m_cells->setMinimumWidth(1);  // the columns follow the width, so the strip never sets the window's
+    auto* grid = new QGridLayout(m_cells);
     grid->setContentsMargins(6, 4, 6, 4);
     grid->setHorizontalSpacing(24);
     for (int i = 0; i < kStripCells; ++i) {
-        auto* cell = new QLabel(cells);
+        auto* cell = new QLabel(m_cells);
         cell->setTextFormat(Qt::RichText);
-        grid->addWidget(cell, i / (kStripCells / 2), i % (kStripCells / 2));
+        cell->setObjectName(QString::fromLatin1(kCellNames[i]));
         m_stripCells.push_back(cell);
     }
-    m_strip->addWidget(cells);
+    m_cells->installEventFilter(new ResizeWatcher(this, [this] { arrangeStrip(); }));
+    m_strip->addWidget(m_cells);
     window->addToolBar(Qt::BottomToolBarArea, m_strip);
     m_strip->hide();
 
@@ -92,19 +106,12 @@ PresenterMode::PresenterMode(MainWindow* window)
 
 double PresenterMode::temperatureStep() { return std::sqrt(2.0); }
 
-void PresenterMode::fitControls()
+QWidget* PresenterMode::standIn(QWidget* control) const
 {
-    // The strip names every demonstration the control panel offers, so in front of a class the panel's
-    // width goes to the views. A lesson outlines the controls to touch, so with the Lessons panel open
-    // the control panel stays.
-    const LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr;
-    if (lessons && !m_watchingLessons) {
-        m_watchingLessons = true;
-        connect(lessons, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-            if (m_active) m_window->controls()->setVisible(visible);
-        });
-    }
-    m_window->controls()->setVisible(lessons && lessons->isVisible());
+    if (!m_active || !control || !m_window->controls()->isAncestorOf(control)) return control;
+    for (const StandIn& s : kStandIns)
+        if (control->objectName() == QLatin1String(s.control)) return m_stripCells[std::size_t(s.cell)];
+    return control;
 }
 
 void PresenterMode::setActive(bool on)
@@ -128,15 +135,21 @@ void PresenterMode::setActive(bool on)
         m_window->setFont(big);
         m_window->setPalette(PresenterStyle::highContrastPalette());
         PresenterStyle::scalePlotFonts(m_window, PresenterStyle::kFontScale);
-        // At twice the type the views' own minimum widths (rows of plots in Step by step) would make the
-        // window wider than a projector's screen; the tabs take the room the window has instead.
-        QTabWidget* tabs = m_window->tabs();
-        m_savedTabsPolicy = tabs->sizePolicy();
-        tabs->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
         menu->hide();
         status->hide();
+        // The strip names every demonstration the control panel offers, so in front of a class the
+        // panel's width goes to the views.
         m_controlsShown = !m_window->controls()->isHidden();
-        fitControls();
+        m_window->controls()->hide();
+        if (LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr) {
+            if (!m_watchingLessons) {  // the panel is made after this object; the strip's L cell follows it
+                m_watchingLessons = true;
+                lessons->setStandIn([this](QWidget* control) { return standIn(control); });
+                connect(lessons, &QDockWidget::visibilityChanged, this, &PresenterMode::refreshStrip);
+            }
+            lessons->setCompact(true);
+            lessons->setWidestShare(kLessonShare);
+        }
         refreshStrip();
         m_strip->show();
         qApp->installEventFilter(this);
@@ -147,7 +160,10 @@ void PresenterMode::setActive(bool on)
         qApp->removeEventFilter(this);
         m_strip->hide();
         PresenterStyle::restorePlotFonts(m_window);
-        m_window->tabs()->setSizePolicy(m_savedTabsPolicy);
+        if (LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr) {
+            lessons->setCompact(false);
+            lessons->setWidestShare(LessonPanel::kWidestShare);
+        }
         m_window->setFont(m_hadOwnFont ? m_savedFont : QFont());
         m_window->setPalette(m_hadOwnPalette ? m_savedPalette : QPalette());
         menu->setVisible(m_menuBarShown);
@@ -156,6 +172,8 @@ void PresenterMode::setActive(bool on)
         m_window->setWindowState(m_savedStates & ~Qt::WindowFullScreen);
     }
     emit activeChanged(on);
+    // Outlines move between the control panel and the strip.
+    if (LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr) lessons->refreshHighlight();
 }
 
 bool PresenterMode::eventFilter(QObject* watched, QEvent* event)
@@ -199,6 +217,13 @@ bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
         return true;
     case Qt::Key_P:
         cyclePositional();
+        return true;
+    case Qt::Key_C:
+        doc->clearBlockedKeys();
+        return true;
+    case Qt::Key_L:
+        if (LessonPanel* lessons = m_window->actions()->lessons()) lessons->setVisible(!lessons->isVisible());
+        refreshStrip();
         return true;
     case Qt::Key_Left: doc->setFocus({f.layer, f.head - 1}); return true;  // the document clamps to the model
     case Qt::Key_Right: doc->setFocus({f.layer, f.head + 1}); return true;
@@ -246,17 +271,40 @@ void PresenterMode::refreshStrip()
     const QTabWidget* tabs = m_window->tabs();
     QString tabName = tabs->tabText(tabs->currentIndex());
     tabName.remove(QLatin1Char('&'));
+    const LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr;
     QStringList parts;
     parts << keyCap(QStringLiteral("M")) + tr(" mask: %1").arg(s.mask == MaskKind::Causal ? tr("causal") : tr("off"));
     parts << keyCap(QStringLiteral("S")) + tr(" ÷√dₖ: %1").arg(s.scaling == Scaling::SqrtDk ? tr("on") : tr("off"));
-    parts << keyCap(QStringLiteral("+")) + keyCap(QStringLiteral("−")) + tr(" temperature %1").arg(s.temperature, 0, 'f', 2);
+    parts << keyCap(QStringLiteral("+")) + keyCap(QStringLiteral("−")) + tr(" T = %1").arg(s.temperature, 0, 'f', 2);
     parts << keyCap(QStringLiteral("P")) + tr(" positions: %1").arg(positionalName(s.positional));
     parts << keyCap(QStringLiteral("←")) + keyCap(QStringLiteral("→")) + tr(" head %1 of %2").arg(f.head).arg(heads);
     parts << keyCap(QStringLiteral("↑")) + keyCap(QStringLiteral("↓")) + tr(" layer %1 of %2").arg(f.layer).arg(layers);
-    parts << keyCap(QStringLiteral("1–%1").arg(std::min(9, tabs->count()))) + tr(" tab: %1").arg(tabName.toHtmlEscaped());
+    parts << keyCap(QStringLiteral("C")) + (s.blockedKeys.empty()        ? tr(" no key blocked")
+                                                    : s.blockedKeys.size() == 1 ? tr(" unblock 1 key")
+                                                                                : tr(" unblock %1 keys").arg(s.blockedKeys.size()));
+    parts << keyCap(QStringLiteral("L")) + (lessons && lessons->isVisible() ? tr(" hide lesson") : tr(" show lesson"));
+    parts << keyCap(QStringLiteral("1–%1").arg(std::min(9, tabs->count()))) + QLatin1Char(' ') + tabName.toHtmlEscaped();
     parts << keyCap(tr("Esc")) + tr(" leave");
     Q_ASSERT(parts.size() == kStripCells);
     for (int i = 0; i < kStripCells; ++i) m_stripCells[std::size_t(i)]->setText(parts[i]);
+    arrangeStrip();
+}
+
+void PresenterMode::arrangeStrip()
+{
+    // As many columns as the widest cell allows, at least one: four on a wide screen, two on a projector
+    // of 1024 pixels at twice the type.
+    auto* grid = static_cast<QGridLayout*>(m_cells->layout());
+    int widest = 1;
+    for (const QLabel* cell : m_stripCells) widest = std::max(widest, cell->sizeHint().width());
+    const QMargins margins = grid->contentsMargins();
+    const int room = m_cells->width() - margins.left() - margins.right();
+    const int spacing = grid->horizontalSpacing();
+    const int columns = std::clamp((room + spacing) / (widest + spacing), 1, 5);
+    if (columns == m_columns) return;
+    m_columns = columns;
+    for (QLabel* cell : m_stripCells) grid->removeWidget(cell);
+    for (int i = 0; i < kStripCells; ++i) grid->addWidget(m_stripCells[std::size_t(i)], i / columns, i % columns);
 }
 
 QString PresenterMode::stripText() const

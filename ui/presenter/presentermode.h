@@ -6,16 +6,18 @@
 //   +  −  the temperature up/down a step (×√2, within the slider's range)
 //   P  the next positional encoding the model offers
 //   ← →  the previous/next head       ↑ ↓  the previous/next layer
+//   C  clear the blocked keys          L  show/hide the Lessons panel
 //   1–9  the tabs, by their place (so a tab added later has its number at once)
 //   Esc  leave (when typing in a box, the first Esc leaves the box)
 // Keys typed into a text box (the sentence, a spin box) stay text; the keys act everywhere else in the
-// window. The control panel, which the strip stands in for, is put away unless the Lessons panel is open
-// (a lesson outlines the controls to touch).
+// window. The control panel, which the strip stands in for, is put away: a lesson step that outlines one
+// of its controls outlines the strip's cell for it instead (standIn). The Lessons panel becomes a narrow
+// sidebar (at most kLessonShare of the width), so the view keeps the room.
 #include <QFont>
 #include <QObject>
 #include <QPalette>
 #include <QPointer>
-#include <QSizePolicy>
+#include <QWidget>
 #include <vector>
 
 class QKeyEvent;
@@ -34,6 +36,11 @@ public:
     bool isActive() const { return m_active; }
     QToolBar* strip() const { return m_strip; }
     QString stripText() const;  // the strip as plain text (tests, accessibility)
+    // The strip's cell that stands in for a control of the control panel ("causal" -> the M cell), or the
+    // control itself when presenter mode is off or the strip has no cell for it.
+    QWidget* standIn(QWidget* control) const;
+
+    static constexpr double kLessonShare = 0.34;  // the Lessons sidebar's widest share of the window here
 
     // One step of the temperature keys, and the range they stay in.
     static double temperatureStep();
@@ -53,12 +60,14 @@ private:
     void stepTemperature(int direction);
     void cyclePositional();
     void refreshStrip();
-    void fitControls();  // the control panel only while the Lessons panel is open
+    void arrangeStrip();  // as many columns of cells as the strip's width holds
 
     MainWindow* m_window;
     QToolBar* m_strip;
-    static constexpr int kStripCells = 8;  // M, S, + −, P, ← →, ↑ ↓, 1–9, Esc: two rows of four
+    static constexpr int kStripCells = 10;  // M, S, + −, P, ← →, ↑ ↓, C, L, 1–9, Esc
     std::vector<QLabel*> m_stripCells;
+    QWidget* m_cells;
+    int m_columns = 0;
     bool m_active = false;
     // What leaving puts back.
     Qt::WindowStates m_savedStates;
@@ -67,7 +76,6 @@ private:
     bool m_hadOwnFont = false, m_hadOwnPalette = false;
     bool m_menuBarShown = true, m_statusBarShown = true, m_controlsShown = true;
     bool m_watchingLessons = false;
-    QSizePolicy m_savedTabsPolicy;
 };
 
 } // namespace attnscope

@@ -12,6 +12,8 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
+#include <memory>
+#include <string_view>
 
 #include "common/preferences.h"
 #include "compute/threadpool.h"
@@ -21,14 +23,33 @@
 #include "window/mainwindow.h"
 #include "window/windowactions.h"
 
+namespace {
+
+// --help and --version print and exit before any window exists, so they work without a display (over
+// ssh, in a script): the same parser, run under a QCoreApplication.
+bool onlyAsksForHelp(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a(argv[i]);
+        if (a == "--") return false;
+        if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?" || a == "-v" || a == "--version") return true;
+    }
+    return false;
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("AttnScope"));
-    QApplication::setDesktopFileName(QStringLiteral("attnscope"));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
+    std::unique_ptr<QCoreApplication> app;
+    if (onlyAsksForHelp(argc, argv)) app = std::make_unique<QCoreApplication>(argc, argv);
+    else app = std::make_unique<QApplication>(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(ATTNSCOPE_VERSION));
     QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("See how transformer attention works: every head of a model, live as you type."));
     parser.addHelpOption();
+    parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("scene"), QStringLiteral("A scene to open (FILE.attnscope)."), QStringLiteral("[FILE.attnscope]"));
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this sentence."), QStringLiteral("TEXT"));
     const QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Save the window to FILE and exit."), QStringLiteral("FILE"));
@@ -43,7 +64,9 @@ int main(int argc, char** argv)
                                          .arg(attnscope::ThreadPool::hardwareThreads()),
                                      QStringLiteral("N"));
     parser.addOptions({text, shot, tab, size, model, fresh, presenter, lesson, threads});
-    parser.process(app);
+    parser.process(*app);  // prints and exits for --help and --version
+    QGuiApplication::setDesktopFileName(QStringLiteral("attnscope"));
+    QGuiApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
     if (parser.isSet(threads)) {
         bool ok = false;
         const int n = parser.value(threads).toInt(&ok);

@@ -19,4 +19,18 @@ std::string trainingDescription(const ModelConfig& config)
     return config.causal ? "decoder, trained with the causal mask" : "encoder, trained bidirectional (no mask)";
 }
 
+std::string modelDescription(const ModelConfig& config)
+{
+    const std::string shape = std::to_string(config.layers) + (config.layers == 1 ? " layer × " : " layers × ") +
+                              std::to_string(config.heads) + (config.heads == 1 ? " head" : " heads");
+    const std::string mask = config.causal ? "causal mask" : "no mask";
+    // loadBuiltinModel names its model "builtin"; the random model's name is its spec.
+    if (config.name == "builtin")
+        return "AttnScope's built-in model (trained by AttnScope; " + std::string(config.causal ? "decoder, " : "encoder, ") + mask +
+               "; " + shape + ")";
+    if (config.name.starts_with("random"))
+        return config.name + " (random weights, untrained; " + config.architecture + " layout; " + shape + ")";
+    return config.name + " (" + config.architecture + ", " + trainingDescription(config) + "; " + shape + ")";
+}
+
 } // namespace attnscope

@@ -18,4 +18,10 @@ std::string counterfactualNote(const ModelConfig& config, MaskKind mask);
 // "encoder, trained bidirectional (no mask)" or "decoder, trained with the causal mask".
 std::string trainingDescription(const ModelConfig& config);
 
+// The model named for people, as the status bar shows it: what it is and how it came to be.
+//   "AttnScope's built-in model (trained by AttnScope; decoder, causal mask; 3 layers × 4 heads)"
+//   "random:layers=2,... (random weights, untrained; gpt2 layout; 2 layers × 4 heads)"
+//   "gpt2 (gpt2, decoder, trained with the causal mask; 12 layers × 12 heads)"
+std::string modelDescription(const ModelConfig& config);
+
 } // namespace attnscope

@@ -6,6 +6,7 @@
 #include "model/forward.h"
 #include "model/model.h"
 #include "model/nexttokens.h"
+#include "model/trainingmask.h"
 #include "train/headprobes.h"
 
 using namespace attnscope;
@@ -16,7 +17,33 @@ private slots:
     void isTheDefaultAndSmall();
     void heads();
     void nextTokensAreRealWords();
+    void isNamedForWhatItIs();
 };
+
+// The status bar names the model AttnScope trained as that, not by the layout it shares with GPT-2; a
+// random model says it is untrained; a folder's model keeps its name and architecture.
+void TestBuiltinModel::isNamedForWhatItIs()
+{
+    Result<ModelPtr> builtin = loadModel("builtin");
+    QVERIFY(builtin.hasValue());
+    const ModelConfig& c = (*builtin)->config;
+    QCOMPARE(modelDescription(c), "AttnScope's built-in model (trained by AttnScope; decoder, causal mask; " + std::to_string(c.layers) +
+                                      " layers × " + std::to_string(c.heads) + " heads)");
+    Result<ModelPtr> random = loadModel("random:layers=1,heads=2,d_model=16,seed=3");
+    QVERIFY2(random.hasValue(), random.error().c_str());
+    QCOMPARE(modelDescription((*random)->config),
+             (*random)->config.name + " (random weights, untrained; gpt2 layout; 1 layer × 2 heads)");
+    ModelConfig folder;
+    folder.name = "gpt2-medium";
+    folder.architecture = "gpt2";
+    folder.layers = 24;
+    folder.heads = 16;
+    folder.causal = true;
+    QCOMPARE(modelDescription(folder), std::string("gpt2-medium (gpt2, decoder, trained with the causal mask; 24 layers × 16 heads)"));
+    folder.causal = false;
+    folder.architecture = "bert";
+    QCOMPARE(modelDescription(folder), std::string("gpt2-medium (bert, encoder, trained bidirectional (no mask); 24 layers × 16 heads)"));
+}
 
 void TestBuiltinModel::isTheDefaultAndSmall()
 {

@@ -307,10 +307,7 @@ void MainWindow::updateStatus()
     const SnapshotPtr& s = m_document->snapshot();
     const ModelPtr& model = m_document->model();
     // The model, its architecture and how it was trained (an encoder sees both ways, a decoder only back).
-    const QString name = model ? QStringLiteral("%1 (%2, %3)")
-                                     .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture),
-                                          QString::fromStdString(trainingDescription(model->config)))
-                               : tr("no model");
+    const QString name = model ? QString::fromStdString(modelDescription(model->config)) : tr("no model");
     const AttentionSettings& settings = m_document->settings();
     const QString ablated = settings.ablated.empty() ? QString() : tr("   ·   ablated heads %1").arg(ablationText(settings));
     m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")

@@ -201,9 +201,11 @@ inline void auditPlots(const QWidget* root, QStringList& problems)
         }
         for (QCPTextElement* text : plot->findChildren<QCPTextElement*>()) {
             if (!text->visible() || text->text().isEmpty()) continue;
+            // A title is drawn within (and clipped to) its cell of the plot's layout.
             const int need = widestLine(QFontMetrics(text->font()), text->text());
-            if (need > plot->width())
-                problems << QStringLiteral("%1: title \"%2\" needs %3 px, the plot has %4").arg(where, text->text().simplified().left(40)).arg(need).arg(plot->width());
+            const int room = text->outerRect().width();
+            if (need > room)
+                problems << QStringLiteral("%1: title \"%2\" needs %3 px, its place in the plot has %4").arg(where, text->text().simplified().left(40)).arg(need).arg(room);
         }
         for (QCPLegend* legend : plot->findChildren<QCPLegend*>()) {
             if (!legend->visible() || legend->itemCount() == 0) continue;

@@ -84,6 +84,8 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     m_title = new QCPTextElement(this, QString(), QFont(font().family(), 10, QFont::Bold));
     m_title->setProperty("attnscope.fits-itself", true);  // one line per part (fitTitle), not per width
     connect(this, &QCustomPlot::afterLayout, this, &HeatmapView::keepCellsSquare);
+    // Before every replot, so a font changed since (presenter mode) is measured before the layout.
+    connect(this, &QCustomPlot::beforeReplot, this, &HeatmapView::fitTitle);
     plotLayout()->addElement(0, 0, m_title);
 
     m_placeholder = new QCPItemText(this);
@@ -180,10 +182,14 @@ QString HeatmapView::title() const { return m_titleParts.join(QStringLiteral(" Â
 bool HeatmapView::fitTitle()
 {
     // One line when it fits the plot's width, else one line per part (large type, a narrow panel).
+    // The title sits above the map's column (the colour scale has its own), and draws within it: the room
+    // is that column's width at the last layout, or the plot's before the first.
     const QString line = title();
-    const bool fits = QFontMetrics(m_title->font()).horizontalAdvance(line) <= width() - 24;
+    const int column = m_title->outerRect().width() > 0 ? m_title->outerRect().width() : width();
+    const int room = column - 24;
+    const bool fits = QFontMetrics(m_title->font()).horizontalAdvance(line) <= room;
     // A part still wider than the plot (twice the type beside a lesson) breaks at its spaces.
-    const QString text = fits ? line : wrapToWidth(m_titleParts.join(QLatin1Char('\n')), QFontMetrics(m_title->font()), width() - 24, 5);
+    const QString text = fits ? line : wrapToWidth(m_titleParts.join(QLatin1Char('\n')), QFontMetrics(m_title->font()), room, 8);
     if (text == m_title->text()) return false;
     m_title->setText(text);
     return true;
@@ -219,6 +225,8 @@ void HeatmapView::keepCellsSquare()
 {
     // The layout gives the map a rectangle; the axes then span more than the T tokens along its longer
     // side, centred, so every cell is a square (a weight reads the same across a row as down a column).
+    // The title's column may have a new width: fitted to it, the title is laid out in the next replot.
+    if (fitTitle()) replot(rpQueuedReplot);
     if (m_tokens == 0) return;
     const QRect r = axisRect()->rect();
     if (r.width() <= 0 || r.height() <= 0) return;
@@ -226,12 +234,18 @@ void HeatmapView::keepCellsSquare()
     const double keys = r.width() / cell, queries = r.height() / cell;
     const QCPRange x(-0.5 - (keys - m_tokens) / 2, -0.5 - (keys - m_tokens) / 2 + keys);
     const QCPRange y(-0.5 - (queries - m_tokens) / 2, -0.5 - (queries - m_tokens) / 2 + queries);
-    if (std::abs(x.lower - xAxis->range().lower) < 1e-9 && std::abs(x.upper - xAxis->range().upper) < 1e-9 &&
-        std::abs(y.lower - yAxis->range().lower) < 1e-9 && std::abs(y.upper - yAxis->range().upper) < 1e-9)
-        return;
-    xAxis->setRange(x);
-    yAxis->setRange(y);
-    axisRect()->update(QCPLayoutElement::upPreparation);  // the tick vectors, for the ranges drawn now
+    // Label every k-th token, k from the cells' real size now that the layout has given it.
+    const int line = QFontMetrics(xAxis->tickLabelFont()).height() + 2;
+    const int step = std::max(1, int(std::ceil(line / cell)));
+    const bool relabel = step != m_labelStep;
+    if (relabel) setLabels(step);
+    const bool reranged = std::abs(x.lower - xAxis->range().lower) > 1e-9 || std::abs(x.upper - xAxis->range().upper) > 1e-9 ||
+                          std::abs(y.lower - yAxis->range().lower) > 1e-9 || std::abs(y.upper - yAxis->range().upper) > 1e-9;
+    if (reranged) {
+        xAxis->setRange(x);
+        yAxis->setRange(y);
+    }
+    if (relabel || reranged) axisRect()->update(QCPLayoutElement::upPreparation);  // the tick vectors drawn now
 }
 
 void HeatmapView::updateTicks()
@@ -240,7 +254,12 @@ void HeatmapView::updateTicks()
     // Label every k-th token so the labels never overlap: one line of text per label at most.
     const int line = QFontMetrics(xAxis->tickLabelFont()).height() + 2;
     const int pixels = std::max(1, std::min(height() - 80, width() - 160));
-    const int step = std::max(1, int(std::ceil(double(m_tokens) * line / pixels)));
+    setLabels(std::max(1, int(std::ceil(double(m_tokens) * line / pixels))));
+}
+
+void HeatmapView::setLabels(int step)
+{
+    if (m_tokens == 0 || !m_snapshot) return;
     m_labelStep = step;
     const auto& toks = m_snapshot->tokens.tokens;
     QMap<double, QString> labels;

@@ -36,7 +36,8 @@ protected:
 
 private:
     bool fitTitle();  // true when the drawn title changed
-    void keepCellsSquare();
+    void keepCellsSquare();  // after each layout: square cells, and labels thinned to the cells' size
+    void setLabels(int step);  // every step-th token labelled
     void updateTicks();
 
     QCPColorMap* m_map = nullptr;

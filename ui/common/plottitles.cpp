@@ -13,21 +13,29 @@ const char* const kFitted = "attnscope.title.fitted";  // what fitting made of i
 const char* const kWatched = "attnscope.title.watched";
 const char* const kFitsItself = "attnscope.fits-itself";
 
-void fitTitles(QCustomPlot* plot)
+// True when a title changed.
+bool fitTitles(QCustomPlot* plot)
 {
-    const int width = plot->width() - 8;
-    if (width <= 0) return;
+    bool changed = false;
     QStringList tips;
     for (QCPTextElement* title : plot->findChildren<QCPTextElement*>()) {
         if (title->property(kFitsItself).toBool()) continue;
+        // A title draws within its cell of the plot's layout (a column of it, beside a colour scale); the
+        // cell's width at the last layout, or the plot's before the first.
+        const int width = (title->outerRect().width() > 0 ? title->outerRect().width() : plot->width()) - 8;
+        if (width <= 0) continue;
         const QString full = fullTitle(title);
         const QString fitted = wrapToWidth(full, QFontMetrics(title->font()), width);
         title->setProperty(kFull, full);
         title->setProperty(kFitted, fitted);
-        if (fitted != title->text()) title->setText(fitted);
+        if (fitted != title->text()) {
+            title->setText(fitted);
+            changed = true;
+        }
         if (fitted != full) tips << full;
     }
     plot->setToolTip(tips.join(QLatin1Char('\n')));
+    return changed;
 }
 
 } // namespace
@@ -76,6 +84,11 @@ void fitPlotTitles(QWidget* root)
         plot->setProperty(kWatched, true);
         // Before the replot lays the plot out, so the new lines get their room in the same frame.
         QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitTitles(plot); });
+        // The layout may have given a title's cell a new width (the first layout, a resize): fitted to it,
+        // the title is laid out again in the next replot.
+        QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+            if (fitTitles(plot)) plot->replot(QCustomPlot::rpQueuedReplot);
+        });
     }
 }
 

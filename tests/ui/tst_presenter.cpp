@@ -22,6 +22,7 @@
 #include <qcustomplot.h>
 
 #include "attention/heatmapview.h"
+#include "common/plottitles.h"
 #include "lessons/controlhighlight.h"
 #include "lessons/lessonpanel.h"
 #include "common/document.h"
@@ -303,6 +304,53 @@ private slots:
         view.replot();
         view.replot();
         QCOMPARE(drawn->text(), view.title());
+    }
+
+    // wrapToWidth: unchanged when it fits; otherwise broken at spaces into lines no wider than asked, every
+    // word kept while the lines allowed suffice, the last line elided when they do not.
+    void wrappingKeepsEveryLineWithinTheWidth()
+    {
+        const QFontMetrics metrics(QFont(QStringLiteral("DejaVu Sans"), 12));
+        const QString text = QStringLiteral("q·k after rotating q to position m and k to position n");
+        QCOMPARE(wrapToWidth(text, metrics, metrics.horizontalAdvance(text)), text);
+        const int width = metrics.horizontalAdvance(text) / 2;
+        const QString two = wrapToWidth(text, metrics, width, 3);
+        QVERIFY(two.count(QLatin1Char('\n')) >= 1);
+        for (const QString& line : two.split(QLatin1Char('\n'))) QVERIFY2(metrics.horizontalAdvance(line) <= width, qPrintable(line));
+        QCOMPARE(QString(two).replace(QLatin1Char('\n'), QLatin1Char(' ')), text);
+        const QString one = wrapToWidth(text, metrics, width, 1);
+        QVERIFY(!one.contains(QLatin1Char('\n')));
+        QVERIFY(one.endsWith(QChar(0x2026)));
+        QVERIFY(metrics.horizontalAdvance(one) <= width);
+    }
+
+    // A plot's axis label longer than its axis breaks into lines; the view's full label stays readable.
+    void axisLabelsBreakIntoLines()
+    {
+        QCustomPlot plot;
+        const QString label = QStringLiteral("memory of scores + weights + output (bytes)");
+        plot.xAxis->setLabel(label);
+        fitPlotTitles(&plot);
+        plot.resize(800, 400);
+        plot.setViewport(plot.rect());
+        plot.replot();
+        plot.replot();
+        QCOMPARE(plot.xAxis->label(), label);
+        plot.resize(200, 400);
+        plot.setViewport(plot.rect());
+        plot.replot();
+        plot.replot();
+        QVERIFY2(plot.xAxis->label().contains(QLatin1Char('\n')), qPrintable(plot.xAxis->label()));
+        const QFontMetrics metrics(plot.xAxis->labelFont());
+        for (const QString& line : plot.xAxis->label().split(QLatin1Char('\n')))
+            QVERIFY2(metrics.horizontalAdvance(line) <= plot.axisRect()->width(), qPrintable(line));
+        QCOMPARE(fullAxisLabel(plot.xAxis), label);
+        QVERIFY(plot.toolTip().contains(label));
+        // A label the view sets anew is taken as the full one.
+        plot.xAxis->setLabel(QStringLiteral("tokens"));
+        plot.replot();
+        QCOMPARE(plot.xAxis->label(), QStringLiteral("tokens"));
+        QCOMPARE(fullAxisLabel(plot.xAxis), QStringLiteral("tokens"));
     }
 
     void aboutNamesTheVersionsInUse()

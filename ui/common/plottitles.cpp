@@ -13,7 +13,31 @@ const char* const kFitted = "attnscope.title.fitted";  // what fitting made of i
 const char* const kWatched = "attnscope.title.watched";
 const char* const kFitsItself = "attnscope.fits-itself";
 
-// True when a title changed.
+// The text as its view last set it: a text other than the last fitted one was set since, and is the full
+// one now.
+QString fullText(const QObject* owner, const QString& shown)
+{
+    const QVariant fitted = owner->property(kFitted);
+    if (fitted.isValid() && fitted.toString() == shown) return owner->property(kFull).toString();
+    return shown;
+}
+
+// Fits one text to `width`; true when what is shown changed. The full text goes to `tips` when shortened.
+template <class Set>
+bool fitText(QObject* owner, const QString& shown, const QFont& font, int width, int maxLines, Set set, QStringList& tips)
+{
+    if (width <= 0) return false;
+    const QString full = fullText(owner, shown);
+    const QString fitted = wrapToWidth(full, QFontMetrics(font), width, maxLines);
+    owner->setProperty(kFull, full);
+    owner->setProperty(kFitted, fitted);
+    if (fitted != full) tips << full;
+    if (fitted == shown) return false;
+    set(fitted);
+    return true;
+}
+
+// True when a title or an axis label changed.
 bool fitTitles(QCustomPlot* plot)
 {
     bool changed = false;
@@ -23,16 +47,17 @@ bool fitTitles(QCustomPlot* plot)
         // A title draws within its cell of the plot's layout (a column of it, beside a colour scale); the
         // cell's width at the last layout, or the plot's before the first.
         const int width = (title->outerRect().width() > 0 ? title->outerRect().width() : plot->width()) - 8;
-        if (width <= 0) continue;
-        const QString full = fullTitle(title);
-        const QString fitted = wrapToWidth(full, QFontMetrics(title->font()), width);
-        title->setProperty(kFull, full);
-        title->setProperty(kFitted, fitted);
-        if (fitted != title->text()) {
-            title->setText(fitted);
-            changed = true;
+        changed |= fitText(title, title->text(), title->font(), width, 3, [title](const QString& t) { title->setText(t); }, tips);
+    }
+    // Axis labels run along their axis: no longer than its rectangle's side, or they overprint the next plot.
+    // Two lines at most, since each line is taken from the plot's own room.
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            if (!axis->visible() || axis->label().isEmpty()) continue;
+            const int length = axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+            if (length <= 0) continue;  // not laid out yet
+            changed |= fitText(axis, axis->label(), axis->labelFont(), length, 2, [axis](const QString& t) { axis->setLabel(t); }, tips);
         }
-        if (fitted != full) tips << full;
     }
     plot->setToolTip(tips.join(QLatin1Char('\n')));
     return changed;
@@ -62,17 +87,19 @@ QString wrapToWidth(const QString& text, const QFontMetrics& metrics, int width,
         kept.back() += QLatin1Char(' ') + lines.mid(maxLines).join(QLatin1Char(' '));
         lines = kept;
     }
-    for (QString& line : lines) line = metrics.elidedText(line, Qt::ElideRight, width);  // a word longer than the line
+    for (QString& line : lines)  // a word longer than the line, or what did not fit the lines allowed
+        if (metrics.horizontalAdvance(line) > width) line = metrics.elidedText(line, Qt::ElideRight, width);
     return lines.join(QLatin1Char('\n'));
 }
 
 QString fullTitle(const QCPTextElement* title)
 {
-    if (!title) return {};
-    // A text other than the last fitted one was set by the view since: that is the full title now.
-    const QVariant fitted = title->property(kFitted);
-    if (fitted.isValid() && fitted.toString() == title->text()) return title->property(kFull).toString();
-    return title->text();
+    return title ? fullText(title, title->text()) : QString();
+}
+
+QString fullAxisLabel(const QCPAxis* axis)
+{
+    return axis ? fullText(axis, axis->label()) : QString();
 }
 
 void fitPlotTitles(QWidget* root)

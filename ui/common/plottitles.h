@@ -1,11 +1,12 @@
 #pragma once
-// Plot titles that fit their plot: a title wider than the plot is broken into lines at spaces (at most
-// three, the last one elided with "…" when even that is not enough), at every replot, so a narrow panel,
-// twice the type in presenter mode or a smaller screen never cut a title off at the plot's edges. The
-// views keep setting their titles as before; the full text stays readable through fullTitle() and the
-// plot's tooltip.
+// Plot titles and axis labels that fit their plot: a title wider than its cell of the plot, or an axis
+// label longer than its axis, is broken into lines at spaces (at most three for a title and two for
+// an axis label, the last one elided with "…" when even that is not enough), at every replot, so a narrow panel, twice the type in presenter mode or a
+// smaller screen never cut one off. The views keep setting their titles and labels as before; the full
+// text stays readable through fullTitle(), fullAxisLabel() and the plot's tooltip.
 #include <QString>
 
+class QCPAxis;
 class QCPTextElement;
 class QCustomPlot;
 class QFontMetrics;
@@ -23,5 +24,7 @@ void fitPlotTitles(QWidget* root);
 
 // The title as its view set it, before any line breaks fitPlotTitles put in.
 QString fullTitle(const QCPTextElement* title);
+// The axis label as its view set it.
+QString fullAxisLabel(const QCPAxis* axis);
 
 } // namespace attnscope

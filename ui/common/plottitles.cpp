@@ -2,6 +2,7 @@
 
 #include <QFontMetrics>
 #include <QVariant>
+#include <algorithm>
 #include <qcustomplot.h>
 
 namespace attnscope {
@@ -37,6 +38,30 @@ bool fitText(QObject* owner, const QString& shown, const QFont& font, int width,
     return true;
 }
 
+// An axis with numbers asks its ticker for fewer ticks when it is short (a legend or a wrapped title took
+// the room, or the type is twice its size), so the labels never overprint; never more than the view asked
+// for. Token axes (text tickers) thin their labels themselves.
+void fitTickCount(QCPAxis* axis, int length)
+{
+    if (!axis->visible() || !axis->tickLabels() || length <= 0) return;
+    const QSharedPointer<QCPAxisTicker> ticker = axis->ticker();
+    if (!ticker || ticker.dynamicCast<QCPAxisTickerText>()) return;
+    const char* const kAsked = "attnscope.ticks.asked";
+    if (!axis->property(kAsked).isValid()) axis->setProperty(kAsked, ticker->tickCount());
+    const int asked = axis->property(kAsked).toInt();
+    // A label takes its line's height along a vertical axis; along a horizontal one, the width of the
+    // widest label the axis drew last, and a gap of one line between neighbours.
+    const QFontMetrics metrics(axis->tickLabelFont());
+    int extent = metrics.height();
+    if (axis->orientation() == Qt::Horizontal && axis->tickLabelRotation() == 0) {
+        int widest = 0;
+        for (const QString& label : axis->tickVectorLabels()) widest = std::max(widest, metrics.horizontalAdvance(label));
+        extent = widest + metrics.height() / 2;
+    }
+    const int wanted = std::clamp(length / std::max(1, 2 * extent), 2, std::max(2, asked));
+    if (ticker->tickCount() != wanted) ticker->setTickCount(wanted);
+}
+
 // True when a title or an axis label changed.
 bool fitTitles(QCustomPlot* plot)
 {
@@ -58,6 +83,7 @@ bool fitTitles(QCustomPlot* plot)
             if (length <= 0) continue;  // not laid out yet
             changed |= fitText(axis, axis->label(), axis->labelFont(), length, 2, [axis](const QString& t) { axis->setLabel(t); }, tips);
         }
+        for (QCPAxis* axis : rect->axes()) fitTickCount(axis, axis->orientation() == Qt::Horizontal ? rect->width() : rect->height());
     }
     plot->setToolTip(tips.join(QLatin1Char('\n')));
     return changed;

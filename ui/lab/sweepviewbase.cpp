@@ -1,5 +1,6 @@
 #include "lab/sweepviewbase.h"
 
+#include <algorithm>
 #include <QCoreApplication>
 #include <QFutureWatcher>
 #include <QVBoxLayout>
@@ -22,7 +23,10 @@ SweepViewBase::SweepViewBase(Document* document, QWidget* parent)
     // The legend sits under the plot so it never hides a curve.
     m_plot->legend->setVisible(true);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(3);
+    m_plot->legend->setWrap(kLegendColumns);
+    // As many columns as the plot's width holds (three at most): at twice the type, three columns are
+    // wider than the plot and their ends would be cut.
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &SweepViewBase::fitLegend);
     m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
 
@@ -35,6 +39,21 @@ SweepViewBase::SweepViewBase(Document* document, QWidget* parent)
     auto* gate = new RefreshGate(this, [this] { refresh(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     connect(m_document, &Document::settingsChanged, this, &SweepViewBase::followSettings);
+}
+
+void SweepViewBase::fitLegend()
+{
+    QCPLegend* legend = m_plot->legend;
+    int widest = 1;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (const QCPAbstractLegendItem* item = legend->item(i); item && item->realVisibility())
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+    const int spacing = legend->columnSpacing();
+    const int room = m_plot->width() - 16;
+    const int columns = std::clamp((room + spacing) / (widest + spacing), 1, kLegendColumns);
+    if (columns == legend->wrap()) return;
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-arranges the items for the new wrap
 }
 
 void SweepViewBase::refresh()

@@ -36,6 +36,8 @@ protected:
     QCPLegend* legend() const { return m_plot->legend; }
 
 private:
+    static constexpr int kLegendColumns = 3;
+    void fitLegend();  // legend columns for the plot's width
     void followSettings(const AttentionSettings& settings);
     void showSweepFor(const SnapshotPtr& snapshot, std::shared_ptr<const SaturationSweep> sweep);
 

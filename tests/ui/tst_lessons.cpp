@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QLabel>
 #include <QRadioButton>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -138,6 +139,13 @@ private slots:
         QCOMPARE(choices.size(), int(q.choices.size()));
         choices[wrong]->click();
         QVERIFY(panel->feedbackText().startsWith(QStringLiteral("Not quite.")));
+        // The answer's text is a label beside its button that wraps in a narrow panel; a click on it chooses too.
+        QLabel* rightText = choices[right]->parentWidget()->findChild<QLabel*>();
+        QVERIFY(rightText && rightText->wordWrap());
+        QCOMPARE(rightText->text(), QString::fromStdString(q.choices[std::size_t(right)].text));
+        QTest::mouseClick(rightText, Qt::LeftButton);
+        QVERIFY2(panel->feedbackText().startsWith(QStringLiteral("Right.")), qPrintable(panel->feedbackText()));
+        QVERIFY(choices[right]->isChecked());
         // The last step offers the next lesson.
         QVERIFY(panel->nextButton()->isEnabled());
         panel->nextButton()->click();

@@ -20,6 +20,8 @@ namespace attnscope {
 
 namespace {
 
+const char* const kChoiceProperty = "attnscope.lesson.choice";  // on an answer's label: its index
+
 // Paragraphs separated by a blank line, as the lesson format writes them.
 QString paragraphsHtml(const std::string& text)
 {
@@ -192,19 +194,31 @@ void LessonPanel::showStep(int index)
     // 2. The text and the question.
     m_stepTitle->setText(tr("Step %1 of %2 · %3").arg(index + 1).arg(lesson.steps.size()).arg(QString::fromStdString(step.title)));
     m_text->setHtml(paragraphsHtml(step.text));
-    for (QAbstractButton* b : m_choiceGroup->buttons()) {
-        m_choiceGroup->removeButton(b);
-        delete b;
-    }
+    qDeleteAll(m_choiceRows);  // a button leaves its group as it is destroyed
+    m_choiceRows.clear();
     m_feedback->clear();
     m_questionBox->setVisible(step.question.has_value());
     if (step.question) {
         m_prompt->setText(tr("Check yourself: %1").arg(QString::fromStdString(step.question->prompt)));
+        // Each answer is a radio button beside a word-wrapped label (a radio button's own text never wraps,
+        // and the presenter sidebar is narrow); a click on the label chooses it too.
         for (std::size_t i = 0; i < step.question->choices.size(); ++i) {
-            auto* choice = new QRadioButton(QString::fromStdString(step.question->choices[i].text), m_questionBox);
+            const QString text = QString::fromStdString(step.question->choices[i].text);
+            auto* row = new QWidget(m_questionBox);
+            auto* choice = new QRadioButton(row);
+            choice->setAccessibleName(text);
             choice->setToolTip(tr("Choose this answer to see at once whether it is right and why."));
+            auto* label = new QLabel(text, row);
+            label->setWordWrap(true);
+            label->setProperty(kChoiceProperty, int(i));
+            label->installEventFilter(this);
+            auto* line = new QHBoxLayout(row);
+            line->setContentsMargins(0, 0, 0, 0);
+            line->addWidget(choice, 0, Qt::AlignTop);
+            line->addWidget(label, 1);
             m_choiceGroup->addButton(choice, int(i));
-            m_choices->addWidget(choice);
+            m_choices->addWidget(row);
+            m_choiceRows.push_back(row);
         }
     }
     const bool last = index + 1 == int(lesson.steps.size());
@@ -289,6 +303,16 @@ void LessonPanel::answer(int choice)
     m_feedback->setText((c.correct ? tr("Right. %1") : tr("Not quite. %1")).arg(QString::fromStdString(c.feedback)));
     m_feedback->setStyleSheet(c.correct ? QStringLiteral("QLabel { color: #1b6e20; font-weight: bold; }")
                                         : QStringLiteral("QLabel { color: #a3160c; font-weight: bold; }"));
+}
+
+bool LessonPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::MouseButtonRelease) {
+        const QVariant choice = watched->property(kChoiceProperty);
+        if (choice.isValid())
+            if (QAbstractButton* b = m_choiceGroup->button(choice.toInt())) b->click();
+    }
+    return QDockWidget::eventFilter(watched, event);
 }
 
 QString LessonPanel::feedbackText() const { return m_feedback->text(); }

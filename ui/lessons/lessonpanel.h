@@ -56,6 +56,9 @@ public:
     QPushButton* nextButton() const { return m_next; }
     QPushButton* backButton() const { return m_back; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;  // a click on an answer's label chooses it
+
 private:
     void rebuildList();
     void applyStep();  // the current step's state and outline
@@ -84,6 +87,7 @@ private:
     QLabel* m_prompt;
     QVBoxLayout* m_choices;
     QButtonGroup* m_choiceGroup;
+    std::vector<QWidget*> m_choiceRows;  // one per answer: its radio button and its wrapped label
     QLabel* m_feedback;
     QLabel* m_notice;
     QPushButton* m_back;

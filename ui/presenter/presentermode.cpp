@@ -16,7 +16,6 @@
 #include <QToolBar>
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
 #include "common/resizewatcher.h"
 #include "lessons/lessonpanel.h"

@@ -36,6 +36,7 @@
 #include "training/trainview.h"
 #include "window/tokenchips.h"
 #include "model/trainingmask.h"
+#include "presenter/presentermode.h"
 #include "window/windowactions.h"
 
 namespace attnscope {
@@ -158,6 +159,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
 
     showSnapshot(m_document->snapshot());
     showError(m_document->error());
+}
+
+MainWindow::~MainWindow()
+{
+    if (m_actions) m_actions->presenter()->setActive(false);
 }
 
 void MainWindow::nameAndExplainControls()

@@ -25,6 +25,9 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    // Leaves presenter mode first: closing hides the docks, and what presenter mode does when the Lessons
+    // panel hides reads the window, which must still be a MainWindow then.
+    ~MainWindow() override;
 
     Document* document() const { return m_document; }
     QLineEdit* sentenceEdit() const { return m_sentence; }

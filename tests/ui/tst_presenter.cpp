@@ -353,6 +353,91 @@ private slots:
         QCOMPARE(fullAxisLabel(plot.xAxis), QStringLiteral("tokens"));
     }
 
+    // A token axis too short for all its labels keeps every k-th one, so no two overprint, and shows all
+    // of them again when the plot grows; an axis of numbers too short for two labels shows none. Every
+    // axis is drawn with one label per tick, whichever way the labels changed after the layout.
+    void tickLabelsThinOutOnShortAxesAndComeBack()
+    {
+        QCustomPlot plot;
+        plot.yAxis->setRangeReversed(true);
+        plot.yAxis->setRange(-0.5, 39.5);
+        plot.xAxis->setRange(0, 1);
+        auto tokens = QSharedPointer<QCPAxisTickerText>::create();
+        for (int i = 0; i < 40; ++i) tokens->addTick(i, QStringLiteral("token%1").arg(i));
+        plot.yAxis->setTicker(tokens);
+        QStringList mismatched;
+        connect(&plot, &QCustomPlot::afterLayout, &plot, [&] {
+            for (QCPAxis* axis : {plot.xAxis, plot.yAxis})
+                if (axis->tickLabels() && axis->tickVectorLabels().size() != axis->tickVector().size())
+                    mismatched << QStringLiteral("%1 ticks, %2 labels").arg(axis->tickVector().size()).arg(axis->tickVectorLabels().size());
+        });
+        fitPlotTitles(&plot);
+        const int line = QFontMetrics(plot.yAxis->tickLabelFont()).height();
+        auto show = [&](int w, int h) {
+            plot.resize(w, h);
+            plot.setViewport(plot.rect());
+            for (int i = 0; i < 3; ++i) plot.replot(QCustomPlot::rpImmediateRefresh);
+        };
+        auto labelled = [&] {
+            QList<double> at;
+            const QVector<QString> labels = plot.yAxis->tickVectorLabels();
+            for (int i = 0; i < labels.size(); ++i)
+                if (!labels[i].isEmpty()) at << plot.yAxis->coordToPixel(plot.yAxis->tickVector()[i]);
+            return at;
+        };
+        show(400, 50 * line);
+        QCOMPARE(labelled().size(), 40);
+        show(400, 12 * line);  // room for about ten labels
+        const QList<double> few = labelled();
+        QVERIFY2(few.size() >= 4 && few.size() < 40, qPrintable(QString::number(few.size())));
+        for (int i = 1; i < few.size(); ++i) QVERIFY2(std::abs(few[i] - few[i - 1]) >= line, qPrintable(QString::number(few[i] - few[i - 1])));
+        // The view's labels stay the full set: a new set is taken as it is, and a larger plot shows them all.
+        show(400, 50 * line);
+        QCOMPARE(labelled().size(), 40);
+        QCOMPARE(plot.yAxis->tickVectorLabels().first(), QStringLiteral("token0"));
+
+        // Numbers: an axis shorter than two lines of type hides them, and shows them again when it grows.
+        plot.yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        plot.yAxis->setRange(0, 1);
+        show(400, 2 * line + plot.axisRect()->margins().top() + plot.axisRect()->margins().bottom());
+        QVERIFY(!plot.yAxis->tickLabels());
+        show(400, 20 * line);
+        QVERIFY(plot.yAxis->tickLabels());
+        QVERIFY(plot.yAxis->tickVectorLabels().size() >= 2);
+        QVERIFY2(mismatched.isEmpty(), qPrintable(mismatched.join(QStringLiteral("; "))));
+    }
+
+    // A legend over a plot too small for it is put away, its entries read from the plot's tooltip, and comes
+    // back when the plot grows; one its view hid stays hidden.
+    void aLegendLargerThanThePlotGoesToTheTooltip()
+    {
+        QCustomPlot plot;
+        for (const QString& name : {QStringLiteral("residual stream in"), QStringLiteral("+ attention"), QStringLiteral("= residual stream out")}) {
+            QCPGraph* graph = plot.addGraph();
+            graph->setName(name);
+            graph->setPen(QPen(QColor(200, 30, 30)));
+        }
+        plot.legend->setVisible(true);
+        fitPlotTitles(&plot);
+        auto show = [&](int w, int h) {
+            plot.resize(w, h);
+            plot.setViewport(plot.rect());
+            for (int i = 0; i < 3; ++i) plot.replot(QCustomPlot::rpImmediateRefresh);
+        };
+        show(800, 600);
+        QVERIFY(plot.legend->visible());
+        QVERIFY(!plot.toolTip().contains(QStringLiteral("residual stream in")));
+        show(120, 300);
+        QVERIFY(!plot.legend->visible());
+        QVERIFY2(plot.toolTip().contains(QStringLiteral("= residual stream out")), qPrintable(plot.toolTip()));
+        QVERIFY2(plot.toolTip().contains(QStringLiteral("#c81e1e")), qPrintable(plot.toolTip()));
+        show(800, 600);
+        QVERIFY(plot.legend->visible());
+        plot.legend->setVisible(false);  // the view's own choice
+        show(800, 600);
+        QVERIFY(!plot.legend->visible());
+    }
+
     void aboutNamesTheVersionsInUse()
     {
         const QString v = versionsText();

@@ -3,6 +3,7 @@
 #include <QFontMetrics>
 #include <QVariant>
 #include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 
 namespace attnscope {
@@ -40,12 +41,16 @@ bool fitText(QObject* owner, const QString& shown, const QFont& font, int width,
 
 // An axis with numbers asks its ticker for fewer ticks when it is short (a legend or a wrapped title took
 // the room, or the type is twice its size), so the labels never overprint; never more than the view asked
-// for. Token axes (text tickers) thin their labels themselves.
-void fitTickCount(QCPAxis* axis, int length)
+// for. Token axes (text tickers) keep every k-th label instead (fitTextTicks).
+// An axis too short for even two labels shows none until it is long enough again. True when its labels
+// were turned on or off.
+bool fitTickCount(QCPAxis* axis, int length)
 {
-    if (!axis->visible() || !axis->tickLabels() || length <= 0) return;
+    const char* const kHidden = "attnscope.ticks.hidden";
+    const bool hiddenHere = axis->property(kHidden).toBool();
+    if (!axis->visible() || !(axis->tickLabels() || hiddenHere) || length <= 0) return false;
     const QSharedPointer<QCPAxisTicker> ticker = axis->ticker();
-    if (!ticker || ticker.dynamicCast<QCPAxisTickerText>()) return;
+    if (!ticker || ticker.dynamicCast<QCPAxisTickerText>()) return false;
     const char* const kAsked = "attnscope.ticks.asked";
     if (!axis->property(kAsked).isValid()) axis->setProperty(kAsked, ticker->tickCount());
     const int asked = axis->property(kAsked).toInt();
@@ -60,6 +65,92 @@ void fitTickCount(QCPAxis* axis, int length)
     }
     const int wanted = std::clamp(length / std::max(1, 2 * extent), 2, std::max(2, asked));
     if (ticker->tickCount() != wanted) ticker->setTickCount(wanted);
+    const bool tooShort = length < 2 * metrics.height() + 2;
+    if (tooShort == hiddenHere) return false;
+    axis->setProperty(kHidden, tooShort);
+    axis->setTickLabels(!tooShort);
+    return true;
+}
+
+// A token axis (a text ticker, one label per token) whose labels would overprint keeps every k-th label,
+// the smallest k for which two kept neighbours stand apart: boxes w wide and h tall, turned by the labels'
+// rotation θ, d pixels apart along the axis, are clear of each other when d·|cos θ| >= w or d·|sin θ| >= h
+// (for a horizontal axis; the other way round for a vertical one). The view's full set of labels is kept on
+// the axis, so a larger plot shows them all again. True when the labels shown changed.
+bool fitTextTicks(QCPAxis* axis)
+{
+    if (!axis->visible() || !axis->tickLabels()) return false;
+    const QSharedPointer<QCPAxisTickerText> ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
+    if (!ticker) return false;
+    const char* const kFullTicks = "attnscope.ticks.full";
+    const char* const kFittedTicks = "attnscope.ticks.fitted";
+    const char* const kTicker = "attnscope.ticks.ticker";
+    using Ticks = QMap<double, QString>;
+    // The labels as the view set them: unless the ticker is the one fitted last and still shows what
+    // fitting left, the view has set new ones.
+    Ticks full = ticker->ticks();
+    if (axis->property(kTicker).value<quintptr>() == reinterpret_cast<quintptr>(ticker.data())
+        && axis->property(kFittedTicks).value<Ticks>() == full)
+        full = axis->property(kFullTicks).value<Ticks>();
+    if (full.size() < 2) return false;
+
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    double w = 0, h = 0;
+    for (const QString& label : full) {
+        const QStringList lines = label.split(QLatin1Char('\n'));
+        for (const QString& line : lines) w = std::max(w, metrics.horizontalAdvance(line));
+        h = std::max(h, lines.size() * metrics.height());
+    }
+    const double theta = axis->tickLabelRotation() * M_PI / 180.0;
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    const double along = horizontal ? std::abs(std::cos(theta)) : std::abs(std::sin(theta));
+    const double across = horizontal ? std::abs(std::sin(theta)) : std::abs(std::cos(theta));
+    const double needed = std::min(along > 1e-6 ? (w + 1) / along : 1e9, across > 1e-6 ? (h + 1) / across : 1e9);
+    double gap = 1e9;  // the closest two labels' distance along the axis, in pixels
+    for (auto it = std::next(full.cbegin()); it != full.cend(); ++it)
+        gap = std::min(gap, std::abs(axis->coordToPixel(it.key()) - axis->coordToPixel(std::prev(it).key())));
+    if (gap <= 0) return false;  // not laid out yet
+    const int stride = std::clamp(static_cast<int>(std::ceil(needed / gap)), 1, static_cast<int>(full.size()));
+    Ticks shown;
+    int i = 0;
+    for (auto it = full.cbegin(); it != full.cend(); ++it, ++i)
+        if (i % stride == 0) shown.insert(it.key(), it.value());
+    axis->setProperty(kFullTicks, QVariant::fromValue(full));
+    axis->setProperty(kFittedTicks, QVariant::fromValue(shown));
+    axis->setProperty(kTicker, QVariant::fromValue(reinterpret_cast<quintptr>(ticker.data())));
+    if (shown == ticker->ticks()) return false;
+    ticker->setTicks(shown);
+    return true;
+}
+
+// A legend drawn over the plot (in its axis rectangle) that is larger than the rectangle would hide the
+// plot: it is put away until the plot is large enough again, and its entries, each in its line's colour,
+// are read from the plot's tooltip instead. A legend its view hid is left alone. True when it was put
+// away or shown again; `entries` gets the tooltip's lines (rich text) while it is away.
+bool fitLegend(QCustomPlot* plot, QStringList& entries)
+{
+    const char* const kHidden = "attnscope.legend.hidden";
+    QCPLegend* legend = plot->legend;
+    QCPAxisRect* rect = plot->axisRect();
+    if (!legend || !rect || !qobject_cast<QCPLayoutInset*>(legend->layout()) || legend->itemCount() == 0) return false;
+    const bool hiddenHere = legend->property(kHidden).toBool();
+    if (!legend->visible() && !hiddenHere) return false;
+    if (rect->width() <= 0 || rect->height() <= 0) return false;  // not laid out yet
+    const QSize need = legend->minimumOuterSizeHint();
+    const bool tooLarge = need.width() > rect->width() || need.height() > rect->height();
+    if (tooLarge) {
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+            const QCPAbstractPlottable* line = item ? item->plottable() : nullptr;
+            if (!line) continue;
+            const QColor colour = line->pen().style() != Qt::NoPen ? line->pen().color() : line->brush().color();
+            entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span> %2").arg(colour.name(), line->name().toHtmlEscaped());
+        }
+    }
+    if (tooLarge == hiddenHere) return false;
+    legend->setProperty(kHidden, tooLarge);
+    legend->setVisible(!tooLarge);
+    return true;
 }
 
 // True when a title or an axis label changed.
@@ -83,9 +174,25 @@ bool fitTitles(QCustomPlot* plot)
             if (length <= 0) continue;  // not laid out yet
             changed |= fitText(axis, axis->label(), axis->labelFont(), length, 2, [axis](const QString& t) { axis->setLabel(t); }, tips);
         }
-        for (QCPAxis* axis : rect->axes()) fitTickCount(axis, axis->orientation() == Qt::Horizontal ? rect->width() : rect->height());
+        for (QCPAxis* axis : rect->axes()) {
+            const bool labelsFlipped = fitTickCount(axis, axis->orientation() == Qt::Horizontal ? rect->width() : rect->height());
+            if (fitTextTicks(axis) || labelsFlipped) {
+                // The axis takes its ticks and labels again before it draws: turned on after the layout, the
+                // labels would otherwise be read from the empty list made while they were off.
+                changed = true;
+                rect->update(QCPLayoutElement::upPreparation);
+            }
+        }
     }
-    plot->setToolTip(tips.join(QLatin1Char('\n')));
+    QStringList legend;
+    changed |= fitLegend(plot, legend);
+    if (legend.isEmpty()) {
+        plot->setToolTip(tips.join(QLatin1Char('\n')));
+    } else {  // rich text, for the legend's colours
+        QStringList lines;
+        for (const QString& tip : tips) lines << tip.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+        plot->setToolTip(QStringLiteral("<html>") + (lines + legend).join(QStringLiteral("<br>")) + QStringLiteral("</html>"));
+    }
     return changed;
 }
 

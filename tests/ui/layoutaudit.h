@@ -209,11 +209,15 @@ inline void auditPlots(const QWidget* root, QStringList& problems)
         }
         for (QCPLegend* legend : plot->findChildren<QCPLegend*>()) {
             if (!legend->visible() || legend->itemCount() == 0) continue;
-            const QRect axes = plot->axisRect() ? plot->axisRect()->rect() : plot->rect();
+            // A legend over the plot must fit the plot's area; one laid out beside or below it, its own cell.
+            const bool over = qobject_cast<QCPLayoutInset*>(legend->layout()) != nullptr;
+            const QRect room = over ? (plot->axisRect() ? plot->axisRect()->rect() : plot->rect()) : legend->outerRect();
             const QSize need = legend->minimumOuterSizeHint();
-            if (need.width() > axes.width() + 1 || need.height() > axes.height() + 1)
-                problems << QStringLiteral("%1: the legend (%2x%3) is larger than the plot area (%4x%5)")
-                                .arg(where).arg(need.width()).arg(need.height()).arg(axes.width()).arg(axes.height());
+            if (need.width() > room.width() + 1 || need.height() > room.height() + 1)
+                problems << QStringLiteral("%1: the legend (%2x%3) is larger than %4 (%5x%6)")
+                                .arg(where).arg(need.width()).arg(need.height())
+                                .arg(over ? QStringLiteral("the plot area") : QStringLiteral("its place in the plot"))
+                                .arg(room.width()).arg(room.height());
         }
     }
 }

@@ -14,7 +14,7 @@ namespace attnscope {
 
 namespace {
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
 
 std::string folderOf(const std::string& path)
 {
@@ -38,8 +38,8 @@ std::string reason(int err, const std::string& folder)
     case EDQUOT: return "the disk is full";
     case EFBIG: return "the file would be larger than this system allows";
     case EACCES:
-    case EPERM: return "permission is denied in the folder " + quoted(folder);
-    case EROFS: return "the folder " + quoted(folder) + " is on a read-only file system";
+    case EPERM: return "permission is denied in the folder " + inQuotes(folder);
+    case EROFS: return "the folder " + inQuotes(folder) + " is on a read-only file system";
     default: return std::generic_category().message(err);
     }
 }
@@ -86,7 +86,7 @@ Status AtomicFile::fail(std::string what, int err)
 {
     if (!m_status.ok()) return m_status;  // keep the first, most telling, sentence
     const std::string folder = folderOf(m_target.empty() ? m_path : m_target);
-    std::string sentence = "cannot write " + quoted(m_path) + ": " + what;
+    std::string sentence = "cannot write " + inQuotes(m_path) + ": " + what;
     if (err != 0) sentence += (what.empty() ? "" : " (") + reason(err, folder) + (what.empty() ? "" : ")");
     struct stat st {};
     const bool previous = !m_target.empty() && ::stat(m_target.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -107,10 +107,10 @@ Status AtomicFile::open()
     // 1. Say plainly what is wrong with the destination before creating anything.
     struct stat folderStat {};
     if (::stat(folder.c_str(), &folderStat) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR) return fail("the folder " + quoted(folder) + " does not exist", 0);
-        return fail("the folder " + quoted(folder) + " cannot be reached", errno);
+        if (errno == ENOENT || errno == ENOTDIR) return fail("the folder " + inQuotes(folder) + " does not exist", 0);
+        return fail("the folder " + inQuotes(folder) + " cannot be reached", errno);
     }
-    if (!S_ISDIR(folderStat.st_mode)) return fail(quoted(folder) + " is not a folder", 0);
+    if (!S_ISDIR(folderStat.st_mode)) return fail(inQuotes(folder) + " is not a folder", 0);
     struct stat targetStat {};
     const bool exists = ::stat(m_target.c_str(), &targetStat) == 0;
     if (exists && S_ISDIR(targetStat.st_mode)) return fail("it is a folder", 0);
@@ -170,7 +170,7 @@ Status AtomicFile::commit()
         (void)::fsync(dir);
         ::close(dir);
     }
-    m_status = Status::failure("cannot write " + quoted(m_path) + ": it was already committed.");
+    m_status = Status::failure("cannot write " + inQuotes(m_path) + ": it was already committed.");
     return Status::success();
 }
 

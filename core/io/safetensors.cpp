@@ -102,7 +102,7 @@ std::uint16_t floatToBfloat16(float value)
 
 namespace {
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
 
 } // namespace
 
@@ -119,7 +119,7 @@ std::string shapeText(const std::vector<std::int64_t>& shape)
 Result<SafetensorsFile> SafetensorsFile::open(const std::string& path)
 {
     using R = Result<SafetensorsFile>;
-    const std::string file = quoted(path);
+    const std::string file = inQuotes(path);
 
     // 1. Map the file. Nothing is read yet; pages come in as tensors are converted.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -150,7 +150,7 @@ Result<SafetensorsFile> SafetensorsFile::fromBytes(const std::string& name, std:
 {
     using R = Result<SafetensorsFile>;
     if (!bytes || bytes->size() < 8)
-        return R::fail(quoted(name) + " is too short to be a safetensors file (the header length alone takes 8 bytes).");
+        return R::fail(inQuotes(name) + " is too short to be a safetensors file (the header length alone takes 8 bytes).");
     const std::uint64_t size = bytes->size();
     const auto* base = reinterpret_cast<const unsigned char*>(bytes->data());
     // The buffer lives as long as any copy of the file does (aliasing constructor).
@@ -161,7 +161,7 @@ Result<SafetensorsFile> SafetensorsFile::parse(const std::string& path, std::sha
                                                std::uint64_t fileBytes)
 {
     using R = Result<SafetensorsFile>;
-    const std::string file = quoted(path);
+    const std::string file = inQuotes(path);
     SafetensorsFile f;
     f.m_path = path;
     f.m_map = std::move(map);
@@ -193,7 +193,7 @@ Result<SafetensorsFile> SafetensorsFile::parse(const std::string& path, std::sha
     std::sort(byStart.begin(), byStart.end(), [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
     for (std::size_t i = 1; i < byStart.size(); ++i)
         if (byStart[i]->begin < byStart[i - 1]->end)
-            return R::fail("tensors " + quoted(byStart[i - 1]->name) + " and " + quoted(byStart[i]->name) + " in " + file +
+            return R::fail("tensors " + inQuotes(byStart[i - 1]->name) + " and " + inQuotes(byStart[i]->name) + " in " + file +
                            " overlap in the data buffer.");
     return R::ok(std::move(f));
 }

@@ -14,13 +14,16 @@
 #include <QFile>
 #include <QDockWidget>
 #include <QGuiApplication>
+#include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScreen>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QtTest>
 
+#include "common/flowlayout.h"
 #include "common/tabnames.h"
 #include "lab/compareview.h"
 #include "lab/sweepviewbase.h"
@@ -85,6 +88,52 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         const QRect screen = QGuiApplication::primaryScreen()->geometry();
         qInfo("screen %dx%d", screen.width(), screen.height());
+    }
+
+    // A flow of controls: one line when there is room; otherwise more lines, every control at its
+    // preferred width (or the row's), none overlapping another or leaving the row, a label beside its
+    // control, a text box taking what its line leaves, and heightForWidth the height the lines take.
+    void aFlowOfControlsBreaksIntoLines()
+    {
+        QWidget row;
+        auto* flow = new FlowLayout(&row);
+        flow->setContentsMargins(0, 0, 0, 0);
+        auto* label = new QLabel(QStringLiteral("Corpus:"));
+        auto* edit = new QLineEdit;
+        flow->addPair(label, edit);
+        QList<QWidget*> buttons;
+        for (const char* text : {"Start", "Reset", "Use in every tab", "Add sentences from a file…"}) {
+            buttons << new QPushButton(QString::fromUtf8(text));
+            flow->addWidget(buttons.back());
+        }
+        auto placedAt = [&](int width) {
+            row.resize(width, flow->heightForWidth(width));
+            flow->setGeometry(row.rect());
+        };
+        placedAt(flow->sizeHint().width() + 200);
+        for (QWidget* b : buttons) QCOMPARE(b->y(), buttons.front()->y() + (buttons.front()->height() - b->height()) / 2);
+        QCOMPARE(label->y() + label->height() / 2, buttons.front()->y() + buttons.front()->height() / 2);
+        QVERIFY2(edit->width() > edit->sizeHint().width(), "the text box takes what the line leaves");
+
+        const int narrow = flow->minimumSize().width() + 10;
+        placedAt(narrow);
+        QList<QWidget*> all = buttons;
+        all << label << edit;
+        int bottom = 0;
+        for (QWidget* w : all) {
+            QVERIFY2(QRect(0, 0, narrow, row.height()).contains(w->geometry()), qPrintable(w->objectName() + QStringLiteral(" leaves the row")));
+            bottom = std::max(bottom, w->geometry().bottom() + 1);
+            for (QWidget* other : all)
+                if (other != w) QVERIFY(!w->geometry().intersects(other->geometry()));
+        }
+        for (QWidget* b : buttons) QCOMPARE(b->width(), std::min(b->sizeHint().width(), narrow));
+        QCOMPARE(label->width(), label->sizeHint().width());
+        QVERIFY2(buttons.back()->y() > buttons.front()->y(), "more than one line");
+        QCOMPARE(label->y() + label->height() / 2, edit->y() + edit->height() / 2);
+        QCOMPARE(flow->heightForWidth(narrow), bottom);
+        // Hidden controls take no room.
+        for (QWidget* b : buttons) b->hide();
+        QCOMPARE(flow->heightForWidth(narrow), std::max(label->sizeHint().height(), edit->sizeHint().height()));
     }
 
     void everyTabFitsTheScreen_data()

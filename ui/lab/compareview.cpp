@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "common/flowlayout.h"
 #include "drawing/cellmap.h"
 #include "drawing/colorbar.h"
 #include "common/colormap.h"
@@ -101,14 +102,11 @@ CompareView::CompareView(Document* document, QWidget* parent)
     m_temperature->setSingleStep(0.1);
     m_text->setPlaceholderText(QStringLiteral("B's sentence (empty: the same as A)"));
     auto* sameAsA = new QPushButton(QStringLiteral("B = A's settings"), this);
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(QStringLiteral("B:  mask"), this));
-    controls->addWidget(m_mask);
-    controls->addWidget(new QLabel(QStringLiteral("scaling"), this));
-    controls->addWidget(m_scaling);
-    controls->addWidget(new QLabel(QStringLiteral("temperature"), this));
-    controls->addWidget(m_temperature);
-    controls->addWidget(m_text, 1);
+    auto* controls = new FlowLayout;  // more lines when the tab is narrow or the type large
+    controls->addPair(new QLabel(QStringLiteral("B:  mask"), this), m_mask);
+    controls->addPair(new QLabel(QStringLiteral("scaling"), this), m_scaling);
+    controls->addPair(new QLabel(QStringLiteral("temperature"), this), m_temperature);
+    controls->addWidget(m_text);
     controls->addWidget(sameAsA);
 
     m_paneA = std::make_unique<Pane>(this, ColorMap::gradient(), QStringLiteral("weight"));

@@ -2,7 +2,6 @@
 
 #include <QFile>
 #include <QFileDialog>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
@@ -11,6 +10,8 @@
 #include <algorithm>
 #include <numeric>
 #include <qcustomplot.h>
+
+#include "common/flowlayout.h"
 
 namespace attnscope {
 
@@ -35,10 +36,10 @@ QkMapView::QkMapView(Document* document, QWidget* parent)
     : ResearchView(document, parent), m_plot(new QCustomPlot), m_load(new QPushButton(tr("Add sentences from a file…"))),
       m_clear(new QPushButton(tr("Only the typed sentence"))), m_sources(new QLabel)
 {
-    auto* top = new QHBoxLayout;
+    auto* top = new FlowLayout;  // a second line when the tab is narrow or the type large
     top->addWidget(m_load);
     top->addWidget(m_clear);
-    top->addWidget(m_sources, 1);
+    top->addWidget(m_sources);
 
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->plotLayout()->insertRow(0);

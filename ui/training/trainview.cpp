@@ -16,6 +16,7 @@
 #include <qcustomplot.h>
 
 #include "attention/headgridview.h"
+#include "common/flowlayout.h"
 #include "lab/labplot.h"
 #include "research/headroles.h"
 
@@ -93,16 +94,12 @@ TrainView::TrainView(Document* document, QWidget* parent)
     m_slider->setToolTip(tr("Scrub back through the snapshots of the weights taken during training."));
     m_sliderLabel = new QLabel;
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Corpus:")));
-    controls->addWidget(m_corpus);
-    controls->addWidget(new QLabel(tr("Model:")));
-    controls->addWidget(m_size);
-    controls->addWidget(new QLabel(tr("Steps:")));
-    controls->addWidget(m_steps);
+    auto* controls = new FlowLayout;  // a second line when the tab is narrow or the type large
+    controls->addPair(new QLabel(tr("Corpus:")), m_corpus);
+    controls->addPair(new QLabel(tr("Model:")), m_size);
+    controls->addPair(new QLabel(tr("Steps:")), m_steps);
     controls->addWidget(m_start);
     controls->addWidget(m_reset);
-    controls->addStretch(1);
     controls->addWidget(m_use);
 
     auto* right = new QWidget;

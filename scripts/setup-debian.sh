@@ -25,7 +25,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y "${packages[@]}"
 
-# Built here, for this machine: -march=native roughly halves GPT-2 forward times (see README, Speed).
+# Built here, for this machine: -march=native roughly halves GPT-2 forward times (see docs/performance.md).
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_NATIVE=ON
 
 if [ "$mode" = run ]; then
@@ -40,7 +40,7 @@ cmake --build build -j"$(nproc)"
 # every wait for another thread is a generous bound for a hang (tests/ui/waits.h).
 QT_QPA_PLATFORM=offscreen ctest --test-dir build --output-on-failure --timeout 900 -j"$(nproc)"
 
-# The suite again under AddressSanitizer + UndefinedBehaviorSanitizer (README, Reliability): any
+# The suite again under AddressSanitizer + UndefinedBehaviorSanitizer (docs/testing.md): any
 # memory error, undefined behaviour or leak fails the test it happens in. Leaks are suppressed only inside
 # system libraries, each with its reason, in scripts/lsan-suppressions.txt. A separate, portable build
 # tree so the optimised one above is untouched; ATTNSCOPE_SANITIZE compiles it at -O1 (CMakeLists.txt).

@@ -8,7 +8,7 @@
 #   bash scripts/train-builtin.sh           train, then replace resources/builtin-model
 #   bash scripts/train-builtin.sh --check   train into a temporary folder and compare with the committed files
 #
-# Needs the build tools of the README's set-up; takes a few minutes on two cores (see README, Built-in model).
+# Needs the build tools of the README's set-up; takes a few minutes on two cores (see docs/builtin-model.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -61,7 +61,7 @@ Result<HeadRoleScores> computeHeadRoles(const Model& model, const std::vector<in
                                         const AttentionSettings& settings, std::uint64_t probeSeed);
 
 // A role is given to a head when its score reaches the role's threshold and is at least twice chance.
-// The thresholds (documented in the README): every role 0.4, the first token 0.5, because many heads of
+// The thresholds (documented in docs/research.md): every role 0.4, the first token 0.5, because many heads of
 // trained models park spare weight there without that being their job.
 double roleThreshold(HeadRole role);
 std::vector<HeadRole> roleBadges(const RoleScores& scores, const RoleScores& chance);

@@ -1,7 +1,7 @@
 #pragma once
 // A guided lesson: a JSON file of steps, each of which puts the window in a state (a partial scene, see
 // scene/scene.h), points at the control to touch and may ask a check-yourself question. The shipped lessons
-// live in resources/lessons/; a teacher writes a new one without code. The README documents the format:
+// live in resources/lessons/; a teacher writes a new one without code. docs/user-guide.md documents the format:
 //
 //     {
 //       "format": "attnscope-lesson", "version": 1,

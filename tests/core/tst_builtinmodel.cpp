@@ -1,4 +1,4 @@
-// The built-in model that ships inside AttnScope: what it is, and the heads the README claims for it,
+// The built-in model that ships inside AttnScope: what it is, and the heads docs/builtin-model.md claims for it,
 // measured on text it was not trained on (the held-out noun pairs and random word lists of headprobes.h).
 #include <QtTest>
 

@@ -42,7 +42,7 @@ LessonPanel::LessonPanel(MainWindow* window)
     m_lessonBox->setObjectName(QStringLiteral("lesson-list"));
     m_lessonBox->setToolTip(tr("Choose a lesson: each one walks through one idea of attention on the live model, step by step."));
     m_openFile = new QPushButton(tr("Open…"), body);
-    m_openFile->setToolTip(tr("Open a lesson file (JSON) that a teacher wrote; the README describes the format."));
+    m_openFile->setToolTip(tr("Open a lesson file (JSON) that a teacher wrote; docs/user-guide.md describes the format."));
     auto* top = new QHBoxLayout;
     top->addWidget(m_lessonBox, 1);
     top->addWidget(m_openFile);

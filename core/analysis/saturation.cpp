@@ -85,24 +85,6 @@ double uniformEntropy(const KeyMask& mask)
     return rows > 0 ? lnSum / rows : kNaN;
 }
 
-MeanRowStats meanRowStats(const Matrix& weights, const std::vector<unsigned char>& rowFullyMasked)
-{
-    MeanRowStats s;
-    for (Eigen::Index i = 0; i < weights.rows(); ++i) {
-        if (static_cast<std::size_t>(i) < rowFullyMasked.size() && rowFullyMasked[static_cast<std::size_t>(i)]) continue;
-        const Eigen::RowVectorXf row = weights.row(i);
-        s.entropy += rowEntropy(row);
-        s.maxWeight += rowMaxWeight(row);
-        s.jacobianNorm += softmaxJacobianNorm(row);
-        ++s.rows;
-    }
-    if (s.rows == 0) return {kNaN, kNaN, kNaN, 0};
-    s.entropy /= s.rows;
-    s.maxWeight /= s.rows;
-    s.jacobianNorm /= s.rows;
-    return s;
-}
-
 std::vector<double> multiplierGrid(int points, double minimum, double maximum, const std::vector<double>& extra)
 {
     std::vector<double> grid;

@@ -24,15 +24,6 @@ std::vector<unsigned char> fullyMaskedRows(const KeyMask& mask);
 // Mean over the rows that see a key of ln(keys seen): the entropy of uniform rows, the most a head can have.
 double uniformEntropy(const KeyMask& mask);
 
-// Row statistics averaged over the rows that see at least one key (fully masked rows have no distribution).
-struct MeanRowStats {
-    double entropy = 0.0;       // nats
-    double maxWeight = 0.0;
-    double jacobianNorm = 0.0;  // Frobenius norm of diag(p) - p p^T
-    int rows = 0;               // rows averaged; 0 leaves every mean NaN
-};
-MeanRowStats meanRowStats(const Matrix& weights, const std::vector<unsigned char>& rowFullyMasked);  // (T, T), (T)
-
 // Multipliers log-spaced from minimum to maximum (inclusive), with each of `extra` added exactly; sorted, unique.
 std::vector<double> multiplierGrid(int points, double minimum, double maximum, const std::vector<double>& extra);
 

@@ -128,15 +128,4 @@ void paintWidgetTree(QWidget* widget, QCPPainter& painter, const QPoint& offset)
     }
 }
 
-QImage widgetImage(QWidget* widget, int dpi)
-{
-    QByteArray bytes;
-    const auto paint = [widget](QCPPainter& painter, bool) {
-        painter.setRenderHint(QPainter::Antialiasing);
-        paintWidgetTree(widget, painter);
-    };
-    if (!encodeImage(QStringLiteral("png"), widget->size(), dpi, QString(), paint, bytes, nullptr)) return {};
-    return QImage::fromData(bytes, "PNG");
-}
-
 } // namespace attnscope

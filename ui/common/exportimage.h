@@ -49,7 +49,4 @@ bool exportImage(const QString& path, QSize size, const QString& title, const Pa
 // top at their positions.
 void paintWidgetTree(QWidget* widget, QCPPainter& painter, const QPoint& offset = QPoint());
 
-// Draws a laid-out widget as the PNG that exportImage would write, in memory, at the widget's size.
-QImage widgetImage(QWidget* widget, int dpi = kScreenDpi);
-
 } // namespace attnscope

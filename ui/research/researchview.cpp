@@ -70,7 +70,6 @@ void ResearchView::finish(quint64 generation, const SnapshotPtr& snapshot, Resea
     m_shownSnapshot = snapshot;
     if (m_status) m_status->setText(m_result->error);
     showResult(snapshot, m_result);
-    emit resultShown();
 }
 
 void ResearchView::waitForResult()

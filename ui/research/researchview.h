@@ -45,9 +45,6 @@ public:
     void waitForResult();  // runs the event loop until the latest result is shown (tests, rendering)
     QLabel* statusLabel() const { return m_status; }
 
-signals:
-    void resultShown();
-
 protected:
     ResearchView(Document* document, QWidget* parent);
     // Called on the GUI thread: the work for this snapshot as a function that may run on any thread, so it

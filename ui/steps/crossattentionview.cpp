@@ -55,12 +55,6 @@ void CrossAttentionView::setSource(const QString& text) { m_source->setText(text
 
 QString CrossAttentionView::source() const { return m_source->text(); }
 
-void CrossAttentionView::setTarget(const QString& text)
-{
-    m_targetEdited = true;
-    m_target->setText(text);
-}
-
 void CrossAttentionView::recompute()
 {
     m_hasResult = false;

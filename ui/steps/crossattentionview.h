@@ -23,8 +23,6 @@ public:
 
     void setSource(const QString& text);
     QString source() const;
-    // The target follows the document's sentence until it is edited here.
-    void setTarget(const QString& text);
     bool hasResult() const { return m_hasResult; }
     const CrossAttentionResult& result() const { return m_result; }
     MatrixPlot* weightsPlot() const { return m_weights; }

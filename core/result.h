@@ -9,7 +9,7 @@
 namespace attnscope {
 
 template <class T>
-class Result {
+class [[nodiscard]] Result {
 public:
     static Result ok(T value) { Result r; r.m_value.emplace(std::move(value)); return r; }
     static Result fail(std::string message) { Result r; r.m_error = std::move(message); return r; }
@@ -32,7 +32,7 @@ private:
 };
 
 // For operations that produce nothing but may fail.
-struct Status {
+struct [[nodiscard]] Status {
     std::string error;  // empty means success
     bool ok() const { return error.empty(); }
     static Status success() { return {}; }

@@ -35,7 +35,7 @@ inline attnscope::ModelPtr loadChecked(const std::string& folder)
         return nullptr;
     }
     const attnscope::Model& m = **model;
-    FUZZ_EXPECT(m.checkShapes().empty(), "loaded weights match the config");
+    FUZZ_EXPECT(m.checkShapes().ok(), "loaded weights match the config");
     FUZZ_EXPECT(m.tokenizer && m.tokenizer->vocabSize() <= m.config.vocabSize, "the tokenizer's ids fit the model");
     checkDisplayStrings(*m.tokenizer);
     return std::move(*model);

@@ -28,7 +28,7 @@ int run(const Args& args)
     // Decoders predict the next token; encoders fill each [MASK] from the last layer's output, when the
     // checkpoint has the head. Without it the rest still prints and stderr says why the fillers do not.
     const bool encoder = !model->config.causal;
-    const std::string noHead = encoder ? maskedPredictionUnavailable(*model) : std::string();
+    const std::string noHead = encoder ? canPredictMasked(*model).error : std::string();
     if (topCount > 0 && !noHead.empty()) std::cerr << "warning: --top-k shows nothing: " << noHead << '\n';
     CaptureRequest capture;
     capture.nextTokenLogits = topCount > 0 && !encoder;

@@ -1,6 +1,7 @@
 // attnscope-cli bench: times full forward passes that keep every layer's and head's attention weights, and
 // sets them beside the rate Eigen's matrix product reaches on this machine with the same threads.
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <iostream>
 #include <random>
@@ -112,7 +113,10 @@ int run(const Args& args)
         ForwardTrace trace;
         Workspace workspace;
         if (Status s = forward(*model, ids, settings, capture, trace, workspace); !s.ok()) throw Failure{kExitInput, s.error};
-        const Timing t = timeRuns(repeat, [&] { forward(*model, ids, settings, capture, trace, workspace); });
+        const Timing t = timeRuns(repeat, [&] {
+            [[maybe_unused]] const Status timed = forward(*model, ids, settings, capture, trace, workspace);
+            assert(timed.ok());  // the same input just ran
+        });
 
         const double gflops = forwardFlops(model->config, tokens, settings.mask == MaskKind::Causal) / (t.median * 1e-3) / 1e9;
         const double gemm = gemmGflops(model->config, tokens, repeat);

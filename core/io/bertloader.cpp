@@ -61,11 +61,11 @@ public:
         step(m_src.vector({base + ".weight", base + ".gamma"}, n, gain));
         step(m_src.vector({base + ".bias", base + ".beta"}, n, bias));
     }
-    void step(std::string problem)
+    void step(Status status)
     {
-        if (m_error.empty()) m_error = std::move(problem);
+        if (m_status.ok()) m_status = std::move(status);
     }
-    const std::string& error() const { return m_error; }
+    const Status& status() const { return m_status; }
 
     void read(const EncoderConfig& config, ModelWeights& w)
     {
@@ -76,7 +76,7 @@ public:
         if (!m_names.typeTable.empty()) step(m_src.matrix({m_names.typeTable}, config.tokenTypes, D, w.tokenTypeEmbedding));
         norm("embeddings.LayerNorm", D, w.embLnGain, w.embLnBias);
         w.layers.resize(static_cast<std::size_t>(c.layers));
-        for (int i = 0; i < c.layers && m_error.empty(); ++i) {
+        for (int i = 0; i < c.layers && m_status.ok(); ++i) {
             LayerWeights& l = w.layers[static_cast<std::size_t>(i)];
             const std::string p = m_names.layer + std::to_string(i) + ".";
             linear(p + m_names.q, D, D, l.wq, l.bq);
@@ -89,21 +89,21 @@ public:
             norm(p + m_names.ln2, D, l.ln2Gain, l.ln2Bias);
         }
         // The masked-LM head is there when its transform is; then every part of it must be.
-        if (m_error.empty() && m_src.has({m_names.headTransform + ".weight"})) {
+        if (m_status.ok() && m_src.has({m_names.headTransform + ".weight"})) {
             MlmHeadWeights head;
             linear(m_names.headTransform, D, D, head.transform, head.transformBias);
             norm(m_names.headNorm, D, head.lnGain, head.lnBias);
             // Usually tied to the word embeddings and so not stored; a checkpoint that stores it gets its own.
             if (m_src.has({m_names.headDecoder})) step(m_src.matrix({m_names.headDecoder}, V, D, head.decoder));
             step(m_src.vector(m_names.headBias, V, head.decoderBias));
-            if (m_error.empty()) w.mlm = std::move(head);
+            if (m_status.ok()) w.mlm = std::move(head);
         }
     }
 
 private:
     TensorSource& m_src;
     const FamilyNames& m_names;
-    std::string m_error;
+    Status m_status;
 };
 
 // tokenizer_config.json's casing flags, when the file is there.
@@ -147,9 +147,9 @@ Result<EncoderConfig> readEncoderConfig(const std::string& configPath, const std
     c.layerNormEps = 1e-12f;  // BERT's default, and DistilBERT's fixed value
     c.causal = false;
     e.tokenTypes = distil ? 0 : 2;
-    std::string problem;
+    Status problem;
     auto size = [&](const char* key, int& out, bool required = true) {
-        if (problem.empty()) problem = readConfigSize(j, key, file, out, required);
+        if (problem.ok()) problem = readConfigSize(j, key, file, out, required);
     };
     size(distil ? "n_layers" : "num_hidden_layers", c.layers);
     size(distil ? "n_heads" : "num_attention_heads", c.heads);
@@ -158,7 +158,7 @@ Result<EncoderConfig> readEncoderConfig(const std::string& configPath, const std
     size("vocab_size", c.vocabSize);
     size("max_position_embeddings", c.contextLength);
     if (!distil) size("type_vocab_size", e.tokenTypes, false);
-    if (!problem.empty()) return R::fail(problem);
+    if (!problem.ok()) return R::fail(problem.error);
     if (!distil && (e.tokenTypes < 1 || e.tokenTypes > kMaxTokenTypes))
         return R::fail("in " + file + ", type_vocab_size is " + std::to_string(e.tokenTypes) + "; it must be between 1 and " +
                        std::to_string(kMaxTokenTypes) + ".");
@@ -175,9 +175,9 @@ Result<EncoderConfig> readEncoderConfig(const std::string& configPath, const std
     }
     const char* actKey = distil ? "activation" : "hidden_act";
     if (const auto act = j.find(actKey); act != j.end() && !act->is_null())
-        if (std::string bad = parseActivation(*act, file, actKey, c.activation); !bad.empty()) return R::fail(bad);
+        if (Status bad = parseActivation(*act, file, actKey, c.activation); !bad.ok()) return R::fail(bad.error);
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (std::string bad = c.validate(); !bad.empty()) return R::fail("in " + file + ", " + bad);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
     return R::ok(std::move(e));
 }
 
@@ -186,7 +186,7 @@ Result<ModelPtr> loadBertFolder(const std::string& folder, const std::string& mo
     using R = Result<ModelPtr>;
     std::error_code ec;
     const fs::path dir(folder);
-    if (std::string problem = checkModelFolder(dir, folder); !problem.empty()) return R::fail(problem);
+    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error);
 
     Result<EncoderConfig> config = readEncoderConfig((dir / "config.json").string(), modelType);
     if (!config) return R::fail(config.error());
@@ -215,10 +215,10 @@ Result<ModelPtr> loadBertFolder(const std::string& folder, const std::string& mo
     TensorSource src(*file, *model, {names.prefix});
     EncoderReader reader(src, names);
     reader.read(*config, model->weights);
-    if (!reader.error().empty()) return R::fail(reader.error());
+    if (!reader.status().ok()) return R::fail(reader.status().error);
 
     model->tokenizer = *tokenizer;
-    assert(model->checkShapes().empty());
+    assert(model->checkShapes().ok());
     model->finalize();
     return R::ok(std::move(model));
 }

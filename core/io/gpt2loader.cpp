@@ -18,12 +18,12 @@ namespace fs = std::filesystem;
 namespace {
 
 // c_attn holds Q, K and V side by side: (D, 3D) weight and (3D) bias, sliced into three D-wide parts.
-std::string readQkv(TensorSource& src, const std::string& prefix, Eigen::Index D, LayerWeights& l)
+Status readQkv(TensorSource& src, const std::string& prefix, Eigen::Index D, LayerWeights& l)
 {
     Matrix w;
     RowVector b;
-    if (std::string e = src.matrix({prefix + "c_attn.weight"}, D, 3 * D, w); !e.empty()) return e;
-    if (std::string e = src.vector({prefix + "c_attn.bias"}, 3 * D, b); !e.empty()) return e;
+    if (Status e = src.matrix({prefix + "c_attn.weight"}, D, 3 * D, w); !e.ok()) return e;
+    if (Status e = src.vector({prefix + "c_attn.bias"}, 3 * D, b); !e.ok()) return e;
     l.wq = w.middleCols(0, D);
     l.wk = w.middleCols(D, D);
     l.wv = w.middleCols(2 * D, D);
@@ -56,21 +56,21 @@ Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& co
     c.positional = PositionalKind::Learned;
     c.norm = NormPlacement::PreLN;
     c.causal = true;
-    std::string problem;
+    Status problem;
     auto size = [&](const char* key, int& out, bool required = true) {
-        if (problem.empty()) problem = readConfigSize(j, key, file, out, required);
+        if (problem.ok()) problem = readConfigSize(j, key, file, out, required);
     };
     size("n_layer", c.layers);
     size("n_head", c.heads);
     size("n_embd", c.dModel);
     size("vocab_size", c.vocabSize);
     // Older configs name the context n_ctx; newer ones n_positions (the learned table's length).
-    if (problem.empty() && j.contains("n_positions")) size("n_positions", c.contextLength);
+    if (problem.ok() && j.contains("n_positions")) size("n_positions", c.contextLength);
     else size("n_ctx", c.contextLength);
     // n_inner null or absent means 4 * d_model (clamped so an absurd d_model cannot overflow; validate rejects it).
     c.dFF = static_cast<int>(std::clamp(4LL * c.dModel, -1LL, 1LL << 30));
     size("n_inner", c.dFF, false);
-    if (!problem.empty()) return R::fail(problem);
+    if (!problem.ok()) return R::fail(problem.error);
 
     if (const auto eps = j.find("layer_norm_epsilon"); eps != j.end() && !eps->is_null()) {
         if (!eps->is_number()) return R::fail(file + " gives \"layer_norm_epsilon\" as " + quoteJsonValue(*eps) + ", which is not a number.");
@@ -81,9 +81,9 @@ Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& co
         c.layerNormEps = static_cast<float>(value);
     }
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null())
-        if (std::string bad = parseActivation(*act, file, "activation", c.activation); !bad.empty()) return R::fail(bad);
+        if (Status bad = parseActivation(*act, file, "activation", c.activation); !bad.ok()) return R::fail(bad.error);
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (std::string bad = c.validate(); !bad.empty()) return R::fail("in " + file + ", " + bad);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
     return R::ok(std::move(c));
 }
 
@@ -92,7 +92,7 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     using R = Result<ModelPtr>;
     std::error_code ec;
     const fs::path dir(folder);
-    if (std::string problem = checkModelFolder(dir, folder); !problem.empty()) return R::fail(problem);
+    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error);
     const fs::path configPath = dir / "config.json";
     const fs::path weightsPath = dir / "model.safetensors";
 
@@ -117,32 +117,32 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     auto model = std::make_shared<Model>();
     model->config = *config;
     model->config.name = folderDisplayName(dir);
-    if (std::string e = readGpt2Weights(*file, *model); !e.empty()) return R::fail(e);
+    if (Status e = readGpt2Weights(*file, *model); !e.ok()) return R::fail(e.error);
     model->tokenizer = *tokenizer;
     model->finalize();
     return R::ok(std::move(model));
 }
 
-std::string readGpt2Weights(const SafetensorsFile& file, Model& model)
+Status readGpt2Weights(const SafetensorsFile& file, Model& model)
 {
     const ModelConfig& c = model.config;
     const Eigen::Index V = c.vocabSize, C = c.contextLength, D = c.dModel, F = c.dFF;
 
     TensorSource src(file, model, {"transformer."});
     ModelWeights& w = model.weights;
-    std::string e;
-    auto step = [&e](std::string problem) {
-        if (e.empty()) e = std::move(problem);
+    Status e;
+    auto step = [&e](Status problem) {
+        if (e.ok()) e = std::move(problem);
     };
     step(src.matrix({"wte.weight"}, V, D, w.tokenEmbedding));
     step(src.matrix({"wpe.weight"}, C, D, w.positionEmbedding));
     w.layers.resize(static_cast<std::size_t>(c.layers));
-    for (int i = 0; i < c.layers && e.empty(); ++i) {
+    for (int i = 0; i < c.layers && e.ok(); ++i) {
         LayerWeights& l = w.layers[static_cast<std::size_t>(i)];
         const std::string h = "h." + std::to_string(i) + ".";
         step(src.vector({h + "ln_1.weight"}, D, l.ln1Gain));
         step(src.vector({h + "ln_1.bias"}, D, l.ln1Bias));
-        if (e.empty()) step(readQkv(src, h + "attn.", D, l));
+        if (e.ok()) step(readQkv(src, h + "attn.", D, l));
         step(src.matrix({h + "attn.c_proj.weight"}, D, D, l.wo));
         step(src.vector({h + "attn.c_proj.bias"}, D, l.bo));
         step(src.vector({h + "ln_2.weight"}, D, l.ln2Gain));
@@ -155,7 +155,7 @@ std::string readGpt2Weights(const SafetensorsFile& file, Model& model)
     step(src.vector({"ln_f.weight"}, D, w.lnfGain));
     step(src.vector({"ln_f.bias"}, D, w.lnfBias));
     // attn.bias / attn.masked_bias (the causal mask as a buffer) and a tied lm_head.weight are not needed.
-    if (e.empty()) assert(model.checkShapes().empty());
+    if (e.ok()) assert(model.checkShapes().ok());
     return e;
 }
 

@@ -18,9 +18,9 @@ Result<ModelConfig> readGpt2Config(const std::string& configPath);
 Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& configPath);
 
 // Reads the GPT-2 tensors (wte, wpe, h.N.*, ln_f, with or without "transformer.") that model.config
-// implies into model.weights; empty on success, else one sentence naming the tensor. Non-finite values
+// implies into model.weights, or fails with one sentence naming the tensor. Non-finite values
 // load and are noted in model.warnings.
-std::string readGpt2Weights(const SafetensorsFile& file, Model& model);
+Status readGpt2Weights(const SafetensorsFile& file, Model& model);
 
 // Fails with one sentence naming the file and the problem; non-finite weights load with a warning.
 Result<ModelPtr> loadGpt2Folder(const std::string& folder);

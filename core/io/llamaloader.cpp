@@ -21,17 +21,18 @@ namespace {
 
 constexpr int kMaxContextPositions = 1 << 16;  // ModelConfig's bound; Llama 3's 131072 is cut to it
 
-std::string readRope(const nlohmann::json& j, const std::string& file, RopeConfig& rope)
+Status readRope(const nlohmann::json& j, const std::string& file, RopeConfig& rope)
 {
     // rope_theta sits at the top level, or (newer files) inside rope_parameters with the scaling.
-    if (std::string bad = readConfigNumber(j, "rope_theta", file, rope.theta); !bad.empty()) return bad;
+    if (Status bad = readConfigNumber(j, "rope_theta", file, rope.theta); !bad.ok()) return bad;
     const nlohmann::json* scaling = nullptr;
     for (const char* key : {"rope_scaling", "rope_parameters"}) {
         const auto it = j.find(key);
         if (it == j.end() || it->is_null()) continue;
-        if (!it->is_object()) return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not an object.";
+        if (!it->is_object())
+            return Status::failure(file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not an object.");
         scaling = &*it;
-        if (std::string bad = readConfigNumber(*it, "rope_theta", file, rope.theta); !bad.empty()) return bad;
+        if (Status bad = readConfigNumber(*it, "rope_theta", file, rope.theta); !bad.ok()) return bad;
         break;
     }
     if (!scaling) return {};
@@ -48,14 +49,14 @@ std::string readRope(const nlohmann::json& j, const std::string& file, RopeConfi
     }
     if (type == "llama3") {
         rope.scaling = RopeConfig::Scaling::Llama3;
-        std::string bad = readConfigNumber(*scaling, "factor", file, rope.factor);
-        if (bad.empty()) bad = readConfigNumber(*scaling, "low_freq_factor", file, rope.lowFreqFactor);
-        if (bad.empty()) bad = readConfigNumber(*scaling, "high_freq_factor", file, rope.highFreqFactor);
-        if (bad.empty()) bad = readConfigSize(*scaling, "original_max_position_embeddings", file, rope.originalContext);
+        Status bad = readConfigNumber(*scaling, "factor", file, rope.factor);
+        if (bad.ok()) bad = readConfigNumber(*scaling, "low_freq_factor", file, rope.lowFreqFactor);
+        if (bad.ok()) bad = readConfigNumber(*scaling, "high_freq_factor", file, rope.highFreqFactor);
+        if (bad.ok()) bad = readConfigSize(*scaling, "original_max_position_embeddings", file, rope.originalContext);
         return bad;
     }
-    return file + " asks for rope scaling " + quoteJsonValue(nlohmann::json(type)) +
-           ", which AttnScope does not implement (it implements \"linear\" and \"llama3\").";
+    return Status::failure(file + " asks for rope scaling " + quoteJsonValue(nlohmann::json(type)) +
+                           ", which AttnScope does not implement (it implements \"linear\" and \"llama3\").");
 }
 
 // A tensor from the checkpoint with the shape the config implies, or a sentence saying what is wrong.
@@ -167,9 +168,9 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     c.tiedEmbeddings = false;
     c.contextLength = 2048;
     LlamaLayout layout;
-    std::string problem;
-    auto step = [&problem](std::string p) {
-        if (problem.empty()) problem = std::move(p);
+    Status problem;
+    auto step = [&problem](Status p) {
+        if (problem.ok()) problem = std::move(p);
     };
     step(readConfigSize(j, "num_hidden_layers", file, c.layers));
     step(readConfigSize(j, "num_attention_heads", file, c.heads));
@@ -182,15 +183,15 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     double eps = 1e-6;
     step(readConfigNumber(j, "rms_norm_eps", file, eps));
     // Checked as a double: converting a double past float's range is undefined behaviour.
-    if (problem.empty() && !(eps > 0.0 && eps < 1.0))
-        step(file + " gives \"rms_norm_eps\" as " + quoteJsonValue(nlohmann::json(eps)) + "; it must be between 0 and 1.");
-    c.layerNormEps = problem.empty() ? static_cast<float>(eps) : 0.0f;
+    if (problem.ok() && !(eps > 0.0 && eps < 1.0))
+        step(Status::failure(file + " gives \"rms_norm_eps\" as " + quoteJsonValue(nlohmann::json(eps)) + "; it must be between 0 and 1."));
+    c.layerNormEps = problem.ok() ? static_cast<float>(eps) : 0.0f;
     step(readConfigBool(j, "tie_word_embeddings", file, c.tiedEmbeddings));
-    if (problem.empty()) step(readRope(j, file, c.rope));
+    if (problem.ok()) step(readRope(j, file, c.rope));
     bool attentionBias = false, mlpBias = false;
     step(readConfigBool(j, "attention_bias", file, attentionBias));
     step(readConfigBool(j, "mlp_bias", file, mlpBias));
-    if (!problem.empty()) return R::fail(problem);
+    if (!problem.ok()) return R::fail(problem.error);
 
     if (const auto act = j.find("hidden_act"); act != j.end() && !act->is_null() && *act != "silu")
         return R::fail(file + " asks for the activation " + quoteJsonValue(*act) +
@@ -201,7 +202,7 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     if (c.heads < 1) return R::fail("in " + file + ", the number of heads is " + std::to_string(c.heads) + "; it must be at least 1.");
     c.dHead = c.dModel / c.heads;
     int headDim = c.dHead;
-    if (std::string bad = readConfigSize(j, "head_dim", file, headDim, false); !bad.empty()) return R::fail(bad);
+    if (Status bad = readConfigSize(j, "head_dim", file, headDim, false); !bad.ok()) return R::fail(bad.error);
     if (headDim != c.dHead || c.dModel % c.heads != 0)
         return R::fail(file + " gives a head width (head_dim " + std::to_string(headDim) + ") other than hidden_size / "
                        "num_attention_heads; AttnScope needs the two equal.");
@@ -209,15 +210,15 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     // Sliding-window attention only differs from full attention past the window: keep inputs inside it.
     int window = 0;
     bool useWindow = type == "mistral";
-    if (std::string bad = readConfigBool(j, "use_sliding_window", file, useWindow); !bad.empty()) return R::fail(bad);
-    if (std::string bad = readConfigSize(j, "sliding_window", file, window, false); !bad.empty()) return R::fail(bad);
+    if (Status bad = readConfigBool(j, "use_sliding_window", file, useWindow); !bad.ok()) return R::fail(bad.error);
+    if (Status bad = readConfigSize(j, "sliding_window", file, window, false); !bad.ok()) return R::fail(bad.error);
     if (useWindow && window > 0 && window < c.contextLength) {
         layout.notes.push_back("the context is limited to " + std::to_string(window) +
                                " tokens, the sliding window, within which sliding-window attention is full attention.");
         c.contextLength = window;
     }
     c.contextLength = std::min(c.contextLength, kMaxContextPositions);
-    if (std::string bad = c.validate(); !bad.empty()) return R::fail("in " + file + ", " + bad);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
     if (layoutOut) *layoutOut = std::move(layout);
     return R::ok(std::move(c));
 }
@@ -287,7 +288,7 @@ Result<ModelPtr> loadLlamaFolder(const std::string& folder)
     model->weights.stored = std::move(stored);
     model->tokenizer = *tokenizer;
     for (std::string& note : layout.notes) model->warnings.push_back(std::move(note));
-    assert(model->checkShapes().empty());
+    assert(model->checkShapes().ok());
     model->finalize();
     return R::ok(std::move(model));
 }

@@ -10,63 +10,66 @@ namespace attnscope {
 
 namespace fs = std::filesystem;
 
-std::string checkModelFolder(const fs::path& dir, const std::string& folder)
+Status checkModelFolder(const fs::path& dir, const std::string& folder)
 {
     std::error_code ec;
-    if (!fs::exists(dir, ec)) return "the model folder '" + folder + "' does not exist.";
+    if (!fs::exists(dir, ec)) return Status::failure("the model folder '" + folder + "' does not exist.");
     if (!fs::is_directory(dir, ec))
-        return "'" + folder + "' is not a folder; a model is a folder with config.json and model.safetensors.";
-    if (!fs::exists(dir / "config.json", ec)) return "the model folder '" + folder + "' has no config.json.";
+        return Status::failure("'" + folder + "' is not a folder; a model is a folder with config.json and model.safetensors.");
+    if (!fs::exists(dir / "config.json", ec)) return Status::failure("the model folder '" + folder + "' has no config.json.");
     if (!fs::exists(dir / "model.safetensors", ec)) {
         // A pickle can run code when loaded, so it is never opened; converting it once is quick.
         if (fs::exists(dir / "pytorch_model.bin", ec))
             // Built by appending: GCC 12's -Wrestrict misreads "literal" + std::string&& (GCC bug 105329).
-            return std::string("'").append((dir / "pytorch_model.bin").string()) +
-                   "' is a PyTorch pickle, which AttnScope does not open because loading a pickle can run code; "
-                   "convert it once in Python with transformers: AutoModel.from_pretrained(folder)"
-                   ".save_pretrained(folder, safe_serialization=True), which writes model.safetensors.";
-        return "the model folder '" + folder + "' has no model.safetensors.";
+            return Status::failure(std::string("'").append((dir / "pytorch_model.bin").string()) +
+                                   "' is a PyTorch pickle, which AttnScope does not open because loading a pickle can "
+                                   "run code; convert it once in Python with transformers: AutoModel.from_pretrained(folder)"
+                                   ".save_pretrained(folder, safe_serialization=True), which writes model.safetensors.");
+        return Status::failure("the model folder '" + folder + "' has no model.safetensors.");
     }
     return {};
 }
 
-std::string readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out, bool required)
+Status readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out, bool required)
 {
     const auto it = config.find(key);
-    if (it == config.end() || it->is_null()) return required ? file + " has no \"" + key + "\"." : std::string();
-    if (!it->is_number_integer()) return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a whole number.";
+    if (it == config.end() || it->is_null()) return required ? Status::failure(file + " has no \"" + key + "\".") : Status::success();
+    if (!it->is_number_integer())
+        return Status::failure(file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a whole number.");
     const long long v = it->get<long long>();
-    if (v < -1'000'000'000LL || v > 1'000'000'000LL) return file + " gives \"" + key + "\" the absurd value " + std::to_string(v) + ".";
+    if (v < -1'000'000'000LL || v > 1'000'000'000LL)
+        return Status::failure(file + " gives \"" + key + "\" the absurd value " + std::to_string(v) + ".");
     out = static_cast<int>(v);
     return {};
 }
 
-std::string readConfigNumber(const nlohmann::json& config, const char* key, const std::string& file, double& out)
+Status readConfigNumber(const nlohmann::json& config, const char* key, const std::string& file, double& out)
 {
     const auto it = config.find(key);
     if (it == config.end() || it->is_null()) return {};
     if (!it->is_number() || !std::isfinite(it->get<double>()))
-        return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a number.";
+        return Status::failure(file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a number.");
     out = it->get<double>();
     return {};
 }
 
-std::string readConfigBool(const nlohmann::json& config, const char* key, const std::string& file, bool& out)
+Status readConfigBool(const nlohmann::json& config, const char* key, const std::string& file, bool& out)
 {
     const auto it = config.find(key);
     if (it == config.end() || it->is_null()) return {};
-    if (!it->is_boolean()) return file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not true or false.";
+    if (!it->is_boolean())
+        return Status::failure(file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not true or false.");
     out = it->get<bool>();
     return {};
 }
 
-std::string parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out)
+Status parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out)
 {
     const std::string a = value.is_string() ? value.get<std::string>() : quoteJsonValue(value);
     if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast") out = Activation::GeluTanh;
     else if (a == "gelu") out = Activation::GeluErf;
     else if (a == "relu") out = Activation::Relu;
-    else return file + " asks for the " + key + " \"" + a + "\", which AttnScope does not implement.";
+    else return Status::failure(file + " asks for the " + key + " \"" + a + "\", which AttnScope does not implement.");
     return {};
 }
 
@@ -106,11 +109,11 @@ const TensorInfo* TensorSource::find(const std::vector<std::string>& names, cons
     return t;
 }
 
-std::string TensorSource::matrix(const std::vector<std::string>& names, Eigen::Index rows, Eigen::Index cols, Matrix& dst)
+Status TensorSource::matrix(const std::vector<std::string>& names, Eigen::Index rows, Eigen::Index cols, Matrix& dst)
 {
     std::string error;
     const TensorInfo* t = find(names, {rows, cols}, error);
-    if (!t) return error;
+    if (!t) return Status::failure(error);
     // F32 at a 4-byte-aligned offset (what every writer produces) is read where the file is mapped; any
     // other precision or offset is converted into the staging buffer first.
     const unsigned char* bytes = m_file.bytes(*t);
@@ -140,11 +143,11 @@ std::string TensorSource::matrix(const std::vector<std::string>& names, Eigen::I
     return {};
 }
 
-std::string TensorSource::linear(const std::vector<std::string>& names, Eigen::Index in, Eigen::Index out, Matrix& dst)
+Status TensorSource::linear(const std::vector<std::string>& names, Eigen::Index in, Eigen::Index out, Matrix& dst)
 {
     std::string error;
     const TensorInfo* t = find(names, {out, in}, error);
-    if (!t) return error;
+    if (!t) return Status::failure(error);
     dst.resize(in, out);
     // Element (o, i) of the stored [out, in] tensor sits at o * in + i, which is where a column-major
     // (in, out) matrix keeps its (i, o): the transpose costs nothing.
@@ -153,11 +156,11 @@ std::string TensorSource::linear(const std::vector<std::string>& names, Eigen::I
     return {};
 }
 
-std::string TensorSource::vector(const std::vector<std::string>& names, Eigen::Index n, RowVector& dst)
+Status TensorSource::vector(const std::vector<std::string>& names, Eigen::Index n, RowVector& dst)
 {
     std::string error;
     const TensorInfo* t = find(names, {n}, error);
-    if (!t) return error;
+    if (!t) return Status::failure(error);
     dst.resize(n);
     m_file.readFloats(*t, dst.data());
     noteNonFinite(t->name, dst.data(), static_cast<std::size_t>(n));

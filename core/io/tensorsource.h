@@ -19,20 +19,20 @@
 namespace attnscope {
 
 // The folder exists, is a folder, and holds config.json and model.safetensors; a lone pytorch_model.bin
-// gets the sentence on how to convert it (a pickle can run code, so it is never opened). Empty when fine.
-std::string checkModelFolder(const std::filesystem::path& dir, const std::string& folder);
+// gets the sentence on how to convert it (a pickle can run code, so it is never opened).
+Status checkModelFolder(const std::filesystem::path& dir, const std::string& folder);
 
 // A config size: an integer that fits an int, or a sentence saying which key is wrong. An absent or null
 // key leaves `out` as it is when not required.
-std::string readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out,
+Status readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out,
                            bool required = true);
 
 // A finite number, or true/false; an absent or null key leaves `out` as it is.
-std::string readConfigNumber(const nlohmann::json& config, const char* key, const std::string& file, double& out);
-std::string readConfigBool(const nlohmann::json& config, const char* key, const std::string& file, bool& out);
+Status readConfigNumber(const nlohmann::json& config, const char* key, const std::string& file, double& out);
+Status readConfigBool(const nlohmann::json& config, const char* key, const std::string& file, bool& out);
 
-// A Hugging Face activation name ("gelu", "gelu_new", "relu", ...); empty when known, else a sentence.
-std::string parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out);
+// A Hugging Face activation name ("gelu", "gelu_new", "relu", ...), or a sentence saying it is not known.
+Status parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out);
 
 // The folder's name, as the model's display name.
 std::string folderDisplayName(const std::filesystem::path& dir);
@@ -49,11 +49,11 @@ public:
 
     // Row-major [rows, cols] on disk becoming a column-major (rows, cols) matrix: GPT-2's Conv1D weights
     // ([in, out]) and every embedding table ([V, D]).
-    std::string matrix(const std::vector<std::string>& names, Eigen::Index rows, Eigen::Index cols, Matrix& dst);
+    Status matrix(const std::vector<std::string>& names, Eigen::Index rows, Eigen::Index cols, Matrix& dst);
     // An nn.Linear weight, stored [out, in] for y = x W^T + b, becoming the (in, out) matrix the forward
     // multiplies by. Row-major [out, in] and column-major (in, out) are the same bytes, so this is a copy.
-    std::string linear(const std::vector<std::string>& names, Eigen::Index in, Eigen::Index out, Matrix& dst);
-    std::string vector(const std::vector<std::string>& names, Eigen::Index n, RowVector& dst);
+    Status linear(const std::vector<std::string>& names, Eigen::Index in, Eigen::Index out, Matrix& dst);
+    Status vector(const std::vector<std::string>& names, Eigen::Index n, RowVector& dst);
 
 private:
     const TensorInfo* find(const std::vector<std::string>& names, const std::vector<std::int64_t>& shape,

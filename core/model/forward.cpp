@@ -353,40 +353,40 @@ Matrix sinusoidalTable(int positions, int dModel)
     return table;
 }
 
-std::string checkInput(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings)
+Status checkInput(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings)
 {
     const ModelConfig& c = model.config;
     if (static_cast<long>(ids.size()) > c.contextLength)
-        return "the input has " + std::to_string(ids.size()) + " tokens but the model's context is " +
-               std::to_string(c.contextLength) + " tokens.";
+        return Status::failure("the input has " + std::to_string(ids.size()) + " tokens but the model's context is " +
+                               std::to_string(c.contextLength) + " tokens.");
     if (const int limit = settings.effectiveTokenLimit(c.contextLength); static_cast<long>(ids.size()) > limit)
-        return "the input has " + std::to_string(ids.size()) + " tokens but the token limit is " + std::to_string(limit) +
-               " (the model's context is " + std::to_string(c.contextLength) + ").";
+        return Status::failure("the input has " + std::to_string(ids.size()) + " tokens but the token limit is " + std::to_string(limit) +
+                               " (the model's context is " + std::to_string(c.contextLength) + ").");
     for (int id : ids)
         if (id < 0 || id >= c.vocabSize)
-            return "token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").";
+            return Status::failure("token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").");
     if (!settings.multiplierOverride) {
         if (!(settings.temperature >= kMinTemperature && settings.temperature <= kMaxTemperature))
-            return "the temperature must be between 1e-6 and 1e6.";
+            return Status::failure("the temperature must be between 1e-6 and 1e6.");
     } else if (!std::isfinite(*settings.multiplierOverride)) {
-        return "the score multiplier must be a finite number.";
+        return Status::failure("the score multiplier must be a finite number.");
     }
     for (const AblatedHead& a : settings.ablated)
         if (a.layer < 0 || a.layer >= c.layers || a.head < 0 || a.head >= c.heads)
-            return "there is no head " + std::to_string(a.layer) + "." + std::to_string(a.head) + " to ablate (the model has " +
-                   std::to_string(c.layers) + " layers of " + std::to_string(c.heads) + " heads, numbered from 0).";
+            return Status::failure("there is no head " + std::to_string(a.layer) + "." + std::to_string(a.head) + " to ablate (the model has " +
+                                   std::to_string(c.layers) + " layers of " + std::to_string(c.heads) + " heads, numbered from 0).");
     const Matrix* table = positionTable(model, settings.positional);
     if (table && table->rows() < static_cast<Eigen::Index>(ids.size()))
-        return settings.positional == PositionalOverride::Learned || c.positional == PositionalKind::Learned
-                   ? "this model has no learned positional table long enough for " + std::to_string(ids.size()) + " tokens."
-                   : "the positional table is shorter than the input.";
+        return Status::failure(settings.positional == PositionalOverride::Learned || c.positional == PositionalKind::Learned
+                                   ? "this model has no learned positional table long enough for " + std::to_string(ids.size()) + " tokens."
+                                   : "the positional table is shorter than the input.");
     return {};
 }
 
 Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                const CaptureRequest& capture, ForwardTrace& trace, Workspace& ws)
 {
-    if (std::string problem = checkInput(model, ids, settings); !problem.empty()) return Status::failure(problem);
+    if (Status problem = checkInput(model, ids, settings); !problem.ok()) return problem;
     // Every head's (T, T) weights are kept: refuse before allocating when that alone passes 6 GB.
     const double keptFloats = capture.allAttention ? double(model.config.layers) * model.config.heads *
                                                          double(ids.size()) * double(ids.size())

@@ -91,8 +91,8 @@ struct Workspace {
     std::vector<ProductScratch> products;  // one per pool thread: Eigen's packing buffers for the other products
 };
 
-// Checks ids, length and settings against the model; empty when they can run.
-std::string checkInput(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings);
+// Checks ids, length and settings against the model: fails with a sentence when they cannot run.
+Status checkInput(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings);
 
 // Runs the model. `trace` and `workspace` are resized only when T changes, so repeated calls on the same
 // length reuse their memory. Fails (leaving trace unspecified) when checkInput does. The products and the

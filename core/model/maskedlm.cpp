@@ -2,15 +2,15 @@
 
 namespace attnscope {
 
-std::string maskedPredictionUnavailable(const Model& model)
+Status canPredictMasked(const Model& model)
 {
     if (model.config.causal)
-        return "this model predicts the next token; masked-token prediction belongs to encoders such as BERT.";
+        return Status::failure("this model predicts the next token; masked-token prediction belongs to encoders such as BERT.");
     if (!model.weights.mlm)
-        return "this checkpoint has no masked-language-model head (cls.predictions.* or vocab_transform/vocab_projector), "
-               "so it cannot fill [MASK] tokens.";
+        return Status::failure("this checkpoint has no masked-language-model head (cls.predictions.* or vocab_transform/vocab_projector), "
+                               "so it cannot fill [MASK] tokens.");
     if (!model.tokenizer || model.tokenizer->maskTokenId() < 0)
-        return "the vocabulary has no [MASK] token.";
+        return Status::failure("the vocabulary has no [MASK] token.");
     return {};
 }
 
@@ -44,7 +44,7 @@ Eigen::RowVectorXf maskedLogits(const Model& model, const Eigen::Ref<const Eigen
 std::vector<MaskedPrediction> predictMasked(const Model& model, const ForwardTrace& trace, const std::vector<int>& ids, int k)
 {
     std::vector<MaskedPrediction> out;
-    if (!maskedPredictionUnavailable(model).empty() || !trace.hasFinalHidden || k <= 0) return out;
+    if (!canPredictMasked(model).ok() || !trace.hasFinalHidden || k <= 0) return out;
     for (int position : maskPositions(model, ids)) {
         if (position >= trace.finalHidden.rows()) break;
         const Eigen::RowVectorXf logits = maskedLogits(model, trace.finalHidden.row(position));

@@ -19,8 +19,9 @@ struct MaskedPrediction {
     std::vector<NextToken> top;  // most probable fillers first
 };
 
-// Empty when the model can fill masks; otherwise one sentence saying why not (shown where the option is greyed out).
-std::string maskedPredictionUnavailable(const Model& model);
+// Succeeds when the model can fill masks; otherwise fails with one sentence saying why not (shown where the
+// option is greyed out).
+Status canPredictMasked(const Model& model);
 
 // The positions of the tokenizer's mask token in `ids`, in order.
 std::vector<int> maskPositions(const Model& model, const std::vector<int>& ids);

@@ -17,40 +17,40 @@ namespace attnscope {
 
 namespace {
 
-std::string checkMatrix(const Matrix& m, Eigen::Index rows, Eigen::Index cols, const std::string& name)
+Status checkMatrix(const Matrix& m, Eigen::Index rows, Eigen::Index cols, const std::string& name)
 {
     if (m.rows() == rows && m.cols() == cols) return {};
-    return name + " has shape [" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "] but the config implies [" +
-           std::to_string(rows) + ", " + std::to_string(cols) + "].";
+    return Status::failure(name + " has shape [" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "] but the config implies [" +
+                           std::to_string(rows) + ", " + std::to_string(cols) + "].");
 }
 
-std::string checkVector(const RowVector& v, Eigen::Index n, const std::string& name)
+Status checkVector(const RowVector& v, Eigen::Index n, const std::string& name)
 {
     if (v.size() == n) return {};
-    return name + " has " + std::to_string(v.size()) + " entries but the config implies " + std::to_string(n) + ".";
+    return Status::failure(name + " has " + std::to_string(v.size()) + " entries but the config implies " + std::to_string(n) + ".");
 }
 
 } // namespace
 
-std::string Model::checkShapes() const
+Status Model::checkShapes() const
 {
     const ModelConfig& c = config;
     const ModelWeights& w = weights;
-    std::string p;
-    auto first = [&p](std::string problem) {
-        if (p.empty()) p = std::move(problem);
+    Status p;
+    auto first = [&p](Status problem) {
+        if (p.ok()) p = std::move(problem);
     };
     if (w.stored) {
         // The loader checked every stored tensor's shape against the config as it mapped it.
-        if (w.stored->layers.size() != static_cast<std::size_t>(c.layers)) first("the model has the wrong number of layers.");
+        if (w.stored->layers.size() != static_cast<std::size_t>(c.layers)) first(Status::failure("the model has the wrong number of layers."));
         first(checkVector(w.lnfGain, c.dModel, "the final norm gain"));
         return p;
     }
     first(checkMatrix(w.tokenEmbedding, c.vocabSize, c.dModel, "the token embedding"));
     if (c.positional == PositionalKind::Learned)
         first(checkMatrix(w.positionEmbedding, c.contextLength, c.dModel, "the position embedding"));
-    if (w.layers.size() != static_cast<std::size_t>(c.layers)) first("the model has the wrong number of layers.");
-    for (std::size_t i = 0; i < w.layers.size() && p.empty(); ++i) {
+    if (w.layers.size() != static_cast<std::size_t>(c.layers)) first(Status::failure("the model has the wrong number of layers."));
+    for (std::size_t i = 0; i < w.layers.size() && p.ok(); ++i) {
         const LayerWeights& l = w.layers[i];
         const std::string at = "layer " + std::to_string(i) + " ";
         const int D = c.dModel, F = c.dFF;

@@ -31,8 +31,8 @@ struct Model : std::enable_shared_from_this<Model> {
     // medium's 1.2 GB is not).
     static constexpr double kMaxPackedBytes = 1024.0 * 1024.0 * 1024.0;
 
-    // Empty when every weight has the shape the config implies; otherwise a sentence naming the tensor.
-    std::string checkShapes() const;
+    // Fails with a sentence naming the tensor when a weight has not the shape the config implies.
+    Status checkShapes() const;
 
     // Layer `layer`'s W_O in float32, (D, D): a stored model's is converted on the spot.
     Matrix outputProjection(int layer) const;

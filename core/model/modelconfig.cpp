@@ -13,11 +13,11 @@ constexpr int kMaxVocab = 1 << 20;
 constexpr int kMaxContext = 1 << 16;
 } // namespace
 
-std::string ModelConfig::validate() const
+Status ModelConfig::validate() const
 {
     auto bad = [](const char* what, int value, int max) {
-        return std::string(what) + " is " + std::to_string(value) + "; it must be between 1 and " +
-               std::to_string(max) + ".";
+        return Status::failure(std::string(what) + " is " + std::to_string(value) + "; it must be between 1 and " +
+                               std::to_string(max) + ".");
     };
     if (layers < 1 || layers > kMaxLayers) return bad("the number of layers", layers, kMaxLayers);
     if (heads < 1 || heads > kMaxHeads) return bad("the number of heads", heads, kMaxHeads);
@@ -26,23 +26,23 @@ std::string ModelConfig::validate() const
     if (vocabSize < 1 || vocabSize > kMaxVocab) return bad("the vocabulary size", vocabSize, kMaxVocab);
     if (contextLength < 1 || contextLength > kMaxContext) return bad("the context length", contextLength, kMaxContext);
     if (dModel % heads != 0)
-        return "d_model (" + std::to_string(dModel) + ") is not divisible by the number of heads (" +
-               std::to_string(heads) + ").";
+        return Status::failure("d_model (" + std::to_string(dModel) + ") is not divisible by the number of heads (" +
+                               std::to_string(heads) + ").");
     if (dHead != dModel / heads)
-        return "d_head (" + std::to_string(dHead) + ") must equal d_model / heads (" + std::to_string(dModel / heads) + ").";
-    if (!(layerNormEps > 0.0f && layerNormEps < 1.0f)) return "the layer-norm epsilon must be between 0 and 1.";
+        return Status::failure("d_head (" + std::to_string(dHead) + ") must equal d_model / heads (" + std::to_string(dModel / heads) + ").");
+    if (!(layerNormEps > 0.0f && layerNormEps < 1.0f)) return Status::failure("the layer-norm epsilon must be between 0 and 1.");
     if (kvHeads < 0 || kvHeads > heads || (kvHeads > 0 && heads % kvHeads != 0))
-        return "the number of key/value heads (" + std::to_string(kvHeads) + ") must divide the number of heads (" +
-               std::to_string(heads) + ").";
+        return Status::failure("the number of key/value heads (" + std::to_string(kvHeads) + ") must divide the number of heads (" +
+                               std::to_string(heads) + ").");
     if (positional == PositionalKind::Rotary) {
-        if (dHead % 2 != 0) return "rotary positions need an even d_head, not " + std::to_string(dHead) + ".";
-        if (!(rope.theta > 1.0 && rope.theta < 1e12)) return "rope_theta must be between 1 and 1e12.";
-        if (!(rope.factor >= 1.0 && rope.factor < 1e6)) return "the rope scaling factor must be between 1 and 1e6.";
+        if (dHead % 2 != 0) return Status::failure("rotary positions need an even d_head, not " + std::to_string(dHead) + ".");
+        if (!(rope.theta > 1.0 && rope.theta < 1e12)) return Status::failure("rope_theta must be between 1 and 1e12.");
+        if (!(rope.factor >= 1.0 && rope.factor < 1e6)) return Status::failure("the rope scaling factor must be between 1 and 1e6.");
         if (rope.scaling == RopeConfig::Scaling::Llama3 &&
             (!(rope.lowFreqFactor > 0.0 && rope.highFreqFactor > rope.lowFreqFactor && rope.highFreqFactor < 1e6) ||
              rope.originalContext < 1 || rope.originalContext > kMaxContext * 64))
-            return "the llama3 rope scaling needs 0 < low_freq_factor < high_freq_factor and a positive "
-                   "original_max_position_embeddings.";
+            return Status::failure("the llama3 rope scaling needs 0 < low_freq_factor < high_freq_factor and a positive "
+                                   "original_max_position_embeddings.");
     }
     // Each size alone may be plausible while their product is not: bound the whole model (8 GB of float32;
     // GPT-2 XL has 1.6 billion parameters).
@@ -52,8 +52,8 @@ std::string ModelConfig::validate() const
                               double(layers) * (2.0 * dModel * dModel + 2.0 * dModel * kvWidth +
                                                 (activation == Activation::SwiGlu ? 3.0 : 2.0) * dModel * dFF);
     if (parameters > 2e9)
-        return "these sizes make a model of " + std::to_string(static_cast<long long>(parameters / 1e6)) +
-               " million parameters; AttnScope opens models of up to 2,000 million.";
+        return Status::failure("these sizes make a model of " + std::to_string(static_cast<long long>(parameters / 1e6)) +
+                               " million parameters; AttnScope opens models of up to 2,000 million.");
     return {};
 }
 

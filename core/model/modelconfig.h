@@ -3,6 +3,8 @@
 #include <string>
 #include <string_view>
 
+#include "result.h"
+
 namespace attnscope {
 
 enum class PositionalKind { Learned, Sinusoidal, None, Rotary };  // Rotary: q and k rotated by position (Llama)
@@ -50,8 +52,8 @@ struct ModelConfig {
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
     int kvHeadOf(int head) const { return head / (heads / keyValueHeads()); }
 
-    // Empty when the sizes are usable; otherwise one sentence naming the first problem.
-    std::string validate() const;
+    // Fails with one sentence naming the first problem when the sizes are not usable.
+    Status validate() const;
 };
 
 std::string_view toString(PositionalKind kind);

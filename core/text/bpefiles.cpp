@@ -13,48 +13,48 @@ constexpr std::size_t kMaxTokenizerFileBytes = 64u << 20;  // GPT-2's tokenizer.
 constexpr std::size_t kMaxTokenizerConfigBytes = 16u << 20;  // chat templates make some large
 
 // Reads the symbol -> id object of vocab.json or tokenizer.json's model.vocab.
-std::string readVocab(const nlohmann::json& object, const std::string& file,
+Status readVocab(const nlohmann::json& object, const std::string& file,
                       std::vector<std::pair<std::string, long long>>& vocab)
 {
-    if (!object.is_object()) return "the vocabulary in '" + file + "' is not a JSON object of token -> id.";
+    if (!object.is_object()) return Status::failure("the vocabulary in '" + file + "' is not a JSON object of token -> id.");
     vocab.reserve(object.size());
     for (const auto& [symbol, id] : object.items()) {
         if (!id.is_number_integer())
-            return "the vocabulary in '" + file + "' gives the token '" + symbol + "' an id that is not an integer.";
+            return Status::failure("the vocabulary in '" + file + "' gives the token '" + symbol + "' an id that is not an integer.");
         vocab.emplace_back(symbol, id.get<long long>());
     }
     return {};
 }
 
-std::string parseMergeLine(std::string_view line, std::pair<std::string, std::string>& merge)
+Status parseMergeLine(std::string_view line, std::pair<std::string, std::string>& merge)
 {
     const std::size_t space = line.find(' ');
     if (space == std::string_view::npos || space == 0 || space + 1 >= line.size() ||
         line.find(' ', space + 1) != std::string_view::npos)
-        return "not two symbols separated by one space";
+        return Status::failure("not two symbols separated by one space");
     merge = {std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
     return {};
 }
 
 // model.vocab and model.merges of a tokenizer.json (merges as "a b" strings in older files and ["a", "b"]
-// pairs in newer ones); "" or a sentence naming the file.
-std::string readModelTables(const nlohmann::json& model, const std::string& path,
+// pairs in newer ones), or a sentence naming the file.
+Status readModelTables(const nlohmann::json& model, const std::string& path,
                             std::vector<std::pair<std::string, long long>>& vocab,
                             std::vector<std::pair<std::string, std::string>>& merges, std::vector<std::size_t>& lines)
 {
     if (!model.contains("vocab") || !model.contains("merges") || !model["merges"].is_array())
-        return "'" + path + "' lacks model.vocab or the model.merges list.";
-    if (std::string problem = readVocab(model["vocab"], path, vocab); !problem.empty()) return problem;
+        return Status::failure("'" + path + "' lacks model.vocab or the model.merges list.");
+    if (Status problem = readVocab(model["vocab"], path, vocab); !problem.ok()) return problem;
     std::size_t index = 0;
     for (const nlohmann::json& entry : model["merges"]) {
         ++index;
         std::pair<std::string, std::string> merge;
-        std::string problem;
+        Status problem;
         if (entry.is_string()) problem = parseMergeLine(entry.get_ref<const std::string&>(), merge);
         else if (entry.is_array() && entry.size() == 2 && entry[0].is_string() && entry[1].is_string())
             merge = {entry[0].get<std::string>(), entry[1].get<std::string>()};
-        else problem = "neither an \"a b\" string nor a pair of strings";
-        if (!problem.empty()) return "merge " + std::to_string(index) + " in '" + path + "' is " + problem + ".";
+        else problem = Status::failure("neither an \"a b\" string nor a pair of strings");
+        if (!problem.ok()) return Status::failure("merge " + std::to_string(index) + " in '" + path + "' is " + problem.error + ".");
         merges.push_back(std::move(merge));
         lines.push_back(index);
     }
@@ -77,7 +77,7 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromVocabAndMerges(con
     Result<nlohmann::json> vocab = parseJsonObject(*vocabText, "'" + vocabPath + "'",
                                                    "the vocabulary in '" + vocabPath + "' is not a JSON object of token -> id.");
     if (!vocab) return R::fail(vocab.error());
-    if (std::string problem = readVocab(*vocab, vocabPath, t.vocab); !problem.empty()) return R::fail(problem);
+    if (Status problem = readVocab(*vocab, vocabPath, t.vocab); !problem.ok()) return R::fail(problem.error);
 
     Result<std::string> mergesText = readSmallFile(mergesPath, kMaxTokenizerFileBytes);
     if (!mergesText) return R::fail(mergesText.error());
@@ -90,8 +90,8 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromVocabAndMerges(con
         // The first line is a "#version: 0.2" comment; blank lines (the last one) carry nothing.
         if (line.empty() || (lineNo == 1 && line.starts_with("#version"))) continue;
         std::pair<std::string, std::string> merge;
-        if (std::string problem = parseMergeLine(line, merge); !problem.empty())
-            return R::fail("line " + std::to_string(lineNo) + " of '" + mergesPath + "' is " + problem + ".");
+        if (Status problem = parseMergeLine(line, merge); !problem.ok())
+            return R::fail("line " + std::to_string(lineNo) + " of '" + mergesPath + "' is " + problem.error + ".");
         t.merges.push_back(std::move(merge));
         t.mergeLines.push_back(lineNo);
     }
@@ -99,19 +99,19 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromVocabAndMerges(con
 }
 
 
-// tokenizer.json's document and its BPE model's two tables; "" or a sentence naming the file.
-std::string BpeTokenizer::readBpeModel(const std::string& path, Tables& t, nlohmann::json& doc)
+// tokenizer.json's document and its BPE model's two tables, or a sentence naming the file.
+Status BpeTokenizer::readBpeModel(const std::string& path, Tables& t, nlohmann::json& doc)
 {
     t.vocabFile = path;
     t.mergesFile = path;
     Result<nlohmann::json> read = readJsonObject(path, kMaxTokenizerFileBytes);
-    if (!read) return read.error();
+    if (!read) return Status::failure(read.error());
     doc = std::move(*read);
-    if (!doc.contains("model") || !doc["model"].is_object()) return "'" + path + "' has no \"model\" object, so it is not a tokenizer.json.";
+    if (!doc.contains("model") || !doc["model"].is_object()) return Status::failure("'" + path + "' has no \"model\" object, so it is not a tokenizer.json.");
     const nlohmann::json& model = doc["model"];
     if (model.contains("type") && model["type"] != "BPE")
-        return "'" + path + "' describes a " + quoteJsonValue(model["type"]) +
-               " tokenizer; AttnScope reads byte-level BPE only, or SentencePiece-style BPE in a Llama-family folder.";
+        return Status::failure("'" + path + "' describes a " + quoteJsonValue(model["type"]) +
+                               " tokenizer; AttnScope reads byte-level BPE only, or SentencePiece-style BPE in a Llama-family folder.");
     return readModelTables(model, path, t.vocab, t.merges, t.mergeLines);
 }
 
@@ -119,7 +119,7 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromTokenizerJson(cons
 {
     Tables t;
     nlohmann::json doc;
-    if (std::string problem = readBpeModel(path, t, doc); !problem.empty()) return Result<std::shared_ptr<const BpeTokenizer>>::fail(problem);
+    if (Status problem = readBpeModel(path, t, doc); !problem.ok()) return Result<std::shared_ptr<const BpeTokenizer>>::fail(problem.error);
     return build(std::move(t));
 }
 
@@ -129,7 +129,7 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromTokenizerFiles(con
     Tables t;
     t.gpt2 = false;
     nlohmann::json doc;
-    if (std::string problem = readBpeModel(path, t, doc); !problem.empty()) return R::fail(problem);
+    if (Status problem = readBpeModel(path, t, doc); !problem.ok()) return R::fail(problem.error);
     const nlohmann::json& model = doc["model"];
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
         if (model.contains(key) && !model[key].is_null() && model[key] != "")

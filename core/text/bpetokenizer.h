@@ -61,7 +61,7 @@ private:
         int merged;  // the id of the joined symbol
     };
     struct Tables;
-    static std::string readBpeModel(const std::string& path, Tables& tables, nlohmann::json& doc);
+    static Status readBpeModel(const std::string& path, Tables& tables, nlohmann::json& doc);
     static Result<std::shared_ptr<const BpeTokenizer>> build(Tables tables);
     void initialSymbols(std::string_view piece, std::vector<int>& symbols) const;
     void merge(std::vector<int>& symbols) const;

@@ -39,8 +39,8 @@ std::string jsonTooDeep(const std::string& what, int maxDepth)
 
 namespace {
 
-// "" when `text` nests at most `maxDepth` levels, else jsonTooDeep's sentence.
-std::string jsonNestingProblem(std::string_view text, const std::string& what, int maxDepth)
+// Fails with jsonTooDeep's sentence when `text` nests more than `maxDepth` levels.
+Status jsonNestingProblem(std::string_view text, const std::string& what, int maxDepth)
 {
     // Counted on the raw bytes: brackets inside strings do not count, escaped quotes do not end them.
     int depth = 0;
@@ -53,7 +53,7 @@ std::string jsonNestingProblem(std::string_view text, const std::string& what, i
         } else if (c == '"') {
             inString = true;
         } else if (c == '[' || c == '{') {
-            if (++depth > maxDepth) return jsonTooDeep(what, maxDepth);
+            if (++depth > maxDepth) return Status::failure(jsonTooDeep(what, maxDepth));
         } else if (c == ']' || c == '}') {
             --depth;  // unbalanced text is the parser's to report
         }
@@ -66,7 +66,7 @@ std::string jsonNestingProblem(std::string_view text, const std::string& what, i
 Result<nlohmann::json> parseJson(std::string_view text, const std::string& what, int maxDepth)
 {
     using R = Result<nlohmann::json>;
-    if (std::string deep = jsonNestingProblem(text, what, maxDepth); !deep.empty()) return R::fail(deep);
+    if (Status deep = jsonNestingProblem(text, what, maxDepth); !deep.ok()) return R::fail(deep.error);
     nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     if (value.is_discarded()) return R::fail(what + " is not valid JSON.");
     return R::ok(std::move(value));

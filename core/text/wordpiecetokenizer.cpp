@@ -21,11 +21,11 @@ const char* const kStandardSpecials[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[M
 std::string inQuotes(const std::string& path) { return "'" + path + "'"; }
 
 // An optional boolean setting: absent or null leaves `out` unset; anything but a boolean is a sentence.
-std::string readFlag(const nlohmann::json& object, const char* key, const std::string& where, std::optional<bool>& out)
+Status readFlag(const nlohmann::json& object, const char* key, const std::string& where, std::optional<bool>& out)
 {
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return {};
-    if (!it->is_boolean()) return where + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not true or false.";
+    if (!it->is_boolean()) return Status::failure(where + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not true or false.");
     out = it->get<bool>();
     return {};
 }
@@ -129,7 +129,7 @@ Result<std::shared_ptr<const WordPieceTokenizer>> WordPieceTokenizer::fromTokeni
         const std::string where = file + "'s normalizer";
         for (auto [key, out] : {std::pair{"clean_text", &v.cleanText}, {"handle_chinese_chars", &v.handleChineseChars},
                                 {"strip_accents", &v.stripAccents}, {"lowercase", &v.lowerCase}})
-            if (std::string e = readFlag(n, key, where, *out); !e.empty()) return R::fail(e);
+            if (Status e = readFlag(n, key, where, *out); !e.ok()) return R::fail(e.error);
     }
 
     // Added tokens: special ones are kept whole when the text spells them; any missing from the vocabulary join it.

@@ -7,19 +7,20 @@
 
 namespace attnscope::train {
 
-std::string NetworkConfig::validate() const
+Status NetworkConfig::validate() const
 {
-    auto bad = [](const char* what, int value, int lo, int hi) -> std::string {
-        if (value >= lo && value <= hi) return {};
-        return std::string(what) + " is " + std::to_string(value) + "; it must be between " + std::to_string(lo) +
-               " and " + std::to_string(hi) + ".";
+    auto bad = [](const char* what, int value, int lo, int hi) {
+        if (value >= lo && value <= hi) return Status::success();
+        return Status::failure(std::string(what) + " is " + std::to_string(value) + "; it must be between " +
+                               std::to_string(lo) + " and " + std::to_string(hi) + ".");
     };
-    for (std::string p : {bad("the number of layers", layers, 1, 48), bad("the number of heads", heads, 1, 64),
-                          bad("d_model", dModel, 1, 4096), bad("d_ff", dFF, 1, 16384),
-                          bad("the vocabulary size", vocab, 2, 1 << 20), bad("the context", context, 2, 8192)})
-        if (!p.empty()) return p;
+    for (Status p : {bad("the number of layers", layers, 1, 48), bad("the number of heads", heads, 1, 64),
+                     bad("d_model", dModel, 1, 4096), bad("d_ff", dFF, 1, 16384),
+                     bad("the vocabulary size", vocab, 2, 1 << 20), bad("the context", context, 2, 8192)})
+        if (!p.ok()) return p;
     if (dModel % heads != 0)
-        return "d_model (" + std::to_string(dModel) + ") is not divisible by the number of heads (" + std::to_string(heads) + ").";
+        return Status::failure("d_model (" + std::to_string(dModel) + ") is not divisible by the number of heads (" +
+                               std::to_string(heads) + ").");
     return {};
 }
 
@@ -80,7 +81,7 @@ Vec<S> initialParameters(const NetworkConfig& c, const Layout& layout, unsigned 
 template <class S>
 Network<S>::Network(NetworkConfig config) : m_config(config), m_layout(makeLayout(config))
 {
-    assert(config.validate().empty());
+    assert(config.validate().ok());
 }
 
 template <class S>

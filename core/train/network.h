@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "result.h"
 #include "train/kernels.h"
 
 namespace attnscope::train {
@@ -25,7 +26,7 @@ struct NetworkConfig {
     int context = 64;  // C
     double layerNormEps = 1e-5;
     bool operator==(const NetworkConfig&) const = default;
-    std::string validate() const;  // empty when usable
+    Status validate() const;  // fails with a sentence when not usable
 };
 
 // One tensor's place in the flat parameter vector. Matrices are column-major (rows, cols); vectors have

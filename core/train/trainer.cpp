@@ -58,20 +58,20 @@ std::vector<float> rowMajor(const Eigen::Map<const Mat<float>>& m)
 
 } // namespace
 
-std::string TrainOptions::validate() const
+Status TrainOptions::validate() const
 {
-    if (std::string p = network.validate(); !p.empty()) return p;
-    if (steps < 1 || steps > 10'000'000) return "the number of steps must be between 1 and 10,000,000.";
-    if (batchSequences < 1 || batchSequences > 4096) return "the batch must hold between 1 and 4,096 sequences.";
+    if (Status p = network.validate(); !p.ok()) return p;
+    if (steps < 1 || steps > 10'000'000) return Status::failure("the number of steps must be between 1 and 10,000,000.");
+    if (batchSequences < 1 || batchSequences > 4096) return Status::failure("the batch must hold between 1 and 4,096 sequences.");
     if (sequenceLength < 2 || sequenceLength > network.context)
-        return "the sequence length must be between 2 and the context (" + std::to_string(network.context) + ").";
-    if (!(learningRate > 0 && learningRate < 1)) return "the learning rate must be between 0 and 1.";
-    if (!(minLearningRate >= 0 && minLearningRate <= learningRate)) return "the final learning rate must be between 0 and the peak.";
-    if (warmupSteps < 0) return "the warm-up cannot be negative.";
-    if (!(weightDecay >= 0 && weightDecay < 1)) return "the weight decay must be between 0 and 1.";
-    if (!(clipNorm > 0)) return "the gradient clipping norm must be positive.";
-    if (shards < 1 || shards > batchSequences) return "the batch must have at least one sequence per shard.";
-    if (threads < 1 || threads > 256) return "the number of threads must be between 1 and 256.";
+        return Status::failure("the sequence length must be between 2 and the context (" + std::to_string(network.context) + ").");
+    if (!(learningRate > 0 && learningRate < 1)) return Status::failure("the learning rate must be between 0 and 1.");
+    if (!(minLearningRate >= 0 && minLearningRate <= learningRate)) return Status::failure("the final learning rate must be between 0 and the peak.");
+    if (warmupSteps < 0) return Status::failure("the warm-up cannot be negative.");
+    if (!(weightDecay >= 0 && weightDecay < 1)) return Status::failure("the weight decay must be between 0 and 1.");
+    if (!(clipNorm > 0)) return Status::failure("the gradient clipping norm must be positive.");
+    if (shards < 1 || shards > batchSequences) return Status::failure("the batch must have at least one sequence per shard.");
+    if (threads < 1 || threads > 256) return Status::failure("the number of threads must be between 1 and 256.");
     return {};
 }
 
@@ -124,7 +124,7 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainOptions& given, std:
     using R = Result<std::unique_ptr<Trainer>>;
     TrainOptions options = given;
     options.network.vocab = tokenizer->vocabSize();
-    if (std::string p = options.validate(); !p.empty()) return R::fail(p);
+    if (Status p = options.validate(); !p.ok()) return R::fail(p.error);
     if (static_cast<std::int64_t>(data->tokens.size()) < options.sequenceLength + 1)
         return R::fail("the corpus is shorter than one training sequence.");
     return R::ok(std::unique_ptr<Trainer>(new Trainer(options, std::move(tokenizer), std::move(data))));
@@ -272,7 +272,7 @@ ModelPtr Trainer::toModel(const std::string& name) const
     w.lnfGain = R(lay.lnfGain);
     w.lnfBias = R(lay.lnfBias);
     model->tokenizer = m_tokenizer;
-    assert(model->checkShapes().empty());
+    assert(model->checkShapes().ok());
     model->finalize();
     return model;
 }

@@ -31,7 +31,7 @@ struct TrainOptions {
     int shards = 4;   // each batch is split into this many parts; fixed so results do not depend on threads
     int threads = 2;  // how many of the parts run at once
 
-    std::string validate() const;  // empty when usable
+    Status validate() const;  // fails with a sentence when not usable
 };
 
 // The corpus as the trainer reads it: one token stream, each document starting with <bos>.

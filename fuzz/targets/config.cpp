@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_EXPECT(config.error().find(path) != std::string::npos, "a refusal names the file");
         return 0;
     }
-    FUZZ_EXPECT(config->validate().empty(), "an accepted config has usable sizes");
+    FUZZ_EXPECT(config->validate().ok(), "an accepted config has usable sizes");
     FUZZ_EXPECT(config->dHead * config->heads == config->dModel, "heads split d_model evenly");
     return 0;
 }

@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_EXPECT(!model.error().empty(), "a refusal carries a sentence");
         return 0;
     }
-    FUZZ_EXPECT((*model)->checkShapes().empty(), "loaded weights match the config");
+    FUZZ_EXPECT((*model)->checkShapes().ok(), "loaded weights match the config");
     attnscope::ForwardTrace trace;
     attnscope::Workspace workspace;
     const attnscope::Status s = attnscope::forward(**model, {0}, attnscope::AttentionSettings{},

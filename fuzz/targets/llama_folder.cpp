@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     const attnscope::Model& m = **model;
-    FUZZ_EXPECT(m.checkShapes().empty(), "loaded weights match the config");
+    FUZZ_EXPECT(m.checkShapes().ok(), "loaded weights match the config");
     FUZZ_EXPECT(m.tokenizer && m.tokenizer->vocabSize() <= m.config.vocabSize, "the tokenizer's ids fit the model");
     attnscope::CaptureRequest capture;
     capture.nextTokenLogits = true;

@@ -87,7 +87,7 @@ void TestRandomModel::specParsing()
     QCOMPARE((*m)->config.dModel, dModel);
     QCOMPARE((*m)->config.dHead, dModel / heads);
     QVERIFY((*m)->config.positional == PositionalKind::Sinusoidal);
-    QVERIFY((*m)->checkShapes().empty());
+    QVERIFY((*m)->checkShapes().ok());
 }
 
 void TestRandomModel::sameSpecSameWeights()

@@ -26,7 +26,7 @@ void NextTokenView::setSnapshot(const SnapshotPtr& snapshot)
     // and its untrained weights make them meaningless: say so rather than let them look like knowledge.
     m_randomModel = model && model->tokenizer->kind() == "word";
     m_encoder = model && !model->config.causal;
-    m_unavailable = m_encoder ? QString::fromStdString(maskedPredictionUnavailable(*model)) : QString();
+    m_unavailable = m_encoder ? QString::fromStdString(canPredictMasked(*model).error) : QString();
     setEnabled(m_unavailable.isEmpty());
     setToolTip(m_unavailable);
     // An encoder's list is a line taller; ask the splitter for all of it so the last filler is not cut.

@@ -56,7 +56,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     CaptureRequest capture;
     capture.detail = snap->focus;
     capture.nextTokenLogits = !encoder;
-    capture.finalHidden = encoder && maskedPredictionUnavailable(*model).empty();
+    capture.finalHidden = encoder && canPredictMasked(*model).ok();
     thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
     Status s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
     if (s.ok() && encoder) snap->maskedTokens = predictMasked(*model, snap->trace, snap->tokens.ids, Snapshot::kNextTokens);

@@ -93,8 +93,9 @@ int run(const Args& args)
     document.setSettings(settings);
     document.setFocus(focus);
     document.setText(QString::fromStdString(text));
-    const RenderStatus status = renderView(QString::fromStdString(view), document, options);
-    if (!status.ok()) throw Failure{status.usage ? kExitUsage : kExitInput, status.error};
+    if (Status request = checkRenderRequest(QString::fromStdString(view), options); !request.ok())
+        throw Failure{kExitUsage, request.error};
+    if (Status drawn = renderView(QString::fromStdString(view), document, options); !drawn.ok()) throw Failure{kExitInput, drawn.error};
     return 0;
 }
 

@@ -15,7 +15,7 @@
 #include "common/matrixplot.h"
 #include "steps/blockview.h"
 #include "steps/ropeview.h"
-#include "steps/stepsrender.h"
+#include "window/renderer.h"
 #include "tinyllama.h"
 #include "window/mainwindow.h"
 #include "window/tokenchips.h"
@@ -128,8 +128,12 @@ private slots:
         doc.setModel(*loadModel(m_folder));
         doc.setText(QStringLiteral("the llama hums"));
         const QString path = m_tmp.filePath(QStringLiteral("rope.png"));
-        QString error;
-        QVERIFY2(renderStepsView(QStringLiteral("rope"), doc, {}, path, QSize(1200, 600), &error), qPrintable(error));
+        RenderOptions options;
+        options.outPath = path;
+        options.width = 1200;
+        options.height = 600;
+        const Status drawn = renderView(QStringLiteral("rope"), doc, options);
+        QVERIFY2(drawn.ok(), drawn.error.c_str());
         QCOMPARE(QImage(path).size(), QSize(1200, 600));
     }
 };

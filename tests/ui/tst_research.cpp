@@ -20,7 +20,8 @@
 #include "research/headrolesview.h"
 #include "research/importanceview.h"
 #include "research/qkmapview.h"
-#include "research/researchrender.h"
+#include "research/researchviews.h"
+#include "window/renderer.h"
 #include "research/researchtab.h"
 #include "research/rollout.h"
 #include "research/rolloutview.h"
@@ -325,7 +326,7 @@ void TestResearch::qkMapTakesSentencesUpTo2000Tokens()
 void TestResearch::renderEveryView_data()
 {
     QTest::addColumn<QString>("view");
-    for (const QString& v : researchViewNames()) QTest::newRow(qPrintable(v)) << v;
+    for (const ViewEntry& v : researchViews()) QTest::newRow(qPrintable(v.name)) << v.name;
 }
 
 void TestResearch::renderEveryView()
@@ -337,12 +338,18 @@ void TestResearch::renderEveryView()
     doc.toggleAblatedHead({0, 0});
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("v.png"));
-    QString error;
-    QVERIFY2(renderResearchView(view, doc, path, QSize(640, 420), -1, &error), qPrintable(error));
+    RenderOptions options;
+    options.outPath = path;
+    options.width = 640;
+    options.height = 420;
+    const Status drawn = renderView(view, doc, options);
+    QVERIFY2(drawn.ok(), drawn.error.c_str());
     QCOMPARE(QImage(path).size(), QSize(640, 420));
-    QVERIFY(!renderResearchView(QStringLiteral("nope"), doc, path, QSize(640, 420), -1, &error));
-    QVERIFY(!renderResearchView(view, doc, path, QSize(640, 420), 99, &error));
-    QVERIFY(error.contains(QStringLiteral("past the last token")));
+    QVERIFY(!renderView(QStringLiteral("nope"), doc, options).ok());
+    options.query = 99;
+    const Status past = renderView(view, doc, options);
+    QVERIFY(!past.ok());
+    QVERIFY(QString::fromStdString(past.error).contains(QStringLiteral("past the last token")));
 }
 
 QTEST_MAIN(TestResearch)

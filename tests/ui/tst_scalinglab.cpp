@@ -11,7 +11,8 @@
 #include "randomdefault.h"
 #include "lab/jacobianview.h"
 #include "lab/labdata.h"
-#include "lab/labrender.h"
+#include "lab/labviews.h"
+#include "window/renderer.h"
 #include "analysis/saturation.h"
 #include "lab/saturationdashboard.h"
 #include "lab/saturationview.h"
@@ -313,8 +314,8 @@ void TestScalingLab::renderLabView_data()
 {
     QTest::addColumn<QString>("view");
     QTest::addColumn<QString>("suffix");
-    for (const QString& v : labViewNames())
-        for (const char* s : {"png", "svg", "pdf"}) QTest::newRow(qPrintable(v + "." + s)) << v << QString(s);
+    for (const ViewEntry& entry : labViews())
+        for (const char* s : {"png", "svg", "pdf"}) QTest::newRow(qPrintable(entry.name + "." + s)) << entry.name << QString(s);
 }
 
 void TestScalingLab::renderLabView()
@@ -327,8 +328,12 @@ void TestScalingLab::renderLabView()
     QTemporaryDir dir;
     const QString path = dir.filePath(view + "." + suffix);
     const QSize size(900, 560);
-    QString error;
-    QVERIFY2(attnscope::renderLabView(view, doc, path, size, &error), qPrintable(error));
+    attnscope::RenderOptions options;
+    options.outPath = path;
+    options.width = size.width();
+    options.height = size.height();
+    const attnscope::Status drawn = attnscope::renderView(view, doc, options);
+    QVERIFY2(drawn.ok(), drawn.error.c_str());
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray bytes = file.readAll();
@@ -353,11 +358,15 @@ void TestScalingLab::renderErrors()
     Document doc;
     attnscope::testing::useRandomModel(doc);
     QTemporaryDir dir;
-    QString error;
-    QVERIFY(!attnscope::renderLabView("heatmap3d", doc, dir.filePath("x.png"), QSize(400, 300), &error));
-    QVERIFY2(error.contains("no view"), qPrintable(error));
-    QVERIFY(!attnscope::renderLabView("saturation", doc, dir.filePath("x.bmp"), QSize(400, 300), &error));
-    QVERIFY2(error.contains(".png, .svg or .pdf"), qPrintable(error));
+    attnscope::RenderOptions options;
+    options.width = 400;
+    options.height = 300;
+    options.outPath = dir.filePath("x.png");
+    attnscope::Status drawn = attnscope::renderView("heatmap3d", doc, options);
+    QVERIFY2(!drawn.ok() && drawn.error.find("no view") != std::string::npos, drawn.error.c_str());
+    options.outPath = dir.filePath("x.bmp");
+    drawn = attnscope::renderView("saturation", doc, options);
+    QVERIFY2(!drawn.ok() && drawn.error.find(".png, .svg or .pdf") != std::string::npos, drawn.error.c_str());
 }
 
 QTEST_MAIN(TestScalingLab)

@@ -20,13 +20,23 @@
 #include "steps/pipelineview.h"
 #include "steps/positionalview.h"
 #include "steps/stepbystep.h"
-#include "steps/stepsrender.h"
+#include "steps/stepsviews.h"
+#include "window/renderer.h"
 #include "randomdefault.h"
 #include "waits.h"
 
 using namespace attnscope;
 
 namespace {
+
+RenderOptions sized(const QString& path, QSize size)
+{
+    RenderOptions options;
+    options.outPath = path;
+    options.width = size.width();
+    options.height = size.height();
+    return options;
+}
 
 double maxDiff(const Matrix& a, const Matrix& b)
 {
@@ -80,7 +90,7 @@ void TestStepByStep::rendersEveryView_data()
 {
     QTest::addColumn<QString>("view");
     QTest::addColumn<QSize>("size");
-    for (const QString& v : stepsViewNames()) QTest::newRow(qPrintable(v + ", 1600x1000")) << v << QSize(1600, 1000);
+    for (const ViewEntry& v : stepsViews()) QTest::newRow(qPrintable(v.name + ", 1600x1000")) << v.name << QSize(1600, 1000);
     QTest::newRow("pipeline, small 640x400") << "pipeline" << QSize(640, 400);
 }
 
@@ -94,10 +104,13 @@ void TestStepByStep::rendersEveryView()
     QTemporaryDir dir;
     const QByteArray keep = qgetenv("ATTNSCOPE_KEEP_RENDERS");
     const QString path = (keep.isEmpty() ? dir.path() : QString::fromLocal8Bit(keep)) + "/" + view + QStringLiteral("-%1x%2.png").arg(size.width()).arg(size.height());
-    StepsRenderOptions opts;
+    RenderOptions opts;
+    opts.outPath = path;
+    opts.width = size.width();
+    opts.height = size.height();
     if (view == "cost") opts.layer = 0;  // any option; cost ignores the cell
-    QString error;
-    QVERIFY2(renderStepsView(view, doc, opts, path, size, &error), qPrintable(error));
+    const Status drawn = renderView(view, doc, opts);
+    QVERIFY2(drawn.ok(), drawn.error.c_str());
     QImage image(path);
     QCOMPARE(image.size(), size);
     // Not blank: more than a handful of colours.
@@ -113,12 +126,13 @@ void TestStepByStep::rendersSvgAndPdf()
     attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     QTemporaryDir dir;
-    QString error;
-    QVERIFY2(renderStepsView("cell", doc, {}, dir.path() + "/cell.svg", QSize(800, 500), &error), qPrintable(error));
+    const Status cell = renderView("cell", doc, sized(dir.path() + "/cell.svg", QSize(800, 500)));
+    QVERIFY2(cell.ok(), cell.error.c_str());
     QSvgRenderer svg(dir.path() + "/cell.svg");
     QVERIFY(svg.isValid());
     QCOMPARE(svg.viewBox().size(), QSize(800, 500));
-    QVERIFY2(renderStepsView("heads", doc, {}, dir.path() + "/heads.pdf", QSize(800, 500), &error), qPrintable(error));
+    const Status heads = renderView("heads", doc, sized(dir.path() + "/heads.pdf", QSize(800, 500)));
+    QVERIFY2(heads.ok(), heads.error.c_str());
     QFile pdf(dir.path() + "/heads.pdf");
     QVERIFY(pdf.open(QIODevice::ReadOnly));
     QVERIFY(pdf.read(5) == "%PDF-");
@@ -130,16 +144,17 @@ void TestStepByStep::rejectsBadInput()
     attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     QTemporaryDir dir;
-    QString error;
-    QVERIFY(!renderStepsView("nonsense", doc, {}, dir.path() + "/x.png", QSize(100, 100), &error));
-    QVERIFY(error.contains("nonsense"));
-    StepsRenderOptions far;
+    const RenderOptions png = sized(dir.path() + "/x.png", QSize(100, 100));
+    const Status unknown = renderView("nonsense", doc, png);
+    QVERIFY(!unknown.ok());
+    QVERIFY(QString::fromStdString(unknown.error).contains("nonsense"));
+    RenderOptions far = png;
     far.query = 6;
-    QVERIFY(!renderStepsView("cell", doc, far, dir.path() + "/x.png", QSize(100, 100), &error));
-    StepsRenderOptions head;
+    QVERIFY(!renderView("cell", doc, far).ok());
+    RenderOptions head = png;
     head.head = 4;
-    QVERIFY(!renderStepsView("pipeline", doc, head, dir.path() + "/x.png", QSize(100, 100), &error));
-    QVERIFY(!renderStepsView("cell", doc, {}, dir.path() + "/x.bmp", QSize(100, 100), &error));
+    QVERIFY(!renderView("pipeline", doc, head).ok());
+    QVERIFY(!renderView("cell", doc, sized(dir.path() + "/x.bmp", QSize(100, 100))).ok());
 }
 
 void TestStepByStep::cellViewShowsCoreNumbers_data()

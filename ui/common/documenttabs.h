@@ -1,9 +1,10 @@
 #pragma once
-// A tab widget whose pages are views of one Document: the scaling lab and the step-by-step tab are
-// both built from it, one addView() line per page.
+// A tab widget whose pages are views of one Document, built from a tab folder's list of views
+// (common/viewregistry.h): the scaling lab, the step-by-step tab and the research tab.
 #include <QTabWidget>
 
 #include "common/tabnames.h"
+#include "common/viewregistry.h"
 
 namespace attnscope {
 
@@ -11,22 +12,24 @@ class Document;
 
 class DocumentTabs : public QTabWidget {
 public:
-    explicit DocumentTabs(Document* document, QWidget* parent = nullptr) : QTabWidget(parent), m_document(document) {}
-
-protected:
-    // Makes a View(document, this), adds it as the next tab under `title` and returns it. `name` is how
-    // scenes, lessons and the render command call it (common/tabnames.h); by default, the title's.
-    template <class View>
-    View* addView(const QString& title, const QString& name = QString())
+    DocumentTabs(Document* document, const ViewList& views, QWidget* parent = nullptr) : QTabWidget(parent)
     {
-        auto* view = new View(m_document, this);
-        view->setObjectName(name.isEmpty() ? nameFromTitle(title) : name);
-        addTab(view, title);
-        return view;
+        // A page's object name is how scenes, lessons and the render command call it (common/tabnames.h).
+        for (const ViewEntry& entry : views) {
+            if (!entry.page) continue;
+            QWidget* view = entry.make(document, this);
+            view->setObjectName(entry.name);
+            addTab(view, entry.title);
+        }
     }
 
-private:
-    Document* m_document;
+    // The page called `name`, as its class.
+    template <class View>
+    View* page(const QString& name) const
+    {
+        const int index = pageIndex(this, name);
+        return index < 0 ? nullptr : qobject_cast<View*>(widget(index));
+    }
 };
 
 } // namespace attnscope

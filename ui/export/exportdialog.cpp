@@ -93,7 +93,7 @@ QString ExportDialog::exportNow()
         if (!exportWidget(m_plot, path(), size(), dpi(), &error)) return error;
         return {};
     }
-    const RenderStatus s = exportView(*m_window, view(), path(), size(), dpi());
+    const Status s = exportView(*m_window, view(), path(), size(), dpi());
     return QString::fromStdString(s.error);
 }
 

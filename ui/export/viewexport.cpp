@@ -11,12 +11,6 @@
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
 #include "common/tabnames.h"
-#include "lab/compareview.h"
-#include "research/qkmapview.h"
-#include "research/rolloutview.h"
-#include "steps/cellview.h"
-#include "steps/crossattentionview.h"
-#include "steps/pipelineview.h"
 #include "window/mainwindow.h"
 
 namespace attnscope {
@@ -73,24 +67,7 @@ QString currentViewName(const MainWindow& window)
 RenderOptions liveRenderOptions(const MainWindow& window, const QString& view)
 {
     RenderOptions options;
-    const QTabWidget* tabs = window.tabs();
-    if (const CompareView* compare = tabs->findChild<CompareView*>()) {
-        const AttentionSettings b = compare->bSettings();
-        options.compareB = CompareBSettings{b.mask, b.scaling, b.temperature, compare->bOwnText().toStdString()};
-    }
-    if (view == QLatin1String("pipeline") || view == QLatin1String("cell")) {
-        if (const PipelineView* pipeline = tabs->findChild<PipelineView*>()) {
-            options.query = pipeline->cellView()->query();
-            options.key = pipeline->cellView()->key();
-        }
-    }
-    if (const CrossAttentionView* cross = tabs->findChild<CrossAttentionView*>()) options.source = cross->source();
-    if (view == QLatin1String("rollout")) {
-        if (const RolloutView* rollout = tabs->findChild<RolloutView*>()) options.query = rollout->token();
-    }
-    if (view == QLatin1String("qk-map")) {
-        if (const QkMapView* map = tabs->findChild<QkMapView*>()) options.query = map->selectedQuery();
-    }
+    if (const ViewEntry* entry = findView(view); entry && entry->capture) entry->capture(window.tabs(), options);
     return options;
 }
 
@@ -106,7 +83,7 @@ QSize liveViewSize(const MainWindow& window, const QString& view)
     return size.expandedTo(QSize(320, 240));
 }
 
-RenderStatus exportView(MainWindow& window, const QString& view, const QString& path, QSize size, int dpi)
+Status exportView(MainWindow& window, const QString& view, const QString& path, QSize size, int dpi)
 {
     RenderOptions options = liveRenderOptions(window, view);
     options.outPath = path;
@@ -137,7 +114,7 @@ bool copyViewToClipboard(MainWindow& window, const QString& view, QString* error
     const QSize size = liveViewSize(window, view);
     const QString png = dir.filePath(QStringLiteral("view.png")), svg = dir.filePath(QStringLiteral("view.svg"));
     for (const auto& [path, dpi] : {std::pair{png, kClipboardDpi}, std::pair{svg, kScreenDpi}}) {
-        const RenderStatus s = exportView(window, view, path, size, dpi);
+        const Status s = exportView(window, view, path, size, dpi);
         if (!s.ok()) {
             if (error) *error = QString::fromStdString(s.error);
             return false;

@@ -22,7 +22,7 @@ RenderOptions liveRenderOptions(const MainWindow& window, const QString& view);
 QSize liveViewSize(const MainWindow& window, const QString& view);
 
 // Writes `view` at `size` and `dpi` to `path` (.png, .svg or .pdf).
-RenderStatus exportView(MainWindow& window, const QString& view, const QString& path, QSize size, int dpi);
+Status exportView(MainWindow& window, const QString& view, const QString& path, QSize size, int dpi);
 // One widget as it is in the window (a plot, the heads grid), laid out at `size`.
 bool exportWidget(QWidget* widget, const QString& path, QSize size, int dpi, QString* error);
 

@@ -188,6 +188,18 @@ AttentionSettings CompareView::bSettings() const
     return s;
 }
 
+CompareBSettings CompareView::bSide() const { return {m_bMask, m_bScaling, m_bTemperature, m_bText.toStdString()}; }
+
+void CompareView::setBSide(const CompareBSettings& b)
+{
+    m_bMask = b.mask;
+    m_bScaling = b.scaling;
+    m_bTemperature = b.temperature;
+    m_bText = QString::fromStdString(b.text);
+    syncControls();
+    recompute();
+}
+
 void CompareView::setBText(const QString& text)
 {
     m_bText = text;

@@ -8,6 +8,7 @@
 
 #include "common/document.h"
 #include "lab/labplot.h"
+#include "scene/scene.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -27,6 +28,9 @@ public:
     void setBText(const QString& text);  // empty: A's sentence
     QString bText() const;         // what B shows: its own sentence or A's
     QString bOwnText() const { return m_bText; }  // empty when B follows A's sentence
+    // B as a scene stores it: its mask, scaling, temperature and own sentence.
+    CompareBSettings bSide() const;
+    void setBSide(const CompareBSettings& b);
 
     const SnapshotPtr& snapshotB() const { return m_b; }
     // True while the latest B is still computing on the thread pool; waitForB blocks until it is shown.

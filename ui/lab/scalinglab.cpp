@@ -2,6 +2,7 @@
 
 #include "lab/compareview.h"
 #include "lab/jacobianview.h"
+#include "lab/labviews.h"
 #include "lab/saturationdashboard.h"
 #include "lab/saturationview.h"
 #include "lab/scorehistogramview.h"
@@ -9,14 +10,14 @@
 
 namespace attnscope {
 
-ScalingLab::ScalingLab(Document* document, QWidget* parent) : DocumentTabs(document, parent)
+ScalingLab::ScalingLab(Document* document, QWidget* parent) : DocumentTabs(document, labViews(), parent)
 {
-    m_saturation = addView<SaturationView>(tr("Saturation"), QStringLiteral("saturation"));
-    m_whySqrtDk = addView<WhySqrtDkView>(tr("Why √dₖ"), QStringLiteral("why-sqrt-dk"));
-    m_jacobian = addView<JacobianView>(tr("Gradient"), QStringLiteral("jacobian"));
-    m_histogram = addView<ScoreHistogramView>(tr("Row scores"), QStringLiteral("histogram"));
-    m_dashboard = addView<SaturationDashboard>(tr("Dashboard"), QStringLiteral("dashboard"));
-    m_compare = addView<CompareView>(tr("Compare A/B"), QStringLiteral("compare"));
+    m_saturation = page<SaturationView>(QStringLiteral("saturation"));
+    m_whySqrtDk = page<WhySqrtDkView>(QStringLiteral("why-sqrt-dk"));
+    m_jacobian = page<JacobianView>(QStringLiteral("jacobian"));
+    m_histogram = page<ScoreHistogramView>(QStringLiteral("histogram"));
+    m_dashboard = page<SaturationDashboard>(QStringLiteral("dashboard"));
+    m_compare = page<CompareView>(QStringLiteral("compare"));
 }
 
 } // namespace attnscope

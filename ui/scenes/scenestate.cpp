@@ -27,10 +27,7 @@ Scene captureScene(const MainWindow& window)
     const QTabWidget* tabs = window.tabs();
     scene.tab = pageName(tabs, tabs->currentIndex()).toStdString();
     if (const QTabWidget* views = viewTabs(tabs->currentWidget())) scene.view = pageName(views, views->currentIndex()).toStdString();
-    if (const CompareView* compare = compareView(window)) {
-        const AttentionSettings b = compare->bSettings();
-        scene.compareB = CompareBSettings{b.mask, b.scaling, b.temperature, compare->bOwnText().toStdString()};
-    }
+    if (const CompareView* compare = compareView(window)) scene.compareB = compare->bSide();
     return scene;
 }
 
@@ -51,14 +48,7 @@ SceneResult applyScene(MainWindow& window, const Scene& scene)
     if (scene.settings) doc.setSettings(*scene.settings);
     if (scene.focus) doc.setFocus({scene.focus->layer, scene.focus->head});
     if (scene.compareB) {
-        if (CompareView* compare = compareView(window)) {
-            AttentionSettings b = doc.settings();
-            b.mask = scene.compareB->mask;
-            b.scaling = scene.compareB->scaling;
-            b.temperature = scene.compareB->temperature;
-            compare->setBSettings(b);
-            compare->setBText(QString::fromStdString(scene.compareB->text));
-        }
+        if (CompareView* compare = compareView(window)) compare->setBSide(*scene.compareB);
     }
     // 2. Tab and view by name, so a scene saved before a tab was added still finds its tab.
     QTabWidget* tabs = window.tabs();

@@ -7,18 +7,19 @@
 #include "steps/pipelineview.h"
 #include "steps/positionalview.h"
 #include "steps/ropeview.h"
+#include "steps/stepsviews.h"
 
 namespace attnscope {
 
-StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(document, parent)
+StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(document, stepsViews(), parent)
 {
-    m_pipeline = addView<PipelineView>(tr("Pipeline"), QStringLiteral("pipeline"));
-    m_heads = addView<HeadsView>(tr("Heads"), QStringLiteral("heads"));
-    m_block = addView<BlockView>(tr("Block"), QStringLiteral("block"));
-    m_positional = addView<PositionalView>(tr("Positions"), QStringLiteral("positional"));
-    m_rope = addView<RopeView>(tr("Rotary"), QStringLiteral("rope"));
-    m_cross = addView<CrossAttentionView>(tr("Cross-attention"), QStringLiteral("cross"));
-    m_cost = addView<CostView>(tr("Cost"), QStringLiteral("cost"));  // measures the first time its tab is shown
+    m_pipeline = page<PipelineView>(QStringLiteral("pipeline"));
+    m_heads = page<HeadsView>(QStringLiteral("heads"));
+    m_block = page<BlockView>(QStringLiteral("block"));
+    m_positional = page<PositionalView>(QStringLiteral("positional"));
+    m_rope = page<RopeView>(QStringLiteral("rope"));
+    m_cross = page<CrossAttentionView>(QStringLiteral("cross"));
+    m_cost = page<CostView>(QStringLiteral("cost"));
 }
 
 } // namespace attnscope

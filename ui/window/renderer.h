@@ -1,41 +1,31 @@
 #pragma once
 // Headless rendering of the window's views for slides and papers: the same widget classes the window
-// shows, drawn offscreen at an explicit size into PNG, SVG or PDF (chosen by the file extension).
+// shows, drawn offscreen at an explicit size into PNG, SVG or PDF (chosen by the file extension). Every
+// view comes from the registry (common/viewregistry.h), which this file joins from the tab folders.
 #include <QString>
-#include <string>
+#include <QStringList>
 
 #include "common/document.h"
-#include "common/exportimage.h"
-#include "scene/scene.h"
+#include "common/viewregistry.h"
 
 namespace attnscope {
 
-struct RenderOptions {
-    QString outPath;   // .png, .svg or .pdf
-    int width = 1000;  // the layout's size in pixels at 96 dpi (a PDF page is 0.75 * width points wide)
-    int height = 800;
-    int dpi = kScreenDpi;  // a PNG has width * dpi / 96 pixels; SVG and PDF are vectors at any dpi
-    // Step-by-step views: the explained cell (-1: the last query and its strongest key; the research views
-    // use the query for the rollout row and the query marked on the query-key map) and the
-    // cross-attention source sentence.
-    int query = -1;
-    int key = -1;
-    QString source = QStringLiteral("The cat sat on the mat");
-    std::optional<CompareBSettings> compareB;  // Compare's B side; its defaults when absent
-};
+// Every view of every tab, in the order the usage text lists them.
+const ViewList& allViews();
+// The entry called `name`, or null.
+const ViewEntry* findView(const QString& name);
 
-struct RenderStatus {
-    std::string error;   // empty on success; a sentence for a person
-    bool usage = false;  // the request itself was wrong (view name, extension, size) rather than the input or disk
-    bool ok() const { return error.empty(); }
-};
-
-// The view names renderView knows, in the order the usage text lists them.
+// The view names, in the order the usage text lists them.
 QStringList renderViewNames();
 // A view's name for a person ("Scaling lab · Compare A/B"); the name itself for one it does not know.
 QString renderViewTitle(const QString& view);
 
-// Waits for the document's latest computation, builds `view` from its snapshot and writes it.
-RenderStatus renderView(const QString& view, Document& document, const RenderOptions& options);
+// Whether the request can be drawn at all, before any input is looked at: a known view, a .png, .svg or
+// .pdf file, a dpi and a size in range. A failure is the caller's mistake (usage), not the input's.
+Status checkRenderRequest(const QString& view, const RenderOptions& options);
+
+// Checks the request, waits for the document's latest computation, builds `view` from its snapshot and
+// writes it. Needs a QApplication (the offscreen platform is enough).
+Status renderView(const QString& view, Document& document, const RenderOptions& options);
 
 } // namespace attnscope

@@ -1,0 +1,85 @@
+#include "attention/attentionviews.h"
+
+#include <QLabel>
+#include <QObject>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "attention/headgridview.h"
+#include "attention/heatmapview.h"
+#include "common/colormap.h"
+#include "common/document.h"
+#include "common/settingstext.h"
+#include "drawing/colorbar.h"
+
+namespace attnscope {
+
+namespace {
+
+QWidget* makeHeatmap(Document*, QWidget* parent) { return new HeatmapView(parent); }
+
+// Set once the view has its size, so label thinning sees the output size.
+Status prepareHeatmap(QWidget* view, Document& document, const RenderOptions&)
+{
+    qobject_cast<HeatmapView*>(view)->setSnapshot(document.snapshot());
+    return {};
+}
+
+// The colour scale the grid shares with the heatmap beside it on screen; a picture of the grid alone
+// needs its own. A vector bar in SVG and PDF, like every other colour scale.
+QWidget* weightScale()
+{
+    auto* plot = new QCustomPlot;
+    plot->plotLayout()->clear();
+    auto* scale = new QCPColorScale(plot);
+    ColorBar::install(scale);
+    plot->plotLayout()->addElement(0, 0, scale);
+    scale->setType(QCPAxis::atBottom);
+    scale->setGradient(ColorMap::gradient());
+    scale->setDataRange(QCPRange(0.0, 1.0));
+    scale->setBarWidth(12);
+    const bool grey = ColorMap::current() == ColorMap::Kind::Grey;
+    scale->axis()->setLabel(QObject::tr("attention weight · %1 cells: masked pairs").arg(grey ? QObject::tr("orange") : QObject::tr("grey")));
+    plot->setFixedHeight(64);
+    return plot;
+}
+
+// The grid has no title of its own on screen (the heatmap beside it says which head is focused); a
+// picture of it on its own says what it shows.
+QWidget* makeGrid(Document*, QWidget* parent)
+{
+    auto* widget = new QWidget(parent);
+    auto* title = new QLabel;
+    title->setObjectName(QStringLiteral("grid-title"));
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
+    title->setWordWrap(true);
+    auto* column = new QVBoxLayout(widget);
+    column->addWidget(title);
+    column->addWidget(new HeadGridView, 1);
+    column->addWidget(weightScale());
+    return widget;
+}
+
+Status prepareGrid(QWidget* view, Document& document, const RenderOptions&)
+{
+    const SnapshotPtr snapshot = document.snapshot();
+    view->findChild<QLabel*>(QStringLiteral("grid-title"))->setText(QObject::tr("All heads (layers down, heads across) · %1").arg(settingsSummary(snapshot->settings)));
+    view->findChild<HeadGridView*>()->setSnapshot(snapshot);
+    return {};
+}
+
+} // namespace
+
+const ViewList& attentionViews()
+{
+    const QString tab = QStringLiteral("attention");
+    static const ViewList views = {
+        {QStringLiteral("heatmap"), QObject::tr("Focused head"), tab, false, makeHeatmap, prepareHeatmap, {}, {}},
+        {QStringLiteral("grid"), QObject::tr("All heads"), tab, false, makeGrid, prepareGrid, {}, {}},
+    };
+    return views;
+}
+
+} // namespace attnscope

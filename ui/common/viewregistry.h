@@ -1,0 +1,62 @@
+#pragma once
+// One entry per view: its name (for `attnscope-cli render --view`, scenes and lessons), its title, the tab it
+// lives in, how to build it, and what it needs to be drawn offscreen or exported as it is on screen. Each
+// tab folder declares its own views once (attention/attentionviews.h, lab/labviews.h, steps/stepsviews.h,
+// research/researchviews.h); the tabs build their pages from those lists, and the renderer, the export
+// dialog and the CLI read the whole registry (window/views.h). Adding a view is its class and one entry.
+#include <QString>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "common/exportimage.h"
+#include "result.h"
+#include "scene/scene.h"
+
+class QWidget;
+
+namespace attnscope {
+
+class Document;
+
+// What a picture of a view is drawn with, beyond the document: the file, its size, and the state of the
+// views that have some (the explained cell, the cross-attention source, the rollout token, Compare's B).
+struct RenderOptions {
+    QString outPath;   // .png, .svg or .pdf
+    int width = 1000;  // the layout's size in pixels at 96 dpi (a PDF page is 0.75 * width points wide)
+    int height = 800;
+    int dpi = kScreenDpi;  // a PNG has width * dpi / 96 pixels; SVG and PDF are vectors at any dpi
+    // The focused head to draw; -1 keeps the document's.
+    int layer = -1;
+    int head = -1;
+    // Step-by-step views: the explained cell (-1: the last query and its strongest key; the research views
+    // use the query for the rollout row and the query marked on the query-key map) and the
+    // cross-attention source sentence.
+    int query = -1;
+    int key = -1;
+    QString source = QStringLiteral("The cat sat on the mat");
+    std::optional<CompareBSettings> compareB;  // Compare's B side; its defaults when absent
+};
+
+struct ViewEntry {
+    QString name;   // "saturation": lower case, hyphens
+    QString title;  // "Saturation": its tab's title, translated
+    QString tab;    // the window's tab it lives in: "attention", "scaling-lab", "step-by-step", "research"
+    bool page = true;  // built as a page of its tab; false for views drawn alone (the heatmap, one score cell)
+    // Builds the view over the document (parent null for a picture). The document is idle when it is called
+    // for a picture.
+    std::function<QWidget*(Document* document, QWidget* parent)> make;
+    // For a picture, before the view is laid out: takes the options the view uses. Fails with a sentence
+    // for options it cannot take (a cell outside the text). May be empty.
+    std::function<Status(QWidget* view, Document& document, const RenderOptions& options)> prepare;
+    // For a picture, once laid out at its size: waits for what the view computes. Fails with a sentence when
+    // there is nothing to draw (a measurement that could not be made). May be empty.
+    std::function<Status(QWidget* view, Document& document, const RenderOptions& options)> settle;
+    // For an export of what is on screen: reads the view's own state from the window's tabs into the options
+    // (the same fields prepare takes). May be empty.
+    std::function<void(const QWidget* tabs, RenderOptions& options)> capture;
+};
+
+using ViewList = std::vector<ViewEntry>;
+
+} // namespace attnscope

@@ -1,0 +1,63 @@
+#include "lab/labviews.h"
+
+#include <QCoreApplication>
+#include <QObject>
+
+#include "common/document.h"
+#include "lab/compareview.h"
+#include "lab/jacobianview.h"
+#include "lab/saturationdashboard.h"
+#include "lab/saturationview.h"
+#include "lab/scorehistogramview.h"
+#include "lab/sweepviewbase.h"
+#include "lab/whysqrtdkview.h"
+
+namespace attnscope {
+
+namespace {
+
+template <class View>
+QWidget* make(Document* document, QWidget* parent)
+{
+    return new View(document, parent);
+}
+
+// For large models and long texts these views compute on the thread pool: a picture waits for what they show.
+Status waitForSweep(QWidget* view, Document&, const RenderOptions&)
+{
+    QCoreApplication::sendPostedEvents();
+    if (auto* sweep = qobject_cast<SweepViewBase*>(view)) sweep->waitForSweep();
+    return {};
+}
+
+Status settleCompare(QWidget* view, Document&, const RenderOptions& options)
+{
+    QCoreApplication::sendPostedEvents();
+    auto* compare = qobject_cast<CompareView*>(view);
+    if (options.compareB) compare->setBSide(*options.compareB);
+    compare->waitForB();
+    return {};
+}
+
+void captureCompare(const QWidget* tabs, RenderOptions& options)
+{
+    if (const CompareView* compare = tabs->findChild<CompareView*>()) options.compareB = compare->bSide();
+}
+
+} // namespace
+
+const ViewList& labViews()
+{
+    const QString tab = QStringLiteral("scaling-lab");
+    static const ViewList views = {
+        {QStringLiteral("saturation"), QObject::tr("Saturation"), tab, true, make<SaturationView>, {}, waitForSweep, {}},
+        {QStringLiteral("why-sqrt-dk"), QObject::tr("Why √dₖ"), tab, true, make<WhySqrtDkView>, {}, waitForSweep, {}},
+        {QStringLiteral("jacobian"), QObject::tr("Gradient"), tab, true, make<JacobianView>, {}, waitForSweep, {}},
+        {QStringLiteral("histogram"), QObject::tr("Row scores"), tab, true, make<ScoreHistogramView>, {}, waitForSweep, {}},
+        {QStringLiteral("dashboard"), QObject::tr("Dashboard"), tab, true, make<SaturationDashboard>, {}, waitForSweep, {}},
+        {QStringLiteral("compare"), QObject::tr("Compare A/B"), tab, true, make<CompareView>, {}, settleCompare, captureCompare},
+    };
+    return views;
+}
+
+} // namespace attnscope

@@ -1,0 +1,9 @@
+#pragma once
+// The scaling lab's views, declared once: saturation, why-sqrt-dk, jacobian, histogram, dashboard, compare.
+#include "common/viewregistry.h"
+
+namespace attnscope {
+
+const ViewList& labViews();
+
+} // namespace attnscope

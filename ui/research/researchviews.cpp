@@ -1,0 +1,81 @@
+#include "research/researchviews.h"
+
+#include <QApplication>
+#include <QObject>
+
+#include "common/document.h"
+#include "research/ablationview.h"
+#include "research/attributionview.h"
+#include "research/headrolesview.h"
+#include "research/importanceview.h"
+#include "research/qkmapview.h"
+#include "research/rolloutview.h"
+
+namespace attnscope {
+
+namespace {
+
+template <class View>
+QWidget* make(Document* document, QWidget* parent)
+{
+    return new View(document, parent);
+}
+
+int tokenCount(const Document& document) { return int(document.snapshot()->tokens.ids.size()); }
+
+// `query` picks a token (-1: the last): the rollout's row, the query marked on the query-key map.
+Status checkToken(QWidget*, Document& document, const RenderOptions& options)
+{
+    const int T = tokenCount(document);
+    if (options.query >= T)
+        return Status::failure(QStringLiteral("token %1 is past the last token (the text has %2 tokens, numbered from 0).")
+                                   .arg(options.query).arg(T).toStdString());
+    return {};
+}
+
+// Waits for the measurement, then puts the chosen token in; a measurement that could not be made is an
+// input error, not a picture of an error.
+Status waitForResult(QWidget* view, Document& document, const RenderOptions& options)
+{
+    auto* research = qobject_cast<ResearchView*>(view);
+    research->waitForResult();
+    QApplication::processEvents();
+    research->resize(options.width, options.height);
+    const int token = options.query >= 0 ? options.query : tokenCount(document) - 1;
+    if (auto* rollout = qobject_cast<RolloutView*>(view)) rollout->setToken(token);
+    if (auto* map = qobject_cast<QkMapView*>(view)) map->selectQuery(token);  // the typed sentence comes first
+    if (research->result() && !research->result()->error.isEmpty()) {
+        QString message = research->result()->error;
+        message[0] = message[0].toLower();
+        return Status::failure(message.toStdString());
+    }
+    return {};
+}
+
+void captureRolloutToken(const QWidget* tabs, RenderOptions& options)
+{
+    if (const RolloutView* rollout = tabs->findChild<RolloutView*>()) options.query = rollout->token();
+}
+
+void captureMapQuery(const QWidget* tabs, RenderOptions& options)
+{
+    if (const QkMapView* map = tabs->findChild<QkMapView*>()) options.query = map->selectedQuery();
+}
+
+} // namespace
+
+const ViewList& researchViews()
+{
+    const QString tab = QStringLiteral("research");
+    static const ViewList views = {
+        {QStringLiteral("heads-roles"), QObject::tr("Head roles"), tab, true, make<HeadRolesView>, checkToken, waitForResult, {}},
+        {QStringLiteral("ablation"), QObject::tr("Ablation"), tab, true, make<AblationView>, checkToken, waitForResult, {}},
+        {QStringLiteral("importance"), QObject::tr("Importance"), tab, true, make<ImportanceView>, checkToken, waitForResult, {}},
+        {QStringLiteral("rollout"), QObject::tr("Rollout"), tab, true, make<RolloutView>, checkToken, waitForResult, captureRolloutToken},
+        {QStringLiteral("attribution"), QObject::tr("Logit attribution"), tab, true, make<AttributionView>, checkToken, waitForResult, {}},
+        {QStringLiteral("qk-map"), QObject::tr("Query–key map"), tab, true, make<QkMapView>, checkToken, waitForResult, captureMapQuery},
+    };
+    return views;
+}
+
+} // namespace attnscope

@@ -1,0 +1,9 @@
+#pragma once
+// The Research tab's views, declared once: heads-roles, ablation, importance, rollout, attribution, qk-map.
+#include "common/viewregistry.h"
+
+namespace attnscope {
+
+const ViewList& researchViews();
+
+} // namespace attnscope

@@ -1,0 +1,106 @@
+#include "steps/stepsviews.h"
+
+#include <QApplication>
+#include <QObject>
+
+#include "common/document.h"
+#include "steps/blockview.h"
+#include "steps/cellview.h"
+#include "steps/costview.h"
+#include "steps/crossattentionview.h"
+#include "steps/headsview.h"
+#include "steps/pipelineview.h"
+#include "steps/positionalview.h"
+#include "steps/ropeview.h"
+
+namespace attnscope {
+
+namespace {
+
+template <class View>
+QWidget* make(Document* document, QWidget* parent)
+{
+    return new View(document, parent);
+}
+
+Status checkCell(const Document& document, const RenderOptions& options)
+{
+    const int T = document.snapshot()->trace.tokens;
+    if (options.query >= T || options.key >= T)
+        return Status::failure(QStringLiteral("the cell (%1, %2) is outside the %3 tokens.").arg(options.query).arg(options.key).arg(T).toStdString());
+    return {};
+}
+
+Status preparePipeline(QWidget* view, Document& document, const RenderOptions& options)
+{
+    if (Status s = checkCell(document, options); !s.ok()) return s;
+    qobject_cast<PipelineView*>(view)->selectCell(options.query, options.key);
+    return {};
+}
+
+Status prepareCell(QWidget* view, Document& document, const RenderOptions& options)
+{
+    if (Status s = checkCell(document, options); !s.ok()) return s;
+    qobject_cast<CellView*>(view)->setCell(options.query, options.key);
+    return {};
+}
+
+Status preparePositional(QWidget* view, Document&, const RenderOptions&)
+{
+    qobject_cast<PositionalView*>(view)->runPermutationDemo();
+    return {};
+}
+
+Status prepareCross(QWidget* view, Document&, const RenderOptions& options)
+{
+    qobject_cast<CrossAttentionView*>(view)->setSource(options.source);
+    return {};
+}
+
+Status prepareCost(QWidget* view, Document&, const RenderOptions&)
+{
+    qobject_cast<CostView*>(view)->measureNow();
+    return {};
+}
+
+// Shown, every child is laid out at its final size (CostView measures here only if it has no points).
+Status layOut(QWidget* view, Document&, const RenderOptions& options)
+{
+    QApplication::processEvents();
+    view->resize(options.width, options.height);
+    return {};
+}
+
+void captureCell(const QWidget* tabs, RenderOptions& options)
+{
+    if (const PipelineView* pipeline = tabs->findChild<PipelineView*>()) {
+        options.query = pipeline->cellView()->query();
+        options.key = pipeline->cellView()->key();
+    }
+}
+
+void captureSource(const QWidget* tabs, RenderOptions& options)
+{
+    if (const CrossAttentionView* cross = tabs->findChild<CrossAttentionView*>()) options.source = cross->source();
+}
+
+} // namespace
+
+const ViewList& stepsViews()
+{
+    const QString tab = QStringLiteral("step-by-step");
+    static const ViewList views = {
+        {QStringLiteral("pipeline"), QObject::tr("Pipeline"), tab, true, make<PipelineView>, preparePipeline, layOut, captureCell},
+        {QStringLiteral("cell"), QObject::tr("One score cell"), tab, false, make<CellView>, prepareCell, layOut, captureCell},
+        {QStringLiteral("heads"), QObject::tr("Heads"), tab, true, make<HeadsView>, {}, layOut, {}},
+        {QStringLiteral("block"), QObject::tr("Block"), tab, true, make<BlockView>, {}, layOut, {}},
+        {QStringLiteral("positional"), QObject::tr("Positions"), tab, true, make<PositionalView>, preparePositional, layOut, {}},
+        {QStringLiteral("rope"), QObject::tr("Rotary"), tab, true, make<RopeView>, {}, layOut, {}},
+        {QStringLiteral("cross"), QObject::tr("Cross-attention"), tab, true, make<CrossAttentionView>, prepareCross, layOut, captureSource},
+        // The cost view measures the first time its tab is shown.
+        {QStringLiteral("cost"), QObject::tr("Cost"), tab, true, make<CostView>, prepareCost, layOut, {}},
+    };
+    return views;
+}
+
+} // namespace attnscope

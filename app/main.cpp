@@ -88,7 +88,7 @@ int main(int argc, char** argv)
         return 2;
     }
     // The last session first, so everything given on the command line goes on top of it.
-    attnscope::SceneResult restored;
+    attnscope::Result<QStringList> restored = attnscope::Result<QStringList>::ok({});
     if (files.isEmpty() && !parser.isSet(fresh) && !screenshot) restored = actions->scenes()->restoreLastSession();
     if (parser.isSet(model)) {
         const attnscope::Status opened = window.openModel(parser.value(model));
@@ -114,10 +114,10 @@ int main(int argc, char** argv)
     }
     window.show();
     if (!files.isEmpty()) {
-        const attnscope::SceneResult opened = actions->scenes()->open(files.front());
-        if (!opened.ok()) std::fprintf(stderr, "error: %s\n", opened.error.toLocal8Bit().constData());
+        const attnscope::Result<QStringList> opened = actions->scenes()->open(files.front());
+        if (!opened) std::fprintf(stderr, "error: %s\n", QString::fromStdString(opened.error()).toLocal8Bit().constData());
         actions->report(opened, QObject::tr("Cannot open the scene"));
-    } else if (!restored.ok() || !restored.warnings.isEmpty()) {
+    } else if (!restored || !restored->isEmpty()) {
         actions->report(restored, QObject::tr("The last session"));
     }
     if (parser.isSet(lesson)) {

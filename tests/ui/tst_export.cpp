@@ -166,8 +166,8 @@ private slots:
         QCOMPARE(QColor(screen.pixel(cell)).name(), QColor(top).name());
         QTemporaryDir dir;
         const QString png = dir.filePath(QStringLiteral("plot.png"));
-        QString error;
-        QVERIFY2(exportWidget(heatmap, png, heatmap->size(), 96, &error), qPrintable(error));
+        const Status exported = exportWidget(heatmap, png, heatmap->size(), 96);
+        QVERIFY2(exported.ok(), exported.error.c_str());
         QCOMPARE(QColor(QImage(png).pixel(cell)).name(), QColor(top).name());
         // A masked cell (query 0, key 1) is the masked colour of this map, never a ramp colour.
         const QPoint masked(int(heatmap->xAxis->coordToPixel(1)), int(heatmap->yAxis->coordToPixel(0)));
@@ -185,13 +185,13 @@ private slots:
         ExportDialog dialog(&window, QStringLiteral("compare"));
         QCOMPARE(dialog.view(), QStringLiteral("compare"));
         dialog.setPath(dir.filePath(QStringLiteral("compare.svg")));
-        const QString error = dialog.exportNow();
-        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const Status exported = dialog.exportNow();
+        QVERIFY2(exported.ok(), exported.error.c_str());
         const QByteArray svg = readFile(dir.filePath(QStringLiteral("compare.svg")));
         QCOMPARE(svgElements(svg).value(QStringLiteral("image")), 0);
         QVERIFY(svg.contains("Compare") || svg.contains("B − A") || svgElements(svg).value(QStringLiteral("text")) > 0);
         dialog.setPath(dir.filePath(QStringLiteral("compare.bmp")));
-        QVERIFY(!dialog.exportNow().isEmpty());
+        QVERIFY(!dialog.exportNow().ok());
     }
 
     void aClickedPlotExportsAndCopiesOnItsOwn()
@@ -214,15 +214,15 @@ private slots:
         ExportDialog dialog(&window, QString(), plot);
         QCOMPARE(dialog.view(), QString());
         dialog.setPath(dir.filePath(QStringLiteral("plot.pdf")));
-        QVERIFY(dialog.exportNow().isEmpty());
+        QVERIFY(dialog.exportNow().ok());
         QVERIFY(readFile(dir.filePath(QStringLiteral("plot.pdf"))).startsWith("%PDF"));
 
-        QString error;
-        QVERIFY2(copyWidgetToClipboard(plot, &error), qPrintable(error));
+        const Status copied = copyWidgetToClipboard(plot);
+        QVERIFY2(copied.ok(), copied.error.c_str());
         const QMimeData* data = QGuiApplication::clipboard()->mimeData();
         QVERIFY(data && data->hasImage());
         QVERIFY(data->data(QStringLiteral("image/svg+xml")).contains("<svg"));
-        QVERIFY(copyViewToClipboard(window, QStringLiteral("grid"), &error));
+        QVERIFY(copyViewToClipboard(window, QStringLiteral("grid")).ok());
         QCOMPARE(qvariant_cast<QImage>(QGuiApplication::clipboard()->mimeData()->imageData()).width(), 2 * liveViewSize(window, "grid").width());
     }
 
@@ -255,8 +255,8 @@ private slots:
         QVERIFY(dialog.path().endsWith(QString::fromStdString(suggestedSuffix(request.what, request.format))));
         QCOMPARE(request.head.has_value(), focused);
         if (focused) QVERIFY(*request.head == (HeadSelection{1, 2}));
-        const QString error = dialog.exportNow();
-        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const Status exported = dialog.exportNow();
+        QVERIFY2(exported.ok(), exported.error.c_str());
         const Document& doc = *window.document();
         const Result<std::string> expected = exportData(*doc.model(), doc.snapshot()->tokens, doc.settings(), request);
         QVERIFY(expected.hasValue());

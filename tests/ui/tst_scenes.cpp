@@ -97,9 +97,9 @@ private slots:
         QVERIFY(a.windowTitle().contains(QStringLiteral("everything.attnscope")));
 
         MainWindow b;
-        const SceneResult opened = b.actions()->scenes()->open(path);
-        QVERIFY2(opened.ok(), qPrintable(opened.error));
-        QVERIFY2(opened.warnings.isEmpty(), qPrintable(opened.warnings.join(QLatin1Char('|'))));
+        const Result<QStringList> opened = b.actions()->scenes()->open(path);
+        QVERIFY2(opened, opened.error().c_str());
+        QVERIFY2(opened->isEmpty(), qPrintable(opened->join(QLatin1Char('|'))));
         const Document& da = *a.document();
         const Document& db = *b.document();
         QCOMPARE(db.modelSpec(), kModel);
@@ -144,10 +144,11 @@ private slots:
         w.sentenceEdit()->setText(QStringLiteral("nothing changes"));
         QVERIFY(w.actions()->scenes()->save(good).ok());
         const Scene before = captureScene(w);
-        const SceneResult r = w.actions()->scenes()->open(bad);
-        QVERIFY(!r.ok());
-        QVERIFY2(r.error.contains(QStringLiteral("bad.attnscope")), qPrintable(r.error));
-        QVERIFY2(!r.error.contains(QLatin1Char('\n')), "one sentence, not a dump");
+        const Result<QStringList> r = w.actions()->scenes()->open(bad);
+        QVERIFY(!r);
+        const QString error = QString::fromStdString(r.error());
+        QVERIFY2(error.contains(QStringLiteral("bad.attnscope")), qPrintable(error));
+        QVERIFY2(!error.contains(QLatin1Char('\n')), "one sentence, not a dump");
         // Untouched on disk, the window as it was, and Save still aims at the good file.
         QCOMPARE(readFile(bad), bytes);
         QCOMPARE(QFileInfo(bad).lastModified(), stamp);
@@ -165,9 +166,9 @@ private slots:
         writeFile(path, R"({"format":"attnscope-scene","version":1,"model":"/no/such/model/folder","text":"other"})");
         MainWindow w;
         w.sentenceEdit()->setText(QStringLiteral("kept"));
-        const SceneResult r = w.actions()->scenes()->open(path);
-        QVERIFY(!r.ok());
-        QVERIFY2(r.error.contains(QStringLiteral("/no/such/model/folder")), qPrintable(r.error));
+        const Result<QStringList> r = w.actions()->scenes()->open(path);
+        QVERIFY(!r);
+        QVERIFY2(QString::fromStdString(r.error()).contains(QStringLiteral("/no/such/model/folder")), r.error().c_str());
         QCOMPARE(w.document()->text(), QStringLiteral("kept"));
         QVERIFY(w.actions()->scenes()->currentPath().isEmpty());
     }
@@ -178,10 +179,10 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("future.attnscope"));
         writeFile(path, R"({"format":"attnscope-scene","version":1,"text":"the cat","tab":"hologram","view":"deck"})");
         MainWindow w;
-        const SceneResult r = w.actions()->scenes()->open(path);
-        QVERIFY(r.ok());
-        QCOMPARE(r.warnings.size(), 2);
-        QVERIFY(r.warnings.front().contains(QStringLiteral("hologram")));
+        const Result<QStringList> r = w.actions()->scenes()->open(path);
+        QVERIFY(r);
+        QCOMPARE(r->size(), 2);
+        QVERIFY(r->front().contains(QStringLiteral("hologram")));
         QCOMPARE(w.document()->text(), QStringLiteral("the cat"));
     }
 
@@ -212,15 +213,15 @@ private slots:
         }
         QVERIFY(QFile::exists(Preferences::lastSessionPath()));
         MainWindow again;
-        const SceneResult r = again.actions()->scenes()->restoreLastSession();
-        QVERIFY2(r.ok(), qPrintable(r.error));
+        const Result<QStringList> r = again.actions()->scenes()->restoreLastSession();
+        QVERIFY2(r, r.error().c_str());
         QCOMPARE(again.document()->modelSpec(), kModel);
         QCOMPARE(again.document()->settings().blockedKeys, (std::vector<int>{1, 3}));
         QVERIFY(again.document()->focus() == (HeadSelection{2, 1}));
         // No last session at all is nothing to report.
         QVERIFY(QFile::remove(Preferences::lastSessionPath()));
         MainWindow fresh;
-        QVERIFY(fresh.actions()->scenes()->restoreLastSession().ok());
+        QVERIFY(fresh.actions()->scenes()->restoreLastSession().hasValue());
     }
 
     void anUnreadableLastSessionIsKeptNotWrittenOver()
@@ -228,9 +229,9 @@ private slots:
         const QByteArray junk("{ this is not a scene");
         writeFile(Preferences::lastSessionPath(), junk);
         MainWindow w;
-        const SceneResult r = w.actions()->scenes()->restoreLastSession();
-        QVERIFY(!r.ok());
-        QVERIFY2(r.error.contains(QStringLiteral("last-session.attnscope")), qPrintable(r.error));
+        const Result<QStringList> r = w.actions()->scenes()->restoreLastSession();
+        QVERIFY(!r);
+        QVERIFY2(QString::fromStdString(r.error()).contains(QStringLiteral("last-session.attnscope")), r.error().c_str());
         w.sentenceEdit()->setText(QStringLiteral("a new session"));
         QVERIFY(w.actions()->scenes()->saveLastSession().ok());
         QCOMPARE(readFile(Preferences::lastSessionPath()), junk);
@@ -249,7 +250,7 @@ private slots:
         QCOMPARE(w.actions()->recentMenu()->actions().size(), Preferences::kMaxRecent);
         // A recent file that has gone is dropped from the list when it fails to open.
         QVERIFY(QFile::remove(recent.front()));
-        QVERIFY(!w.actions()->scenes()->open(recent.front()).ok());
+        QVERIFY(!w.actions()->scenes()->open(recent.front()).hasValue());
         QVERIFY(!Preferences::recentScenes().contains(recent.front()));
     }
 };

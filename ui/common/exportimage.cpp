@@ -18,31 +18,22 @@
 
 namespace attnscope {
 
-namespace {
-
-bool fail(QString* error, const QString& message)
+Result<QByteArray> encodeImage(const QString& format, QSize size, int dpi, const QString& title, const PaintFunction& paint)
 {
-    if (error) *error = message;
-    return false;
-}
-
-} // namespace
-
-bool encodeImage(const QString& format, QSize size, int dpi, const QString& title, const PaintFunction& paint, QByteArray& bytes,
-                 QString* error)
-{
+    using R = Result<QByteArray>;
+    auto fail = [](const QString& message) { return R::fail(message.toStdString()); };
+    QByteArray bytes;
     dpi = std::clamp(dpi, kMinExportDpi, kMaxExportDpi);
     const double scale = double(dpi) / kScreenDpi;
-    bytes.clear();
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     if (format == QLatin1String("png")) {
         // The same layout, drawn with more pixels per logical pixel: text and lines stay where they were.
         const QSize pixels(std::max(1, int(std::lround(size.width() * scale))), std::max(1, int(std::lround(size.height() * scale))));
         if (qint64(pixels.width()) * pixels.height() > qint64(1) << 28)
-            return fail(error, QStringLiteral("a %1 × %2 pixel PNG is too large; lower the size or the dpi.").arg(pixels.width()).arg(pixels.height()));
+            return fail(QStringLiteral("a %1 × %2 pixel PNG is too large; lower the size or the dpi.").arg(pixels.width()).arg(pixels.height()));
         QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
-        if (image.isNull()) return fail(error, QStringLiteral("there is not enough memory for a %1 × %2 pixel PNG.").arg(pixels.width()).arg(pixels.height()));
+        if (image.isNull()) return fail(QStringLiteral("there is not enough memory for a %1 × %2 pixel PNG.").arg(pixels.width()).arg(pixels.height()));
         image.fill(Qt::white);
         const int dotsPerMeter = int(std::lround(dpi / 0.0254));
         image.setDotsPerMeterX(dotsPerMeter);
@@ -52,8 +43,9 @@ bool encodeImage(const QString& format, QSize size, int dpi, const QString& titl
             painter.scale(double(pixels.width()) / size.width(), double(pixels.height()) / size.height());
             paint(painter, false);
         }
-        if (!image.save(&buffer, "PNG")) return fail(error, QStringLiteral("the PNG encoder failed."));
-        return true;
+        if (!image.save(&buffer, "PNG")) return fail(QStringLiteral("the PNG encoder failed."));
+        buffer.close();
+        return R::ok(std::move(bytes));
     }
     if (format == QLatin1String("svg")) {
         QSvgGenerator svg;
@@ -63,7 +55,7 @@ bool encodeImage(const QString& format, QSize size, int dpi, const QString& titl
         svg.setTitle(title);
         svg.setResolution(kScreenDpi);  // the width and height are written in mm; at 96 dpi they are `size` pixels
         QCPPainter painter;
-        if (!painter.begin(&svg)) return fail(error, QStringLiteral("the SVG generator could not start."));
+        if (!painter.begin(&svg)) return fail(QStringLiteral("the SVG generator could not start."));
         painter.setMode(QCPPainter::pmVectorized);
         paint(painter, true);
         painter.end();
@@ -75,17 +67,18 @@ bool encodeImage(const QString& format, QSize size, int dpi, const QString& titl
         pdf.setPageSize(QPageSize(QSizeF(size) * (72.0 / kScreenDpi), QPageSize::Point, QString(), QPageSize::ExactMatch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         QCPPainter painter;
-        if (!painter.begin(&pdf)) return fail(error, QStringLiteral("the PDF writer could not start."));
+        if (!painter.begin(&pdf)) return fail(QStringLiteral("the PDF writer could not start."));
         painter.setMode(QCPPainter::pmVectorized);
         // The page holds about `size` device pixels; scale away the rounding so the drawing fills it exactly.
         painter.scale(double(pdf.width()) / size.width(), double(pdf.height()) / size.height());
         paint(painter, true);
         painter.end();
     } else {
-        return fail(error, QStringLiteral("'%1' is not an image format AttnScope writes (png, svg, pdf).").arg(format));
+        return fail(QStringLiteral("'%1' is not an image format AttnScope writes (png, svg, pdf).").arg(format));
     }
-    if (bytes.isEmpty()) return fail(error, QStringLiteral("the %1 output came out empty.").arg(format.toUpper()));
-    return true;
+    buffer.close();
+    if (bytes.isEmpty()) return fail(QStringLiteral("the %1 output came out empty.").arg(format.toUpper()));
+    return R::ok(std::move(bytes));
 }
 
 QString exportFormat(const QString& path)
@@ -95,16 +88,14 @@ QString exportFormat(const QString& path)
     return known ? suffix : QString();
 }
 
-bool exportImage(const QString& path, QSize size, const QString& title, const PaintFunction& paint, QString* error, int dpi)
+Status exportImage(const QString& path, QSize size, const QString& title, const PaintFunction& paint, int dpi)
 {
     const QString format = exportFormat(path);
     Q_ASSERT_X(!format.isEmpty(), "exportImage", "callers check the extension and report it to the user");
-    QByteArray bytes;
-    if (!encodeImage(format, size, dpi, title, paint, bytes, error)) return false;
-    const Status written = writeFileAtomically(QFile::encodeName(path).toStdString(),
-                                               std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
-    if (!written.ok()) return fail(error, QString::fromStdString(written.error));
-    return true;
+    const Result<QByteArray> bytes = encodeImage(format, size, dpi, title, paint);
+    if (!bytes) return Status::failure(bytes.error());
+    return writeFileAtomically(QFile::encodeName(path).toStdString(),
+                               std::string_view(bytes->constData(), static_cast<std::size_t>(bytes->size())));
 }
 
 void paintWidgetTree(QWidget* widget, QCPPainter& painter, const QPoint& offset)

@@ -17,6 +17,8 @@
 #include <QString>
 #include <functional>
 
+#include "result.h"
+
 class QCPPainter;
 class QWidget;
 
@@ -33,15 +35,12 @@ using PaintFunction = std::function<void(QCPPainter& painter, bool vector)>;
 // "png", "svg" or "pdf" from the path's extension (case-insensitive); empty for anything else.
 QString exportFormat(const QString& path);
 
-// Paints at `size` in `format` into memory. On failure returns false with a sentence in *error.
-bool encodeImage(const QString& format, QSize size, int dpi, const QString& title, const PaintFunction& paint, QByteArray& bytes,
-                 QString* error);
+// Paints at `size` in `format` into memory, or fails with a sentence.
+Result<QByteArray> encodeImage(const QString& format, QSize size, int dpi, const QString& title, const PaintFunction& paint);
 
 // Paints at `size` in the format of `path` and writes the file. `title` goes into the SVG or PDF
-// metadata. The format must be one exportFormat() accepts. On failure returns false with a sentence in
-// *error and leaves no file behind.
-bool exportImage(const QString& path, QSize size, const QString& title, const PaintFunction& paint, QString* error,
-                 int dpi = kScreenDpi);
+// metadata. The format must be one exportFormat() accepts. A failure leaves no file behind.
+Status exportImage(const QString& path, QSize size, const QString& title, const PaintFunction& paint, int dpi = kScreenDpi);
 
 // Paints a laid-out widget and everything visible in it: plots through QCustomPlot::toPainter (vectors on
 // SVG and PDF, the plot replotted first so nothing waits for an event loop), input controls as flat vectors

@@ -105,24 +105,24 @@ void DataExportDialog::update()
     if (!path().isEmpty() && !path().endsWith(suffix)) setPath(info.dir().filePath(info.completeBaseName() + suffix));
 }
 
-QString DataExportDialog::exportNow()
+Status DataExportDialog::exportNow()
 {
     Document& doc = *m_window->document();
     doc.waitForIdle();  // the numbers of the sentence on screen, not of one still computing
     const SnapshotPtr snap = doc.snapshot();
-    if (!doc.model()) return tr("No model is open.");
-    if (!doc.error().isEmpty()) return doc.error();
-    if (path().isEmpty()) return tr("Choose a file to write.");
+    if (!doc.model()) return Status::failure(tr("No model is open.").toStdString());
+    if (!doc.error().isEmpty()) return Status::failure(doc.error().toStdString());
+    if (path().isEmpty()) return Status::failure(tr("Choose a file to write.").toStdString());
     Result<std::string> bytes = exportData(*doc.model(), snap->tokens, doc.settings(), request());
-    if (!bytes) return QString::fromStdString(bytes.error());
-    const Status written = writeFileAtomically(QFile::encodeName(path()).toStdString(), *bytes);
-    return QString::fromStdString(written.error);
+    if (!bytes) return Status::failure(bytes.error());
+    return writeFileAtomically(QFile::encodeName(path()).toStdString(), *bytes);
 }
 
 void DataExportDialog::accept()
 {
-    QString error = exportNow();
-    if (!error.isEmpty()) {
+    const Status exported = exportNow();
+    if (!exported.ok()) {
+        QString error = QString::fromStdString(exported.error);
         error[0] = error[0].toUpper();
         QMessageBox::warning(this, tr("Cannot export the data"), error);
         return;

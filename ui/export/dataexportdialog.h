@@ -24,7 +24,7 @@ public:
     QString path() const;
     void setPath(const QString& path);
     void setRequest(DataKind what, DataFormat format, bool focusedHeadOnly);
-    QString exportNow();  // the sentence on failure
+    Status exportNow();
     void accept() override;
 
 private:

@@ -84,23 +84,21 @@ void ExportDialog::browse()
     if (!chosen.isEmpty()) setPath(chosen);
 }
 
-QString ExportDialog::exportNow()
+Status ExportDialog::exportNow()
 {
-    if (exportFormat(path()).isEmpty()) return tr("The file name must end in .png, .svg or .pdf.");
-    QString error;
+    if (exportFormat(path()).isEmpty()) return Status::failure(tr("The file name must end in .png, .svg or .pdf.").toStdString());
     if (view().isEmpty()) {
-        if (!m_plot) return tr("The plot is gone (the view was closed).");
-        if (!exportWidget(m_plot, path(), size(), dpi(), &error)) return error;
-        return {};
+        if (!m_plot) return Status::failure(tr("The plot is gone (the view was closed).").toStdString());
+        return exportWidget(m_plot, path(), size(), dpi());
     }
-    const Status s = exportView(*m_window, view(), path(), size(), dpi());
-    return QString::fromStdString(s.error);
+    return exportView(*m_window, view(), path(), size(), dpi());
 }
 
 void ExportDialog::accept()
 {
-    QString error = exportNow();
-    if (!error.isEmpty()) {
+    const Status exported = exportNow();
+    if (!exported.ok()) {
+        QString error = QString::fromStdString(exported.error);
         error[0] = error[0].toUpper();
         QMessageBox::warning(this, tr("Cannot export"), error);
         return;

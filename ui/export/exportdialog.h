@@ -6,6 +6,8 @@
 #include <QDialog>
 #include <QPointer>
 
+#include "result.h"
+
 class QComboBox;
 class QLineEdit;
 class QSpinBox;
@@ -27,7 +29,7 @@ public:
     void setPath(const QString& path);
 
     // Writes the file; the sentence on failure (the dialog shows it and stays open).
-    QString exportNow();
+    Status exportNow();
 
     void accept() override;
 

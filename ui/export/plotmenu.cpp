@@ -38,8 +38,8 @@ QMenu* PlotMenu::menuFor(QWidget* plot)
         dialog.exec();
     });
     menu->addAction(tr("Copy This Plot"), this, [this, target] {
-        QString error;
-        if (target && !copyWidgetToClipboard(target, &error)) QMessageBox::warning(m_window, tr("Cannot copy"), error);
+        if (!target) return;
+        if (Status s = copyWidgetToClipboard(target); !s.ok()) QMessageBox::warning(m_window, tr("Cannot copy"), QString::fromStdString(s.error));
     });
     menu->addSeparator();
     menu->addActions(m_viewActions);

@@ -37,19 +37,16 @@ void paintWidgetAt(QWidget* widget, QCPPainter& painter, QSize size, bool vector
     paintWidgetTree(widget, painter);
 }
 
-bool putOnClipboard(const QByteArray& png, const QByteArray& svg, QString* error)
+Status putOnClipboard(const QByteArray& png, const QByteArray& svg)
 {
     const QImage image = QImage::fromData(png, "PNG");
-    if (image.isNull()) {
-        if (error) *error = QObject::tr("the picture could not be made.");
-        return false;
-    }
+    if (image.isNull()) return Status::failure(QObject::tr("the picture could not be made.").toStdString());
     auto* data = new QMimeData;
     data->setImageData(image);
     data->setData(QStringLiteral("image/png"), png);
     if (!svg.isEmpty()) data->setData(QStringLiteral("image/svg+xml"), svg);
     QGuiApplication::clipboard()->setMimeData(data);
-    return true;
+    return {};
 }
 
 } // namespace
@@ -93,49 +90,38 @@ Status exportView(MainWindow& window, const QString& view, const QString& path, 
     return renderView(view, *window.document(), options);
 }
 
-bool exportWidget(QWidget* widget, const QString& path, QSize size, int dpi, QString* error)
+Status exportWidget(QWidget* widget, const QString& path, QSize size, int dpi)
 {
-    if (exportFormat(path).isEmpty()) {
-        if (error) *error = QObject::tr("the file name must end in .png, .svg or .pdf.");
-        return false;
-    }
+    if (exportFormat(path).isEmpty()) return Status::failure(QObject::tr("the file name must end in .png, .svg or .pdf.").toStdString());
     const auto paint = [&](QCPPainter& painter, bool vector) { paintWidgetAt(widget, painter, size, vector); };
-    return exportImage(path, size, QStringLiteral("AttnScope"), paint, error, dpi);
+    return exportImage(path, size, QStringLiteral("AttnScope"), paint, dpi);
 }
 
-bool copyViewToClipboard(MainWindow& window, const QString& view, QString* error)
+Status copyViewToClipboard(MainWindow& window, const QString& view)
 {
     // The renderer writes files: draw both formats into a private folder and hand their bytes over.
     QTemporaryDir dir;
-    if (!dir.isValid()) {
-        if (error) *error = QObject::tr("no temporary folder for the picture.");
-        return false;
-    }
+    if (!dir.isValid()) return Status::failure(QObject::tr("no temporary folder for the picture.").toStdString());
     const QSize size = liveViewSize(window, view);
     const QString png = dir.filePath(QStringLiteral("view.png")), svg = dir.filePath(QStringLiteral("view.svg"));
     for (const auto& [path, dpi] : {std::pair{png, kClipboardDpi}, std::pair{svg, kScreenDpi}}) {
-        const Status s = exportView(window, view, path, size, dpi);
-        if (!s.ok()) {
-            if (error) *error = QString::fromStdString(s.error);
-            return false;
-        }
+        if (Status s = exportView(window, view, path, size, dpi); !s.ok()) return s;
     }
     QFile pngFile(png), svgFile(svg);
-    if (!pngFile.open(QIODevice::ReadOnly) || !svgFile.open(QIODevice::ReadOnly)) {
-        if (error) *error = QObject::tr("the picture could not be read back.");
-        return false;
-    }
-    return putOnClipboard(pngFile.readAll(), svgFile.readAll(), error);
+    if (!pngFile.open(QIODevice::ReadOnly) || !svgFile.open(QIODevice::ReadOnly))
+        return Status::failure(QObject::tr("the picture could not be read back.").toStdString());
+    return putOnClipboard(pngFile.readAll(), svgFile.readAll());
 }
 
-bool copyWidgetToClipboard(QWidget* widget, QString* error)
+Status copyWidgetToClipboard(QWidget* widget)
 {
     const QSize size = widget->size();
     const auto paint = [&](QCPPainter& painter, bool vector) { paintWidgetAt(widget, painter, size, vector); };
-    QByteArray png, svg;
-    if (!encodeImage(QStringLiteral("png"), size, kClipboardDpi, QString(), paint, png, error)) return false;
-    if (!encodeImage(QStringLiteral("svg"), size, kScreenDpi, QStringLiteral("AttnScope"), paint, svg, error)) return false;
-    return putOnClipboard(png, svg, error);
+    const Result<QByteArray> png = encodeImage(QStringLiteral("png"), size, kClipboardDpi, QString(), paint);
+    if (!png) return Status::failure(png.error());
+    const Result<QByteArray> svg = encodeImage(QStringLiteral("svg"), size, kScreenDpi, QStringLiteral("AttnScope"), paint);
+    if (!svg) return Status::failure(svg.error());
+    return putOnClipboard(*png, *svg);
 }
 
 } // namespace attnscope

@@ -24,10 +24,10 @@ QSize liveViewSize(const MainWindow& window, const QString& view);
 // Writes `view` at `size` and `dpi` to `path` (.png, .svg or .pdf).
 Status exportView(MainWindow& window, const QString& view, const QString& path, QSize size, int dpi);
 // One widget as it is in the window (a plot, the heads grid), laid out at `size`.
-bool exportWidget(QWidget* widget, const QString& path, QSize size, int dpi, QString* error);
+Status exportWidget(QWidget* widget, const QString& path, QSize size, int dpi);
 
 // The clipboard gets a PNG (at twice the screen's resolution) and the same picture as SVG.
-bool copyViewToClipboard(MainWindow& window, const QString& view, QString* error);
-bool copyWidgetToClipboard(QWidget* widget, QString* error);
+Status copyViewToClipboard(MainWindow& window, const QString& view);
+Status copyWidgetToClipboard(QWidget* widget);
 
 } // namespace attnscope

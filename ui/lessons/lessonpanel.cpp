@@ -233,9 +233,8 @@ void LessonPanel::applyStep()
     if (!entry || m_step < 0) return;
     const LessonStep& step = entry->lesson.steps[std::size_t(m_step)];
     m_applied = true;
-    const SceneResult applied = applyScene(*m_window, step.state);
-    QStringList notes = applied.warnings;
-    if (!applied.ok()) notes.prepend(applied.error);
+    const Result<QStringList> applied = applyScene(*m_window, step.state);
+    QStringList notes = applied ? *applied : QStringList{QString::fromStdString(applied.error())};
     notes << outline();
     setNotice(notes.join(QLatin1Char('\n')));
 }

@@ -31,21 +31,19 @@ void SceneController::setCurrentPath(const QString& path)
     emit currentPathChanged(m_currentPath);
 }
 
-SceneResult SceneController::open(const QString& path)
+Result<QStringList> SceneController::open(const QString& path)
 {
-    SceneResult result;
     Result<Scene> scene = readSceneFile(localPath(path));
     if (!scene) {
         // Reading never writes: the file stays as it was, and it does not become the file Save writes to.
-        result.error = sentence(scene.error());
         if (!QFileInfo::exists(path)) {
             Preferences::removeRecentScene(path);
             emit recentChanged();
         }
-        return result;
+        return Result<QStringList>::fail(sentence(scene.error()).toStdString());
     }
-    result = applyScene(*m_window, *scene);
-    if (!result.ok()) return result;
+    Result<QStringList> result = applyScene(*m_window, *scene);
+    if (!result) return result;
     setCurrentPath(QFileInfo(path).absoluteFilePath());
     Preferences::addRecentScene(path);
     emit recentChanged();
@@ -69,23 +67,21 @@ QString SceneController::unsavedModelNote() const
               "shows the sentence and settings on whatever model is open then.");
 }
 
-SceneResult SceneController::restoreLastSession()
+Result<QStringList> SceneController::restoreLastSession()
 {
+    using R = Result<QStringList>;
     const QString path = Preferences::lastSessionPath();
-    if (!QFileInfo::exists(path)) return {};
+    if (!QFileInfo::exists(path)) return R::ok({});
     Result<Scene> scene = readSceneFile(localPath(path));
-    SceneResult result;
     if (!scene) {
         m_keepLastSession = true;
-        result.error = tr("The last session could not be restored, and %1 is left as it is (delete it to start afresh): %2")
-                           .arg(QDir::toNativeSeparators(path), sentence(scene.error()));
-        return result;
+        return R::fail(tr("The last session could not be restored, and %1 is left as it is (delete it to start afresh): %2")
+                           .arg(QDir::toNativeSeparators(path), sentence(scene.error()))
+                           .toStdString());
     }
-    result = applyScene(*m_window, *scene);
-    if (!result.ok()) {
-        // The file itself was fine (its model is what went missing): the next session may be saved over it.
-        result.error = tr("The last session could not be restored: %1").arg(result.error);
-    }
+    R result = applyScene(*m_window, *scene);
+    // The file itself was fine (its model is what went missing): the next session may be saved over it.
+    if (!result) return R::fail(tr("The last session could not be restored: %1").arg(QString::fromStdString(result.error())).toStdString());
     return result;
 }
 

@@ -24,7 +24,7 @@ public:
 
     // Reads and applies FILE.attnscope. On an error nothing changes: not the window, not the current
     // file, not the file on disk. Warnings (a tab this build lacks) come with a scene that did open.
-    SceneResult open(const QString& path);
+    Result<QStringList> open(const QString& path);
     // Writes the window's scene atomically and makes it the current file. The sentence on failure.
     Status save(const QString& path);
     // A sentence for Save when the model cannot be recorded (trained in the window); empty otherwise.
@@ -32,7 +32,7 @@ public:
 
     // The last session: nothing to do when there is none. An unreadable one is reported and then kept as it
     // is: saveLastSession() leaves it alone for the rest of the run.
-    SceneResult restoreLastSession();
+    Result<QStringList> restoreLastSession();
     Status saveLastSession();
 
 signals:

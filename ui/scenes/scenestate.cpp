@@ -31,17 +31,18 @@ Scene captureScene(const MainWindow& window)
     return scene;
 }
 
-SceneResult applyScene(MainWindow& window, const Scene& scene)
+Result<QStringList> applyScene(MainWindow& window, const Scene& scene)
 {
-    SceneResult result;
+    using R = Result<QStringList>;
+    QStringList warnings;
     Document& doc = *window.document();
     // 1. The model first: everything after it is read against it, and a failure changes nothing.
     if (scene.model && QString::fromStdString(*scene.model) != doc.modelSpec()) {
         const Status opened = window.openModel(QString::fromStdString(*scene.model));
         if (!opened.ok()) {
-            result.error = QObject::tr("The scene's model '%1' cannot be opened: %2")
-                               .arg(QString::fromStdString(*scene.model), QString::fromStdString(opened.error));
-            return result;
+            return R::fail(QObject::tr("The scene's model '%1' cannot be opened: %2")
+                               .arg(QString::fromStdString(*scene.model), QString::fromStdString(opened.error))
+                               .toStdString());
         }
     }
     if (scene.text) doc.setText(QString::fromStdString(*scene.text));
@@ -55,17 +56,17 @@ SceneResult applyScene(MainWindow& window, const Scene& scene)
     if (scene.tab) {
         const int index = pageIndex(tabs, QString::fromStdString(*scene.tab));
         if (index >= 0) tabs->setCurrentIndex(index);
-        else result.warnings << QObject::tr("This AttnScope has no tab '%1'.").arg(QString::fromStdString(*scene.tab));
+        else warnings << QObject::tr("This AttnScope has no tab '%1'.").arg(QString::fromStdString(*scene.tab));
     }
     if (scene.view && !scene.view->empty()) {
         QTabWidget* views = viewTabs(tabs->currentWidget());
         const int index = pageIndex(views, QString::fromStdString(*scene.view));
         if (index >= 0) views->setCurrentIndex(index);
         else
-            result.warnings << QObject::tr("The tab '%1' has no view '%2'.")
+            warnings << QObject::tr("The tab '%1' has no view '%2'.")
                                    .arg(pageName(tabs, tabs->currentIndex()), QString::fromStdString(*scene.view));
     }
-    return result;
+    return R::ok(warnings);
 }
 
 } // namespace attnscope

@@ -15,15 +15,10 @@ class MainWindow;
 // Compare A/B's B side.
 Scene captureScene(const MainWindow& window);
 
-struct SceneResult {
-    QString error;        // a sentence when nothing was changed (the model cannot be opened)
-    QStringList warnings; // what could not be applied (a tab this build does not have); the rest was
-    bool ok() const { return error.isEmpty(); }
-};
-
 // Applies the fields the scene has, in the order that keeps each meaningful: model, sentence, settings,
 // focused head (clamped to the model), Compare's B, then tab and view. A model that cannot be loaded stops
-// it before anything has changed.
-SceneResult applyScene(MainWindow& window, const Scene& scene);
+// it before anything has changed (the failure's sentence). Otherwise the result lists what could not be
+// applied (a tab this build does not have); the rest was.
+Result<QStringList> applyScene(MainWindow& window, const Scene& scene);
 
 } // namespace attnscope

@@ -105,10 +105,7 @@ Status renderView(const QString& view, Document& document, const RenderOptions& 
         if (!vector) painter.setRenderHint(QPainter::Antialiasing, true);
         paintWidgetTree(widget.get(), painter);
     };
-    QString error;
-    if (!exportImage(options.outPath, size, QStringLiteral("AttnScope: ") + view, paint, &error, options.dpi))
-        return Status::failure(error.toStdString());
-    return {};
+    return exportImage(options.outPath, size, QStringLiteral("AttnScope: ") + view, paint, options.dpi);
 }
 
 } // namespace attnscope

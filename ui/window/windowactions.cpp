@@ -136,10 +136,10 @@ void WindowActions::updateTitle()
     m_window->setWindowTitle(path.isEmpty() ? QStringLiteral("AttnScope") : QStringLiteral("AttnScope — %1").arg(QFileInfo(path).fileName()));
 }
 
-void WindowActions::report(const SceneResult& result, const QString& title)
+void WindowActions::report(const Result<QStringList>& applied, const QString& title)
 {
-    if (!result.ok()) QMessageBox::warning(m_window, title, result.error);
-    else if (!result.warnings.isEmpty()) QMessageBox::information(m_window, title, result.warnings.join(QLatin1Char('\n')));
+    if (!applied) QMessageBox::warning(m_window, title, QString::fromStdString(applied.error()));
+    else if (!applied->isEmpty()) QMessageBox::information(m_window, title, applied->join(QLatin1Char('\n')));
 }
 
 void WindowActions::openSceneWithDialog()
@@ -180,8 +180,8 @@ void WindowActions::exportViewWithDialog()
 
 void WindowActions::copyViewImage()
 {
-    QString error;
-    if (!copyViewToClipboard(*m_window, currentViewName(*m_window), &error)) QMessageBox::warning(m_window, tr("Cannot copy"), error);
+    if (Status s = copyViewToClipboard(*m_window, currentViewName(*m_window)); !s.ok())
+        QMessageBox::warning(m_window, tr("Cannot copy"), QString::fromStdString(s.error));
 }
 
 void WindowActions::exportDataWithDialog()

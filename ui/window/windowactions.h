@@ -44,7 +44,7 @@ public:
     void setColorMap(const QString& name);
 
     // Tells a person what opening or restoring a scene said: a dialog for an error, one for warnings.
-    void report(const SceneResult& result, const QString& title);
+    void report(const Result<QStringList>& applied, const QString& title);
 
 private:
     QAction* add(QMenu* menu, const QString& name, const QString& text, const QString& tip);

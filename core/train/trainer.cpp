@@ -1,5 +1,6 @@
 #include "train/trainer.h"
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -354,12 +355,11 @@ Result<std::unique_ptr<Trainer>> Trainer::resume(const std::string& folder, cons
                        "); resume with the same options as the run that wrote it.");
     if (hash->second != std::to_string(streamHash(t.m_data->tokens)))
         return R::fail("'" + path + "' was saved by a run on another corpus or vocabulary.");
-    int steps = 0;
-    try {
-        steps = std::stoi(step->second);
-    } catch (...) {
+    int steps = -1;
+    const std::string& stepText = step->second;
+    if (const auto [end, ec] = std::from_chars(stepText.data(), stepText.data() + stepText.size(), steps);
+        ec != std::errc() || end != stepText.data() + stepText.size())
         steps = -1;
-    }
     if (steps < 0 || steps > t.m_options.steps) return R::fail("'" + path + "' gives an impossible step count.");
     for (auto [name, target] : {std::pair{"parameters", &t.m_params}, std::pair{"adam_m", &t.m_m}, std::pair{"adam_v", &t.m_v}}) {
         const TensorInfo* info = file->find(name);

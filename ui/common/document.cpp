@@ -4,10 +4,6 @@
 #include <QMetaObject>
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 #include <sys/resource.h>
 
@@ -91,92 +87,13 @@ std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QSt
     }
 }
 
-// One background thread with a single pending slot: a newer request replaces an older one that has not
-// started yet, so after a burst of keystrokes only the last sentence is computed (latest wins).
-class ComputeWorker {
-public:
-    explicit ComputeWorker(Document* document) : m_document(document), m_thread([this] { run(); })
-    {
-        // The pool's threads compute beside this one; all of them a few nice points below the GUI thread,
-        // so drawing a result never waits for a core behind the next computation.
-        ThreadPool::shared().setWorkerNice(kComputeNice);
-    }
-    ~ComputeWorker()
-    {
-        {
-            std::lock_guard lock(m_mutex);
-            m_stop = true;
-        }
-        m_wake.notify_all();
-        m_thread.join();
-    }
-
-    struct Job {
-        ModelPtr model;
-        QString text;
-        AttentionSettings settings;
-        HeadSelection focus;
-        quint64 generation;
-    };
-
-    void submit(Job job)
-    {
-        {
-            std::lock_guard lock(m_mutex);
-            m_pending = std::move(job);
-        }
-        m_wake.notify_all();
-    }
-
-    void waitIdle()
-    {
-        std::unique_lock lock(m_mutex);
-        m_idle.wait(lock, [this] { return !m_pending && !m_busy; });
-    }
-
-private:
-    static constexpr int kComputeNice = 4;
-
-    void run()
-    {
-        setpriority(PRIO_PROCESS, 0, kComputeNice);  // this thread only, on Linux
-        for (;;) {
-            Job job;
-            {
-                std::unique_lock lock(m_mutex);
-                m_wake.wait(lock, [this] { return m_stop || m_pending.has_value(); });
-                if (m_stop) return;
-                job = std::move(*m_pending);
-                m_pending.reset();
-                m_busy = true;
-            }
-            // Not a structured binding: clang 14 (the fuzz build) cannot capture those in a lambda.
-            std::pair<SnapshotPtr, QString> result = computeSnapshot(job.model, job.text, job.settings, job.focus, job.generation);
-            QMetaObject::invokeMethod(
-                m_document,
-                [doc = m_document, snapshot = std::move(result.first), error = std::move(result.second)] {
-                    doc->acceptFromWorker(snapshot, error);
-                },
-                Qt::QueuedConnection);
-            {
-                std::lock_guard lock(m_mutex);
-                m_busy = false;
-            }
-            m_idle.notify_all();
-        }
-    }
-
-    Document* m_document;
-    std::mutex m_mutex;
-    std::condition_variable m_wake, m_idle;
-    std::optional<Job> m_pending;
-    bool m_busy = false;
-    bool m_stop = false;
-    std::thread m_thread;
-};
+// The computing threads run a few nice points below the GUI thread, so drawing a result never waits for a
+// core behind the next computation.
+constexpr int kComputeNice = 4;
 
 Document::Document(QObject* parent) : QObject(parent)
 {
+    m_computePool.setMaxThreadCount(1);
     qRegisterMetaType<SnapshotPtr>();
     qRegisterMetaType<ModelPtr>();
     Result<ModelPtr> model = loadModel(defaultModelSpec());
@@ -356,18 +273,25 @@ void Document::truncateToContext()
 void Document::request()
 {
     const quint64 generation = ++m_generation;
-    if (isAsync()) {
-        if (!m_worker) m_worker = std::make_unique<ComputeWorker>(this);
-        m_worker->submit({m_model, m_text, m_settings, m_focus, generation});
+    auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, generation](const CancelFlag&) {
+        return computeSnapshot(model, text, settings, focus, generation);
+    };
+    auto show = [this](std::pair<SnapshotPtr, QString> result) { accept(std::move(result.first), std::move(result.second)); };
+    if (!isAsync()) {
+        m_compute.runNow(work, show);
         return;
     }
-    auto [snapshot, error] = computeSnapshot(m_model, m_text, m_settings, m_focus, generation);
-    accept(std::move(snapshot), std::move(error));
-}
-
-void Document::acceptFromWorker(SnapshotPtr snapshot, QString error)
-{
-    accept(std::move(snapshot), std::move(error));
+    if (!m_computeNiced) {
+        // The forward pass's own pool computes beside the document's thread: nice it the same.
+        ThreadPool::shared().setWorkerNice(kComputeNice);
+        m_computeNiced = true;
+    }
+    m_compute.submit(
+        [work](const CancelFlag& cancelled) {
+            setpriority(PRIO_PROCESS, 0, kComputeNice);  // this thread only, on Linux
+            return work(cancelled);
+        },
+        show);
 }
 
 void Document::accept(SnapshotPtr snapshot, QString error)
@@ -382,11 +306,6 @@ void Document::accept(SnapshotPtr snapshot, QString error)
     }
 }
 
-void Document::waitForIdle()
-{
-    if (!m_worker) return;
-    m_worker->waitIdle();
-    QCoreApplication::sendPostedEvents(this);
-}
+void Document::waitForIdle() { m_compute.wait(); }
 
 } // namespace attnscope

@@ -7,7 +7,9 @@
 #include <QObject>
 #include <QString>
 #include <memory>
+#include <utility>
 
+#include "common/latesttask.h"
 #include "model/attentionsettings.h"
 #include "model/forward.h"
 #include "model/maskedlm.h"
@@ -17,7 +19,6 @@
 
 namespace attnscope {
 
-class ComputeWorker;
 
 // One finished computation: everything a view needs, immutable and shared.
 struct Snapshot {
@@ -96,10 +97,8 @@ signals:
     void errorChanged(const QString& error);                        // empty when the last one succeeded
 
 private:
-    friend class ComputeWorker;
     void request();
     void accept(SnapshotPtr snapshot, QString error);
-    void acceptFromWorker(SnapshotPtr snapshot, QString error);
 
     QString m_text;
     ModelPtr m_model;
@@ -110,7 +109,12 @@ private:
     QString m_error;
     quint64 m_generation = 0;
     bool m_forceAsync = false;
-    std::unique_ptr<ComputeWorker> m_worker;
+    // Large models and long texts compute on one thread of their own; every result newer than the one shown
+    // is shown, so the window keeps up while a person types.
+    QThreadPool m_computePool;
+    LatestTask<std::pair<SnapshotPtr, QString>> m_compute{this, LatestTask<std::pair<SnapshotPtr, QString>>::Delivery::AnyNewer,
+                                                          &m_computePool};
+    bool m_computeNiced = false;
 };
 
 // Runs tokenize + forward for one request. Pure function of its inputs; safe on any thread.

@@ -1,8 +1,5 @@
 #include "lab/compareview.h"
 
-#include <QCoreApplication>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -241,28 +238,21 @@ void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name
 void CompareView::recompute()
 {
     const SnapshotPtr a = m_document->snapshot();
-    const quint64 generation = ++m_bGeneration;
     auto computeB = [model = m_document->model(), text = bText(), settings = bSettings(), focus = m_document->focus(),
-                     generation] { return computeSnapshot(model, text, settings, focus, generation).first; };
+                     generation = a->generation](const CancelFlag&) {
+        return computeSnapshot(model, text, settings, focus, generation).first;
+    };
+    auto show = [this, a](SnapshotPtr b) { showComparison(a, std::move(b)); };
     if (!m_document->isAsync()) {
-        showComparison(a, computeB());
+        m_task.runNow(computeB, show);
         return;
     }
     // Where the document computes A on its worker (large model, long text), B goes to the thread pool too,
     // so the GUI thread never waits for it; a result overtaken by a newer request is dropped.
-    auto* watcher = new QFutureWatcher<SnapshotPtr>(this);
-    connect(watcher, &QFutureWatcher<SnapshotPtr>::finished, this, [this, watcher, a, generation] {
-        watcher->deleteLater();
-        if (generation == m_bGeneration) showComparison(a, watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run(computeB));
+    m_task.submit(computeB, show);
 }
 
-void CompareView::waitForB()
-{
-    // The finished signal is delivered through the event loop, so spin it until the latest B is shown.
-    while (isComputingB()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-}
+void CompareView::waitForB() { m_task.wait(); }
 
 void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
 {

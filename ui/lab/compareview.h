@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "common/document.h"
+#include "common/latesttask.h"
 #include "lab/labplot.h"
 #include "scene/scene.h"
 
@@ -34,7 +35,7 @@ public:
 
     const SnapshotPtr& snapshotB() const { return m_b; }
     // True while the latest B is still computing on the thread pool; waitForB blocks until it is shown.
-    bool isComputingB() const { return !m_b || m_b->generation != m_bGeneration; }
+    bool isComputingB() const { return m_task.busy(); }
     void waitForB();
     bool hasDifference() const { return m_hasDifference; }
     const Matrix& difference() const { return m_difference; }  // (T, T) B - A, focused head
@@ -64,7 +65,7 @@ private:
     double m_bTemperature = 1.0;
     QString m_bText;
     SnapshotPtr m_b;
-    quint64 m_bGeneration = 0;  // the latest B requested; older results arriving late are dropped
+    LatestTask<SnapshotPtr> m_task{this};  // B; older results arriving late are dropped
     Matrix m_difference;
     bool m_hasDifference = false;
     double m_range = 1.0;

@@ -1,10 +1,7 @@
 #include "lab/sweepviewbase.h"
 
 #include <algorithm>
-#include <QCoreApplication>
-#include <QFutureWatcher>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
 #include "lab/labdata.h"
@@ -59,29 +56,17 @@ void SweepViewBase::fitLegend()
 void SweepViewBase::refresh()
 {
     const SnapshotPtr snapshot = m_document->snapshot();
-    const quint64 generation = ++m_requested;
+    auto show = [this, snapshot](std::shared_ptr<const SaturationSweep> sweep) { showSweepFor(snapshot, std::move(sweep)); };
     if (!m_document->isAsync()) {
-        m_shown = generation;
-        showSweepFor(snapshot, focusedSweep(snapshot));
+        m_task.runNow([this, &snapshot](const CancelFlag&) { return focusedSweep(snapshot); }, show);
         return;
     }
     // Where the document computes on its worker (large model, long text), the sweep's ~50 softmaxes of
     // (T, T) go to the thread pool as well, so typing never waits for them.
-    auto* watcher = new QFutureWatcher<std::shared_ptr<const SaturationSweep>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<const SaturationSweep>>::finished, this,
-            [this, watcher, snapshot, generation] {
-                watcher->deleteLater();
-                if (generation != m_requested) return;
-                m_shown = generation;
-                showSweepFor(snapshot, watcher->result());
-            });
-    watcher->setFuture(QtConcurrent::run([snapshot] { return computeSweep(snapshot); }));
+    m_task.submit([snapshot](const CancelFlag&) { return computeSweep(snapshot); }, show);
 }
 
-void SweepViewBase::waitForSweep()
-{
-    while (isComputing()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
-}
+void SweepViewBase::waitForSweep() { m_task.wait(); }
 
 void SweepViewBase::showSweepFor(const SnapshotPtr& snapshot, std::shared_ptr<const SaturationSweep> sweep)
 {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common/document.h"
+#include "common/latesttask.h"
 #include "lab/labplot.h"
 #include "analysis/saturation.h"
 
@@ -21,7 +22,7 @@ public:
     std::shared_ptr<const SaturationSweep> sweep() const { return m_sweep; }
     void refresh();
     // True while a sweep for the latest snapshot is computing on the thread pool (large inputs).
-    bool isComputing() const { return m_requested != m_shown; }
+    bool isComputing() const { return m_task.busy(); }
     void waitForSweep();  // blocks, running the event loop, until the latest sweep is shown
 
 protected:
@@ -47,7 +48,7 @@ private:
     QCPGraph* m_currentDot = nullptr;
     labplot::Marker m_inverseSqrtDk, m_unscaled, m_current;
     std::shared_ptr<const SaturationSweep> m_sweep;
-    quint64 m_requested = 0, m_shown = 0;  // refresh generations: a late result of an older one is dropped
+    LatestTask<std::shared_ptr<const SaturationSweep>> m_task{this};  // a late result of an older refresh is dropped
 };
 
 } // namespace attnscope

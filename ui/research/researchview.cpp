@@ -1,11 +1,9 @@
 #include "research/researchview.h"
 
 #include <QApplication>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QPointer>
 #include <QSplitter>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "common/refreshgate.h"
 
@@ -17,12 +15,6 @@ ResearchView::ResearchView(Document* document, QWidget* parent) : QWidget(parent
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     // The first computation waits for the view's first showing (or runs now when it is not in a window).
     QMetaObject::invokeMethod(gate, &RefreshGate::request, Qt::QueuedConnection);
-}
-
-ResearchView::~ResearchView()
-{
-    // A job still running on the pool stops at its next check instead of holding up the program's exit.
-    if (m_cancel) m_cancel->store(true);
 }
 
 QLabel* ResearchView::makeStatusLabel()
@@ -38,34 +30,27 @@ QLabel* ResearchView::makeStatusLabel()
 void ResearchView::refresh()
 {
     const SnapshotPtr snapshot = m_document->snapshot();
-    const quint64 generation = ++m_requested;
-    if (m_cancel) m_cancel->store(true);  // an older job still running may stop early
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_requestedOnce = true;
     ResearchJob work = job(snapshot);
+    auto show = [this, snapshot](ResearchResultPtr result) { finish(snapshot, std::move(result)); };
     if (!m_document->isAsync()) {
-        finish(generation, snapshot, work(JobContext{m_cancel, {}}));
+        m_task.runNow([&work](const CancelFlag& cancelled) { return work(JobContext{&cancelled, {}}); }, show);
         return;
     }
     if (m_status) m_status->setText(tr("Computing…"));
     // Progress is posted to the GUI thread; the label may be gone by then, hence the guard.
     QPointer<QLabel> status = m_status;
-    JobContext context{m_cancel, [status](int done, int total) {
-                           QMetaObject::invokeMethod(qApp, [status, done, total] {
-                               if (status) status->setText(tr("Computing… %1 of %2").arg(done).arg(total));
-                           }, Qt::QueuedConnection);
-                       }};
-    auto* watcher = new QFutureWatcher<ResearchResultPtr>(this);
-    connect(watcher, &QFutureWatcher<ResearchResultPtr>::finished, this, [this, watcher, generation, snapshot] {
-        watcher->deleteLater();
-        finish(generation, snapshot, watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run([work = std::move(work), context] { return work(context); }));
+    auto progress = [status](int done, int total) {
+        QMetaObject::invokeMethod(qApp, [status, done, total] {
+            if (status) status->setText(tr("Computing… %1 of %2").arg(done).arg(total));
+        }, Qt::QueuedConnection);
+    };
+    m_task.submit([work = std::move(work), progress](const CancelFlag& cancelled) { return work(JobContext{&cancelled, progress}); },
+                  show);
 }
 
-void ResearchView::finish(quint64 generation, const SnapshotPtr& snapshot, ResearchResultPtr result)
+void ResearchView::finish(const SnapshotPtr& snapshot, ResearchResultPtr result)
 {
-    if (generation != m_requested) return;  // a newer request is on its way
-    m_shown = generation;
     m_result = result ? std::move(result) : errorResult(tr("Nothing to show."));
     m_shownSnapshot = snapshot;
     if (m_status) m_status->setText(m_result->error);
@@ -76,8 +61,8 @@ void ResearchView::waitForResult()
 {
     // A view that has not computed yet (never shown, or hidden in a tab) computes now.
     m_document->waitForIdle();
-    if (m_requested == 0 || (!isComputing() && m_shownSnapshot != m_document->snapshot())) refresh();
-    while (isComputing()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    if (!m_requestedOnce || (!isComputing() && m_shownSnapshot != m_document->snapshot())) refresh();
+    m_task.wait();
 }
 
 QString nothingToMeasure(const Document& document, const Snapshot& snapshot)

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "common/document.h"
+#include "common/latesttask.h"
 
 class QLabel;
 class QSplitter;
@@ -26,7 +27,7 @@ using ResearchResultPtr = std::shared_ptr<const ResearchResult>;
 // What a job may use while it runs: whether a newer request superseded it, and a way to report progress
 // (safe from any thread; the view shows it).
 struct JobContext {
-    std::shared_ptr<std::atomic<bool>> cancelled;
+    const CancelFlag* cancelled = nullptr;
     std::function<void(int done, int total)> progress;
     bool isCancelled() const { return cancelled && cancelled->load(); }
 };
@@ -35,13 +36,13 @@ using ResearchJob = std::function<ResearchResultPtr(const JobContext&)>;
 class ResearchView : public QWidget {
     Q_OBJECT
 public:
-    ~ResearchView() override;
+    ~ResearchView() override = default;
     Document* document() const { return m_document; }
     const ResearchResultPtr& result() const { return m_result; }
     SnapshotPtr shownSnapshot() const { return m_shownSnapshot; }
     // Recomputes for the document's latest snapshot (views call it when one of their own inputs changes).
     void refresh();
-    bool isComputing() const { return m_requested != m_shown; }
+    bool isComputing() const { return m_task.busy(); }
     void waitForResult();  // runs the event loop until the latest result is shown (tests, rendering)
     QLabel* statusLabel() const { return m_status; }
 
@@ -56,14 +57,14 @@ protected:
     QLabel* makeStatusLabel();
 
 private:
-    void finish(quint64 generation, const SnapshotPtr& snapshot, ResearchResultPtr result);
+    void finish(const SnapshotPtr& snapshot, ResearchResultPtr result);
 
     Document* m_document;
     QLabel* m_status = nullptr;
     ResearchResultPtr m_result;
     SnapshotPtr m_shownSnapshot;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    quint64 m_requested = 0, m_shown = 0;
+    LatestTask<ResearchResultPtr> m_task{this};
+    bool m_requestedOnce = false;
 };
 
 // The sentence for a snapshot that has nothing to measure (no model, failed computation, no tokens), or

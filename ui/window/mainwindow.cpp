@@ -3,8 +3,6 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <QInputDialog>
 #include <QFileInfo>
 #include <QKeyEvent>
@@ -211,22 +209,15 @@ void MainWindow::buildMenus()
 
 namespace {
 
-struct LoadOutcome {
-    ModelPtr model;
-    std::string error;
-};
-
 // The loaders bound their allocations, but memory can still run out on a small machine: a sentence, not a
 // crash, and the model already open stays.
-LoadOutcome loadSpec(const QString& spec)
+Result<ModelPtr> loadSpec(const QString& spec)
 {
     const QByteArray utf8 = spec.toUtf8();
     try {
-        Result<ModelPtr> model = loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size())));
-        if (!model) return {nullptr, model.error()};
-        return {*model, {}};
+        return loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size())));
     } catch (const std::bad_alloc&) {
-        return {nullptr, "there is not enough memory to load '" + utf8.toStdString() + "'."};
+        return Result<ModelPtr>::fail("there is not enough memory to load '" + utf8.toStdString() + "'.");
     }
 }
 
@@ -241,42 +232,34 @@ QString sentence(const std::string& text)
 
 Status MainWindow::openModel(const QString& spec)
 {
-    LoadOutcome loaded = loadSpec(spec);
-    if (!loaded.model) return Status::failure(loaded.error);
-    ++m_openTicket;  // a background open still running must not replace this one when it finishes
-    m_openingModel = false;
+    Result<ModelPtr> loaded = loadSpec(spec);
+    if (!loaded) return Status::failure(loaded.error());
+    m_opening.drop();  // a background open still running must not replace this one when it finishes
     statusBar()->clearMessage();
-    m_document->setModel(loaded.model, spec);
+    m_document->setModel(*loaded, spec);
     return Status::success();
 }
 
 void MainWindow::openModelInBackground(const QString& spec)
 {
-    const quint64 ticket = ++m_openTicket;
-    m_openingModel = true;
     statusBar()->showMessage(tr("Opening %1…").arg(spec));
-    auto* watcher = new QFutureWatcher<LoadOutcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, spec, ticket] {
-        watcher->deleteLater();
-        if (ticket != m_openTicket) return;  // replaced by a newer open while it loaded
-        m_openingModel = false;
+    // A newer open, in the background or not, replaces this one while it loads.
+    m_opening.submit([spec](const CancelFlag&) { return loadSpec(spec); }, [this, spec](Result<ModelPtr> loaded) {
         statusBar()->clearMessage();
-        const LoadOutcome loaded = watcher->result();
-        if (!loaded.model) {
+        if (!loaded) {
             emit modelOpenFinished(spec, false);
-            QMessageBox::warning(this, tr("Cannot load the model"), sentence(loaded.error));
+            QMessageBox::warning(this, tr("Cannot load the model"), sentence(loaded.error()));
             return;
         }
-        m_document->setModel(loaded.model, spec);
+        m_document->setModel(*loaded, spec);
         emit modelOpenFinished(spec, true);
         // A model that loads but had something to say (e.g. non-finite weights) says it once, here.
-        if (!loaded.model->warnings.empty()) {
+        if (!(*loaded)->warnings.empty()) {
             QStringList lines;
-            for (const std::string& w : loaded.model->warnings) lines << sentence(w);
+            for (const std::string& w : (*loaded)->warnings) lines << sentence(w);
             QMessageBox::warning(this, tr("The model loaded with warnings"), lines.join(QLatin1Char('\n')));
         }
     });
-    watcher->setFuture(QtConcurrent::run([spec] { return loadSpec(spec); }));
 }
 
 void MainWindow::showSnapshot(const SnapshotPtr& snapshot)

@@ -5,6 +5,7 @@
 #include <QMainWindow>
 
 #include "common/document.h"
+#include "common/latesttask.h"
 
 class QLabel;
 class QPushButton;
@@ -51,7 +52,7 @@ public:
     // it cannot, and shows any load warnings once. A newer open replaces one still loading. Emits
     // modelOpenFinished either way.
     void openModelInBackground(const QString& spec);
-    bool isOpeningModel() const { return m_openingModel; }
+    bool isOpeningModel() const { return m_opening.busy(); }
 
 signals:
     void modelOpenFinished(const QString& spec, bool ok);
@@ -71,8 +72,7 @@ private:
     void moveFocus(int dLayer, int dHead);
 
     Document* m_document;
-    quint64 m_openTicket = 0;  // the newest openModelInBackground; older ones finishing are ignored
-    bool m_openingModel = false;
+    LatestTask<Result<ModelPtr>> m_opening{this};  // the newest openModelInBackground; older ones are dropped
     QLineEdit* m_sentence;
     TokenChips* m_chips;
     QScrollArea* m_chipScroll;

@@ -1,0 +1,144 @@
+// LatestTask, the one "compute off the GUI thread, newest input wins" helper: which results are shown,
+// which work never runs, what cancels, and that wait() shows the newest result without an event loop.
+// The work blocks on a gate the test opens, so every ordering here is forced, not timed.
+#include <QtTest>
+
+#include <QSemaphore>
+#include <QThreadPool>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "common/latesttask.h"
+
+using namespace attnscope;
+
+namespace {
+
+// Work that reports it started, then waits until the test lets it finish, and returns its input.
+struct Gate {
+    QSemaphore started, release;
+    std::atomic<int> runs{0};
+};
+
+LatestTask<int>::Work gated(const std::shared_ptr<Gate>& gate, int value, std::shared_ptr<std::atomic<bool>> sawCancel = {})
+{
+    return [gate, value, sawCancel](const CancelFlag& cancelled) {
+        gate->runs.fetch_add(1);
+        gate->started.release();
+        gate->release.acquire();
+        if (sawCancel) sawCancel->store(cancelled.load());
+        return value;
+    };
+}
+
+} // namespace
+
+class TestLatestTask : public QObject {
+    Q_OBJECT
+
+private slots:
+    void showsOnlyTheNewestAndNeverRunsWorkThatWasReplacedWhileWaiting();
+    void anyNewerShowsEveryResultNewerThanTheOneShown();
+    void runNowSupersedesWorkStillRunning();
+    void dropForgetsWhatIsRunning();
+    void waitShowsTheResultWithoutAnEventLoop();
+};
+
+void TestLatestTask::showsOnlyTheNewestAndNeverRunsWorkThatWasReplacedWhileWaiting()
+{
+    QObject owner;
+    QThreadPool pool;
+    LatestTask<int> task(&owner, LatestTask<int>::Delivery::NewestOnly, &pool);
+    auto gate = std::make_shared<Gate>();
+    auto firstCancelled = std::make_shared<std::atomic<bool>>(false);
+    std::vector<int> shown;
+    auto show = [&shown](int v) { shown.push_back(v); };
+
+    task.submit(gated(gate, 1, firstCancelled), show);
+    gate->started.acquire();  // 1 runs
+    task.submit(gated(gate, 2), show);  // waits behind 1
+    task.submit(gated(gate, 3), show);  // replaces 2, which never runs
+    QVERIFY(task.busy());
+    gate->release.release(2);  // let 1 and then 3 finish
+    task.wait();
+    QCOMPARE(shown, std::vector<int>{3});
+    QCOMPARE(gate->runs.load(), 2);
+    QVERIFY(firstCancelled->load());  // 1 was told it had been superseded
+    QVERIFY(!task.busy());
+}
+
+void TestLatestTask::anyNewerShowsEveryResultNewerThanTheOneShown()
+{
+    QObject owner;
+    QThreadPool pool;
+    LatestTask<int> task(&owner, LatestTask<int>::Delivery::AnyNewer, &pool);
+    auto gate = std::make_shared<Gate>();
+    std::vector<int> shown;
+    auto show = [&shown](int v) { shown.push_back(v); };
+
+    task.submit(gated(gate, 1), show);
+    gate->started.acquire();
+    task.submit(gated(gate, 2), show);
+    gate->release.release(2);
+    task.wait();
+    // 1 was stale when it finished but newer than anything shown: a typist sees the window keep up.
+    QCOMPARE(shown, (std::vector<int>{1, 2}));
+}
+
+void TestLatestTask::runNowSupersedesWorkStillRunning()
+{
+    QObject owner;
+    QThreadPool pool;
+    LatestTask<int> task(&owner, LatestTask<int>::Delivery::AnyNewer, &pool);
+    auto gate = std::make_shared<Gate>();
+    std::vector<int> shown;
+    auto show = [&shown](int v) { shown.push_back(v); };
+
+    task.submit(gated(gate, 1), show);
+    gate->started.acquire();
+    task.runNow([](const CancelFlag&) { return 7; }, show);
+    QCOMPARE(shown, std::vector<int>{7});
+    QVERIFY(!task.busy());
+    gate->release.release();
+    task.wait();  // 1 finishes older than what is shown: dropped even under AnyNewer
+    QCOMPARE(shown, std::vector<int>{7});
+}
+
+void TestLatestTask::dropForgetsWhatIsRunning()
+{
+    QObject owner;
+    QThreadPool pool;
+    LatestTask<int> task(&owner, LatestTask<int>::Delivery::NewestOnly, &pool);
+    auto gate = std::make_shared<Gate>();
+    auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    std::vector<int> shown;
+    task.submit(gated(gate, 1, cancelled), [&shown](int v) { shown.push_back(v); });
+    gate->started.acquire();
+    task.drop();
+    QVERIFY(!task.busy());
+    gate->release.release();
+    task.wait();
+    QVERIFY(shown.empty());
+    QVERIFY(cancelled->load());
+}
+
+void TestLatestTask::waitShowsTheResultWithoutAnEventLoop()
+{
+    QObject owner;
+    QThreadPool pool;
+    LatestTask<int> task(&owner, LatestTask<int>::Delivery::NewestOnly, &pool);
+    int shown = 0;
+    task.submit([](const CancelFlag&) { return 42; }, [&shown](int v) { shown = v; });
+    task.wait();  // no processEvents anywhere in this test before here
+    QCOMPARE(shown, 42);
+    // The watcher's own finished signal, delivered later through the event loop, shows nothing twice.
+    int again = 0;
+    task.submit([](const CancelFlag&) { return 5; }, [&again](int) { ++again; });
+    task.wait();
+    QCoreApplication::processEvents();
+    QCOMPARE(again, 1);
+}
+
+QTEST_GUILESS_MAIN(TestLatestTask)
+#include "tst_latesttask.moc"

@@ -1,0 +1,151 @@
+#pragma once
+// "Compute off the GUI thread, newest input wins", written once. A view submits work for its latest input;
+// the work runs on a thread pool and its result is shown on the GUI thread unless newer work has made it
+// stale. At most one work runs at a time: work submitted while another runs waits, and newer work replaces
+// it, so a superseded input is never computed; the running work's cancel flag is raised, so long work may
+// stop early. wait() blocks until the newest result is shown, without running an event loop (for the
+// renderer and the tests).
+#include <QFuture>
+#include <QFutureWatcher>
+#include <QObject>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+
+namespace attnscope {
+
+// Raised when newer work supersedes the work it was given to.
+using CancelFlag = std::atomic<bool>;
+
+template <class R>
+class LatestTask {
+public:
+    using Work = std::function<R(const CancelFlag& cancelled)>;  // runs on the pool: copies what it needs
+    using Show = std::function<void(R result)>;                   // runs on the owner's (GUI) thread
+
+    enum class Delivery {
+        NewestOnly,  // a result is shown only if no newer work was submitted while it ran
+        AnyNewer,    // every result newer than the one shown is shown (the window updates while typing)
+    };
+
+    // `owner` lives on the GUI thread and owns this task as a member. `pool` runs the work; the global pool
+    // when null.
+    explicit LatestTask(QObject* owner, Delivery delivery = Delivery::NewestOnly, QThreadPool* pool = nullptr)
+        : m_owner(owner), m_delivery(delivery), m_pool(pool ? pool : QThreadPool::globalInstance())
+    {
+    }
+    LatestTask(const LatestTask&) = delete;
+    LatestTask& operator=(const LatestTask&) = delete;
+    // Work still running stops at its next check of the flag instead of holding up the program's exit; its
+    // result is never shown.
+    ~LatestTask()
+    {
+        if (m_running) m_running->cancel->store(true);
+    }
+
+    // Runs `work` on the pool, then `show` with its result.
+    void submit(Work work, Show show)
+    {
+        Job job{++m_requested, std::move(work), std::move(show), std::make_shared<CancelFlag>(false)};
+        if (m_running) {
+            m_running->cancel->store(true);
+            m_pending = std::move(job);  // replaces older waiting work, which is never run
+            return;
+        }
+        m_pending.reset();
+        start(std::move(job));
+    }
+
+    // Runs `work` here and now and shows it (small inputs, where a thread would cost more than the work).
+    // Everything submitted before is superseded.
+    void runNow(const Work& work, const Show& show)
+    {
+        const quint64 generation = ++m_requested;
+        if (m_running) m_running->cancel->store(true);
+        m_pending.reset();
+        const CancelFlag never{false};
+        R result = work(never);
+        m_shown = generation;
+        show(std::move(result));
+    }
+
+    // Drops every result not shown yet.
+    void drop()
+    {
+        m_shown = ++m_requested;
+        m_pending.reset();
+        if (m_running) m_running->cancel->store(true);
+    }
+
+    // Whether the newest work's result is not shown yet.
+    bool busy() const { return m_shown != m_requested; }
+
+    // Blocks until the newest work's result is shown, showing it here.
+    void wait()
+    {
+        while (m_running) {
+            m_running->future.waitForFinished();
+            finished(m_running->id);
+        }
+    }
+
+private:
+    struct Job {
+        quint64 generation;
+        Work work;
+        Show show;
+        std::shared_ptr<CancelFlag> cancel;
+    };
+    struct Running {
+        quint64 generation;
+        quint64 id;
+        Show show;
+        QFuture<R> future;
+        std::shared_ptr<CancelFlag> cancel;
+    };
+
+    void start(Job job)
+    {
+        const quint64 id = ++m_starts;
+        QFuture<R> future = QtConcurrent::run(m_pool, [work = std::move(job.work), cancel = job.cancel] { return work(*cancel); });
+        m_running = Running{job.generation, id, std::move(job.show), future, std::move(job.cancel)};
+        auto* watcher = new QFutureWatcher<R>(m_owner);
+        QObject::connect(watcher, &QFutureWatcherBase::finished, m_owner, [this, watcher, id] {
+            watcher->deleteLater();
+            finished(id);
+        });
+        watcher->setFuture(future);
+    }
+
+    // On the owner's thread, from the watcher or from wait(); the second call for one run does nothing.
+    void finished(quint64 id)
+    {
+        if (!m_running || m_running->id != id) return;
+        Running done = std::move(*m_running);
+        m_running.reset();
+        const bool newest = done.generation == m_requested;
+        const bool show = done.generation > m_shown && (newest || m_delivery == Delivery::AnyNewer);
+        if (m_pending) {  // before showing: a show that submits again must find nothing running
+            Job next = std::move(*m_pending);
+            m_pending.reset();
+            start(std::move(next));
+        }
+        if (show) {
+            m_shown = done.generation;
+            done.show(done.future.result());
+        }
+    }
+
+    QObject* m_owner;
+    Delivery m_delivery;
+    QThreadPool* m_pool;
+    quint64 m_requested = 0, m_shown = 0, m_starts = 0;
+    std::optional<Running> m_running;
+    std::optional<Job> m_pending;
+};
+
+} // namespace attnscope

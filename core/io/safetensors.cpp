@@ -182,9 +182,8 @@ Result<SafetensorsFile> SafetensorsFile::parse(const std::string& path, std::sha
     // 3. The header: a JSON object of name -> {dtype, shape, data_offsets}, plus optional "__metadata__",
     //    read as a stream so that a hostile 100 MB header costs no more than what it describes.
     const std::string_view headerText(reinterpret_cast<const char*>(base + 8), headerBytes);
-    if (std::string problem = readSafetensorsHeader(headerText, f.m_dataBytes, file, f.m_tensors, f.m_metadata);
-        !problem.empty())
-        return R::fail(problem);
+    if (Status problem = readSafetensorsHeader(headerText, f.m_dataBytes, file, f.m_tensors, f.m_metadata); !problem.ok())
+        return R::fail(problem.error);
 
     // 4. No two tensors may share bytes.
     std::vector<const TensorInfo*> byStart;

@@ -272,18 +272,18 @@ private:
 
 } // namespace
 
-std::string readSafetensorsHeader(std::string_view json, std::uint64_t dataBytes, const std::string& file,
-                                  std::vector<TensorInfo>& tensors, std::map<std::string, std::string>& metadata)
+Status readSafetensorsHeader(std::string_view json, std::uint64_t dataBytes, const std::string& file,
+                             std::vector<TensorInfo>& tensors, std::map<std::string, std::string>& metadata)
 {
     // 1. A header that opens a list or a scalar is refused by its first byte, unread.
-    if (jsonStart(json) == JsonStart::OtherValue) return "the header of " + file + " is not a JSON object.";
+    if (jsonStart(json) == JsonStart::OtherValue) return Status::failure("the header of " + file + " is not a JSON object.");
     // 2. The events stop at the first problem, the nesting limit included.
     HeaderSax sax(dataBytes, file, tensors, metadata);
     const bool whole = nlohmann::json::sax_parse(json.begin(), json.end(), &sax);
     const bool invalid = sax.invalidJson || (!whole && sax.error.empty());
-    std::string problem = invalid ? "the header of " + file + " is not valid JSON." : sax.error;
-    if (!problem.empty()) tensors.clear();
-    return problem;
+    if (!invalid && sax.error.empty()) return {};
+    tensors.clear();
+    return Status::failure(invalid ? "the header of " + file + " is not valid JSON." : sax.error);
 }
 
 } // namespace attnscope

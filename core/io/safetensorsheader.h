@@ -15,8 +15,8 @@ namespace attnscope {
 
 // Fills `tensors` (in header order; a name given twice keeps its last description, as a JSON object
 // would) and `metadata`. Checks each tensor's dtype, shape and data_offsets against a data buffer of
-// `dataBytes`. Returns "" or one sentence; `file` is the quoted file name used in it.
-std::string readSafetensorsHeader(std::string_view json, std::uint64_t dataBytes, const std::string& file,
-                                  std::vector<TensorInfo>& tensors, std::map<std::string, std::string>& metadata);
+// `dataBytes`. Fails with one sentence (and no tensors); `file` is the quoted file name used in it.
+Status readSafetensorsHeader(std::string_view json, std::uint64_t dataBytes, const std::string& file,
+                             std::vector<TensorInfo>& tensors, std::map<std::string, std::string>& metadata);
 
 } // namespace attnscope

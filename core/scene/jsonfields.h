@@ -6,10 +6,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "result.h"
+
 namespace attnscope {
 
-// Empty when every key of `object` is in `known`; otherwise the middle of a sentence,
+// Succeeds when every key of `object` is in `known`; otherwise fails with the middle of a sentence,
 // "has an unknown field \"x\" (the fields are a, b, c)", for the caller to put a subject before.
-std::string unknownFieldError(const nlohmann::json& object, std::initializer_list<const char*> known);
+Status checkKnownFields(const nlohmann::json& object, std::initializer_list<const char*> known);
 
 } // namespace attnscope

@@ -32,8 +32,8 @@ Result<std::string> text(const json& object, const char* key, const std::string&
 
 Status unknownKeys(const json& object, std::initializer_list<const char*> known, const std::string& where)
 {
-    const std::string unknown = unknownFieldError(object, known);
-    return unknown.empty() ? Status::success() : Status::failure(where + " " + unknown + ".");
+    const Status fields = checkKnownFields(object, known);
+    return fields.ok() ? fields : Status::failure(where + " " + fields.error + ".");
 }
 
 Result<LessonQuestion> readQuestion(const json& v, const std::string& where)

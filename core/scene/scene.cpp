@@ -25,8 +25,8 @@ public:
 
     bool checkKeys(std::initializer_list<const char*> known)
     {
-        const std::string unknown = unknownFieldError(m_object, known);
-        return unknown.empty() || fail(unknown);
+        const Status fields = checkKnownFields(m_object, known);
+        return fields.ok() || fail(fields.error);
     }
 
     const json* find(const char* key) const

@@ -103,16 +103,16 @@ Result<std::shared_ptr<const WordPieceTokenizer>> WordPieceTokenizer::fromTokeni
             return R::fail(file + " gives the token '" + token + "' an id that is not an integer.");
         v.entries.emplace_back(token, id.get<long long>());
     }
-    auto readString = [&](const char* key, std::string& out, std::size_t maxBytes) -> std::string {
+    auto readString = [&](const char* key, std::string& out, std::size_t maxBytes) -> Status {
         const auto it = model.find(key);
         if (it == model.end() || it->is_null()) return {};
         if (!it->is_string() || it->get_ref<const std::string&>().size() > maxBytes)
-            return file + " gives model." + key + " as " + quoteJsonValue(*it) + ", which is not a short string.";
+            return Status::failure(file + " gives model." + key + " as " + quoteJsonValue(*it) + ", which is not a short string.");
         out = it->get<std::string>();
         return {};
     };
-    if (std::string e = readString("unk_token", v.unkToken, 64); !e.empty()) return R::fail(e);
-    if (std::string e = readString("continuing_subword_prefix", v.prefix, 16); !e.empty()) return R::fail(e);
+    if (Status e = readString("unk_token", v.unkToken, 64); !e.ok()) return R::fail(e.error);
+    if (Status e = readString("continuing_subword_prefix", v.prefix, 16); !e.ok()) return R::fail(e.error);
     if (const auto it = model.find("max_input_chars_per_word"); it != model.end() && !it->is_null()) {
         if (!it->is_number_integer() || it->get<long long>() < 1 || it->get<long long>() > kMaxWordCharsLimit)
             return R::fail(file + " gives model.max_input_chars_per_word as " + quoteJsonValue(*it) +

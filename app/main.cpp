@@ -97,10 +97,13 @@ int main(int argc, char** argv)
             return 1;
         }
     }
-    // Without --text the window opens on a sentence that puts the built-in model's heads to work: "it" looks
-    // back to the dog, and the repeated half lets the induction head find what came next last time.
-    window.sentenceEdit()->setText(parser.isSet(text) ? parser.value(text)
-                                                      : QStringLiteral("The dog sat on the rug because it barked. The dog sat on the rug"));
+    // Without --text the window opens on the last session's sentence, or on one that puts the built-in
+    // model's heads to work: "it" looks back to the dog, and the repeated half lets the induction head find
+    // what came next last time.
+    const bool restoredSentence = restored && !window.document()->text().isEmpty();
+    if (parser.isSet(text)) window.sentenceEdit()->setText(parser.value(text));
+    else if (!restoredSentence)
+        window.sentenceEdit()->setText(QStringLiteral("The dog sat on the rug because it barked. The dog sat on the rug"));
     if (parser.isSet(tab)) window.tabs()->setCurrentIndex(parser.value(tab).toInt());
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));

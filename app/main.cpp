@@ -114,8 +114,13 @@ int main(int argc, char** argv)
             return 2;
         }
         window.resize(w, h);
+    } else if (!screenshot) {
+        window.restoreGeometry(attnscope::Preferences::windowGeometry());  // where it was, when there is a last time
     }
     window.show();
+    // From here on the session is on disk within half a second of every change, so a crash loses little
+    // (started before any dialog below, which would hold up the rest of this function).
+    if (!screenshot) actions->scenes()->startAutosave();
     if (!files.isEmpty()) {
         const attnscope::Result<QStringList> opened = actions->scenes()->open(files.front());
         if (!opened) std::fprintf(stderr, "error: %s\n", QString::fromStdString(opened.error()).toLocal8Bit().constData());

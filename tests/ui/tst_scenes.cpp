@@ -1,12 +1,14 @@
 // Scenes in the window: save → open gives back every field (model, sentence, settings with blocked keys
 // and ablated heads, focused head, tab and view, Compare's B side); a file that cannot be read is reported,
 // left byte for byte as it was and never becomes the file Save writes to; the last session comes back, and
-// an unreadable one is kept rather than written over.
+// an unreadable one is kept rather than written over; the session is kept on disk while the window is used,
+// so even a window ended with SIGKILL leaves it behind.
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMenu>
+#include <QProcess>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -222,6 +224,68 @@ private slots:
         QVERIFY(QFile::remove(Preferences::lastSessionPath()));
         MainWindow fresh;
         QVERIFY(fresh.actions()->scenes()->restoreLastSession().hasValue());
+    }
+
+    void theSessionIsOnDiskSoonAfterEveryChange()
+    {
+        MainWindow w;
+        SceneController* scenes = w.actions()->scenes();
+        scenes->startAutosave();
+        QVERIFY(scenes->autosavePending());  // the session as it starts, written once
+        QTRY_VERIFY_WITH_TIMEOUT(!scenes->autosavePending(), 10000);
+        QVERIFY(QFile::exists(Preferences::lastSessionPath()));
+        // Each kind of change arms the save, and what is written is the window as it is then.
+        setEveryField(w);
+        QVERIFY(scenes->autosavePending());
+        QTRY_VERIFY_WITH_TIMEOUT(!scenes->autosavePending(), 10000);
+        const Result<Scene> saved = readSceneFile(QFile::encodeName(Preferences::lastSessionPath()).toStdString());
+        QVERIFY2(saved, saved.error().c_str());
+        QVERIFY(*saved == captureScene(w));
+        w.tabs()->findChild<CompareView*>()->setBText(QStringLiteral("only B changed"));
+        QVERIFY(scenes->autosavePending());
+        QTRY_VERIFY_WITH_TIMEOUT(!scenes->autosavePending(), 10000);
+        const Result<Scene> again = readSceneFile(QFile::encodeName(Preferences::lastSessionPath()).toStdString());
+        QVERIFY(again && again->compareB && again->compareB->text == "only B changed");
+        QVERIFY(!Preferences::windowGeometry().isEmpty());
+    }
+
+    // The real program, ended with SIGKILL, so nothing at exit can help: what it was showing is on disk.
+    void aKilledWindowLeavesItsSessionBehind()
+    {
+        QTemporaryDir home;
+        Scene scene;
+        scene.model = kModel.toStdString();
+        scene.text = "the killed window kept this sentence";
+        AttentionSettings s;
+        s.mask = MaskKind::None;
+        s.temperature = 2.0;
+        scene.settings = s;
+        scene.focus = SceneFocus{1, 1};
+        scene.tab = "scaling-lab";
+        scene.view = "compare";
+        scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 0.5, "other words"};
+        const QString scenePath = home.filePath(QStringLiteral("start.attnscope"));
+        QVERIFY(writeSceneFile(QFile::encodeName(scenePath).toStdString(), scene).ok());
+
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("HOME"), home.path());
+        env.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("data")));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
+        app.setProcessEnvironment(env);
+        app.start(QStringLiteral(ATTNSCOPE_APP), {scenePath});
+        QVERIFY2(app.waitForStarted(), qPrintable(app.errorString()));
+        const QString session = home.filePath(QStringLiteral("data/AttnScope/last-session.attnscope"));
+        const auto sessionIsTheScene = [&] {
+            const Result<Scene> saved = readSceneFile(QFile::encodeName(session).toStdString());
+            return saved && *saved == scene;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(sessionIsTheScene(), 60000);
+        app.kill();  // SIGKILL
+        QVERIFY(app.waitForFinished());
+        QCOMPARE(app.exitStatus(), QProcess::CrashExit);
+        QVERIFY(sessionIsTheScene());
     }
 
     void anUnreadableLastSessionIsKeptNotWrittenOver()

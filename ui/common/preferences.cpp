@@ -18,6 +18,7 @@ QSettings settings()
 
 const QString kColorMapKey = QStringLiteral("view/colormap");
 const QString kRecentKey = QStringLiteral("scenes/recent");
+const QString kGeometryKey = QStringLiteral("window/geometry");
 
 } // namespace
 
@@ -27,6 +28,10 @@ ColorMap::Kind Preferences::colorMap()
 }
 
 void Preferences::setColorMap(ColorMap::Kind kind) { settings().setValue(kColorMapKey, ColorMap::name(kind)); }
+
+QByteArray Preferences::windowGeometry() { return settings().value(kGeometryKey).toByteArray(); }
+
+void Preferences::setWindowGeometry(const QByteArray& geometry) { settings().setValue(kGeometryKey, geometry); }
 
 QStringList Preferences::recentScenes()
 {

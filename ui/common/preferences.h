@@ -3,6 +3,7 @@
 // QSettings in AttnScope's configuration folder (QSettings writes through a temporary file and a rename,
 // so a crash never leaves half a file). The window reads them at start (app/main.cpp) and writes them
 // when a person changes them; nothing else does, so tests and the command-line tool never depend on them.
+#include <QByteArray>
 #include <QString>
 #include <QStringList>
 
@@ -21,6 +22,10 @@ public:
     static QStringList recentScenes();
     static void addRecentScene(const QString& path);
     static void removeRecentScene(const QString& path);
+
+    // The window's position and size, as QWidget::saveGeometry() gives them; empty before the first run.
+    static QByteArray windowGeometry();
+    static void setWindowGeometry(const QByteArray& geometry);
 
     // Where the last session is kept: last-session.attnscope in AttnScope's data folder.
     static QString lastSessionPath();

@@ -133,18 +133,22 @@ CompareView::CompareView(Document* document, QWidget* parent)
     sameAsA->setToolTip(tr("Give B the window's current mask, scaling and temperature, so you can change one thing at a time."));
     connect(m_mask, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_bMask = i == 0 ? MaskKind::Causal : MaskKind::None;
+        emit bChanged();
         recompute();
     });
     connect(m_scaling, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_bScaling = i == 0 ? Scaling::SqrtDk : Scaling::None;
+        emit bChanged();
         recompute();
     });
     connect(m_temperature, &QDoubleSpinBox::valueChanged, this, [this](double t) {
         m_bTemperature = t;
+        emit bChanged();
         recompute();
     });
     connect(m_text, &QLineEdit::textChanged, this, [this](const QString& t) {
         m_bText = t;
+        emit bChanged();
         recompute();
     });
     connect(sameAsA, &QPushButton::clicked, this, [this] {
@@ -173,6 +177,7 @@ void CompareView::setBSettings(const AttentionSettings& settings)
     m_bScaling = settings.scaling;
     m_bTemperature = settings.temperature;
     syncControls();
+    emit bChanged();
     recompute();
 }
 
@@ -194,6 +199,7 @@ void CompareView::setBSide(const CompareBSettings& b)
     m_bTemperature = b.temperature;
     m_bText = QString::fromStdString(b.text);
     syncControls();
+    emit bChanged();
     recompute();
 }
 
@@ -201,6 +207,7 @@ void CompareView::setBText(const QString& text)
 {
     m_bText = text;
     syncControls();
+    emit bChanged();
     recompute();
 }
 

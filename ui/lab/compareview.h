@@ -48,6 +48,9 @@ public:
     // A sentence for a person when a pane shows a model under another mask than it was trained with; empty otherwise.
     static QString counterfactualNote(const Snapshot& snapshot);
 
+signals:
+    void bChanged();  // B's mask, scaling, temperature or own sentence changed (by a person or a setter)
+
 private:
     struct Pane;
     void recompute();

@@ -3,8 +3,11 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QTabWidget>
+#include <cstdio>
 
 #include "common/preferences.h"
+#include "lab/compareview.h"
 #include "window/mainwindow.h"
 
 namespace attnscope {
@@ -88,9 +91,41 @@ Result<QStringList> SceneController::restoreLastSession()
 Status SceneController::saveLastSession()
 {
     if (m_keepLastSession) return Status::success();
+    Preferences::setWindowGeometry(m_window->saveGeometry());
     const QString path = Preferences::lastSessionPath();
     QDir().mkpath(QFileInfo(path).absolutePath());
     return writeSceneFile(localPath(path), captureScene(*m_window));
 }
+
+void SceneController::startAutosave()
+{
+    if (m_autosave) return;
+    m_autosave = new QTimer(this);
+    m_autosave->setSingleShot(true);
+    m_autosave->setInterval(kAutosaveMs);
+    connect(m_autosave, &QTimer::timeout, this, [this] {
+        const Status saved = saveLastSession();
+        if (!saved.ok() && !m_autosaveWarned) {  // once: a full disk would say it every half second
+            m_autosaveWarned = true;
+            std::fprintf(stderr, "warning: the session is not being saved: %s\n", saved.error.c_str());
+        }
+    });
+    // Armed, not restarted: typing without a pause cannot put the save off.
+    const auto arm = [this] {
+        if (!m_autosave->isActive()) m_autosave->start();
+    };
+    const Document* document = m_window->document();
+    connect(document, &Document::modelChanged, this, arm);
+    connect(document, &Document::textChanged, this, arm);
+    connect(document, &Document::settingsChanged, this, arm);
+    connect(document, &Document::focusChanged, this, arm);
+    QTabWidget* tabs = m_window->tabs();
+    connect(tabs, &QTabWidget::currentChanged, this, arm);
+    for (const QTabWidget* views : tabs->findChildren<QTabWidget*>()) connect(views, &QTabWidget::currentChanged, this, arm);
+    if (const CompareView* compare = tabs->findChild<CompareView*>()) connect(compare, &CompareView::bChanged, this, arm);
+    arm();
+}
+
+bool SceneController::autosavePending() const { return m_autosave && m_autosave->isActive(); }
 
 } // namespace attnscope

@@ -1,11 +1,12 @@
 #pragma once
 // Scene files for the window: open, save, the current file, File → Recent, and the last session, which
-// is written when the window closes and put back when it opens (app/main.cpp).
+// is kept on disk while the window is used and put back when it opens (app/main.cpp).
 //
 // A file that cannot be read is reported and left exactly as it is: it does not become the current file
 // (so Save cannot write over it), and an unreadable last session is not replaced at the end of the run.
 #include <QObject>
 #include <QString>
+#include <QTimer>
 
 #include "result.h"
 #include "scenes/scenestate.h"
@@ -34,6 +35,13 @@ public:
     // is: saveLastSession() leaves it alone for the rest of the run.
     Result<QStringList> restoreLastSession();
     Status saveLastSession();
+    // Keeps the last session on disk while the window is used: a change of the document (model, sentence,
+    // settings, focused head), of the tab or view, or of Compare's B side is written, atomically, at most
+    // kAutosaveMs later (a burst of changes does not put it off), with the window's geometry. So a crash
+    // loses at most the last half second. Also writes once, soon after it starts.
+    static constexpr int kAutosaveMs = 500;
+    void startAutosave();
+    bool autosavePending() const;
 
 signals:
     void currentPathChanged(const QString& path);
@@ -45,6 +53,8 @@ private:
     MainWindow* m_window;
     QString m_currentPath;
     bool m_keepLastSession = false;  // the last session could not be read: do not write over it
+    QTimer* m_autosave = nullptr;
+    bool m_autosaveWarned = false;
 };
 
 } // namespace attnscope

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compute/memoryfit.h"
 #include "io/tensorsource.h"
 #include "text/filetext.h"
 #include "text/wordpiecetokenizer.h"
@@ -190,6 +191,10 @@ Result<ModelPtr> loadBertFolder(const std::string& folder, const std::string& mo
 
     Result<EncoderConfig> config = readEncoderConfig((dir / "config.json").string(), modelType);
     if (!config) return R::fail(config.error());
+    // Refused before anything large is read when the machine cannot hold it.
+    const ModelConfig& sizes = config->model;
+    if (Status fits = checkMemoryFits(memoryNeed(sizes, float32WeightBytes(sizes)), "the model in '" + folder + "'"); !fits.ok())
+        return R::fail(fits.error);
 
     // The tokenizer: vocab.txt when it is there, else tokenizer.json; casing from tokenizer_config.json.
     Result<WordPieceSettings> settings = readTokenizerConfig(dir);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compute/memoryfit.h"
 #include "text/bpetokenizer.h"
 #include "io/tensorsource.h"
 #include "text/filetext.h"
@@ -98,6 +99,9 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
 
     Result<ModelConfig> config = readGpt2Config(configPath.string());
     if (!config) return R::fail(config.error());
+    // Refused before anything large is read when the machine cannot hold it.
+    if (Status fits = checkMemoryFits(memoryNeed(*config, float32WeightBytes(*config)), "the model in '" + folder + "'"); !fits.ok())
+        return R::fail(fits.error);
 
     // The tokenizer: vocab.json + merges.txt when both are there, else tokenizer.json.
     Result<std::shared_ptr<const BpeTokenizer>> tokenizer = Result<std::shared_ptr<const BpeTokenizer>>::fail(

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compute/memoryfit.h"
 #include "io/checkpointfiles.h"
 #include "io/tensorsource.h"
 #include "model/storedweights.h"
@@ -246,6 +247,12 @@ Result<ModelPtr> loadLlamaFolder(const std::string& folder)
 
     Result<CheckpointFiles> files = CheckpointFiles::open(folder);
     if (!files) return R::fail(files.error());
+    // The weights stay in the files' precision, mapped: what they hold is what the model needs. Refused
+    // before the weights are touched when the machine cannot hold them.
+    double mappedBytes = 0;
+    for (const SafetensorsFile& f : files->files()) mappedBytes += double(f.dataBytes());
+    if (Status fits = checkMemoryFits(memoryNeed(*config, mappedBytes), "the model in '" + folder + "'"); !fits.ok())
+        return R::fail(fits.error);
 
     auto model = std::make_shared<Model>();
     model->config = *config;

@@ -52,6 +52,8 @@ public:
     // callers that keep weights in the file's precision and convert them when they are used.
     const unsigned char* bytes(const TensorInfo& tensor) const { return m_data + tensor.begin; }
     std::shared_ptr<const void> mapping() const { return m_map; }
+    // The size of the data buffer: what a model that keeps the file's precision holds of it.
+    std::uint64_t dataBytes() const { return m_dataBytes; }
 
 private:
     static Result<SafetensorsFile> parse(const std::string& path, std::shared_ptr<const unsigned char> map, std::uint64_t bytes);

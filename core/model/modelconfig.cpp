@@ -44,17 +44,26 @@ Status ModelConfig::validate() const
             return Status::failure("the llama3 rope scaling needs 0 < low_freq_factor < high_freq_factor and a positive "
                                    "original_max_position_embeddings.");
     }
-    // Each size alone may be plausible while their product is not: bound the whole model (8 GB of float32;
-    // GPT-2 XL has 1.6 billion parameters).
-    const double kvWidth = double(keyValueHeads()) * dHead;
-    const double parameters = double(vocabSize) * dModel * (tiedEmbeddings ? 1.0 : 2.0) +
-                              (positional == PositionalKind::Rotary ? 0.0 : double(contextLength) * dModel) +
-                              double(layers) * (2.0 * dModel * dModel + 2.0 * dModel * kvWidth +
-                                                (activation == Activation::SwiGlu ? 3.0 : 2.0) * dModel * dFF);
-    if (parameters > 2e9)
-        return Status::failure("these sizes make a model of " + std::to_string(static_cast<long long>(parameters / 1e6)) +
-                               " million parameters; AttnScope opens models of up to 2,000 million.");
+    // Each size alone may be plausible while their product is not. Whether a model fits is decided by the
+    // memory the machine has (compute/memoryfit.h); this bound only keeps the sums far from overflow and
+    // absurd files from being weighed at all (80 GB of float32, more than the machines this runs on hold).
+    const double parameters = parameterCount();
+    if (parameters > 20e9)
+        return Status::failure("these sizes make a model of " + std::to_string(static_cast<long long>(parameters / 1e9)) +
+                               " billion parameters; AttnScope opens models of up to 20 billion.");
     return {};
+}
+
+double ModelConfig::layerParameterCount() const
+{
+    const double kvWidth = double(keyValueHeads()) * dHead;
+    return 2.0 * dModel * dModel + 2.0 * dModel * kvWidth + (activation == Activation::SwiGlu ? 3.0 : 2.0) * dModel * dFF;
+}
+
+double ModelConfig::parameterCount() const
+{
+    return double(vocabSize) * dModel * (tiedEmbeddings ? 1.0 : 2.0) +
+           (positional == PositionalKind::Rotary ? 0.0 : double(contextLength) * dModel) + double(layers) * layerParameterCount();
 }
 
 std::string_view toString(PositionalKind kind)

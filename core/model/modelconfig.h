@@ -54,6 +54,10 @@ struct ModelConfig {
 
     // Fails with one sentence naming the first problem when the sizes are not usable.
     Status validate() const;
+    // Weights of the embeddings, the learned positions when there are any, and every layer's projections
+    // and feed-forward (norms and biases are too few to count).
+    double parameterCount() const;
+    double layerParameterCount() const;  // one layer's
 };
 
 std::string_view toString(PositionalKind kind);

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "compute/memoryfit.h"
 #include "text/wordtokenizer.h"
 
 namespace attnscope {
@@ -112,6 +113,8 @@ Result<ModelPtr> makeRandomModel(const RandomModelSpec& s)
     const double floats = double(c.vocabSize) * c.dModel + double(c.contextLength) * c.dModel +
                           double(c.layers) * (4.0 * c.dModel * c.dModel + 2.0 * c.dModel * c.dFF);
     if (floats > 5e8) return Result<ModelPtr>::fail("random model: those sizes need more than 2 GB of weights.");
+    if (Status fits = checkMemoryFits(memoryNeed(c, float32WeightBytes(c)), "a random model of these sizes"); !fits.ok())
+        return Result<ModelPtr>::fail(fits.error);
 
     SeededRandom rng(s.seed);
     const int D = c.dModel, F = c.dFF;

@@ -93,7 +93,10 @@ constexpr int kComputeNice = 4;
 
 Document::Document(QObject* parent) : QObject(parent)
 {
+    // One thread, kept for the document's life like the worker it replaced: its thread_local workspace stays
+    // warm, so a pass after a pause allocates nothing (a pool thread would expire after 30 s idle).
     m_computePool.setMaxThreadCount(1);
+    m_computePool.setExpiryTimeout(-1);
     qRegisterMetaType<SnapshotPtr>();
     qRegisterMetaType<ModelPtr>();
     Result<ModelPtr> model = loadModel(defaultModelSpec());

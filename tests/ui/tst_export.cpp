@@ -180,9 +180,9 @@ private slots:
         window.show();
         window.sentenceEdit()->setText(kSentence);
         window.tabs()->setCurrentIndex(1);  // Scaling lab, on its first view
-        QCOMPARE(currentViewName(window), QStringLiteral("saturation"));
+        QCOMPARE(currentViewName(*window.document()), QStringLiteral("saturation"));
         QTemporaryDir dir;
-        ExportDialog dialog(&window, QStringLiteral("compare"));
+        ExportDialog dialog(&window, window.document(), QStringLiteral("compare"));
         QCOMPARE(dialog.view(), QStringLiteral("compare"));
         dialog.setPath(dir.filePath(QStringLiteral("compare.svg")));
         const Status exported = dialog.exportNow();
@@ -211,7 +211,7 @@ private slots:
         delete menu;
 
         QTemporaryDir dir;
-        ExportDialog dialog(&window, QString(), plot);
+        ExportDialog dialog(&window, window.document(), QString(), plot);
         QCOMPARE(dialog.view(), QString());
         dialog.setPath(dir.filePath(QStringLiteral("plot.pdf")));
         QVERIFY(dialog.exportNow().ok());
@@ -222,8 +222,8 @@ private slots:
         const QMimeData* data = QGuiApplication::clipboard()->mimeData();
         QVERIFY(data && data->hasImage());
         QVERIFY(data->data(QStringLiteral("image/svg+xml")).contains("<svg"));
-        QVERIFY(copyViewToClipboard(window, QStringLiteral("grid")).ok());
-        QCOMPARE(qvariant_cast<QImage>(QGuiApplication::clipboard()->mimeData()->imageData()).width(), 2 * liveViewSize(window, "grid").width());
+        QVERIFY(copyViewToClipboard(*window.document(), &window, QStringLiteral("grid")).ok());
+        QCOMPARE(qvariant_cast<QImage>(QGuiApplication::clipboard()->mimeData()->imageData()).width(), 2 * liveViewSize(&window, "grid").width());
     }
 
     void theDataDialogWritesWhatTheCoreWrites_data()
@@ -248,7 +248,7 @@ private slots:
         window.document()->setFocus({1, 2});
         window.document()->setTemperature(0.7);
         QTemporaryDir dir;
-        DataExportDialog dialog(&window);
+        DataExportDialog dialog(&window, window.document());
         dialog.setPath(dir.filePath(QStringLiteral("numbers")));
         dialog.setRequest(DataKind(what), DataFormat(format), focused);
         const DataExportRequest request = dialog.request();

@@ -74,7 +74,7 @@ private slots:
         QVERIFY(library.lessons().size() >= 9);
         for (const LessonEntry& entry : library.lessons()) {
             QVERIFY2(entry.source.startsWith(QStringLiteral(":/lessons/")), qPrintable(entry.source));
-            const QStringList missing = LessonLibrary::missingNames(entry.lesson, &w);
+            const QStringList missing = LessonLibrary::missingNames(entry.lesson, &w, *w.document());
             QVERIFY2(missing.isEmpty(), qPrintable(entry.id + ": " + missing.join(QStringLiteral("; "))));
         }
         // Sorted by their order: the first one is about Q, K and V.

@@ -3,6 +3,7 @@
 // left byte for byte as it was and never becomes the file Save writes to; the last session comes back, and
 // an unreadable one is kept rather than written over; the session is kept on disk while the window is used,
 // so even a window ended with SIGKILL leaves it behind.
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -14,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "common/document.h"
 #include "common/preferences.h"
 #include "common/tabnames.h"
 #include "lab/compareview.h"
@@ -121,7 +123,7 @@ private slots:
         QCOMPARE(compare->bSettings().temperature, 3.5);
         QCOMPARE(compare->bOwnText(), QStringLiteral("the man bit the dog"));
         // And the whole: what b shows is what a showed.
-        QVERIFY(captureScene(b) == captureScene(a));
+        QVERIFY(captureScene(*b.document()) == captureScene(*a.document()));
         QCOMPARE(Preferences::recentScenes().value(0), QFileInfo(path).absoluteFilePath());
     }
 
@@ -145,7 +147,7 @@ private slots:
         MainWindow w;
         w.sentenceEdit()->setText(QStringLiteral("nothing changes"));
         QVERIFY(w.actions()->scenes()->save(good).ok());
-        const Scene before = captureScene(w);
+        const Scene before = captureScene(*w.document());
         const Result<QStringList> r = w.actions()->scenes()->open(bad);
         QVERIFY(!r);
         const QString error = QString::fromStdString(r.error());
@@ -154,7 +156,7 @@ private slots:
         // Untouched on disk, the window as it was, and Save still aims at the good file.
         QCOMPARE(readFile(bad), bytes);
         QCOMPARE(QFileInfo(bad).lastModified(), stamp);
-        QVERIFY(captureScene(w) == before);
+        QVERIFY(captureScene(*w.document()) == before);
         QCOMPARE(w.actions()->scenes()->currentPath(), QFileInfo(good).absoluteFilePath());
         QVERIFY(w.actions()->saveScene());
         QCOMPARE(readFile(bad), bytes);
@@ -206,6 +208,98 @@ private slots:
             }
     }
 
+    // The tab, the view and Compare's B are the document's: the window shows what it says, and says there
+    // what a person chose.
+    void theWindowShowsTheDocumentsPlaceAndB()
+    {
+        MainWindow w;
+        Document& doc = *w.document();
+        QCOMPARE(int(doc.pages().size()), w.tabs()->count());
+        QCOMPARE(doc.tab(), QStringLiteral("attention"));
+        QVERIFY(doc.view().isEmpty());
+
+        // The document moves the window.
+        QVERIFY(doc.setPlace(QStringLiteral("research"), QStringLiteral("rollout")));
+        QCOMPARE(pageName(w.tabs(), w.tabs()->currentIndex()), QStringLiteral("research"));
+        QTabWidget* research = viewTabs(w.tabs()->currentWidget());
+        QCOMPARE(pageName(research, research->currentIndex()), QStringLiteral("rollout"));
+        // A place the window lacks changes nothing.
+        QVERIFY(!doc.setPlace(QStringLiteral("hologram")));
+        QVERIFY(!doc.setPlace(QStringLiteral("research"), QStringLiteral("deck")));
+        QVERIFY(!doc.setPlace(QStringLiteral("attention"), QStringLiteral("rollout")));
+        QCOMPARE(doc.tab(), QStringLiteral("research"));
+        QCOMPARE(doc.view(), QStringLiteral("rollout"));
+
+        // A person's clicks move the document, and a tab opens on the view it showed last.
+        w.tabs()->setCurrentIndex(pageIndex(w.tabs(), QStringLiteral("scaling-lab")));
+        QCOMPARE(doc.tab(), QStringLiteral("scaling-lab"));
+        QCOMPARE(doc.view(), QStringLiteral("saturation"));
+        QTabWidget* lab = viewTabs(w.tabs()->currentWidget());
+        lab->setCurrentIndex(pageIndex(lab, QStringLiteral("compare")));
+        QCOMPARE(doc.view(), QStringLiteral("compare"));
+        QVERIFY(doc.setPlace(QStringLiteral("research")));
+        QCOMPARE(doc.view(), QStringLiteral("rollout"));
+        QVERIFY(doc.setPlace(QStringLiteral("scaling-lab")));
+        QCOMPARE(doc.view(), QStringLiteral("compare"));
+        QCOMPARE(pageName(lab, lab->currentIndex()), QStringLiteral("compare"));
+
+        // B follows A (its mask and temperature, the scaling off) until it is set; then it stays.
+        CompareView* compare = w.tabs()->findChild<CompareView*>();
+        auto* bMask = w.findChild<QComboBox*>(QStringLiteral("compare-b-mask"));
+        QVERIFY(!doc.hasOwnCompareB());
+        doc.setMask(MaskKind::None);
+        QVERIFY(doc.compareB().mask == MaskKind::None && doc.compareB().scaling == Scaling::None);
+        QVERIFY(compare->bSettings().mask == MaskKind::None);
+        QCOMPARE(bMask->currentIndex(), 1);
+        QVERIFY(!captureScene(doc).compareB);  // a scene leaves B following A
+        doc.setCompareB({MaskKind::Causal, Scaling::SqrtDk, 2.0, "a dog"});
+        QCOMPARE(bMask->currentIndex(), 0);
+        QCOMPARE(compare->bText(), QStringLiteral("a dog"));
+        QCOMPARE(compare->snapshotB()->settings.temperature, 2.0);
+        doc.setMask(MaskKind::Causal);
+        doc.setMask(MaskKind::None);
+        QVERIFY(doc.compareB().mask == MaskKind::Causal);
+        // And a person's change of B's controls goes to the document.
+        bMask->setCurrentIndex(1);
+        QVERIFY(doc.compareB().mask == MaskKind::None);
+        QCOMPARE(captureScene(doc).compareB->text, std::string("a dog"));
+    }
+
+    // A scene goes into a document and comes out of it with no window at all: scenes need only the document.
+    void aSceneRoundTripsThroughABareDocument()
+    {
+        Document doc;
+        int opened = 0;
+        const ModelOpener open = [&](const QString& spec) {
+            ++opened;
+            Result<ModelPtr> model = loadModel(spec.toStdString());
+            if (!model) return Status::failure(model.error());
+            doc.setModel(*model, spec);
+            return Status::success();
+        };
+        Scene scene;
+        scene.model = kModel.toStdString();
+        scene.text = "the dog bit the man";
+        AttentionSettings settings;
+        settings.mask = MaskKind::None;
+        settings.temperature = 0.7;
+        settings.blockedKeys = {2};
+        scene.settings = settings;
+        scene.focus = SceneFocus{1, 1};
+        scene.tab = "step-by-step";
+        scene.view = "pipeline";
+        scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 1.5, "the man"};
+        const Result<QStringList> applied = applyScene(doc, open, scene);
+        QVERIFY2(applied && applied->isEmpty(), applied ? qPrintable(applied->join('|')) : applied.error().c_str());
+        QCOMPARE(opened, 1);
+        QCOMPARE(doc.tab(), QStringLiteral("step-by-step"));
+        QCOMPARE(doc.view(), QStringLiteral("pipeline"));
+        QVERIFY(captureScene(doc) == scene);
+        // The same model again is not opened again.
+        QVERIFY(applyScene(doc, open, scene));
+        QCOMPARE(opened, 1);
+    }
+
     void theLastSessionComesBack()
     {
         {
@@ -240,7 +334,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!scenes->autosavePending(), 10000);
         const Result<Scene> saved = readSceneFile(QFile::encodeName(Preferences::lastSessionPath()).toStdString());
         QVERIFY2(saved, saved.error().c_str());
-        QVERIFY(*saved == captureScene(w));
+        QVERIFY(*saved == captureScene(*w.document()));
         w.tabs()->findChild<CompareView*>()->setBText(QStringLiteral("only B changed"));
         QVERIFY(scenes->autosavePending());
         QTRY_VERIFY_WITH_TIMEOUT(!scenes->autosavePending(), 10000);

@@ -241,6 +241,53 @@ void Document::setFocus(HeadSelection focus)
     request();  // the focused head's full pipeline is part of the trace
 }
 
+CompareBSettings Document::compareB() const
+{
+    if (m_compareB) return *m_compareB;
+    return {m_settings.mask, Scaling::None, m_settings.temperature, {}};
+}
+
+void Document::setCompareB(const CompareBSettings& b)
+{
+    if (m_compareB == b) return;
+    m_compareB = b;
+    emit compareBChanged();
+}
+
+void Document::setPages(std::vector<TabPage> pages)
+{
+    m_pages = std::move(pages);
+    m_lastViewOfTab.clear();
+    for (const TabPage& page : m_pages)
+        if (!page.views.isEmpty()) m_lastViewOfTab.insert(page.name, page.views.front());
+    // The place stays where it was when the new pages have it; otherwise it moves to the first tab.
+    if (!m_pages.empty() && !setPlace(m_tab, m_view)) setPlace(m_pages.front().name);
+}
+
+bool Document::setPlace(const QString& tab, const QString& view)
+{
+    QString chosen = view;
+    if (!m_pages.empty()) {
+        const auto page = std::find_if(m_pages.begin(), m_pages.end(), [&](const TabPage& p) { return p.name == tab; });
+        if (page == m_pages.end()) return false;
+        if (page->views.isEmpty()) {
+            if (!view.isEmpty()) return false;
+        } else if (view.isEmpty()) {
+            chosen = m_lastViewOfTab.value(tab, page->views.front());
+        } else if (!page->views.contains(view)) {
+            return false;
+        }
+    } else if (view.isEmpty()) {
+        chosen = m_lastViewOfTab.value(tab);
+    }
+    if (!chosen.isEmpty()) m_lastViewOfTab.insert(tab, chosen);
+    if (tab == m_tab && chosen == m_view) return true;
+    m_tab = tab;
+    m_view = chosen;
+    emit placeChanged();
+    return true;
+}
+
 int Document::tokensOverContext() const
 {
     if (!m_model || !m_snapshot || m_snapshot->model != m_model) return 0;

@@ -5,8 +5,11 @@
 //
 // Data flow: text -> tokenizer -> token ids -> forward (settings, focused head's detail) -> trace -> views.
 #include <QObject>
+#include <QHash>
 #include <QString>
+#include <QStringList>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "common/latesttask.h"
@@ -15,10 +18,19 @@
 #include "model/maskedlm.h"
 #include "model/model.h"
 #include "model/nexttokens.h"
+#include "scene/scene.h"
 #include "text/tokenizer.h"
 
 namespace attnscope {
 
+
+// One tab of the window: its name (common/tabnames.h), its title as the tab shows it, and the names of the
+// views it holds (empty for a tab of one view).
+struct TabPage {
+    QString name;
+    QString title;
+    QStringList views;
+};
 
 // One finished computation: everything a view needs, immutable and shared.
 struct Snapshot {
@@ -88,6 +100,24 @@ public slots:
     // Blocks until the latest request has finished (CLI rendering and tests).
     void waitForIdle();
 
+public:
+    // Compare A/B's B side. Until one is set, B follows A: A's mask and temperature with the scaling off.
+    CompareBSettings compareB() const;
+    bool hasOwnCompareB() const { return m_compareB.has_value(); }
+    void setCompareB(const attnscope::CompareBSettings& b);
+
+    // The window's tabs and their views, in order; set once by the window (empty without one).
+    const std::vector<TabPage>& pages() const { return m_pages; }
+    void setPages(std::vector<TabPage> pages);
+    // Where the person is: the current tab's name and, in a tab of several views, the current view's name.
+    // The window shows what this says, and says here what a person chose, so scenes, lessons, presenter mode
+    // and the exporters read and move the place without the tab widgets.
+    const QString& tab() const { return m_tab; }
+    const QString& view() const { return m_view; }
+    // Moves to that tab and view; an empty view is the one that tab showed last (its first at the start).
+    // False, and nothing changes, for a tab or view the pages do not have (any name goes before setPages).
+    bool setPlace(const QString& tab, const QString& view = QString());
+
 signals:
     void textChanged(const QString& text);
     void modelChanged(const attnscope::ModelPtr& model);
@@ -95,6 +125,8 @@ signals:
     void focusChanged(attnscope::HeadSelection focus);
     void snapshotChanged(const attnscope::SnapshotPtr& snapshot);  // a computation finished
     void errorChanged(const QString& error);                        // empty when the last one succeeded
+    void compareBChanged();
+    void placeChanged();
 
 private:
     void request();
@@ -109,6 +141,10 @@ private:
     QString m_error;
     quint64 m_generation = 0;
     bool m_forceAsync = false;
+    std::optional<CompareBSettings> m_compareB;
+    std::vector<TabPage> m_pages;
+    QString m_tab, m_view;
+    QHash<QString, QString> m_lastViewOfTab;
     // Large models and long texts compute on one thread of their own; every result newer than the one shown
     // is shown, so the window keeps up while a person types.
     QThreadPool m_computePool;

@@ -20,7 +20,7 @@ namespace attnscope {
 class Document;
 
 // What a picture of a view is drawn with, beyond the document: the file, its size, and the state of the
-// views that have some (the explained cell, the cross-attention source, the rollout token, Compare's B).
+// views that have some (the explained cell, the cross-attention source, the rollout token) and Compare's B.
 struct RenderOptions {
     QString outPath;   // .png, .svg or .pdf
     int width = 1000;  // the layout's size in pixels at 96 dpi (a PDF page is 0.75 * width points wide)
@@ -35,7 +35,7 @@ struct RenderOptions {
     int query = -1;
     int key = -1;
     QString source = QStringLiteral("The cat sat on the mat");
-    std::optional<CompareBSettings> compareB;  // Compare's B side; its defaults when absent
+    std::optional<CompareBSettings> compareB;  // Compare's B side; absent: the document's
 };
 
 struct ViewEntry {
@@ -52,9 +52,9 @@ struct ViewEntry {
     // For a picture, once laid out at its size: waits for what the view computes. Fails with a sentence when
     // there is nothing to draw (a measurement that could not be made). May be empty.
     std::function<Status(QWidget* view, Document& document, const RenderOptions& options)> settle;
-    // For an export of what is on screen: reads the view's own state from the window's tabs into the options
-    // (the same fields prepare takes). May be empty.
-    std::function<void(const QWidget* tabs, RenderOptions& options)> capture;
+    // For an export of what is on screen: reads the view's own state (not the document's) from the window
+    // into the options (the same fields prepare takes). May be empty.
+    std::function<void(const QWidget* window, RenderOptions& options)> capture;
 };
 
 using ViewList = std::vector<ViewEntry>;

@@ -15,12 +15,12 @@
 #include <QVBoxLayout>
 
 #include "io/atomicfile.h"
-#include "window/mainwindow.h"
+#include "common/document.h"
 
 namespace attnscope {
 
-DataExportDialog::DataExportDialog(MainWindow* window)
-    : QDialog(window), m_window(window), m_what(new QComboBox(this)), m_format(new QComboBox(this)),
+DataExportDialog::DataExportDialog(QWidget* parent, Document* document)
+    : QDialog(parent), m_document(document), m_what(new QComboBox(this)), m_format(new QComboBox(this)),
       m_allHeads(new QRadioButton(tr("Every layer and head"), this)), m_focused(new QRadioButton(this)), m_path(new QLineEdit(this))
 {
     setWindowTitle(tr("Export Data"));
@@ -83,7 +83,7 @@ DataExportRequest DataExportDialog::request() const
     DataExportRequest r;
     r.what = DataKind(m_what->currentData().toInt());
     r.format = DataFormat(m_format->currentData().toInt());
-    if (m_focused->isChecked() || r.what == DataKind::Trace) r.head = m_window->document()->focus();
+    if (m_focused->isChecked() || r.what == DataKind::Trace) r.head = m_document->focus();
     return r;
 }
 
@@ -92,7 +92,7 @@ void DataExportDialog::setPath(const QString& path) { m_path->setText(path); }
 
 void DataExportDialog::update()
 {
-    const HeadSelection f = m_window->document()->focus();
+    const HeadSelection f = m_document->focus();
     m_focused->setText(tr("The focused head only (layer %1, head %2)").arg(f.layer).arg(f.head));
     // A trace is one head's by definition.
     const bool trace = DataKind(m_what->currentData().toInt()) == DataKind::Trace;
@@ -107,7 +107,7 @@ void DataExportDialog::update()
 
 Status DataExportDialog::exportNow()
 {
-    Document& doc = *m_window->document();
+    Document& doc = *m_document;
     doc.waitForIdle();  // the numbers of the sentence on screen, not of one still computing
     const SnapshotPtr snap = doc.snapshot();
     if (!doc.model()) return Status::failure(tr("No model is open.").toStdString());

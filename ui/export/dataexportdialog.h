@@ -13,12 +13,12 @@ class QRadioButton;
 
 namespace attnscope {
 
-class MainWindow;
+class Document;
 
 class DataExportDialog : public QDialog {
     Q_OBJECT
 public:
-    explicit DataExportDialog(MainWindow* window);
+    DataExportDialog(QWidget* parent, Document* document);
 
     DataExportRequest request() const;
     QString path() const;
@@ -30,7 +30,7 @@ public:
 private:
     void update();
 
-    MainWindow* m_window;
+    Document* m_document;
     QComboBox* m_what;
     QComboBox* m_format;
     QRadioButton* m_allHeads;

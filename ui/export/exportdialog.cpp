@@ -14,12 +14,11 @@
 
 #include "common/exportimage.h"
 #include "export/viewexport.h"
-#include "window/mainwindow.h"
 
 namespace attnscope {
 
-ExportDialog::ExportDialog(MainWindow* window, const QString& view, QWidget* plot)
-    : QDialog(window), m_window(window), m_plot(plot), m_view(new QComboBox(this)), m_width(new QSpinBox(this)),
+ExportDialog::ExportDialog(QWidget* window, Document* document, const QString& view, QWidget* plot)
+    : QDialog(window), m_window(window), m_document(document), m_plot(plot), m_view(new QComboBox(this)), m_width(new QSpinBox(this)),
       m_height(new QSpinBox(this)), m_dpi(new QComboBox(this)), m_path(new QLineEdit(this))
 {
     setWindowTitle(plot ? tr("Export Plot") : tr("Export View"));
@@ -73,7 +72,7 @@ void ExportDialog::setPath(const QString& path) { m_path->setText(path); }
 
 void ExportDialog::suggestSize()
 {
-    const QSize s = view().isEmpty() && m_plot ? m_plot->size() : liveViewSize(*m_window, view());
+    const QSize s = view().isEmpty() && m_plot ? m_plot->size() : liveViewSize(m_window, view());
     m_width->setValue(s.width());
     m_height->setValue(s.height());
 }
@@ -91,7 +90,7 @@ Status ExportDialog::exportNow()
         if (!m_plot) return Status::failure(tr("The plot is gone (the view was closed).").toStdString());
         return exportWidget(m_plot, path(), size(), dpi());
     }
-    return exportView(*m_window, view(), path(), size(), dpi());
+    return exportView(*m_document, m_window, view(), path(), size(), dpi());
 }
 
 void ExportDialog::accept()

@@ -14,13 +14,13 @@ class QSpinBox;
 
 namespace attnscope {
 
-class MainWindow;
+class Document;
 
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
     // `plot`, when given, is offered first as "the plot you clicked".
-    ExportDialog(MainWindow* window, const QString& view, QWidget* plot = nullptr);
+    ExportDialog(QWidget* window, Document* document, const QString& view, QWidget* plot = nullptr);
 
     QString view() const;  // a render name, or empty for the clicked plot
     QSize size() const;
@@ -37,7 +37,8 @@ private:
     void browse();
     void suggestSize();
 
-    MainWindow* m_window;
+    QWidget* m_window;
+    Document* m_document;
     QPointer<QWidget> m_plot;
     QComboBox* m_view;
     QSpinBox* m_width;

@@ -9,11 +9,11 @@
 #include "attention/headgridview.h"
 #include "export/exportdialog.h"
 #include "export/viewexport.h"
-#include "window/mainwindow.h"
 
 namespace attnscope {
 
-PlotMenu::PlotMenu(MainWindow* window, QList<QAction*> viewActions) : QObject(window), m_window(window), m_viewActions(std::move(viewActions))
+PlotMenu::PlotMenu(QWidget* window, Document* document, QList<QAction*> viewActions)
+    : QObject(window), m_window(window), m_document(document), m_viewActions(std::move(viewActions))
 {
     qApp->installEventFilter(this);
 }
@@ -34,7 +34,7 @@ QMenu* PlotMenu::menuFor(QWidget* plot)
     QPointer<QWidget> target(plot);
     menu->addAction(tr("Export This Plot…"), this, [this, target] {
         if (!target) return;
-        ExportDialog dialog(m_window, QString(), target);
+        ExportDialog dialog(m_window, m_document, QString(), target);
         dialog.exec();
     });
     menu->addAction(tr("Copy This Plot"), this, [this, target] {

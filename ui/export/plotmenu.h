@@ -11,13 +11,13 @@ class QWidget;
 
 namespace attnscope {
 
-class MainWindow;
+class Document;
 
 class PlotMenu : public QObject {
     Q_OBJECT
 public:
     // `viewActions` are added below the plot's own entries (Export View…, Copy View Image, Export Data…).
-    PlotMenu(MainWindow* window, QList<QAction*> viewActions);
+    PlotMenu(QWidget* window, Document* document, QList<QAction*> viewActions);
 
     // The plot under a widget (itself or the plot it is part of), or null when it is not in a plot.
     static QWidget* plotAt(QWidget* widget);
@@ -28,7 +28,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    MainWindow* m_window;
+    QWidget* m_window;
+    Document* m_document;
     QList<QAction*> m_viewActions;
 };
 

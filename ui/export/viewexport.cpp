@@ -4,14 +4,11 @@
 #include <QClipboard>
 #include <QFile>
 #include <QMimeData>
-#include <QTabWidget>
 #include <QTemporaryDir>
 #include <qcustomplot.h>
 
 #include "attention/headgridview.h"
-#include "attention/heatmapview.h"
-#include "common/tabnames.h"
-#include "window/mainwindow.h"
+#include "common/document.h"
 
 namespace attnscope {
 
@@ -51,43 +48,36 @@ Status putOnClipboard(const QByteArray& png, const QByteArray& svg)
 
 } // namespace
 
-QString currentViewName(const MainWindow& window)
+QString currentViewName(const Document& document)
 {
-    const QTabWidget* tabs = window.tabs();
-    if (const QTabWidget* views = viewTabs(tabs->currentWidget())) {
-        const QString name = pageName(views, views->currentIndex());
-        if (renderViewNames().contains(name)) return name;
-    }
+    if (renderViewNames().contains(document.view())) return document.view();
     return QStringLiteral("heatmap");
 }
 
-RenderOptions liveRenderOptions(const MainWindow& window, const QString& view)
+RenderOptions liveRenderOptions(const QWidget* window, const QString& view)
 {
     RenderOptions options;
-    if (const ViewEntry* entry = findView(view); entry && entry->capture) entry->capture(window.tabs(), options);
+    if (const ViewEntry* entry = findView(view); entry && entry->capture) entry->capture(window, options);
     return options;
 }
 
-QSize liveViewSize(const MainWindow& window, const QString& view)
+QSize liveViewSize(const QWidget* window, const QString& view)
 {
-    const QWidget* shown = nullptr;
-    if (view == QLatin1String("heatmap")) shown = window.heatmap();
-    else if (view == QLatin1String("grid")) shown = window.grid();
-    else
-        for (const QWidget* w : window.tabs()->findChildren<QWidget*>(view))
-            if (w->isVisible()) shown = w;
+    const QWidget* shown = nullptr;  // views are named as the renderer names them (the heatmap, the grid too)
+    for (const QWidget* w : window->findChildren<QWidget*>(view))
+        if (w->isVisible()) shown = w;
     const QSize size = shown && shown->isVisible() ? shown->size() : QSize(1000, 800);
     return size.expandedTo(QSize(320, 240));
 }
 
-Status exportView(MainWindow& window, const QString& view, const QString& path, QSize size, int dpi)
+Status exportView(Document& document, const QWidget* window, const QString& view, const QString& path, QSize size, int dpi)
 {
     RenderOptions options = liveRenderOptions(window, view);
     options.outPath = path;
     options.width = size.width();
     options.height = size.height();
     options.dpi = dpi;
-    return renderView(view, *window.document(), options);
+    return renderView(view, document, options);
 }
 
 Status exportWidget(QWidget* widget, const QString& path, QSize size, int dpi)
@@ -97,7 +87,7 @@ Status exportWidget(QWidget* widget, const QString& path, QSize size, int dpi)
     return exportImage(path, size, QStringLiteral("AttnScope"), paint, dpi);
 }
 
-Status copyViewToClipboard(MainWindow& window, const QString& view)
+Status copyViewToClipboard(Document& document, const QWidget* window, const QString& view)
 {
     // The renderer writes files: draw both formats into a private folder and hand their bytes over.
     QTemporaryDir dir;
@@ -105,7 +95,7 @@ Status copyViewToClipboard(MainWindow& window, const QString& view)
     const QSize size = liveViewSize(window, view);
     const QString png = dir.filePath(QStringLiteral("view.png")), svg = dir.filePath(QStringLiteral("view.svg"));
     for (const auto& [path, dpi] : {std::pair{png, kClipboardDpi}, std::pair{svg, kScreenDpi}}) {
-        if (Status s = exportView(window, view, path, size, dpi); !s.ok()) return s;
+        if (Status s = exportView(document, window, view, path, size, dpi); !s.ok()) return s;
     }
     QFile pngFile(png), svgFile(svg);
     if (!pngFile.open(QIODevice::ReadOnly) || !svgFile.open(QIODevice::ReadOnly))

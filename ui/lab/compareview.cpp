@@ -116,10 +116,6 @@ CompareView::CompareView(Document* document, QWidget* parent)
     layout->addLayout(controls);
     layout->addLayout(panes, 1);
 
-    const AttentionSettings& a = m_document->settings();
-    m_bMask = a.mask;
-    m_bScaling = Scaling::None;  // the default comparison: the same with the 1/sqrt(d_k) scaling off
-    m_bTemperature = a.temperature;
     syncControls();
 
     m_mask->setObjectName(QStringLiteral("compare-b-mask"));
@@ -131,29 +127,26 @@ CompareView::CompareView(Document* document, QWidget* parent)
     m_text->setObjectName(QStringLiteral("compare-b-text"));
     m_text->setToolTip(tr("A second sentence for B, to see how the same head treats different words; empty uses A's sentence."));
     sameAsA->setToolTip(tr("Give B the window's current mask, scaling and temperature, so you can change one thing at a time."));
-    connect(m_mask, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_bMask = i == 0 ? MaskKind::Causal : MaskKind::None;
-        emit bChanged();
-        recompute();
-    });
-    connect(m_scaling, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_bScaling = i == 0 ? Scaling::SqrtDk : Scaling::None;
-        emit bChanged();
-        recompute();
-    });
-    connect(m_temperature, &QDoubleSpinBox::valueChanged, this, [this](double t) {
-        m_bTemperature = t;
-        emit bChanged();
-        recompute();
-    });
-    connect(m_text, &QLineEdit::textChanged, this, [this](const QString& t) {
-        m_bText = t;
-        emit bChanged();
-        recompute();
-    });
+    // B lives in the document (a scene saves it); a person's change goes there and comes back as compareBChanged.
+    const auto change = [this](auto edit) {
+        CompareBSettings b = m_document->compareB();
+        edit(b);
+        m_document->setCompareB(b);
+    };
+    connect(m_mask, &QComboBox::currentIndexChanged, this,
+            [change](int i) { change([i](CompareBSettings& b) { b.mask = i == 0 ? MaskKind::Causal : MaskKind::None; }); });
+    connect(m_scaling, &QComboBox::currentIndexChanged, this,
+            [change](int i) { change([i](CompareBSettings& b) { b.scaling = i == 0 ? Scaling::SqrtDk : Scaling::None; }); });
+    connect(m_temperature, &QDoubleSpinBox::valueChanged, this, [change](double t) { change([t](CompareBSettings& b) { b.temperature = t; }); });
+    connect(m_text, &QLineEdit::textChanged, this,
+            [change](const QString& t) { change([&t](CompareBSettings& b) { b.text = t.toStdString(); }); });
     connect(sameAsA, &QPushButton::clicked, this, [this] {
-        m_bText.clear();
-        setBSettings(m_document->settings());
+        const AttentionSettings& a = m_document->settings();
+        m_document->setCompareB({a.mask, a.scaling, a.temperature, {}});
+    });
+    connect(m_document, &Document::compareBChanged, this, [this] {
+        syncControls();
+        recompute();
     });
     auto* gate = new RefreshGate(this, [this] { recompute(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
@@ -164,54 +157,49 @@ CompareView::~CompareView() = default;  // the panes' plots are child widgets; P
 
 void CompareView::syncControls()
 {
+    // B follows A until it has settings of its own, so the controls follow the document either way.
+    const CompareBSettings b = m_document->compareB();
     const QSignalBlocker b1(m_mask), b2(m_scaling), b3(m_temperature), b4(m_text);
-    m_mask->setCurrentIndex(m_bMask == MaskKind::Causal ? 0 : 1);
-    m_scaling->setCurrentIndex(m_bScaling == Scaling::SqrtDk ? 0 : 1);
-    m_temperature->setValue(m_bTemperature);
-    m_text->setText(m_bText);
+    m_mask->setCurrentIndex(b.mask == MaskKind::Causal ? 0 : 1);
+    m_scaling->setCurrentIndex(b.scaling == Scaling::SqrtDk ? 0 : 1);
+    if (m_temperature->value() != b.temperature) m_temperature->setValue(b.temperature);
+    const QString text = QString::fromStdString(b.text);
+    if (m_text->text() != text) m_text->setText(text);  // unchanged, it keeps the cursor where a person types
 }
 
 void CompareView::setBSettings(const AttentionSettings& settings)
 {
-    m_bMask = settings.mask;
-    m_bScaling = settings.scaling;
-    m_bTemperature = settings.temperature;
-    syncControls();
-    emit bChanged();
-    recompute();
+    CompareBSettings b = m_document->compareB();
+    b.mask = settings.mask;
+    b.scaling = settings.scaling;
+    b.temperature = settings.temperature;
+    m_document->setCompareB(b);
 }
 
 AttentionSettings CompareView::bSettings() const
 {
+    const CompareBSettings b = m_document->compareB();
     AttentionSettings s = m_document->settings();
-    s.mask = m_bMask;
-    s.scaling = m_bScaling;
-    s.temperature = m_bTemperature;
+    s.mask = b.mask;
+    s.scaling = b.scaling;
+    s.temperature = b.temperature;
     return s;
 }
 
-CompareBSettings CompareView::bSide() const { return {m_bMask, m_bScaling, m_bTemperature, m_bText.toStdString()}; }
-
-void CompareView::setBSide(const CompareBSettings& b)
-{
-    m_bMask = b.mask;
-    m_bScaling = b.scaling;
-    m_bTemperature = b.temperature;
-    m_bText = QString::fromStdString(b.text);
-    syncControls();
-    emit bChanged();
-    recompute();
-}
+QString CompareView::bOwnText() const { return QString::fromStdString(m_document->compareB().text); }
 
 void CompareView::setBText(const QString& text)
 {
-    m_bText = text;
-    syncControls();
-    emit bChanged();
-    recompute();
+    CompareBSettings b = m_document->compareB();
+    b.text = text.toStdString();
+    m_document->setCompareB(b);
 }
 
-QString CompareView::bText() const { return m_bText.isEmpty() ? m_document->text() : m_bText; }
+QString CompareView::bText() const
+{
+    const QString own = bOwnText();
+    return own.isEmpty() ? m_document->text() : own;
+}
 
 QString CompareView::counterfactualNote(const Snapshot& snapshot)
 {
@@ -244,6 +232,7 @@ void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name
 
 void CompareView::recompute()
 {
+    syncControls();  // B that follows A shows A's mask and temperature as they are now
     const SnapshotPtr a = m_document->snapshot();
     auto computeB = [model = m_document->model(), text = bText(), settings = bSettings(), focus = m_document->focus(),
                      generation = a->generation](const CancelFlag&) {

@@ -1,8 +1,9 @@
 #pragma once
 // View 6: two settings side by side for the focused head. A is the document as it stands; B is the same
-// sentence and settings except for B's own mask, scaling and temperature (by default: scaling off), and
-// optionally a second sentence. B is computed with computeSnapshot(), not a second Document. The third
-// pane is B - A on a blue-white-red scale centred on 0, when both have the same number of tokens.
+// sentence and settings except for B's own mask, scaling and temperature, and optionally a second sentence:
+// the document's compareB(), which follows A with the scaling off until a person or a scene sets it. B is
+// computed with computeSnapshot(), not a second Document. The third pane is B - A on a blue-white-red scale
+// centred on 0, when both have the same number of tokens.
 #include <QWidget>
 #include <memory>
 
@@ -23,15 +24,13 @@ public:
     explicit CompareView(Document* document, QWidget* parent = nullptr);
     ~CompareView() override;
 
-    // B takes mask, scaling and temperature from here; blocked keys and positional encoding follow A.
+    // Shortcuts to the document's B side: B takes mask, scaling and temperature from here; blocked keys and
+    // positional encoding follow A.
     void setBSettings(const AttentionSettings& settings);
     AttentionSettings bSettings() const;
     void setBText(const QString& text);  // empty: A's sentence
-    QString bText() const;         // what B shows: its own sentence or A's
-    QString bOwnText() const { return m_bText; }  // empty when B follows A's sentence
-    // B as a scene stores it: its mask, scaling, temperature and own sentence.
-    CompareBSettings bSide() const;
-    void setBSide(const CompareBSettings& b);
+    QString bText() const;               // what B shows: its own sentence or A's
+    QString bOwnText() const;            // empty when B follows A's sentence
 
     const SnapshotPtr& snapshotB() const { return m_b; }
     // True while the latest B is still computing on the thread pool; waitForB blocks until it is shown.
@@ -48,9 +47,6 @@ public:
     // A sentence for a person when a pane shows a model under another mask than it was trained with; empty otherwise.
     static QString counterfactualNote(const Snapshot& snapshot);
 
-signals:
-    void bChanged();  // B's mask, scaling, temperature or own sentence changed (by a person or a setter)
-
 private:
     struct Pane;
     void recompute();
@@ -63,10 +59,6 @@ private:
     QComboBox* m_scaling;
     QDoubleSpinBox* m_temperature;
     QLineEdit* m_text;
-    MaskKind m_bMask = MaskKind::Causal;
-    Scaling m_bScaling = Scaling::None;
-    double m_bTemperature = 1.0;
-    QString m_bText;
     SnapshotPtr m_b;
     LatestTask<SnapshotPtr> m_task{this};  // B; older results arriving late are dropped
     Matrix m_difference;

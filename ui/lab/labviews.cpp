@@ -30,18 +30,13 @@ Status waitForSweep(QWidget* view, Document&, const RenderOptions&)
     return {};
 }
 
-Status settleCompare(QWidget* view, Document&, const RenderOptions& options)
+// B is the document's: the render command's --b-* options set it; the window's export draws the B it has.
+Status settleCompare(QWidget* view, Document& document, const RenderOptions& options)
 {
     QCoreApplication::sendPostedEvents();
-    auto* compare = qobject_cast<CompareView*>(view);
-    if (options.compareB) compare->setBSide(*options.compareB);
-    compare->waitForB();
+    if (options.compareB) document.setCompareB(*options.compareB);
+    qobject_cast<CompareView*>(view)->waitForB();
     return {};
-}
-
-void captureCompare(const QWidget* tabs, RenderOptions& options)
-{
-    if (const CompareView* compare = tabs->findChild<CompareView*>()) options.compareB = compare->bSide();
 }
 
 } // namespace
@@ -55,7 +50,7 @@ const ViewList& labViews()
         {QStringLiteral("jacobian"), QObject::tr("Gradient"), tab, true, make<JacobianView>, {}, waitForSweep, {}},
         {QStringLiteral("histogram"), QObject::tr("Row scores"), tab, true, make<ScoreHistogramView>, {}, waitForSweep, {}},
         {QStringLiteral("dashboard"), QObject::tr("Dashboard"), tab, true, make<SaturationDashboard>, {}, waitForSweep, {}},
-        {QStringLiteral("compare"), QObject::tr("Compare A/B"), tab, true, make<CompareView>, {}, settleCompare, captureCompare},
+        {QStringLiteral("compare"), QObject::tr("Compare A/B"), tab, true, make<CompareView>, {}, settleCompare, {}},
     };
     return views;
 }

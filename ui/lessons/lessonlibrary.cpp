@@ -3,12 +3,11 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QTabWidget>
 #include <QWidget>
 #include <algorithm>
 
+#include "common/document.h"
 #include "common/preferences.h"
-#include "common/tabnames.h"
 
 namespace attnscope {
 
@@ -50,25 +49,26 @@ void LessonLibrary::load()
     });
 }
 
-QStringList LessonLibrary::missingNames(const Lesson& lesson, QWidget* window)
+QStringList LessonLibrary::missingNames(const Lesson& lesson, QWidget* window, const Document& document)
 {
     QStringList missing;
-    auto* tabs = window->findChild<QTabWidget*>(QStringLiteral("tabs"));
+    const std::vector<TabPage>& pages = document.pages();
     for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
         const LessonStep& step = lesson.steps[i];
         const QString where = QObject::tr("step %1").arg(i + 1);
         for (const std::string& name : step.highlight)
             if (!window->findChild<QWidget*>(QString::fromStdString(name)))
                 missing << QObject::tr("%1 highlights '%2', which is no control's name").arg(where, QString::fromStdString(name));
-        if (!tabs || !step.state.tab) continue;
-        const int tab = pageIndex(tabs, QString::fromStdString(*step.state.tab));
-        if (tab < 0) {
-            missing << QObject::tr("%1 opens the tab '%2', which this window lacks").arg(where, QString::fromStdString(*step.state.tab));
+        if (pages.empty() || !step.state.tab) continue;
+        const QString tab = QString::fromStdString(*step.state.tab);
+        const auto page = std::find_if(pages.begin(), pages.end(), [&](const TabPage& p) { return p.name == tab; });
+        if (page == pages.end()) {
+            missing << QObject::tr("%1 opens the tab '%2', which this window lacks").arg(where, tab);
             continue;
         }
-        if (step.state.view && !step.state.view->empty() && pageIndex(viewTabs(tabs->widget(tab)), QString::fromStdString(*step.state.view)) < 0)
-            missing << QObject::tr("%1 opens the view '%2', which the tab '%3' lacks")
-                           .arg(where, QString::fromStdString(*step.state.view), QString::fromStdString(*step.state.tab));
+        const QString view = step.state.view ? QString::fromStdString(*step.state.view) : QString();
+        if (!view.isEmpty() && !page->views.contains(view))
+            missing << QObject::tr("%1 opens the view '%2', which the tab '%3' lacks").arg(where, view, tab);
     }
     return missing;
 }

@@ -13,6 +13,8 @@ class QWidget;
 
 namespace attnscope {
 
+class Document;
+
 struct LessonEntry {
     QString id;      // the file's name without .json
     QString source;  // where it came from (":/lessons/causal-mask.json" or a path)
@@ -29,9 +31,9 @@ public:
     // Reads one lesson file (from disk or a resource path).
     static Result<Lesson> readLesson(const QString& path);
 
-    // What a lesson names that the window lacks: controls to highlight (found by object name), tabs and
-    // views. Empty when every name is there.
-    static QStringList missingNames(const Lesson& lesson, QWidget* window);
+    // What a lesson names that the window lacks: controls to highlight (found in `window` by object name),
+    // and tabs and views (the document's pages). Empty when every name is there.
+    static QStringList missingNames(const Lesson& lesson, QWidget* window, const Document& document);
 
 private:
     void addFolder(const QString& folder);

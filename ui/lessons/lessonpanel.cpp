@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMainWindow>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QTextBrowser>
@@ -13,8 +14,7 @@
 
 #include "common/resizewatcher.h"
 #include "lessons/controlhighlight.h"
-#include "scenes/scenestate.h"
-#include "window/mainwindow.h"
+#include "common/document.h"
 
 namespace attnscope {
 
@@ -33,8 +33,9 @@ QString paragraphsHtml(const std::string& text)
 
 } // namespace
 
-LessonPanel::LessonPanel(MainWindow* window)
-    : QDockWidget(tr("Lessons"), window), m_window(window), m_highlight(new ControlHighlight(window))
+LessonPanel::LessonPanel(QMainWindow* window, Document* document, ModelOpener openModel)
+    : QDockWidget(tr("Lessons"), window), m_window(window), m_document(document), m_openModel(std::move(openModel)),
+      m_highlight(new ControlHighlight(window))
 {
     setObjectName(QStringLiteral("lessons"));
     auto* body = new QWidget(this);
@@ -150,7 +151,7 @@ QString LessonPanel::openLessonFile(const QString& path)
 {
     Result<Lesson> lesson = LessonLibrary::readLesson(path);
     if (!lesson) return QString::fromStdString(lesson.error());
-    const QStringList missing = LessonLibrary::missingNames(*lesson, m_window);
+    const QStringList missing = LessonLibrary::missingNames(*lesson, m_window, *m_document);
     m_entries.push_back({QFileInfo(path).completeBaseName(), path, std::move(*lesson)});
     rebuildList();
     startLesson(lessonCount() - 1);
@@ -233,7 +234,7 @@ void LessonPanel::applyStep()
     if (!entry || m_step < 0) return;
     const LessonStep& step = entry->lesson.steps[std::size_t(m_step)];
     m_applied = true;
-    const Result<QStringList> applied = applyScene(*m_window, step.state);
+    const Result<QStringList> applied = applyScene(*m_document, m_openModel, step.state);
     QStringList notes = applied ? *applied : QStringList{QString::fromStdString(applied.error())};
     notes << outline();
     setNotice(notes.join(QLatin1Char('\n')));

@@ -8,24 +8,27 @@
 #include <optional>
 
 #include "lessons/lessonlibrary.h"
+#include "scenes/scenestate.h"
 
 class QButtonGroup;
 class QComboBox;
 class QLabel;
 class QPushButton;
 class QTextBrowser;
+class QMainWindow;
 class QVBoxLayout;
 class QWidget;
 
 namespace attnscope {
 
 class ControlHighlight;
-class MainWindow;
+class Document;
 
 class LessonPanel : public QDockWidget {
     Q_OBJECT
 public:
-    explicit LessonPanel(MainWindow* window);
+    // A step's state goes into the document; its outlines find the window's controls by name.
+    LessonPanel(QMainWindow* window, Document* document, ModelOpener openModel);
 
     const LessonLibrary& library() const { return m_library; }
     // Adds a lesson read from a file and starts it; the sentence when the file is not a lesson.
@@ -65,7 +68,9 @@ private:
     QStringList outline();  // outlines the current step's controls; the names it could not find
     void setNotice(const QString& text);
 
-    MainWindow* m_window;
+    QMainWindow* m_window;
+    Document* m_document;
+    ModelOpener m_openModel;
     LessonLibrary m_library;
     std::vector<LessonEntry> m_entries;  // the library's lessons, then files opened in this run
     int m_lesson = -1;

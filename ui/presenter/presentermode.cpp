@@ -7,22 +7,21 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMainWindow>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QStatusBar>
-#include <QTabWidget>
 #include <QTextDocument>
 #include <QTextEdit>
 #include <QToolBar>
 #include <algorithm>
 #include <cmath>
 
+#include "common/document.h"
 #include "common/resizewatcher.h"
 #include "lessons/lessonpanel.h"
 #include "presenter/presenterstyle.h"
 #include "window/controlpanel.h"
-#include "window/mainwindow.h"
-#include "window/windowactions.h"
 
 namespace attnscope {
 
@@ -66,8 +65,9 @@ QString positionalName(PositionalOverride p)
 
 } // namespace
 
-PresenterMode::PresenterMode(MainWindow* window)
-    : QObject(window), m_window(window), m_strip(new QToolBar(QObject::tr("Presenter keys"), window))
+PresenterMode::PresenterMode(QMainWindow* window, Document* document, QWidget* controls, LessonPanel* lessons)
+    : QObject(window), m_window(window), m_document(document), m_controls(controls), m_lessons(lessons),
+      m_strip(new QToolBar(QObject::tr("Presenter keys"), window))
 {
     m_strip->setObjectName(QStringLiteral("presenter-strip"));
     m_strip->setMovable(false);
@@ -92,11 +92,13 @@ PresenterMode::PresenterMode(MainWindow* window)
     window->addToolBar(Qt::BottomToolBarArea, m_strip);
     m_strip->hide();
 
-    Document* doc = window->document();
-    connect(doc, &Document::settingsChanged, this, &PresenterMode::refreshStrip);
-    connect(doc, &Document::focusChanged, this, &PresenterMode::refreshStrip);
-    connect(doc, &Document::modelChanged, this, &PresenterMode::refreshStrip);
-    connect(window->tabs(), &QTabWidget::currentChanged, this, [this] {
+    connect(document, &Document::settingsChanged, this, &PresenterMode::refreshStrip);
+    connect(document, &Document::focusChanged, this, &PresenterMode::refreshStrip);
+    connect(document, &Document::modelChanged, this, &PresenterMode::refreshStrip);
+    // The strip's L cell follows the panel, and the panel outlines the strip's cell for a control put away.
+    m_lessons->setStandIn([this](QWidget* control) { return standIn(control); });
+    connect(m_lessons, &QDockWidget::visibilityChanged, this, &PresenterMode::refreshStrip);
+    connect(document, &Document::placeChanged, this, [this] {
         if (!m_active) return;
         PresenterStyle::scalePlotFonts(m_window, PresenterStyle::kFontScale);  // views built since entering
         refreshStrip();
@@ -107,7 +109,7 @@ double PresenterMode::temperatureStep() { return std::sqrt(2.0); }
 
 QWidget* PresenterMode::standIn(QWidget* control) const
 {
-    if (!m_active || !control || !m_window->controls()->isAncestorOf(control)) return control;
+    if (!m_active || !control || !m_controls->isAncestorOf(control)) return control;
     for (const StandIn& s : kStandIns)
         if (control->objectName() == QLatin1String(s.control)) return m_stripCells[std::size_t(s.cell)];
     return control;
@@ -138,41 +140,32 @@ void PresenterMode::setActive(bool on)
         status->hide();
         // The strip names every demonstration the control panel offers, so in front of a class the
         // panel's width goes to the views.
-        m_controlsShown = !m_window->controls()->isHidden();
-        m_window->controls()->hide();
-        if (LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr) {
-            if (!m_watchingLessons) {  // the panel is made after this object; the strip's L cell follows it
-                m_watchingLessons = true;
-                lessons->setStandIn([this](QWidget* control) { return standIn(control); });
-                connect(lessons, &QDockWidget::visibilityChanged, this, &PresenterMode::refreshStrip);
-            }
-            lessons->setCompact(true);
-            lessons->setWidestShare(kLessonShare);
-        }
+        m_controlsShown = !m_controls->isHidden();
+        m_controls->hide();
+        m_lessons->setCompact(true);
+        m_lessons->setWidestShare(kLessonShare);
         refreshStrip();
         m_strip->show();
         qApp->installEventFilter(this);
         m_window->setWindowState(m_savedStates | Qt::WindowFullScreen);
         // Keys go to the views, not the sentence box, until someone clicks into a box.
-        if (QWidget* page = m_window->tabs()->currentWidget()) page->setFocus(Qt::OtherFocusReason);
+        m_window->centralWidget()->setFocus(Qt::OtherFocusReason);
     } else {
         qApp->removeEventFilter(this);
         m_strip->hide();
         PresenterStyle::restorePlotFonts(m_window);
-        if (LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr) {
-            lessons->setCompact(false);
-            lessons->setWidestShare(LessonPanel::kWidestShare);
-        }
+        m_lessons->setCompact(false);
+        m_lessons->setWidestShare(LessonPanel::kWidestShare);
         m_window->setFont(m_hadOwnFont ? m_savedFont : QFont());
         m_window->setPalette(m_hadOwnPalette ? m_savedPalette : QPalette());
         menu->setVisible(m_menuBarShown);
         status->setVisible(m_statusBarShown);
-        m_window->controls()->setVisible(m_controlsShown);
+        m_controls->setVisible(m_controlsShown);
         m_window->setWindowState(m_savedStates & ~Qt::WindowFullScreen);
     }
     emit activeChanged(on);
     // Outlines move between the control panel and the strip.
-    if (LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr) lessons->refreshHighlight();
+    m_lessons->refreshHighlight();
 }
 
 bool PresenterMode::eventFilter(QObject* watched, QEvent* event)
@@ -189,7 +182,7 @@ bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
     if (mods != Qt::NoModifier) return false;  // Ctrl+S and friends stay shortcuts
     if (key.key() == Qt::Key_Escape) {
         if (isTyping(receiver)) {
-            if (QWidget* page = m_window->tabs()->currentWidget()) page->setFocus(Qt::ShortcutFocusReason);
+            m_window->centralWidget()->setFocus(Qt::ShortcutFocusReason);
         } else {
             setActive(false);
         }
@@ -197,7 +190,7 @@ bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
     }
     if (isTyping(receiver)) return false;
 
-    Document* doc = m_window->document();
+    Document* doc = m_document;
     const HeadSelection f = doc->focus();
     switch (key.key()) {
     case Qt::Key_M:
@@ -221,7 +214,7 @@ bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
         doc->clearBlockedKeys();
         return true;
     case Qt::Key_L:
-        if (LessonPanel* lessons = m_window->actions()->lessons()) lessons->setVisible(!lessons->isVisible());
+        m_lessons->setVisible(!m_lessons->isVisible());
         refreshStrip();
         return true;
     case Qt::Key_Left: doc->setFocus({f.layer, f.head - 1}); return true;  // the document clamps to the model
@@ -232,7 +225,7 @@ bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
     }
     if (key.key() >= Qt::Key_1 && key.key() <= Qt::Key_9) {
         const int index = key.key() - Qt::Key_1;
-        if (index < m_window->tabs()->count()) m_window->tabs()->setCurrentIndex(index);
+        if (index < int(doc->pages().size())) doc->setPlace(doc->pages()[std::size_t(index)].name);
         return true;
     }
     return false;
@@ -240,7 +233,7 @@ bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
 
 void PresenterMode::stepTemperature(int direction)
 {
-    Document* doc = m_window->document();
+    Document* doc = m_document;
     const double t = doc->settings().temperature * std::pow(temperatureStep(), direction);
     // Snap to the slider's grid so the control shows exactly what the document holds.
     const double clamped = std::clamp(t, ControlPanel::kSliderMinTemperature, ControlPanel::kSliderMaxTemperature);
@@ -249,7 +242,7 @@ void PresenterMode::stepTemperature(int direction)
 
 void PresenterMode::cyclePositional()
 {
-    Document* doc = m_window->document();
+    Document* doc = m_document;
     const ModelPtr& model = doc->model();
     std::vector<PositionalOverride> offered = {PositionalOverride::Default, PositionalOverride::Sinusoidal};
     if (model && model->weights.positionEmbedding.rows() > 0) offered.push_back(PositionalOverride::Learned);
@@ -262,15 +255,14 @@ void PresenterMode::cyclePositional()
 void PresenterMode::refreshStrip()
 {
     if (!m_active) return;
-    const Document* doc = m_window->document();
+    const Document* doc = m_document;
     const AttentionSettings& s = doc->settings();
     const HeadSelection f = doc->focus();
     const ModelPtr& model = doc->model();
     const int layers = model ? model->config.layers : 0, heads = model ? model->config.heads : 0;
-    const QTabWidget* tabs = m_window->tabs();
-    QString tabName = tabs->tabText(tabs->currentIndex());
-    tabName.remove(QLatin1Char('&'));
-    const LessonPanel* lessons = m_window->actions() ? m_window->actions()->lessons() : nullptr;
+    const std::vector<TabPage>& pages = doc->pages();
+    const auto page = std::find_if(pages.begin(), pages.end(), [&](const TabPage& p) { return p.name == doc->tab(); });
+    const QString tabName = page == pages.end() ? QString() : page->title;
     QStringList parts;
     parts << keyCap(QStringLiteral("M")) + tr(" mask: %1").arg(s.mask == MaskKind::Causal ? tr("causal") : tr("off"));
     parts << keyCap(QStringLiteral("S")) + tr(" ÷√dₖ: %1").arg(s.scaling == Scaling::SqrtDk ? tr("on") : tr("off"));
@@ -281,8 +273,8 @@ void PresenterMode::refreshStrip()
     parts << keyCap(QStringLiteral("C")) + (s.blockedKeys.empty()        ? tr(" no key blocked")
                                                     : s.blockedKeys.size() == 1 ? tr(" unblock 1 key")
                                                                                 : tr(" unblock %1 keys").arg(s.blockedKeys.size()));
-    parts << keyCap(QStringLiteral("L")) + (lessons && lessons->isVisible() ? tr(" hide lesson") : tr(" show lesson"));
-    parts << keyCap(QStringLiteral("1–%1").arg(std::min(9, tabs->count()))) + QLatin1Char(' ') + tabName.toHtmlEscaped();
+    parts << keyCap(QStringLiteral("L")) + (m_lessons->isVisible() ? tr(" hide lesson") : tr(" show lesson"));
+    parts << keyCap(QStringLiteral("1–%1").arg(std::min(9, int(pages.size())))) + QLatin1Char(' ') + tabName.toHtmlEscaped();
     parts << keyCap(tr("Esc")) + tr(" leave");
     Q_ASSERT(parts.size() == kStripCells);
     for (int i = 0; i < kStripCells; ++i) m_stripCells[std::size_t(i)]->setText(parts[i]);

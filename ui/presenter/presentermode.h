@@ -22,16 +22,20 @@
 
 class QKeyEvent;
 class QLabel;
+class QMainWindow;
 class QToolBar;
 
 namespace attnscope {
 
-class MainWindow;
+class Document;
+class LessonPanel;
 
 class PresenterMode : public QObject {
     Q_OBJECT
 public:
-    explicit PresenterMode(MainWindow* window);
+    // Presenter mode dresses `window` (full screen, large type, high contrast), puts `controls` away for
+    // its strip, makes `lessons` a sidebar, and turns its keys into changes of `document`.
+    PresenterMode(QMainWindow* window, Document* document, QWidget* controls, LessonPanel* lessons);
 
     bool isActive() const { return m_active; }
     QToolBar* strip() const { return m_strip; }
@@ -62,7 +66,10 @@ private:
     void refreshStrip();
     void arrangeStrip();  // as many columns of cells as the strip's width holds
 
-    MainWindow* m_window;
+    QMainWindow* m_window;
+    Document* m_document;
+    QWidget* m_controls;
+    LessonPanel* m_lessons;
     QToolBar* m_strip;
     static constexpr int kStripCells = 10;  // M, S, + −, P, ← →, ↑ ↓, C, L, 1–9, Esc
     std::vector<QLabel*> m_stripCells;
@@ -75,7 +82,6 @@ private:
     QPalette m_savedPalette;
     bool m_hadOwnFont = false, m_hadOwnPalette = false;
     bool m_menuBarShown = true, m_statusBarShown = true, m_controlsShown = true;
-    bool m_watchingLessons = false;
 };
 
 } // namespace attnscope

@@ -3,12 +3,11 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QTabWidget>
+#include <QWidget>
 #include <cstdio>
 
+#include "common/document.h"
 #include "common/preferences.h"
-#include "lab/compareview.h"
-#include "window/mainwindow.h"
 
 namespace attnscope {
 
@@ -25,7 +24,10 @@ QString sentence(const std::string& text)
 
 } // namespace
 
-SceneController::SceneController(MainWindow* window) : QObject(window), m_window(window) {}
+SceneController::SceneController(QWidget* window, Document* document, ModelOpener openModel)
+    : QObject(window), m_window(window), m_document(document), m_openModel(std::move(openModel))
+{
+}
 
 void SceneController::setCurrentPath(const QString& path)
 {
@@ -45,7 +47,7 @@ Result<QStringList> SceneController::open(const QString& path)
         }
         return Result<QStringList>::fail(sentence(scene.error()).toStdString());
     }
-    Result<QStringList> result = applyScene(*m_window, *scene);
+    Result<QStringList> result = applyScene(*m_document, m_openModel, *scene);
     if (!result) return result;
     setCurrentPath(QFileInfo(path).absoluteFilePath());
     Preferences::addRecentScene(path);
@@ -55,7 +57,7 @@ Result<QStringList> SceneController::open(const QString& path)
 
 Status SceneController::save(const QString& path)
 {
-    const Status written = writeSceneFile(localPath(path), captureScene(*m_window));
+    const Status written = writeSceneFile(localPath(path), captureScene(*m_document));
     if (!written.ok()) return Status::failure(sentence(written.error).toStdString());
     setCurrentPath(QFileInfo(path).absoluteFilePath());
     Preferences::addRecentScene(path);
@@ -65,7 +67,7 @@ Status SceneController::save(const QString& path)
 
 QString SceneController::unsavedModelNote() const
 {
-    if (!m_window->document()->modelSpec().isEmpty()) return {};
+    if (!m_document->modelSpec().isEmpty()) return {};
     return tr("This model was made in the window and has no file, so the scene records no model: opened later, it "
               "shows the sentence and settings on whatever model is open then.");
 }
@@ -82,7 +84,7 @@ Result<QStringList> SceneController::restoreLastSession()
                            .arg(QDir::toNativeSeparators(path), sentence(scene.error()))
                            .toStdString());
     }
-    R result = applyScene(*m_window, *scene);
+    R result = applyScene(*m_document, m_openModel, *scene);
     // The file itself was fine (its model is what went missing): the next session may be saved over it.
     if (!result) return R::fail(tr("The last session could not be restored: %1").arg(QString::fromStdString(result.error())).toStdString());
     return result;
@@ -94,7 +96,7 @@ Status SceneController::saveLastSession()
     Preferences::setWindowGeometry(m_window->saveGeometry());
     const QString path = Preferences::lastSessionPath();
     QDir().mkpath(QFileInfo(path).absolutePath());
-    return writeSceneFile(localPath(path), captureScene(*m_window));
+    return writeSceneFile(localPath(path), captureScene(*m_document));
 }
 
 void SceneController::startAutosave()
@@ -114,15 +116,13 @@ void SceneController::startAutosave()
     const auto arm = [this] {
         if (!m_autosave->isActive()) m_autosave->start();
     };
-    const Document* document = m_window->document();
-    connect(document, &Document::modelChanged, this, arm);
-    connect(document, &Document::textChanged, this, arm);
-    connect(document, &Document::settingsChanged, this, arm);
-    connect(document, &Document::focusChanged, this, arm);
-    QTabWidget* tabs = m_window->tabs();
-    connect(tabs, &QTabWidget::currentChanged, this, arm);
-    for (const QTabWidget* views : tabs->findChildren<QTabWidget*>()) connect(views, &QTabWidget::currentChanged, this, arm);
-    if (const CompareView* compare = tabs->findChild<CompareView*>()) connect(compare, &CompareView::bChanged, this, arm);
+    // Everything a scene holds is the document's, so its signals are every change there is to save.
+    connect(m_document, &Document::modelChanged, this, arm);
+    connect(m_document, &Document::textChanged, this, arm);
+    connect(m_document, &Document::settingsChanged, this, arm);
+    connect(m_document, &Document::focusChanged, this, arm);
+    connect(m_document, &Document::placeChanged, this, arm);
+    connect(m_document, &Document::compareBChanged, this, arm);
     arm();
 }
 

@@ -13,12 +13,13 @@
 
 namespace attnscope {
 
-class MainWindow;
+class Document;
 
 class SceneController : public QObject {
     Q_OBJECT
 public:
-    explicit SceneController(MainWindow* window);
+    // Scenes are read from and put into the document; the window is only asked for its geometry.
+    SceneController(QWidget* window, Document* document, ModelOpener openModel);
 
     // The scene file the window was last opened from or saved to; empty for none.
     const QString& currentPath() const { return m_currentPath; }
@@ -36,7 +37,7 @@ public:
     Result<QStringList> restoreLastSession();
     Status saveLastSession();
     // Keeps the last session on disk while the window is used: a change of the document (model, sentence,
-    // settings, focused head), of the tab or view, or of Compare's B side is written, atomically, at most
+    // settings, focused head, tab or view, Compare's B side) is written, atomically, at most
     // kAutosaveMs later (a burst of changes does not put it off), with the window's geometry. So a crash
     // loses at most the last half second. Also writes once, soon after it starts.
     static constexpr int kAutosaveMs = 500;
@@ -50,7 +51,9 @@ signals:
 private:
     void setCurrentPath(const QString& path);
 
-    MainWindow* m_window;
+    QWidget* m_window;
+    Document* m_document;
+    ModelOpener m_openModel;
     QString m_currentPath;
     bool m_keepLastSession = false;  // the last session could not be read: do not write over it
     QTimer* m_autosave = nullptr;

@@ -22,6 +22,7 @@
 #include <optional>
 
 #include "common/plottitles.h"
+#include "common/tabnames.h"
 #include "window/controlpanel.h"
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
@@ -154,6 +155,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     for (QTabWidget* views : m_tabs->findChildren<QTabWidget*>())
         connect(views, &QTabWidget::currentChanged, this, [this] { fitPlotTitles(m_tabs); });
     connect(m_document, &Document::modelChanged, this, [this] { fitPlotTitles(m_tabs); });
+    followPlace();
 
     showSnapshot(m_document->snapshot());
     showError(m_document->error());
@@ -162,6 +164,42 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
 MainWindow::~MainWindow()
 {
     if (m_actions) m_actions->presenter()->setActive(false);
+}
+
+void MainWindow::followPlace()
+{
+    // The document holds where the person is; the tab widgets show it and report a person's choice to it.
+    std::vector<TabPage> pages;
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        TabPage page{pageName(m_tabs, i), m_tabs->tabText(i).remove(QLatin1Char('&')), {}};
+        if (const QTabWidget* views = viewTabs(m_tabs->widget(i)))
+            for (int v = 0; v < views->count(); ++v) page.views << pageName(views, v);
+        pages.push_back(std::move(page));
+    }
+    const auto report = [this] {
+        QWidget* page = m_tabs->currentWidget();
+        const QTabWidget* views = viewTabs(page);
+        m_document->setPlace(pageName(m_tabs, m_tabs->currentIndex()), views ? pageName(views, views->currentIndex()) : QString());
+    };
+    connect(m_tabs, &QTabWidget::currentChanged, this, report);
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QTabWidget* views = viewTabs(m_tabs->widget(i));
+        if (!views) continue;
+        connect(views, &QTabWidget::currentChanged, this, [this, views, report] {
+            if (m_tabs->currentWidget() == views) report();
+        });
+    }
+    connect(m_document, &Document::placeChanged, this, [this] {
+        const int tab = pageIndex(m_tabs, m_document->tab());
+        if (tab < 0) return;
+        if (QTabWidget* views = viewTabs(m_tabs->widget(tab))) {
+            const int view = pageIndex(views, m_document->view());
+            if (view >= 0) views->setCurrentIndex(view);  // before the tab, so the tab opens on it
+        }
+        m_tabs->setCurrentIndex(tab);
+    });
+    m_document->setPages(std::move(pages));
+    report();
 }
 
 void MainWindow::nameAndExplainControls()

@@ -70,6 +70,7 @@ private:
     void updateStatus();
     void fitChips(int needed);
     void moveFocus(int dLayer, int dHead);
+    void followPlace();
 
     Document* m_document;
     LatestTask<Result<ModelPtr>> m_opening{this};  // the newest openModelInBackground; older ones are dropped

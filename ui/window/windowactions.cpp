@@ -18,6 +18,7 @@
 #include "presenter/presentermode.h"
 #include "scenes/scenecontroller.h"
 #include "window/about.h"
+#include "window/controlpanel.h"
 #include "window/mainwindow.h"
 
 namespace attnscope {
@@ -26,10 +27,14 @@ namespace {
 const QString kSceneFilter = QObject::tr("AttnScope scenes (*.attnscope)");
 }
 
-WindowActions::WindowActions(MainWindow* window)
-    : QObject(window), m_window(window), m_scenes(new SceneController(window)), m_presenter(new PresenterMode(window)),
-      m_lessons(new LessonPanel(window))
+WindowActions::WindowActions(MainWindow* window) : QObject(window), m_window(window)
 {
+    // Scenes, lessons and presenter mode work on the document; only opening a model is the window's.
+    Document* document = window->document();
+    const ModelOpener openModel = [window](const QString& spec) { return window->openModel(spec); };
+    m_scenes = new SceneController(window, document, openModel);
+    m_lessons = new LessonPanel(window, document, openModel);
+    m_presenter = new PresenterMode(window, document, window->controls(), m_lessons);
     window->addDockWidget(Qt::RightDockWidgetArea, m_lessons);
     m_lessons->hide();
 
@@ -105,7 +110,7 @@ WindowActions::WindowActions(MainWindow* window)
     connect(m_scenes, &SceneController::recentChanged, this, &WindowActions::rebuildRecent);
     connect(m_scenes, &SceneController::currentPathChanged, this, &WindowActions::updateTitle);
 
-    m_plotMenu = new PlotMenu(window, {exportView, copyView, exportData});
+    m_plotMenu = new PlotMenu(window, document, {exportView, copyView, exportData});
     rebuildRecent();
 }
 
@@ -174,19 +179,19 @@ bool WindowActions::saveSceneAs()
 
 void WindowActions::exportViewWithDialog()
 {
-    ExportDialog dialog(m_window, currentViewName(*m_window));
+    ExportDialog dialog(m_window, m_window->document(), currentViewName(*m_window->document()));
     dialog.exec();
 }
 
 void WindowActions::copyViewImage()
 {
-    if (Status s = copyViewToClipboard(*m_window, currentViewName(*m_window)); !s.ok())
+    if (Status s = copyViewToClipboard(*m_window->document(), m_window, currentViewName(*m_window->document())); !s.ok())
         QMessageBox::warning(m_window, tr("Cannot copy"), QString::fromStdString(s.error));
 }
 
 void WindowActions::exportDataWithDialog()
 {
-    DataExportDialog dialog(m_window);
+    DataExportDialog dialog(m_window, m_window->document());
     dialog.exec();
 }
 

@@ -52,9 +52,9 @@ private:
     void updateTitle();
 
     MainWindow* m_window;
-    SceneController* m_scenes;
-    PresenterMode* m_presenter;
-    LessonPanel* m_lessons;
+    SceneController* m_scenes = nullptr;
+    PresenterMode* m_presenter = nullptr;
+    LessonPanel* m_lessons = nullptr;
     PlotMenu* m_plotMenu = nullptr;
     QMenu* m_recent = nullptr;
 };

@@ -88,8 +88,9 @@ int main(int argc, char** argv)
         return 2;
     }
     // The last session first, so everything given on the command line goes on top of it.
-    attnscope::Result<QStringList> restored = attnscope::Result<QStringList>::ok({});
-    if (files.isEmpty() && !parser.isSet(fresh) && !screenshot) restored = actions->scenes()->restoreLastSession();
+    // What could not be brought back is said in the window's notice.
+    bool restored = true;
+    if (files.isEmpty() && !parser.isSet(fresh) && !screenshot) restored = actions->restoreLastSession();
     if (parser.isSet(model)) {
         const attnscope::Status opened = window.openModel(parser.value(model));
         if (!opened.ok()) {
@@ -125,8 +126,6 @@ int main(int argc, char** argv)
         const attnscope::Result<QStringList> opened = actions->scenes()->open(files.front());
         if (!opened) std::fprintf(stderr, "error: %s\n", QString::fromStdString(opened.error()).toLocal8Bit().constData());
         actions->report(opened, QObject::tr("Cannot open the scene"));
-    } else if (!restored || !restored->isEmpty()) {
-        actions->report(restored, QObject::tr("The last session"));
     }
     if (parser.isSet(lesson)) {
         actions->lessons()->show();

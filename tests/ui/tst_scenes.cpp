@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QProcess>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -380,6 +381,37 @@ private slots:
         QVERIFY(app.waitForFinished());
         QCOMPARE(app.exitStatus(), QProcess::CrashExit);
         QVERIFY(sessionIsTheScene());
+    }
+
+    // The model folder has gone: the rest of the session comes back on the built-in model, and the window's
+    // notice (not a dialog) names the lost model.
+    void aLastSessionWhoseModelIsGoneComesBackOnTheBuiltInModel()
+    {
+        writeFile(Preferences::lastSessionPath(),
+                  R"({"format":"attnscope-scene","version":1,"model":"/no/such/model/folder","text":"the cat sat",)"
+                  R"("settings":{"mask":"none","temperature":0.5},"focus":{"layer":1,"head":2},"tab":"research","view":"rollout"})");
+        MainWindow w;
+        QVERIFY(w.document()->setPlace(QStringLiteral("attention")));
+        QVERIFY(w.actions()->restoreLastSession());
+        const Document& doc = *w.document();
+        QCOMPARE(doc.modelSpec(), QStringLiteral("builtin"));
+        QCOMPARE(doc.text(), QStringLiteral("the cat sat"));
+        QVERIFY(doc.settings().mask == MaskKind::None);
+        QCOMPARE(doc.settings().temperature, 0.5);
+        QVERIFY(doc.focus() == (HeadSelection{1, 2}));
+        QCOMPARE(doc.tab(), QStringLiteral("research"));
+        QCOMPARE(doc.view(), QStringLiteral("rollout"));
+        QVERIFY(w.noticeLabel()->isVisibleTo(&w));
+        const QString notice = w.noticeLabel()->text();
+        QVERIFY2(notice.contains(QStringLiteral("/no/such/model/folder")) && notice.contains(QStringLiteral("built-in")), qPrintable(notice));
+        w.findChild<QPushButton*>(QStringLiteral("notice-close"))->click();
+        QVERIFY(!w.noticeLabel()->isVisibleTo(&w));
+        // A session that comes back whole says nothing.
+        QVERIFY(w.actions()->scenes()->saveLastSession().ok());
+        MainWindow again;
+        QVERIFY(again.actions()->restoreLastSession());
+        QVERIFY(!again.noticeLabel()->isVisibleTo(&again));
+        QCOMPARE(again.document()->text(), QStringLiteral("the cat sat"));
     }
 
     void anUnreadableLastSessionIsKeptNotWrittenOver()

@@ -84,9 +84,24 @@ Result<QStringList> SceneController::restoreLastSession()
                            .arg(QDir::toNativeSeparators(path), sentence(scene.error()))
                            .toStdString());
     }
-    R result = applyScene(*m_document, m_openModel, *scene);
-    // The file itself was fine (its model is what went missing): the next session may be saved over it.
-    if (!result) return R::fail(tr("The last session could not be restored: %1").arg(QString::fromStdString(result.error())).toStdString());
+    // Its model may have gone (a folder moved, a drive not mounted): then the rest of the session goes on the
+    // built-in model, and the first warning says what was lost. The next save records the built-in model.
+    Scene rest = *scene;
+    QString lost;
+    if (scene->model && QString::fromStdString(*scene->model) != m_document->modelSpec()) {
+        const QString spec = QString::fromStdString(*scene->model);
+        const Status opened = m_openModel(spec);
+        if (!opened.ok()) {
+            QString why = QString::fromStdString(opened.error);
+            if (why.endsWith(QLatin1Char('.'))) why.chop(1);
+            lost = tr("Its model '%1' cannot be opened (%2), so the built-in model shows the rest of it.").arg(spec, why);
+            if (const Status builtin = m_openModel(QStringLiteral("builtin")); !builtin.ok())
+                return R::fail(tr("The last session could not be restored: %1").arg(lost).toStdString());
+        }
+        rest.model.reset();
+    }
+    R result = applyScene(*m_document, m_openModel, rest);
+    if (result && !lost.isEmpty()) result->prepend(lost);
     return result;
 }
 

@@ -33,7 +33,8 @@ public:
     QString unsavedModelNote() const;
 
     // The last session: nothing to do when there is none. An unreadable one is reported and then kept as it
-    // is: saveLastSession() leaves it alone for the rest of the run.
+    // is: saveLastSession() leaves it alone for the rest of the run. One whose model cannot be opened is put
+    // on the built-in model, and the first warning says which model was lost and why.
     Result<QStringList> restoreLastSession();
     Status saveLastSession();
     // Keeps the last session on disk while the window is used: a change of the document (model, sentence,

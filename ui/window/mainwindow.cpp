@@ -58,6 +58,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_chipScroll->setFrameShape(QFrame::NoFrame);
     m_chipScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
+    m_noticeBar = new QWidget(central);
+    m_noticeBar->setObjectName(QStringLiteral("notice-bar"));
+    m_noticeBar->setStyleSheet(QStringLiteral("#notice-bar { background: #fff4d6; border: 1px solid #e3c77a; } QLabel { color: #5c4400; }"));
+    m_notice = new QLabel(m_noticeBar);
+    m_notice->setObjectName(QStringLiteral("notice"));
+    m_notice->setWordWrap(true);
+    m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* closeNotice = new QPushButton(tr("Close"), m_noticeBar);
+    closeNotice->setObjectName(QStringLiteral("notice-close"));
+    closeNotice->setToolTip(tr("Put the notice away."));
+    connect(closeNotice, &QPushButton::clicked, this, [this] { showNotice(QString()); });
+    auto* noticeRow = new QHBoxLayout(m_noticeBar);
+    noticeRow->setContentsMargins(8, 4, 4, 4);
+    noticeRow->addWidget(m_notice, 1);
+    noticeRow->addWidget(closeNotice, 0, Qt::AlignTop);
+    m_noticeBar->hide();
+
     m_error = new QLabel(central);
     m_error->setWordWrap(true);
     m_error->setStyleSheet(QStringLiteral("QLabel { background: #fdecea; color: #8a1c12; border: 1px solid #e0a39c; padding: 6px; }"));
@@ -103,6 +120,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     split->setStretchFactor(1, 1);
 
     auto* column = new QVBoxLayout(central);
+    column->addWidget(m_noticeBar);
     column->addWidget(m_sentence);
     column->addWidget(m_chipScroll);
     column->addLayout(errorRow);
@@ -164,6 +182,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
 MainWindow::~MainWindow()
 {
     if (m_actions) m_actions->presenter()->setActive(false);
+}
+
+void MainWindow::showNotice(const QString& text)
+{
+    m_notice->setText(text);
+    m_noticeBar->setVisible(!text.isEmpty());
 }
 
 void MainWindow::followPlace()

@@ -41,6 +41,10 @@ public:
     QLabel* errorLabel() const { return m_error; }
     QPushButton* truncateButton() const { return m_truncate; }
     QLabel* statusLabel() const { return m_status; }
+    // A notice across the top of the window that waits, without blocking anything, until it is closed (what
+    // the last session could not bring back); an empty text hides it.
+    void showNotice(const QString& text);
+    QLabel* noticeLabel() const { return m_notice; }
     double lastRenderMs() const { return m_renderMs; }
     // The File, View and Help menus: scenes, export, presenter mode, lessons, colour map (windowactions.h).
     WindowActions* actions() const { return m_actions; }
@@ -78,6 +82,8 @@ private:
     TokenChips* m_chips;
     QScrollArea* m_chipScroll;
     QLabel* m_error;
+    QWidget* m_noticeBar;
+    QLabel* m_notice;
     QPushButton* m_truncate;
     HeatmapView* m_heatmap;
     HeadGridView* m_grid;

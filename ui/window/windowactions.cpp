@@ -147,6 +147,15 @@ void WindowActions::report(const Result<QStringList>& applied, const QString& ti
     else if (!applied->isEmpty()) QMessageBox::information(m_window, title, applied->join(QLatin1Char('\n')));
 }
 
+bool WindowActions::restoreLastSession()
+{
+    const Result<QStringList> restored = m_scenes->restoreLastSession();
+    if (!restored) m_window->showNotice(QString::fromStdString(restored.error()));
+    else if (!restored->isEmpty())
+        m_window->showNotice(tr("Not all of the last session came back. %1").arg(restored->join(QLatin1Char(' '))));
+    return restored.hasValue();
+}
+
 void WindowActions::openSceneWithDialog()
 {
     const QString path = QFileDialog::getOpenFileName(m_window, tr("Open Scene"), QString(), kSceneFilter);

@@ -45,6 +45,9 @@ public:
 
     // Tells a person what opening or restoring a scene said: a dialog for an error, one for warnings.
     void report(const Result<QStringList>& applied, const QString& title);
+    // Puts the last session back, if there is one, and says in the window's notice (not a dialog, which
+    // would hold up the start) what could not be brought back. False when it could not be read at all.
+    bool restoreLastSession();
 
 private:
     QAction* add(QMenu* menu, const QString& name, const QString& text, const QString& tip);

@@ -19,7 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kStateFile = "training-state.safetensors";
 
 // FNV-1a over the token stream: resuming checks that the corpus is the one the run started on.
 std::uint64_t streamHash(const std::vector<int>& tokens)
@@ -74,6 +73,40 @@ Status TrainOptions::validate() const
     if (shards < 1 || shards > batchSequences) return Status::failure("the batch must have at least one sequence per shard.");
     if (threads < 1 || threads > 256) return Status::failure("the number of threads must be between 1 and 256.");
     return {};
+}
+
+Result<TrainOptions> parseTrainOptions(std::string_view text)
+{
+    using R = Result<TrainOptions>;
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object()) return R::fail("the training options are not a JSON object.");
+    TrainOptions o;
+    NetworkConfig& n = o.network;
+    const std::pair<const char*, int*> counts[] = {{"layers", &n.layers},   {"heads", &n.heads},
+                                                   {"d_model", &n.dModel},  {"d_ff", &n.dFF},
+                                                   {"context", &n.context}, {"vocab", &n.vocab}, {"steps", &o.steps},
+                                                   {"batch", &o.batchSequences}, {"sequence_length", &o.sequenceLength},
+                                                   {"warmup_steps", &o.warmupSteps}, {"shards", &o.shards}};
+    for (const auto& [key, target] : counts) {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_number_integer() || *it < 0 || *it > 1'000'000'000)
+            return R::fail(std::string("the training options give no usable '") + key + "'.");
+        *target = it->get<int>();
+    }
+    const std::pair<const char*, double*> reals[] = {{"learning_rate", &o.learningRate}, {"min_learning_rate", &o.minLearningRate},
+                                                     {"weight_decay", &o.weightDecay},   {"beta1", &o.beta1},
+                                                     {"beta2", &o.beta2},                {"epsilon", &o.epsilon},
+                                                     {"clip_norm", &o.clipNorm}};
+    for (const auto& [key, target] : reals) {
+        const auto it = j.find(key);
+        if (it == j.end() || !it->is_number()) return R::fail(std::string("the training options give no usable '") + key + "'.");
+        *target = it->get<double>();
+    }
+    const auto seed = j.find("seed");
+    if (seed == j.end() || !seed->is_number_unsigned()) return R::fail("the training options give no usable 'seed'.");
+    o.seed = seed->get<std::uint64_t>();
+    if (Status s = o.validate(); !s.ok()) return R::fail(s.error);
+    return R::ok(o);
 }
 
 Result<TrainingData> tokenizeCorpus(std::string_view corpus, const VocabTokenizer& tokenizer, int sequenceLength)
@@ -320,7 +353,7 @@ Status Trainer::writeModelFolder(const std::string& folder, const std::string& n
     return writeFileAtomically((dir / "vocab.txt").string(), m_tokenizer->toText());
 }
 
-Status Trainer::writeState(const std::string& folder) const
+Status Trainer::writeState(const std::string& folder, const std::map<std::string, std::string>& extra) const
 {
     std::error_code ec;
     fs::create_directories(folder, ec);
@@ -328,9 +361,10 @@ Status Trainer::writeState(const std::string& folder) const
     auto flat = [](const char* name, const Vec<float>& v) {
         return NamedTensor{name, {v.size()}, std::vector<float>(v.data(), v.data() + v.size())};
     };
-    const std::map<std::string, std::string> metadata = {{"step", std::to_string(m_step)},
-                                                         {"options", optionsJson(m_options).dump()},
-                                                         {"corpus_hash", std::to_string(streamHash(m_data->tokens))}};
+    std::map<std::string, std::string> metadata = {{"step", std::to_string(m_step)},
+                                                   {"options", optionsJson(m_options).dump()},
+                                                   {"corpus_hash", std::to_string(streamHash(m_data->tokens))}};
+    metadata.insert(extra.begin(), extra.end());  // insert keeps the three above
     return writeSafetensors((fs::path(folder) / kStateFile).string(),
                             {flat("parameters", m_params), flat("adam_m", m_m), flat("adam_v", m_v)}, DType::F32, metadata);
 }

@@ -5,8 +5,10 @@
 // AdamW with linear warm-up and cosine decay. A given seed gives the same weights bit for bit on the same
 // build, and a run resumed from its saved state continues exactly as if it had never stopped.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/model.h"
@@ -70,8 +72,10 @@ public:
 
     // The model folder: config.json, model.safetensors (GPT-2 tensor names) and vocab.txt.
     Status writeModelFolder(const std::string& folder, const std::string& name) const;
-    // The optimiser's state beside it (training-state.safetensors and training-state.json), for resuming.
-    Status writeState(const std::string& folder) const;
+    // The optimiser's state beside it (training-state.safetensors, written atomically), for resuming. `extra`
+    // goes into its metadata beside the step, the options and the corpus hash (which it cannot replace).
+    Status writeState(const std::string& folder, const std::map<std::string, std::string>& extra = {}) const;
+    static constexpr const char* kStateFile = "training-state.safetensors";
     // Resumes a run from writeState's files; fails when they do not belong to these options and data.
     static Result<std::unique_ptr<Trainer>> resume(const std::string& folder, const TrainOptions& options,
                                                    std::shared_ptr<const VocabTokenizer> tokenizer,
@@ -94,6 +98,12 @@ private:
     std::vector<int> m_batch;                                 // B (T + 1) ids
     int m_step = 0;
 };
+
+// The options a training state records in its metadata ("options"), read back: every field but the thread
+// count, which is left at its default (the vocabulary size is read, and a new Trainer sets it again from its
+// tokenizer). Fails with a sentence for
+// text that is not such a record or gives options validate() refuses.
+Result<TrainOptions> parseTrainOptions(std::string_view json);
 
 // The config.json a trained model folder carries (GPT-2's keys, model_type "attnscope").
 std::string trainedConfigJson(const NetworkConfig& config, const std::string& name);

@@ -1,8 +1,14 @@
 // The Train tab: a run on the worker thread reports every step and snapshots weights that are exactly the
 // core trainer's; pausing stops the steps; the grid shows the probe's attention under the snapshot the
-// slider picks; reset forgets the run. Tiny models and corpora keep it quick.
+// slider picks; reset forgets the run; a run the program did not finish is offered again, and a run killed
+// at random points and continued ends in the same bytes as one never stopped. Tiny models keep it quick.
+#include <QApplication>
 #include <QLabel>
+#include <QProcess>
 #include <QPushButton>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <cstring>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QtTest>
@@ -15,6 +21,7 @@
 #include "text/vocabtokenizer.h"
 #include "train/corpus.h"
 #include "training/trainsession.h"
+#include "training/trainstate.h"
 #include "training/trainview.h"
 #include "waits.h"
 
@@ -61,6 +68,49 @@ bool sameWeights(const Model& a, const Model& b)
     return true;
 }
 
+// The run the killed-and-continued test trains: long enough to be killed in the middle, saved often.
+TrainRunSettings killableRun(const QString& folder)
+{
+    TrainRunSettings s = tinyRun(1500);
+    s.snapshotEvery = 100;
+    s.saveEvery = 20;
+    s.stateFolder = folder;
+    return s;
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+int savedStep(const QString& folder)
+{
+    const Result<SavedTraining> saved = readSavedTraining(folder);
+    return saved ? saved->step : -1;
+}
+
+// This test program started as a child: one Train tab training in `folder` as a person's window would, going
+// on with what is saved there when there is something, until the run is finished.
+int trainChild(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    Document doc;
+    TrainView view(&doc);
+    const QString folder = QString::fromLocal8Bit(argv[2]);
+    view.setStateFolder(folder);
+    if (view.offersToContinue()) {
+        if (!view.continueSaved().ok()) return 3;
+    } else {
+        view.startRun(killableRun(folder));
+    }
+    QObject::connect(view.session(), &TrainSession::stateChanged, &app, [&](TrainSession::State s) {
+        if (s == TrainSession::State::Finished) QTimer::singleShot(0, &app, [&] { app.exit(0); });
+        if (s == TrainSession::State::Failed) app.exit(4);
+    });
+    return app.exec();
+}
+
 } // namespace
 
 class TestTrainView : public QObject {
@@ -70,6 +120,8 @@ private slots:
     void pauseStopsTheSteps();
     void viewShowsTheSnapshotTheSliderPicks();
     void resetForgetsTheRun();
+    void anUnfinishedRunIsOfferedAndContinuesExactly();
+    void aKilledRunContinuesToTheSameBytes();
 };
 
 void TestTrainView::sessionReportsStepsAndExactSnapshots()
@@ -154,5 +206,125 @@ void TestTrainView::resetForgetsTheRun()
     QCOMPARE(view.session()->state(), TrainSession::State::Idle);
 }
 
-QTEST_MAIN(TestTrainView)
+// A run that stopped part way (here: its window went away) is offered when the tab opens again; continued, it
+// ends in exactly the weights of the core trainer run straight through. Discard forgets it.
+void TestTrainView::anUnfinishedRunIsOfferedAndContinuesExactly()
+{
+    QTemporaryDir dir;
+    TrainRunSettings s = tinyRun(200);
+    s.saveEvery = 5;
+    s.stateFolder = dir.path();
+    Document doc;
+    {
+        TrainView view(&doc);
+        view.setStateFolder(dir.path());
+        QVERIFY(!view.offersToContinue());
+        view.startRun(s);
+        QTRY_VERIFY_WITH_TIMEOUT(savedStep(dir.path()) >= 20, testing::kWorkTimeoutMs);
+    }  // the window closes in the middle of the run
+    const int kept = savedStep(dir.path());
+    QVERIFY2(kept >= 20 && kept < 200, qPrintable(QString::number(kept)));
+
+    TrainView again(&doc);
+    again.setStateFolder(dir.path());
+    QVERIFY(again.offersToContinue());
+    QVERIFY2(again.continueOffer().contains(QStringLiteral("step %1 of 200").arg(kept)), qPrintable(again.continueOffer()));
+    QVERIFY(again.continueSaved().ok());
+    QVERIFY(!again.offersToContinue());
+    QTRY_COMPARE_WITH_TIMEOUT(again.session()->state(), TrainSession::State::Finished, testing::kWorkTimeoutMs);
+    // The curve goes on from where it was: one point per step of the whole run.
+    QTRY_COMPARE_WITH_TIMEOUT(again.lossPlot()->graph(0)->dataCount(), 200, testing::kWorkTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(again.shownStep() == 200, testing::kWorkTimeoutMs);
+    const ModelPtr straight = reference(s, 200)->toModel("x");
+    QVERIFY(again.snapshotCount() > 0);
+    doc.setModel(nullptr);
+    for (QPushButton* b : again.findChildren<QPushButton*>())
+        if (b->text() == "Use in every tab") b->click();
+    QVERIFY(doc.model());
+    QVERIFY(sameWeights(*doc.model(), *straight));
+    // A finished run is not offered; an unfinished one can be discarded.
+    TrainView finished(&doc);
+    finished.setStateFolder(dir.path());
+    QVERIFY(!finished.offersToContinue());
+    QTemporaryDir other;
+    {
+        TrainView view(&doc);
+        TrainRunSettings t = s;
+        t.stateFolder = other.path();
+        view.startRun(t);
+        QTRY_VERIFY_WITH_TIMEOUT(savedStep(other.path()) >= 10, testing::kWorkTimeoutMs);
+    }
+    TrainView offered(&doc);
+    offered.setStateFolder(other.path());
+    QVERIFY(offered.offersToContinue());
+    offered.findChild<QPushButton*>(QStringLiteral("train-discard"))->click();
+    QVERIFY(!offered.offersToContinue());
+    QVERIFY(!hasSavedTraining(other.path()));
+}
+
+// The real thing: this program trains in a child process that is killed (SIGKILL) at three random points
+// and started again each time; the state it leaves when it finishes is the same, byte for byte, as that of
+// a run that was never stopped.
+void TestTrainView::aKilledRunContinuesToTheSameBytes()
+{
+    const quint32 seed = QRandomGenerator::global()->generate();
+    qInfo("kill points seeded with %u", seed);
+    QRandomGenerator random(seed);
+    const QString self = QCoreApplication::applicationFilePath();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    const auto child = [&](QProcess& p, const QString& folder) {
+        p.setProcessEnvironment(env);
+        p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        p.start(self, {QStringLiteral("--train-child"), folder});
+        return p.waitForStarted();
+    };
+    const int steps = killableRun({}).options.steps;
+
+    QTemporaryDir straight, killed;
+    {
+        QProcess p;
+        QVERIFY(child(p, straight.path()));
+        QVERIFY(p.waitForFinished(testing::kWorkTimeoutMs));
+        QCOMPARE(p.exitCode(), 0);
+    }
+    QCOMPARE(savedStep(straight.path()), steps);
+
+    QList<int> killedAt;
+    for (int round = 0; round < 3; ++round) {
+        // Somewhere in this third of the run, past what is saved already.
+        const int target = std::max(savedStep(killed.path()) + 1, round * steps / 3 + int(random.bounded(steps / 3 - 40)));
+        QProcess p;
+        QVERIFY(child(p, killed.path()));
+        QTRY_VERIFY_WITH_TIMEOUT(savedStep(killed.path()) >= target || p.state() == QProcess::NotRunning, testing::kWorkTimeoutMs);
+        p.kill();
+        QVERIFY(p.waitForFinished());
+        killedAt << savedStep(killed.path());
+    }
+    qInfo("killed after steps %s were saved", qPrintable([&] {
+              QStringList l;
+              for (int k : killedAt) l << QString::number(k);
+              return l.join(QStringLiteral(", "));
+          }()));
+    QVERIFY2(killedAt.back() < steps, "the run finished before the last kill: nothing was tested");
+    QProcess last;
+    QVERIFY(child(last, killed.path()));
+    QVERIFY(last.waitForFinished(testing::kWorkTimeoutMs));
+    QCOMPARE(last.exitCode(), 0);
+    QCOMPARE(savedStep(killed.path()), steps);
+    const QString file = QString::fromLatin1(train::Trainer::kStateFile);
+    const QByteArray a = readAll(QDir(straight.path()).filePath(file)), b = readAll(QDir(killed.path()).filePath(file));
+    QVERIFY(!a.isEmpty());
+    QVERIFY2(a == b, "the killed and continued run ended in other weights, moments or losses than the run never stopped");
+}
+
+int main(int argc, char** argv)
+{
+    if (argc >= 3 && std::strcmp(argv[1], "--train-child") == 0) return trainChild(argc, argv);
+    QApplication app(argc, argv);
+    app.setAttribute(Qt::AA_Use96Dpi, true);
+    TestTrainView test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_trainview.moc"

@@ -64,6 +64,11 @@ QString Preferences::lastSessionPath()
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/last-session.attnscope");
 }
 
+QString Preferences::trainingFolder()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/training");
+}
+
 QString Preferences::lessonFolder()
 {
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/lessons");

@@ -31,6 +31,8 @@ public:
     static QString lastSessionPath();
     // Where a teacher can drop lesson files to see them in the Lessons panel: the "lessons" folder there.
     static QString lessonFolder();
+    // Where the Train tab keeps its run while it trains, to continue it after the program ended: "training".
+    static QString trainingFolder();
 };
 
 } // namespace attnscope

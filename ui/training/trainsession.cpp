@@ -1,11 +1,13 @@
 #include "training/trainsession.h"
 
+#include <QFile>
 #include <QMetaObject>
 #include <sys/resource.h>
 
 #include "text/filetext.h"
 #include "text/vocabtokenizer.h"
 #include "train/corpus.h"
+#include "training/trainstate.h"
 
 namespace attnscope {
 
@@ -44,13 +46,22 @@ void TrainSession::stopWorker()
     m_stop = false;
 }
 
-void TrainSession::start(const TrainRunSettings& settings)
+void TrainSession::start(const TrainRunSettings& settings) { launch(settings, {}, false); }
+
+void TrainSession::continueSaved(const TrainRunSettings& settings, std::vector<double> losses)
+{
+    launch(settings, std::move(losses), true);
+}
+
+void TrainSession::launch(TrainRunSettings settings, std::vector<double> losses, bool resume)
 {
     stopWorker();
     const quint64 generation = ++m_generation;
     m_paused = false;
     setState(State::Preparing);
-    m_thread = QThread::create([this, settings, generation] { run(settings, generation); });
+    m_thread = QThread::create([this, settings = std::move(settings), losses = std::move(losses), resume, generation]() mutable {
+        run(std::move(settings), std::move(losses), resume, generation);
+    });
     m_thread->start();
 }
 
@@ -84,7 +95,7 @@ void TrainSession::wait()
     if (m_thread) m_thread->wait();
 }
 
-void TrainSession::run(TrainRunSettings settings, quint64 generation)
+void TrainSession::run(TrainRunSettings settings, std::vector<double> losses, bool resume, quint64 generation)
 {
     // 1. Yield to the GUI: a nice value of 10 on this thread, inherited by the trainer's threads.
     setpriority(PRIO_PROCESS, 0, 10);
@@ -120,24 +131,46 @@ void TrainSession::run(TrainRunSettings settings, quint64 generation)
     if (!data) return fail(data.error());
     corpus = std::string();
     auto shared = std::make_shared<const train::TrainingData>(std::move(*data));
-    Result<std::unique_ptr<train::Trainer>> made = train::Trainer::create(settings.options, tokenizer, shared);
+    // The same corpus gives the same vocabulary and tokens, so a saved run goes on exactly where it was.
+    Result<std::unique_ptr<train::Trainer>> made =
+        resume ? train::Trainer::resume(QFile::encodeName(settings.stateFolder).toStdString(), settings.options, tokenizer, shared)
+               : train::Trainer::create(settings.options, tokenizer, shared);
     if (!made) return fail(made.error());
     train::Trainer& trainer = **made;
+    if (std::ptrdiff_t(losses.size()) > trainer.stepsDone()) losses.resize(std::size_t(trainer.stepsDone()));
+    // A state that cannot be written (a full disk) is said once; the training goes on, unsaved.
+    bool keep = !settings.stateFolder.isEmpty();
+    auto save = [&] {
+        if (!keep) return;
+        if (const Status s = saveTraining(settings.stateFolder, trainer, settings, losses); !s.ok()) {
+            keep = false;
+            post([this, e = QString::fromStdString(s.error)] { emit saveFailed(e); });
+            return;
+        }
+        post([this, step = trainer.stepsDone()] { emit saved(step); });
+    };
     post([this, tokens = int(shared->tokens.size()), v = tokenizer->vocabSize(), p = qint64(trainer.parameters().size())] {
         setState(State::Running);
         emit prepared(tokens, v, p);
     });
-    post([this, m = trainer.toModel("training, step 0")] { emit snapshotReady(0, m); });
+    if (resume) post([this, step = trainer.stepsDone(), losses] { emit continued(step, losses); });
+    post([this, step = trainer.stepsDone(), m = trainer.toModel("training, step " + std::to_string(trainer.stepsDone()))] {
+        emit snapshotReady(step, m);
+    });
+    if (!resume) save();  // a new run replaces whatever was saved before at once
 
     // 3. Steps until done, stopped or reset; a pause waits here between steps.
     while (!trainer.finished() && !m_stop) {
         if (m_paused) {
+            save();  // a paused run is on disk, in case the program is ended while it waits
             std::unique_lock lock(m_pauseMutex);
             m_pauseChanged.wait(lock, [this] { return !m_paused || m_stop; });
             if (m_stop) break;
         }
         const train::StepReport r = trainer.step();
+        losses.push_back(r.loss);
         post([this, r] { emit stepDone(r); });
+        if (r.step % settings.saveEvery == 0 || trainer.finished()) save();
         if (r.step % settings.snapshotEvery == 0 || trainer.finished()) {
             ModelPtr model = trainer.toModel("training, step " + std::to_string(r.step));
             post([this, step = r.step, model] { emit snapshotReady(step, model); });

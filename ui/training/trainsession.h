@@ -23,6 +23,10 @@ struct TrainRunSettings {
     QString corpusFile;        // empty: the built-in corpus, generated from the grammar
     int corpusDocuments = 60000;
     int snapshotEvery = 100;   // steps between snapshots
+    // Where the run is kept on disk (training/trainstate.h) every saveEvery steps, when it pauses and when it
+    // ends; empty: nowhere.
+    QString stateFolder;
+    int saveEvery = 100;
 };
 
 class TrainSession : public QObject {
@@ -36,6 +40,10 @@ public:
 
     // Starts a new run (stopping any current one). Reading and tokenising the corpus happen on the worker.
     void start(const TrainRunSettings& settings);
+    // Goes on with the run saved in settings.stateFolder from its last saved step (stopping any current
+    // one): the same corpus is made again, and the trainer resumes from the saved weights and moments.
+    // `losses` are the saved steps' losses; they are reported again with `continued`.
+    void continueSaved(const TrainRunSettings& settings, std::vector<double> losses);
     void pause();
     void resume();
     // Stops the run and forgets it; the next start begins from fresh weights.
@@ -48,10 +56,16 @@ signals:
     void prepared(int corpusTokens, int vocabulary, qint64 parameters);
     void stepDone(const attnscope::train::StepReport& report);
     void snapshotReady(int step, const attnscope::ModelPtr& model);
+    // A continued run starts at `step`, after these losses (one per step done).
+    void continued(int step, const std::vector<double>& losses);
+    // The run's state reached the disk at `step` (every saveEvery steps, on pause, at the end).
+    void saved(int step);
+    void saveFailed(const QString& error);  // once per run; the run goes on unsaved
     void failed(const QString& error);
 
 private:
-    void run(TrainRunSettings settings, quint64 generation);
+    void launch(TrainRunSettings settings, std::vector<double> losses, bool resume);
+    void run(TrainRunSettings settings, std::vector<double> losses, bool resume, quint64 generation);
     void setState(State state);
     void stopWorker();
 

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -17,6 +18,8 @@
 
 #include "attention/headgridview.h"
 #include "common/flowlayout.h"
+#include "common/preferences.h"
+#include "training/trainstate.h"
 #include "lab/labplot.h"
 #include "research/headroles.h"
 
@@ -49,7 +52,7 @@ const char* TrainView::defaultProbe()
 }
 
 TrainView::TrainView(Document* document, QWidget* parent)
-    : QWidget(parent), m_document(document), m_session(new TrainSession(this))
+    : QWidget(parent), m_document(document), m_session(new TrainSession(this)), m_stateFolder(Preferences::trainingFolder())
 {
     m_corpus = new QComboBox;
     m_corpus->addItem(tr("Built-in corpus"));
@@ -122,7 +125,31 @@ TrainView::TrainView(Document* document, QWidget* parent)
     sliderRow->addWidget(m_slider, 1);
     sliderRow->addWidget(m_sliderLabel);
 
+    // The offer to go on with a run the program did not finish (ended, killed, crashed).
+    m_offer = new QWidget;
+    m_offer->setObjectName(QStringLiteral("train-offer"));
+    m_offer->setStyleSheet(QStringLiteral("#train-offer { background: #fff4d6; border: 1px solid #e3c77a; } QLabel { color: #5c4400; }"));
+    m_offerText = new QLabel(m_offer);
+    m_offerText->setWordWrap(true);
+    auto* goOn = new QPushButton(tr("Continue"), m_offer);
+    goOn->setObjectName(QStringLiteral("train-continue"));
+    goOn->setToolTip(tr("Go on from the last saved step: the model ends exactly as if the run had never stopped."));
+    auto* discard = new QPushButton(tr("Discard"), m_offer);
+    discard->setObjectName(QStringLiteral("train-discard"));
+    discard->setToolTip(tr("Forget the unfinished run."));
+    auto* offerRow = new QHBoxLayout(m_offer);
+    offerRow->setContentsMargins(8, 4, 4, 4);
+    offerRow->addWidget(m_offerText, 1);
+    offerRow->addWidget(goOn);
+    offerRow->addWidget(discard);
+    m_offer->hide();
+    connect(goOn, &QPushButton::clicked, this, [this] {
+        if (const Status s = continueSaved(); !s.ok()) m_status->setText(tr("The unfinished run cannot be continued: %1").arg(QString::fromStdString(s.error)));
+    });
+    connect(discard, &QPushButton::clicked, this, &TrainView::discardSaved);
+
     auto* column = new QVBoxLayout(this);
+    column->addWidget(m_offer);
     column->addLayout(controls);
     column->addWidget(m_status);
     column->addWidget(split, 1);
@@ -141,17 +168,9 @@ TrainView::TrainView(Document* document, QWidget* parent)
     connect(m_start, &QPushButton::clicked, this, &TrainView::startOrPause);
     connect(m_reset, &QPushButton::clicked, this, [this] {
         m_session->reset();
-        m_snapshots.clear();
-        m_lossGraph->data()->clear();
-        m_probeSnapshot.reset();
-        m_shown = -1;
-        m_grid->setSnapshot(nullptr);
-        m_roles->clear();
-        m_slider->setRange(0, 0);
-        m_slider->setEnabled(false);
-        m_sliderLabel->clear();
-        m_status->setText(tr("Press Start to train a model from random weights."));
-        labplot::replot(m_plot);
+        discardTraining(m_stateFolder);  // "forget this run": on disk too
+        clearRun();
+        refreshOffer();
     });
     connect(m_use, &QPushButton::clicked, this, [this] {
         if (m_shown >= 0) m_document->setModel(m_snapshots[static_cast<std::size_t>(m_shown)].model);
@@ -159,10 +178,29 @@ TrainView::TrainView(Document* document, QWidget* parent)
     connect(m_session, &TrainSession::stateChanged, this, [this] {
         updateButtons();
         updateStatus();
+        refreshOffer();
     });
     connect(m_session, &TrainSession::prepared, this, [this](int, int, qint64 parameters) {
         m_parameters = parameters;
         m_clock.start();
+    });
+    connect(m_session, &TrainSession::continued, this, [this](int, const std::vector<double>& losses) {
+        // The curve as it was drawn before the run stopped: the same smoothing over the same losses.
+        for (std::size_t i = 0; i < losses.size(); ++i) {
+            m_smoothedLoss = i == 0 ? losses[i] : 0.95 * m_smoothedLoss + 0.05 * losses[i];
+            m_lossGraph->addData(double(i + 1), m_smoothedLoss);
+        }
+        m_plot->xAxis->setRange(0, std::max<double>(100, double(losses.size())));
+        m_lossGraph->rescaleValueAxis(false);
+        labplot::replot(m_plot);
+    });
+    connect(m_session, &TrainSession::saved, this, [this](int step) {
+        m_savedStep = step;
+        updateStatus();
+    });
+    connect(m_session, &TrainSession::saveFailed, this, [this](const QString& e) {
+        m_saveProblem = e;
+        updateStatus();
     });
     connect(m_session, &TrainSession::stepDone, this, &TrainView::addStep);
     connect(m_session, &TrainSession::snapshotReady, this, &TrainView::addSnapshot);
@@ -170,6 +208,84 @@ TrainView::TrainView(Document* document, QWidget* parent)
     connect(m_slider, &QSlider::valueChanged, this, &TrainView::showSnapshot);
     connect(m_probe, &QLineEdit::textChanged, this, [this] { showSnapshot(m_shown); });
     updateButtons();
+    refreshOffer();
+}
+
+void TrainView::clearRun()
+{
+    m_snapshots.clear();
+    m_lossGraph->data()->clear();
+    m_probeSnapshot.reset();
+    m_shown = -1;
+    m_grid->setSnapshot(nullptr);
+    m_roles->clear();
+    m_slider->setRange(0, 0);
+    m_slider->setEnabled(false);
+    m_sliderLabel->clear();
+    m_smoothedLoss = m_smoothedSpeed = 0.0;
+    m_savedStep = -1;
+    m_saveProblem.clear();
+    m_status->setText(tr("Press Start to train a model from random weights."));
+    labplot::replot(m_plot);
+}
+
+void TrainView::setStateFolder(const QString& folder)
+{
+    m_stateFolder = folder;
+    refreshOffer();
+}
+
+bool TrainView::offersToContinue() const { return !m_offer->isHidden(); }
+
+QString TrainView::continueOffer() const { return m_offerText->text(); }
+
+void TrainView::refreshOffer()
+{
+    const TrainSession::State s = m_session->state();
+    const bool idle = s == TrainSession::State::Idle || s == TrainSession::State::Failed;
+    Result<SavedTraining> saved = idle && hasSavedTraining(m_stateFolder) ? readSavedTraining(m_stateFolder)
+                                                                         : Result<SavedTraining>::fail("");
+    if (!saved || !saved->unfinished()) {
+        m_offer->hide();
+        return;
+    }
+    const train::TrainOptions& o = saved->settings.options;
+    const QString corpus = saved->settings.corpusFile.isEmpty() ? tr("the built-in corpus")
+                                                                : QFileInfo(saved->settings.corpusFile).fileName();
+    m_offerText->setText(tr("An unfinished training was kept: step %1 of %2, %3 layers × %4 heads of width %5, on %6.")
+                             .arg(saved->step)
+                             .arg(o.steps)
+                             .arg(o.network.layers)
+                             .arg(o.network.heads)
+                             .arg(o.network.dModel)
+                             .arg(corpus));
+    m_offer->show();
+}
+
+void TrainView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    refreshOffer();  // the tab opens: a run another AttnScope left behind is offered too
+}
+
+Status TrainView::continueSaved()
+{
+    Result<SavedTraining> saved = readSavedTraining(m_stateFolder);
+    if (!saved) return Status::failure(saved.error());
+    clearRun();
+    m_steps->setValue(saved->settings.options.steps);
+    for (std::size_t i = 0; i < std::size(kSizes); ++i)
+        if (kSizes[i].layers == saved->settings.options.network.layers && kSizes[i].dModel == saved->settings.options.network.dModel)
+            m_size->setCurrentIndex(int(i));
+    m_offer->hide();
+    m_session->continueSaved(saved->settings, std::move(saved->losses));
+    return Status::success();
+}
+
+void TrainView::discardSaved()
+{
+    discardTraining(m_stateFolder);
+    refreshOffer();
 }
 
 TrainRunSettings TrainView::runSettings() const
@@ -187,6 +303,7 @@ TrainRunSettings TrainView::runSettings() const
     o.minLearningRate = o.learningRate / 10;
     o.threads = std::max(1, QThread::idealThreadCount());
     if (m_corpus->currentIndex() == 1) s.corpusFile = m_corpusFile;
+    s.stateFolder = m_stateFolder;
     return s;
 }
 
@@ -202,10 +319,8 @@ void TrainView::startOrPause()
 
 void TrainView::startRun(const TrainRunSettings& settings)
 {
-    m_snapshots.clear();
-    m_lossGraph->data()->clear();
-    m_smoothedLoss = m_smoothedSpeed = 0.0;
-    m_shown = -1;
+    clearRun();
+    m_offer->hide();  // a new run takes the place of the unfinished one on disk
     m_steps->setValue(settings.options.steps);
     m_session->start(settings);
 }
@@ -214,7 +329,7 @@ void TrainView::addStep(const train::StepReport& r)
 {
     // An exponential moving average over about twenty steps: one batch's loss is noisy.
     m_smoothedLoss = r.step == 1 ? r.loss : 0.95 * m_smoothedLoss + 0.05 * r.loss;
-    m_smoothedSpeed = r.step == 1 ? r.tokensPerSecond : 0.9 * m_smoothedSpeed + 0.1 * r.tokensPerSecond;
+    m_smoothedSpeed = m_smoothedSpeed == 0.0 ? r.tokensPerSecond : 0.9 * m_smoothedSpeed + 0.1 * r.tokensPerSecond;
     m_last = r;
     m_lossGraph->addData(r.step, m_smoothedLoss);
     m_plot->xAxis->setRange(0, std::max(100, r.step));
@@ -313,14 +428,18 @@ void TrainView::updateStatus()
     }
     const QString state = m_session->state() == TrainSession::State::Paused ? tr("paused")
                           : m_session->state() == TrainSession::State::Finished ? tr("finished") : tr("training");
-    m_status->setText(tr("%1 · step %2 of %3 · loss %4 · %5 tokens/s · %6 · %7 parameters")
+    QString kept;
+    if (!m_saveProblem.isEmpty()) kept = tr(" · not saved: %1").arg(m_saveProblem);
+    else if (m_savedStep >= 0) kept = tr(" · saved at step %1").arg(m_savedStep);
+    m_status->setText(tr("%1 · step %2 of %3 · loss %4 · %5 tokens/s · %6 · %7 parameters%8")
                           .arg(state)
                           .arg(m_last.step)
                           .arg(m_steps->value())
                           .arg(m_smoothedLoss, 0, 'f', 3)
                           .arg(std::lround(m_smoothedSpeed))
                           .arg(duration(m_clock.isValid() ? m_clock.elapsed() : 0))
-                          .arg(m_parameters));
+                          .arg(m_parameters)
+                          .arg(kept));
 }
 
 } // namespace attnscope

@@ -30,8 +30,19 @@ public:
 
     // The run's settings as the controls give them.
     TrainRunSettings runSettings() const;
-    // Starts a run with these settings (Start uses runSettings(); tests pass smaller ones).
+    // Starts a run with these settings (Start uses runSettings(); tests pass smaller ones). The run is kept
+    // in settings.stateFolder, which runSettings() sets to stateFolder().
     void startRun(const TrainRunSettings& settings);
+
+    // Where runs are kept while they train (Preferences::trainingFolder(); tests set their own). When it
+    // holds an unfinished run, the tab offers to continue it, or to discard it.
+    const QString& stateFolder() const { return m_stateFolder; }
+    void setStateFolder(const QString& folder);
+    bool offersToContinue() const;
+    QString continueOffer() const;  // the offer's sentence
+    // Goes on with the saved run, as its Continue button does; the sentence when it cannot be read.
+    Status continueSaved();
+    void discardSaved();
 
     TrainSession* session() const { return m_session; }
     HeadGridView* grid() const { return m_grid; }
@@ -59,6 +70,13 @@ private:
     void showSnapshot(int index);
     void updateButtons();
     void updateStatus();
+    void refreshOffer();
+    void clearRun();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
 
     Document* m_document;
     TrainSession* m_session;
@@ -77,6 +95,11 @@ private:
     QSlider* m_slider;
     QLabel* m_sliderLabel;
     QString m_corpusFile;
+    QString m_stateFolder;
+    QWidget* m_offer;
+    QLabel* m_offerText;
+    int m_savedStep = -1;
+    QString m_saveProblem;
 
     std::vector<Saved> m_snapshots;
     SnapshotPtr m_probeSnapshot;

@@ -19,6 +19,7 @@ public:
     explicit HeadGridView(QWidget* parent = nullptr);
 
     void setSnapshot(const SnapshotPtr& snapshot);
+    const SnapshotPtr& shownSnapshot() const { return m_snapshot; }
     void setFocusedHead(HeadSelection head);
     // Small labels in a head's cell (the measured roles) and the text shown on hovering it, both indexed
     // layer * heads + head; an empty vector clears them.

@@ -19,6 +19,7 @@ public:
 
     // What is on screen, for tests and tooltips. q and k are token positions.
     int tokenCount() const { return m_tokens; }
+    const SnapshotPtr& shownSnapshot() const { return m_snapshot; }
     HeadSelection shownHead() const { return m_head; }
     double cellValue(int q, int k) const;   // the displayed weight; exactly 0 for a masked pair
     bool isMaskedCell(int q, int k) const;  // drawn in the masked grey

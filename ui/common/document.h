@@ -99,6 +99,7 @@ public slots:
     void setFocus(attnscope::HeadSelection focus);
     // Blocks until the latest request has finished (CLI rendering and tests).
     void waitForIdle();
+    bool isComputing() const { return m_compute.busy(); }  // a request has not been shown yet
 
 public:
     // Compare A/B's B side. Until one is set, B follows A: A's mask and temperature with the scaling off.

@@ -12,7 +12,7 @@
 //
 //     attnscope_soak --seconds 120 [--seed N] [--max-stall-ms 250]
 //
-// CTest runs it for 120 s in the sanitizer tree (any memory error or leak aborts it) and for 20 s in the
+// CTest runs it with one seed for 120 s in the sanitizer tree (any memory error or leak aborts it) and for 20 s in the
 // native one. The GUI stall is reported, and checked only when --max-stall-ms is given (a by-hand run on a
 // quiet machine): a test here never fails on a wall-clock time that a busier machine can miss.
 #include <QApplication>
@@ -28,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <cstdio>
+#include <deque>
 #include <functional>
 
 #include "attention/headgridview.h"
@@ -128,6 +129,15 @@ public:
             if (!settle()) m_failure = QStringLiteral("the window did not settle within %1 s").arg(kHangMs / 1000);
             const qint64 stall = std::max(actionMs, m_gap);
             m_worstByKind[name] = std::max(m_worstByKind.value(name), stall);
+            m_recent.push_back(QStringLiteral("%1 %2: %3 ms, %4 tokens, text of %5 characters, %6, %7 MB")
+                                   .arg(m_actions)
+                                   .arg(name)
+                                   .arg(stall)
+                                   .arg(m_doc.snapshot()->tokens.ids.size())
+                                   .arg(m_doc.text().size())
+                                   .arg(m_doc.modelSpec().isEmpty() ? QStringLiteral("a trained model") : m_doc.modelSpec().section(QLatin1Char('/'), -1))
+                                   .arg(residentBytes() >> 20));
+            if (m_recent.size() > 30) m_recent.pop_front();
             if (m_verbose && stall >= 100)
                 std::printf("action %d %s: GUI blocked %lld ms (%lld in the action), %d tokens, text of %lld characters\n", m_actions,
                             qPrintable(name), static_cast<long long>(stall), static_cast<long long>(actionMs),
@@ -140,11 +150,18 @@ public:
             const qint64 rss = residentBytes();
             m_rss.push_back({total.elapsed(), rss});
             m_peak = std::max(m_peak, rss);
+            if (m_verbose && m_actions % 250 == 0)
+                std::printf("after %d actions (%.0f s): resident memory %lld MB\n", m_actions, total.elapsed() / 1000.0,
+                            static_cast<long long>(rss >> 20));
+            // Far past anything the window needs: a runaway allocation, stopped before the machine is.
+            if (m_failure.isEmpty() && rss > m_maxResident)
+                m_failure = QStringLiteral("resident memory reached %1 MB (the bound is %2 MB)").arg(rss >> 20).arg(m_maxResident >> 20);
             if (m_failure.isEmpty() && maxStallMs > 0 && stall > maxStallMs)
                 m_failure = QStringLiteral("the GUI thread was blocked %1 ms (more than %2 ms)").arg(stall).arg(maxStallMs);
             if (!m_failure.isEmpty()) {
-                std::fprintf(stderr, "soak FAILED at action %d (%s), seed %u: %s\n", m_actions, qPrintable(name), m_seed,
-                             qPrintable(m_failure));
+                std::fprintf(stderr, "soak FAILED at action %d (%s), seed %u: %s\nThe last actions:\n", m_actions, qPrintable(name),
+                             m_seed, qPrintable(m_failure));
+                for (const QString& line : m_recent) std::fprintf(stderr, "  %s\n", qPrintable(line));
                 return false;
             }
         }
@@ -341,6 +358,7 @@ private:
     QRandomGenerator m_rng;
     quint32 m_seed;
     bool m_verbose;
+    qint64 m_maxResident = qint64(6) << 30;
     QTemporaryDir m_files;
     QStringList m_models, m_hostile, m_views;
     TrainView* m_train = nullptr;
@@ -354,6 +372,7 @@ private:
     std::vector<std::pair<qint64, qint64>> m_rss;  // (ms into the run, resident bytes) after each action
     QMap<QString, int> m_counts;
     QMap<QString, qint64> m_worstByKind;
+    std::deque<QString> m_recent;  // what the last actions were, printed with a failure
     int m_actions = 0;
     QString m_failure;
 };
@@ -376,6 +395,7 @@ int main(int argc, char** argv)
     const QCommandLineOption verbose(QStringLiteral("verbose"), QStringLiteral("Print every action that blocked the GUI thread 100 ms or more."));
     parser.addOptions({seconds, minutes, seedOption, stall, verbose});
     parser.process(app);
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines in order with Qt's messages on stderr
     const double duration = parser.isSet(minutes) ? parser.value(minutes).toDouble() * 60 : parser.value(seconds).toDouble();
     const quint32 seed = parser.isSet(seedOption) ? parser.value(seedOption).toUInt() : QRandomGenerator::global()->generate();
     std::printf("soak: seed %u for %.0f s (replay: attnscope_soak --seed %u --seconds %.0f)\n", seed, duration, seed, duration);

@@ -5,9 +5,11 @@
 #include <QImage>
 #include <QTemporaryDir>
 #include <cmath>
+#include <qcustomplot.h>
 
 #include "lab/compareview.h"
 #include "common/document.h"
+#include "common/matrixplot.h"
 #include "randomdefault.h"
 #include "lab/jacobianview.h"
 #include "lab/labdata.h"
@@ -45,6 +47,7 @@ double meanEntropy(const ForwardTrace& t, int layer, int head)
 class TestScalingLab : public QObject {
     Q_OBJECT
 private slots:
+    void longTokensAreCutOnTheAxes();
     void compareOnTheWorkerPathMatchesTheCore();
     void markerFollowsTemperature_data();
     void markerFollowsTemperature();
@@ -131,6 +134,40 @@ void TestScalingLab::jacobianViewSharesTheSweep()
                                                    snap->settings.multiplier(snap->model->config.dHead));
     QCOMPARE(jacobian.sweep()->jacobianNorm, direct.jacobianNorm);
     QCOMPARE(jacobian.sweep()->baselineEntropy, direct.baselineEntropy);
+}
+
+// A token of 5,000 characters (one word, as the word tokenizer sees it) is shown cut to kTokenLabelChars on
+// every axis: drawn whole at 60 degrees its label would be a picture of gigabytes (the soak found one
+// growing the window past 20 GB).
+void TestScalingLab::longTokensAreCutOnTheAxes()
+{
+    QCOMPARE(tokenLabel("the"), QStringLiteral("the"));
+    QCOMPARE(tokenLabel(std::string(kTokenLabelChars, 'x')), QString(kTokenLabelChars, QLatin1Char('x')));
+    QCOMPARE(tokenLabel(std::string(kTokenLabelChars + 1, 'x')), QString(kTokenLabelChars - 1, QLatin1Char('x')) + QChar(0x2026));
+    // A character outside the BMP straddling the cut is dropped whole, never halved.
+    const QString cut = tokenLabel(std::string(kTokenLabelChars - 2, 'x') + "\xF0\x9F\x98\x80" + std::string(100, 'y'));
+    QCOMPARE(cut, QString(kTokenLabelChars - 2, QLatin1Char('x')) + QChar(0x2026));
+
+    Document doc;
+    attnscope::testing::useRandomModel(doc);
+    const QString huge(5000, QLatin1Char('w'));
+    doc.setText(QStringLiteral("the dog sat on the rug because it %1 barked").arg(huge));  // ten tokens: labels at an angle
+    doc.waitForIdle();  // a text this long is computed on the worker
+    QVERIFY2(doc.error().isEmpty(), qPrintable(doc.error()));
+    CompareView view(&doc);
+    view.waitForB();
+    view.resize(900, 500);
+    view.grab();
+    int longest = 0, labels = 0;
+    for (const QCustomPlot* plot : view.findChildren<QCustomPlot*>())
+        for (const QCPAxis* axis : {plot->xAxis, plot->yAxis})
+            if (auto text = axis->ticker().dynamicCast<QCPAxisTickerText>())
+                for (const QString& label : text->ticks()) {
+                    longest = std::max(longest, int(label.size()));
+                    ++labels;
+                }
+    QVERIFY2(labels >= 20, qPrintable(QString::number(labels)));
+    QCOMPARE(longest, kTokenLabelChars);
 }
 
 // With a large model or long text B is computed on the thread pool; the map that arrives is B - A as the

@@ -2,6 +2,8 @@
 
 #include <QPainter>
 
+#include "common/matrixplot.h"
+
 namespace attnscope {
 
 NextTokenView::NextTokenView(QWidget* parent) : QWidget(parent)
@@ -74,7 +76,7 @@ void NextTokenView::paintMasked(QPainter& p, int y)
         const int x = 6 + c * columnWidth;
         QString where = tr("[MASK] at %1").arg(m.position);
         if (m.position > 0 && m.position - 1 < int(m_tokens.size()))
-            where += tr(" after “%1”").arg(QString::fromStdString(m_tokens[std::size_t(m.position - 1)]));
+            where += tr(" after “%1”").arg(tokenLabel(m_tokens[std::size_t(m.position - 1)]));
         QFont bold = font();
         bold.setBold(true);
         p.setFont(bold);

@@ -48,10 +48,21 @@ int labelSpacing(const QCPAxis* axis, int count, double lean)
 
 } // namespace
 
+QString tokenLabel(const std::string& token)
+{
+    // Only the characters that are kept are converted: the token may be very long.
+    const std::size_t bytes = std::min(token.size(), std::size_t(4 * kTokenLabelChars + 4));
+    QString label = QString::fromUtf8(token.data(), qsizetype(bytes));
+    if (bytes == token.size() && label.size() <= kTokenLabelChars) return label;
+    int keep = kTokenLabelChars - 1;
+    if (label.at(keep - 1).isHighSurrogate()) --keep;  // never half a character
+    return label.left(keep) + QChar(0x2026);
+}
+
 QStringList tokenLabels(const std::vector<std::string>& tokens)
 {
     QStringList labels;
-    for (const std::string& t : tokens) labels << QString::fromStdString(t);
+    for (const std::string& t : tokens) labels << tokenLabel(t);
     return labels;
 }
 

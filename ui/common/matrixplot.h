@@ -53,7 +53,12 @@ private:
     static constexpr double kMinLabelledSize = 9.0;  // font heights a plot needs each way to keep its labels
 };
 
-// Display strings of the snapshot's tokens, prefixed with their position ("0 the").
+// A token as an axis, a list or a caption shows it: at most kTokenLabelChars characters, a longer one cut with
+// "…". Text can hold a token of 100,000 characters; drawn whole at an angle, its label would be a picture of
+// gigabytes.
+constexpr int kTokenLabelChars = 24;
+QString tokenLabel(const std::string& token);
+// tokenLabel of each of the snapshot's tokens.
 QStringList tokenLabels(const std::vector<std::string>& tokens);
 
 } // namespace attnscope

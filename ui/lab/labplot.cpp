@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/colormap.h"
+#include "common/matrixplot.h"
 
 namespace attnscope::labplot {
 
@@ -144,7 +145,7 @@ void setTokenTicks(QCPAxis* keys, QCPAxis* queries, const std::vector<std::strin
     }
     QSharedPointer<QCPAxisTickerText> k(new QCPAxisTickerText), q(new QCPAxisTickerText);
     for (int i = 0; i < T; ++i) {
-        const QString label = QString::fromStdString(tokens[std::size_t(i)]);
+        const QString label = tokenLabel(tokens[std::size_t(i)]);
         k->addTick(i, label);
         q->addTick(T - 1 - i, label);  // the map's rows are flipped, so the labels are too
     }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/matrixplot.h"
 #include "lab/labdata.h"
 #include "common/refreshgate.h"
 
@@ -88,7 +89,7 @@ void ScoreHistogramView::refresh()
         m_rowBox->setRange(0, T - 1);
         m_rowBox->setValue(m_row);
     }
-    m_rowToken->setText(QStringLiteral("“%1”").arg(QString::fromStdString(snap->tokens.tokens[std::size_t(m_row)])));
+    m_rowToken->setText(QStringLiteral("“%1”").arg(tokenLabel(snap->tokens.tokens[std::size_t(m_row)])));
 
     const HeadDetail& d = snap->trace.detail;
     const KeyMask mask = snapshotMask(*snap);
@@ -137,7 +138,7 @@ void ScoreHistogramView::refresh()
             t->position->setCoords(m_scores[k], m_weights[k] + 0.03);
             t->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
             t->setRotation(-50);
-            t->setText(QString::fromStdString(snap->tokens.tokens[std::size_t(j)]));
+            t->setText(tokenLabel(snap->tokens.tokens[std::size_t(j)]));
             t->setColor(QColor(150, 70, 0));
             m_labels.push_back(t);
             ++k;

@@ -12,6 +12,7 @@
 #include <qcustomplot.h>
 
 #include "common/flowlayout.h"
+#include "common/matrixplot.h"
 
 namespace attnscope {
 
@@ -111,7 +112,7 @@ ResearchJob QkMapView::job(const SnapshotPtr& snapshot)
         const Model& model = *snapshot->model;
         auto r = std::make_shared<QkMapResult>();
         std::vector<std::vector<int>> sentences = {snapshot->tokens.ids};
-        for (const std::string& t : snapshot->tokens.tokens) r->labels.push_back(QString::fromStdString(t));
+        for (const std::string& t : snapshot->tokens.tokens) r->labels.push_back(tokenLabel(t));
         std::size_t total = snapshot->tokens.ids.size();
         // 1. File sentences in order while the total stays within the map's limit; the rest are counted.
         for (const QString& line : extra) {
@@ -124,7 +125,7 @@ ResearchJob QkMapView::job(const SnapshotPtr& snapshot)
             }
             total += t->ids.size();
             sentences.push_back(t->ids);
-            for (const std::string& s : t->tokens) r->labels.push_back(QString::fromStdString(s));
+            for (const std::string& s : t->tokens) r->labels.push_back(tokenLabel(s));
         }
         r->sentences = int(sentences.size());
         Result<QueryKeyMap> map = queryKeyMap(model, sentences, snapshot->settings, snapshot->focus);

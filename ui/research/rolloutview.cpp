@@ -83,7 +83,7 @@ void RolloutView::showResult(const SnapshotPtr& snapshot, const ResearchResultPt
         if (fresh) m_layer->setValue(m_layer->maximum());
         const int keep = m_token->currentIndex();
         m_token->clear();
-        for (int i = 0; i < int(m_tokens.size()); ++i) m_token->addItem(QStringLiteral("%1 %2").arg(i).arg(QString::fromStdString(m_tokens[std::size_t(i)])));
+        for (int i = 0; i < int(m_tokens.size()); ++i) m_token->addItem(QStringLiteral("%1 %2").arg(i).arg(tokenLabel(m_tokens[std::size_t(i)])));
         m_token->setCurrentIndex(keep >= 0 && keep < m_token->count() && !fresh ? keep : m_token->count() - 1);
     }
     showSelection();

@@ -1,4 +1,5 @@
 #include "steps/cellview.h"
+#include "common/matrixplot.h"
 #include "common/refreshgate.h"
 
 #include <QLabel>
@@ -40,7 +41,7 @@ QString number(double v) { return std::isfinite(v) ? QString::number(v, 'f', 4) 
 QString tokenAt(const Snapshot& snapshot, int index)
 {
     if (index < 0 || index >= int(snapshot.tokens.tokens.size())) return {};
-    return QString::fromStdString(snapshot.tokens.tokens[std::size_t(index)]);
+    return tokenLabel(snapshot.tokens.tokens[std::size_t(index)]);
 }
 
 CellView::CellView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)

@@ -190,11 +190,6 @@ private slots:
                 const QString where = QStringLiteral("%1 %2 | %3%4")
                                           .arg(size, QString::fromLatin1(QTest::currentDataTag()), tabTitle(tabs, t),
                                                views ? QStringLiteral(" / ") + tabTitle(views, v) : QString());
-                if (!shots.isEmpty()) {
-                    QString file = where;
-                    file.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9]+")), QStringLiteral("-"));
-                    w.grab().save(QDir(shots).filePath(file + QStringLiteral(".png")));
-                }
 
                 // The window is the screen's size or smaller: no part of it is off the screen.
                 if (w.width() > screen.width() || w.height() > screen.height())
@@ -216,6 +211,12 @@ private slots:
                     page = again;
                 }
                 for (const QString& p : page) problems << where + QStringLiteral(": ") + p;
+                // The picture is of the page as judged.
+                if (!shots.isEmpty()) {
+                    QString file = where;
+                    file.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9]+")), QStringLiteral("-"));
+                    w.grab().save(QDir(shots).filePath(file + QStringLiteral(".png")));
+                }
             }
         }
         if (presenter) {

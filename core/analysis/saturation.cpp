@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "analysis/stats.h"
+#include "model/forward.h"
 
 namespace attnscope {
 
@@ -61,7 +62,7 @@ KeyMask attentionMask(const AttentionSettings& settings, int tokens)
     KeyMask mask = KeyMask::Constant(tokens, tokens, false);  // (T, T)
     for (int i = 0; i < tokens; ++i)
         for (int j = 0; j < tokens; ++j)
-            mask(i, j) = (settings.mask == MaskKind::Causal && j > i) || settings.isBlocked(j);
+            mask(i, j) = isMaskedPair(settings, i, j);
     return mask;
 }
 

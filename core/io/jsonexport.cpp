@@ -45,7 +45,7 @@ nlohmann::ordered_json tokens(const TokenizedText& text)
 
 nlohmann::ordered_json settings(const AttentionSettings& s)
 {
-    nlohmann::ordered_json j = {{"mask", std::string(toString(s.mask))}, {"scaling", std::string(toString(s.scaling))},
+    nlohmann::ordered_json j = {{"mask", formatMask(maskSetting(s))}, {"scaling", std::string(toString(s.scaling))},
                         {"temperature", s.temperature}, {"positional", std::string(toString(s.positional))}};
     if (!s.blockedKeys.empty()) j["blocked_keys"] = s.blockedKeys;
     if (!s.ablated.empty()) {

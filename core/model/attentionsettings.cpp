@@ -60,6 +60,78 @@ Result<MaskKind> parseMask(std::string_view s)
     return Result<MaskKind>::fail("the mask must be 'causal' or 'none', not '" + std::string(s) + "'.");
 }
 
+namespace {
+
+// "window:64" -> 64 for the given name; fails with a sentence naming the whole setting.
+Result<int> maskPart(std::string_view part, std::string_view name, std::string_view whole)
+{
+    const std::string prefix = std::string(name) + ":";
+    int value = 0;
+    const std::string_view number = part.substr(prefix.size());
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (ec != std::errc() || end != number.data() + number.size() || number.empty() || value < 1 || value > 1'000'000)
+        return Result<int>::fail("the " + std::string(name) + " in the mask '" + std::string(whole) +
+                                 "' must be a whole number from 1 to 1000000.");
+    return Result<int>::ok(value);
+}
+
+} // namespace
+
+Result<MaskSetting> parseMaskSetting(std::string_view s)
+{
+    using R = Result<MaskSetting>;
+    if (s == "causal") return R::ok({MaskKind::Causal, 0, 0});
+    if (s == "none") return R::ok({MaskKind::None, 0, 0});
+    const std::string usage = "the mask must be 'causal', 'none', 'window:W' or 'sinks:K,window:W', not '" + std::string(s) + "'.";
+    MaskSetting m;
+    bool haveWindow = false, haveSinks = false;
+    std::string_view rest = s;
+    while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        const std::string_view part = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        if (comma != std::string_view::npos && rest.empty()) return R::fail(usage);
+        if (part.starts_with("window:") && !haveWindow) {
+            Result<int> w = maskPart(part, "window", s);
+            if (!w) return R::fail(w.error());
+            m.window = *w;
+            haveWindow = true;
+        } else if (part.starts_with("sinks:") && !haveSinks) {
+            Result<int> k = maskPart(part, "sinks", s);
+            if (!k) return R::fail(k.error());
+            m.sinks = *k;
+            haveSinks = true;
+        } else {
+            return R::fail(usage);
+        }
+    }
+    if (!haveWindow && !haveSinks) return R::fail(usage);  // nothing at all (an empty text)
+    if (!haveWindow)
+        return R::fail("attention sinks need a window: write 'sinks:K,window:W', not '" + std::string(s) + "'.");
+    return R::ok(m);
+}
+
+std::string formatMask(const MaskSetting& m)
+{
+    if (m.kind == MaskKind::None) return "none";
+    if (m.window <= 0) return "causal";
+    const std::string window = "window:" + std::to_string(m.window);
+    return m.sinks > 0 ? "sinks:" + std::to_string(m.sinks) + "," + window : window;
+}
+
+MaskSetting maskSetting(const AttentionSettings& s)
+{
+    if (s.mask == MaskKind::None) return {MaskKind::None, 0, 0};
+    return {MaskKind::Causal, std::max(0, s.window), s.window > 0 ? std::max(0, s.sinks) : 0};
+}
+
+void applyMask(AttentionSettings& s, const MaskSetting& m)
+{
+    s.mask = m.kind;
+    s.window = m.kind == MaskKind::Causal ? m.window : 0;
+    s.sinks = m.kind == MaskKind::Causal && m.window > 0 ? m.sinks : 0;
+}
+
 Result<Scaling> parseScaling(std::string_view s)
 {
     if (s == "sqrt-dk") return Result<Scaling>::ok(Scaling::SqrtDk);

@@ -24,6 +24,11 @@ struct AblatedHead {
 
 struct AttentionSettings {
     MaskKind mask = MaskKind::Causal;
+    // Under the causal mask only (ignored without it): a sliding window, in which query i sees keys
+    // i - window + 1 .. i (0: no window, every earlier key), and attention sinks, the first `sinks` keys,
+    // which every query sees as well (Xiao et al. 2023, StreamingLLM). Sinks need a window.
+    int window = 0;
+    int sinks = 0;
     std::vector<int> blockedKeys;  // key positions no query may attend to (the padding-mask demo), sorted, unique
     Scaling scaling = Scaling::SqrtDk;
     double temperature = 1.0;      // scores are further divided by this; must be > 0
@@ -43,6 +48,8 @@ struct AttentionSettings {
     // The factor m in scores_used = m * Q K^T.
     double multiplier(int dHead) const;
     bool isBlocked(int key) const;
+    // True when the causal mask is on with a window: keys more than window - 1 before a query are hidden.
+    bool hasWindow() const { return mask == MaskKind::Causal && window > 0; }
     // tokenLimit resolved against a model's context.
     int effectiveTokenLimit(int contextLength) const;
     bool isAblated(int layer, int head) const;
@@ -56,6 +63,20 @@ std::string_view toString(Scaling);
 std::string_view toString(PositionalOverride);
 std::string_view toString(AblationMode);
 Result<MaskKind> parseMask(std::string_view);
+// The whole mask setting, as the CLI, scenes and exports write it.
+struct MaskSetting {
+    MaskKind kind = MaskKind::Causal;
+    int window = 0;
+    int sinks = 0;
+    bool operator==(const MaskSetting&) const = default;
+};
+// "causal", "none", "window:W" or "sinks:K,window:W" (either order; W and K whole numbers from 1 to 1,000,000).
+// A window or sinks imply the causal mask.
+Result<MaskSetting> parseMaskSetting(std::string_view);
+// Back to that text: "causal", "none", "window:64", "sinks:4,window:64". A window is dropped under "none".
+std::string formatMask(const MaskSetting&);
+MaskSetting maskSetting(const AttentionSettings&);
+void applyMask(AttentionSettings&, const MaskSetting&);
 Result<Scaling> parseScaling(std::string_view);
 Result<PositionalOverride> parsePositional(std::string_view);
 Result<double> parseTemperature(std::string_view);

@@ -280,6 +280,18 @@ namespace {
 // saved (about half of it at 1,024 tokens), large enough for Eigen's kernels to run at speed.
 constexpr Eigen::Index kCausalBlockRows = 64;
 
+// The sliding window's part of the mask on a block of score rows: row r is query row0 + r, and its keys
+// from `sinks` up to query - window (the ones neither in the window nor sinks) become -inf.
+void maskOutsideWindow(const AttentionSettings& settings, Eigen::Index row0, Eigen::Ref<Matrix> scores)
+{
+    if (!settings.hasWindow()) return;
+    const Eigen::Index sinks = settings.sinks, window = settings.window;
+    for (Eigen::Index r = 0; r < scores.rows(); ++r) {
+        const Eigen::Index last = std::min<Eigen::Index>(row0 + r - window, scores.cols() - 1);  // last hidden key
+        if (last >= sinks) scores.row(r).segment(sinks, last - sinks + 1).setConstant(kNegInf);
+    }
+}
+
 // The causal mask without computing what it discards: the queries of rows [r0, r1) see keys [0, r1) only,
 // so each row block multiplies by that prefix of K and V, and the weights to its right are set to zero.
 // The same arithmetic as the whole-matrix path for every weight that is not masked.
@@ -295,6 +307,7 @@ void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matr
         s *= multiplier;
         // Inside the block's diagonal square, key j is masked for query i when j > i.
         s.rightCols(rows).triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
+        maskOutsideWindow(settings, r0, s);
         for (int key : settings.blockedKeys)
             if (key < r1) s.col(key).setConstant(kNegInf);
         maskedSoftmax(s, weights.block(r0, 0, rows, r1));
@@ -324,6 +337,7 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
     if (capture) capture->scaled = scores;
     // The same pairs isMaskedPair names, set a triangle and a column at a time.
     if (settings.mask == MaskKind::Causal) scores.triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
+    maskOutsideWindow(settings, 0, scores);
     for (int key : settings.blockedKeys)
         if (key < Tk) scores.col(key).setConstant(kNegInf);
     if (capture) capture->masked = scores;
@@ -371,6 +385,10 @@ Status checkInput(const Model& model, const std::vector<int>& ids, const Attenti
     } else if (!std::isfinite(*settings.multiplierOverride)) {
         return Status::failure("the score multiplier must be a finite number.");
     }
+    if (settings.window < 0 || settings.sinks < 0)
+        return Status::failure("the window and the number of sinks cannot be negative.");
+    if (!settings.hasWindow() && settings.mask == MaskKind::Causal && settings.sinks > 0)
+        return Status::failure("attention sinks need a window (sinks:K,window:W).");
     for (const AblatedHead& a : settings.ablated)
         if (a.layer < 0 || a.layer >= c.layers || a.head < 0 || a.head >= c.heads)
             return Status::failure("there is no head " + std::to_string(a.layer) + "." + std::to_string(a.head) + " to ablate (the model has " +

@@ -118,7 +118,12 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
 // True where query i may not look at key j under these settings.
 inline bool isMaskedPair(const AttentionSettings& settings, Eigen::Index i, Eigen::Index j)
 {
-    return (settings.mask == MaskKind::Causal && j > i) || settings.isBlocked(static_cast<int>(j));
+    if (settings.mask == MaskKind::Causal) {
+        if (j > i) return true;
+        // Outside the window and not a sink.
+        if (settings.window > 0 && j <= i - settings.window && j >= settings.sinks) return true;
+    }
+    return settings.isBlocked(static_cast<int>(j));
 }
 
 // Row-wise softmax of `masked` into `weights`, subtracting each row's max for stability. Entries of -inf

@@ -14,6 +14,15 @@ std::string counterfactualNote(const ModelConfig& config, MaskKind mask)
                          : "counterfactual: the model was trained without a mask";
 }
 
+std::string counterfactualNote(const ModelConfig& config, const AttentionSettings& settings)
+{
+    if (!settings.hasWindow()) return counterfactualNote(config, settings.mask);
+    const std::string window = "a window of " + std::to_string(settings.window) +
+                               (settings.sinks > 0 ? " keys and " + std::to_string(settings.sinks) + (settings.sinks == 1 ? " sink" : " sinks")
+                                                   : std::string(" keys"));
+    return "counterfactual: " + window + ", but the model was trained seeing its whole context";
+}
+
 std::string trainingDescription(const ModelConfig& config)
 {
     return config.causal ? "decoder, trained with the causal mask" : "encoder, trained bidirectional (no mask)";

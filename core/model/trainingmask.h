@@ -14,6 +14,9 @@ MaskKind trainingMask(const ModelConfig& config);
 
 // One short sentence when `mask` is not the mask the model was trained with; empty when it is.
 std::string counterfactualNote(const ModelConfig& config, MaskKind mask);
+// The same for the whole setting: a sliding window (with or without sinks) is a counterfactual for every
+// model AttnScope loads, since each was trained seeing its whole context.
+std::string counterfactualNote(const ModelConfig& config, const AttentionSettings& settings);
 
 // "encoder, trained bidirectional (no mask)" or "decoder, trained with the causal mask".
 std::string trainingDescription(const ModelConfig& config);

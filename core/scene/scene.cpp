@@ -67,7 +67,11 @@ public:
         if (!v) return true;
         if (!v->is_string()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not a name");
         Result<T> r = parse(v->get_ref<const std::string&>());
-        if (!r) return fail("says: " + r.error());
+        if (!r) {  // the parser's sentence, without its full stop: fail() ends the whole one
+            std::string why = r.error();
+            if (why.ends_with('.')) why.pop_back();
+            return fail("says: " + why);
+        }
         out = *r;
         return true;
     }
@@ -115,11 +119,13 @@ Result<AttentionSettings> readSettings(const json& v, const std::string& where)
     if (!v.is_object()) return R::fail(where + " gives \"settings\" as " + quoteJsonValue(v) + ", which is not an object.");
     Reader r(v, "the \"settings\" of " + where);
     AttentionSettings s;
+    MaskSetting mask;
     const bool ok = r.checkKeys({"mask", "scaling", "temperature", "positional", "blocked_keys", "ablate", "ablate_mode", "token_limit"}) &&
-                    r.choice("mask", parseMask, s.mask) && r.choice("scaling", parseScaling, s.scaling) &&
+                    r.choice("mask", parseMaskSetting, mask) && r.choice("scaling", parseScaling, s.scaling) &&
                     r.temperature("temperature", s.temperature) && r.choice("positional", parsePositional, s.positional) &&
                     r.choice("ablate", parseAblatedList, s.ablated) && r.choice("ablate_mode", parseAblationMode, s.ablationMode);
     if (!ok) return R::fail(r.error());
+    applyMask(s, mask);
     if (const json* limit = r.find("token_limit"); limit && !r.integer(*limit, "\"token_limit\"", 0, 1'000'000, s.tokenLimit))
         return R::fail(r.error());
     if (const json* keys = r.find("blocked_keys")) {
@@ -165,7 +171,7 @@ Result<CompareBSettings> readCompareB(const json& v, const std::string& where)
 
 nlohmann::ordered_json settingsJson(const AttentionSettings& s)
 {
-    nlohmann::ordered_json j = {{"mask", std::string(toString(s.mask))},
+    nlohmann::ordered_json j = {{"mask", formatMask(maskSetting(s))},
                                 {"scaling", std::string(toString(s.scaling))},
                                 {"temperature", s.temperature},
                                 {"positional", std::string(toString(s.positional))},

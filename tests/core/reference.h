@@ -56,9 +56,10 @@ inline double activation(Activation kind, double x)
     return x;
 }
 
-// Attention weights for every layer and head: result[layer][head] is (T, T).
-inline std::vector<std::vector<Grid>> attention(const Model& model, const std::vector<int>& ids,
-                                                const AttentionSettings& s)
+// The residual stream leaving the last block (T, D); every layer's and head's attention weights into
+// `weights` when given: (*weights)[layer][head] is (T, T).
+inline Grid residual(const Model& model, const std::vector<int>& ids, const AttentionSettings& s,
+                     std::vector<std::vector<Grid>>* weights)
 {
     const ModelConfig& c = model.config;
     const int T = int(ids.size()), D = c.dModel, Dh = c.dHead;
@@ -83,7 +84,6 @@ inline std::vector<std::vector<Grid>> attention(const Model& model, const std::v
     if (s.multiplierOverride) m = *s.multiplierOverride;
     else m = (s.scaling == Scaling::SqrtDk ? 1.0 / std::sqrt(double(Dh)) : 1.0) / s.temperature;
 
-    std::vector<std::vector<Grid>> result;
     for (const LayerWeights& lw : model.weights.layers) {
         const bool pre = c.norm == NormPlacement::PreLN;
         const Grid x = pre ? layerNorm(h, lw.ln1Gain, lw.ln1Bias, c.layerNormEps) : h;
@@ -96,7 +96,9 @@ inline std::vector<std::vector<Grid>> attention(const Model& model, const std::v
                 std::vector<double> row(std::size_t(T), -std::numeric_limits<double>::infinity());
                 double best = -std::numeric_limits<double>::infinity();
                 for (int j = 0; j < T; ++j) {
-                    const bool masked = (s.mask == MaskKind::Causal && j > i) || s.isBlocked(j);
+                    // Causal: no later key; a window of W keeps keys i-W+1..i, and the first K keys as sinks.
+                    const bool outsideWindow = s.window > 0 && i - j >= s.window && j >= s.sinks;
+                    const bool masked = (s.mask == MaskKind::Causal && (j > i || outsideWindow)) || s.isBlocked(j);
                     if (masked) continue;
                     double dot = 0.0;
                     for (int e = 0; e < Dh; ++e) dot += q[std::size_t(i)][std::size_t(hd * Dh + e)] * k[std::size_t(j)][std::size_t(hd * Dh + e)];
@@ -116,7 +118,7 @@ inline std::vector<std::vector<Grid>> attention(const Model& model, const std::v
                 }
             heads.push_back(std::move(w));
         }
-        result.push_back(std::move(heads));
+        if (weights) weights->push_back(std::move(heads));
         const Grid attn = affine(concat, lw.wo, lw.bo);
         for (int t = 0; t < T; ++t)
             for (int d = 0; d < D; ++d) h[std::size_t(t)][std::size_t(d)] += attn[std::size_t(t)][std::size_t(d)];
@@ -129,7 +131,41 @@ inline std::vector<std::vector<Grid>> attention(const Model& model, const std::v
             for (int d = 0; d < D; ++d) h[std::size_t(t)][std::size_t(d)] += ff[std::size_t(t)][std::size_t(d)];
         if (!pre) h = layerNorm(h, lw.ln2Gain, lw.ln2Bias, c.layerNormEps);
     }
+    return h;
+}
+
+// Attention weights for every layer and head: result[layer][head] is (T, T).
+inline std::vector<std::vector<Grid>> attention(const Model& model, const std::vector<int>& ids,
+                                                const AttentionSettings& s)
+{
+    std::vector<std::vector<Grid>> result;
+    residual(model, ids, s, &result);
     return result;
+}
+
+// Mean over t < T-1 of -ln p(ids[t+1] | the text under the settings), in nats, for a GPT-2-layout model
+// with a tied unembedding: the final layer norm (pre-LN models), logits against every token's embedding,
+// and a log-softmax, all in double.
+inline double meanNextTokenLoss(const Model& model, const std::vector<int>& ids, const AttentionSettings& s)
+{
+    Grid h = residual(model, ids, s, nullptr);
+    if (model.config.norm == NormPlacement::PreLN) h = layerNorm(h, model.weights.lnfGain, model.weights.lnfBias, model.config.layerNormEps);
+    const Matrix& E = model.weights.tokenEmbedding;  // (V, D)
+    double total = 0.0;
+    for (std::size_t t = 0; t + 1 < ids.size(); ++t) {
+        std::vector<double> logits(std::size_t(E.rows()));
+        double best = -std::numeric_limits<double>::infinity();
+        for (Eigen::Index v = 0; v < E.rows(); ++v) {
+            double dot = 0.0;
+            for (Eigen::Index d = 0; d < E.cols(); ++d) dot += h[t][std::size_t(d)] * E(v, d);
+            logits[std::size_t(v)] = dot;
+            best = std::max(best, dot);
+        }
+        double sum = 0.0;
+        for (double l : logits) sum += std::exp(l - best);
+        total += best + std::log(sum) - logits[std::size_t(ids[t + 1])];
+    }
+    return ids.size() < 2 ? 0.0 : total / double(ids.size() - 1);
 }
 
 } // namespace attnscope::reference

@@ -8,6 +8,7 @@
 #include "model/randommodel.h"
 #include "compute/threadpool.h"
 #include "reference.h"
+#include "tracecompare.h"
 #include "analysis/stats.h"
 
 using namespace attnscope;
@@ -30,17 +31,9 @@ std::vector<int> idsOf(const Model& model, const char* text)
 
 // The largest difference between the pass's weights and the plain-loop reference's, over every layer,
 // head and pair.
-double worstAgainstReference(const Model& model, const std::vector<int>& ids, const AttentionSettings& s,
-                             const ForwardTrace& fast)
+double worstAgainstReference(const Model& model, const std::vector<int>& ids, const AttentionSettings& s, const ForwardTrace& fast)
 {
-    const auto slow = reference::attention(model, ids, s);
-    double worst = 0.0;
-    for (int l = 0; l < model.config.layers; ++l)
-        for (int h = 0; h < model.config.heads; ++h)
-            for (std::size_t i = 0; i < ids.size(); ++i)
-                for (std::size_t j = 0; j < ids.size(); ++j)
-                    worst = std::max(worst, std::abs(fast.weights(l, h)(Eigen::Index(i), Eigen::Index(j)) - slow[l][h][i][j]));
-    return worst;
+    return tracecompare::worstDifference(fast, reference::attention(model, ids, s));
 }
 
 } // namespace

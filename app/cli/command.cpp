@@ -51,7 +51,9 @@ Options& Options::text()
 
 Options& Options::settings()
 {
-    value("--mask", "causal|none", "the attention mask (by default the model's own: causal for GPT-2, none for BERT)");
+    value("--mask", "MASK",
+          "the attention mask: causal, none, window:W (each query sees itself and the W-1 keys before it) or "
+          "sinks:K,window:W (the first K keys as well); by default the model's own, causal for GPT-2, none for BERT");
     value("--block-keys", "3,5", "key positions no query may attend to");
     value("--scaling", "sqrt-dk|none", "divide the scores by sqrt(d_k) or not (sqrt-dk by default)");
     value("--temperature", "T", "further divide the scores by T > 0 (1 by default)");

@@ -47,7 +47,7 @@ ModelPtr openModel(const Args& args)
 AttentionSettings readSettings(const Args& args, AttentionSettings base)
 {
     AttentionSettings s = std::move(base);
-    if (args.has("--mask")) s.mask = orFail(parseMask(args.get("--mask")));
+    if (args.has("--mask")) applyMask(s, orFail(parseMaskSetting(args.get("--mask"))));
     if (args.has("--block-keys")) s.blockedKeys = orFail(parseBlockedKeys(args.get("--block-keys")));
     if (args.has("--scaling")) s.scaling = orFail(parseScaling(args.get("--scaling")));
     if (args.has("--temperature")) s.temperature = orFail(parseTemperature(args.get("--temperature")));

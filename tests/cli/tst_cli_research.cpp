@@ -12,6 +12,7 @@
 #include "model/forward.h"
 #include "research/ablation.h"
 #include "research/headroles.h"
+#include "research/nexttokenloss.h"
 #include "research/rollout.h"
 
 using namespace attnscope;
@@ -42,6 +43,7 @@ private slots:
     void importanceShapeAndNumbers();
     void rolloutShapeAndNumbers();
     void attentionWithAblation();
+    void perplexityUnderWindowsAndSinks();
     void errors_data();
     void errors();
     void renderResearchViews_data();
@@ -164,6 +166,29 @@ void TestCliResearch::attentionWithAblation()
     QVERIFY(!parse(runCli({"attention", "--text", "a b"}))["settings"].toObject().contains("ablate"));
 }
 
+// perplexity prints the core's loss under each mask; a window that drops the first tokens changes it.
+void TestCliResearch::perplexityUnderWindowsAndSinks()
+{
+    ModelPtr m = model();
+    double causalNll = 0.0;
+    for (const char* mask : {"causal", "window:3", "sinks:2,window:3"}) {
+        const Run r = runCli({"perplexity", "--model", kSpec, "--text", kText, "--mask", mask});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.startsWith("{\"tokens\":"));
+        QVERIFY(r.out.indexOf("\"nll\"") < r.out.indexOf("\"perplexity\""));
+        const QJsonObject o = parse(r);
+        QCOMPARE(o.keys().size(), 3);
+        QCOMPARE(o["tokens"].toInt(), int(ids(*m).size()));
+        AttentionSettings s;
+        applyMask(s, *parseMaskSetting(mask));
+        const double expected = *sentenceLoss(*m, ids(*m), s);
+        QVERIFY2(std::abs(o["nll"].toDouble() - expected) < 1e-9, mask);
+        QVERIFY2(std::abs(o["perplexity"].toDouble() - std::exp(expected)) < 1e-9 * std::exp(expected), mask);
+        if (std::string(mask) == "causal") causalNll = expected;
+        else QVERIFY2(std::abs(expected - causalNll) > 1e-6, mask);
+    }
+}
+
 void TestCliResearch::errors_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -175,6 +200,10 @@ void TestCliResearch::errors_data()
     QTest::newRow("importance of one token") << QStringList{"importance", "--model", "random", "--text", "one"} << 1 << "two tokens";
     QTest::newRow("importance without text") << QStringList{"importance"} << 2 << "--text";
     QTest::newRow("rollout without text") << QStringList{"rollout"} << 2 << "--text";
+    QTest::newRow("perplexity of one token") << QStringList{"perplexity", "--model", "random", "--text", "one"} << 1 << "at least two tokens";
+    QTest::newRow("perplexity without text") << QStringList{"perplexity"} << 2 << "--text";
+    QTest::newRow("window of zero") << QStringList{"perplexity", "--text", "a b", "--mask", "window:0"} << 2 << "window";
+    QTest::newRow("sinks without a window") << QStringList{"attention", "--text", "a b", "--mask", "sinks:4"} << 2 << "need a window";
     QTest::newRow("heads seed not a number") << QStringList{"heads", "--seed", "x"} << 2 << "--seed";
     QTest::newRow("heads unknown option") << QStringList{"heads", "--layer", "0"} << 2 << "--layer";
     QTest::newRow("ablation on trace past the model") << QStringList{"trace", "--text", "a", "--layer", "0", "--head", "0", "--ablate", "0.9"} << 1 << "no head 0.9";

@@ -1,0 +1,35 @@
+// attnscope-cli perplexity: how well a decoder predicts a text under the given settings, as the mean
+// negative log-likelihood of each next token (nats) and its exponential. With --mask window:W against
+// --mask sinks:K,window:W it shows what keeping the first keys is worth (StreamingLLM's comparison).
+#include <cmath>
+
+#include "common.h"
+#include "research/nexttokenloss.h"
+
+namespace attnscope::cli {
+namespace {
+
+void declare(Options& o)
+{
+    o.model().text().settings();
+}
+
+int run(const Args& args)
+{
+    const Input in = readInput(args);
+    if (!in.model->config.causal)
+        throw Failure{kExitInput, "perplexity needs a decoder that predicts the next token; " + in.model->config.name +
+                                      " is an encoder (" + in.model->config.architecture + ")."};
+    if (in.tokens.ids.size() < 2)
+        throw Failure{kExitInput, "perplexity needs a text of at least two tokens; this one has " +
+                                      std::to_string(in.tokens.ids.size()) + "."};
+    const double nll = orFail(sentenceLoss(*in.model, in.tokens.ids, in.settings), kExitInput);
+    print({{"tokens", in.tokens.ids.size()}, {"nll", nll}, {"perplexity", std::exp(nll)}});
+    return 0;
+}
+
+const bool registered = registerCommand(
+    {"perplexity", "the mean next-token loss of a text (nats) and its perplexity, under the settings given", declare, run});
+
+} // namespace
+} // namespace attnscope::cli

@@ -65,6 +65,7 @@ private slots:
     void opensAGpt2FolderAndShowsItsNumbers();
     void menuOpenLoadsInTheBackgroundAndTheNewestWins();
     void causalOffAndOnZeroesUpperTriangle();
+    void windowAndSinksHideTheKeysTheySay();
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();
     void clickingGridCellFocusesHead();
@@ -265,6 +266,40 @@ void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
         }
     const double worst = worstDifference(*map, coreTrace(*w.document()), w.document()->focus());
     QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+}
+
+// The Window and Sinks boxes: the heatmap greys exactly the pairs the core masks, its numbers are the core's,
+// the note calls it a counterfactual, and switching the causal mask off and on keeps the window.
+void TestMainWindow::windowAndSinksHideTheKeysTheySay()
+{
+    MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
+    w.sentenceEdit()->setText(kSentence);
+    HeatmapView* map = w.heatmap();
+    QVERIFY(!w.controls()->sinksBox()->isEnabled());
+    w.controls()->windowBox()->setValue(3);
+    QCOMPARE(w.document()->settings().window, 3);
+    QVERIFY(w.controls()->sinksBox()->isEnabled());
+    w.controls()->sinksBox()->setValue(1);
+    QCOMPARE(w.document()->settings().sinks, 1);
+    for (int q = 0; q < 9; ++q)
+        for (int k = 0; k < 9; ++k) {
+            const bool hidden = k > q || (k >= 1 && k <= q - 3);  // by hand: sink 0, window q-2..q
+            QVERIFY2(map->isMaskedCell(q, k) == hidden, qPrintable(QStringLiteral("query %1, key %2").arg(q).arg(k)));
+            if (hidden) QVERIFY(map->cellValue(q, k) == 0.0);
+        }
+    const double worst = worstDifference(*map, coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    QVERIFY2(w.controls()->maskNote()->text().contains(QStringLiteral("window of 3 keys and 1 sink")), qPrintable(w.controls()->maskNote()->text()));
+
+    w.controls()->causalBox()->click();
+    QVERIFY(!w.controls()->windowBox()->isEnabled());
+    QVERIFY(!map->isMaskedCell(8, 1));
+    w.controls()->causalBox()->click();
+    QVERIFY(map->isMaskedCell(8, 1) && !map->isMaskedCell(8, 0));
+    w.controls()->windowBox()->setValue(0);
+    QCOMPARE(w.document()->settings().sinks, 0);
+    QVERIFY(!map->isMaskedCell(8, 1));
 }
 
 void TestMainWindow::clickingChipBlocksKey()

@@ -108,7 +108,7 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     if (snapshot && snapshot->model) {
         m_titleParts << tr("Layer %1 · head %2").arg(m_head.layer).arg(m_head.head) << settingsSummary(snapshot->settings);
         // A mask other than the one the model was trained with (GPT-2 unmasked, BERT causal) is a counterfactual.
-        const std::string note = counterfactualNote(snapshot->model->config, snapshot->settings.mask);
+        const std::string note = counterfactualNote(snapshot->model->config, snapshot->settings);
         if (!note.empty()) m_titleParts << QString::fromStdString(note);
     }
     fitTitle();

@@ -168,6 +168,15 @@ void Document::setMask(MaskKind mask)
     setSettings(s);
 }
 
+void Document::setWindow(int window, int sinks)
+{
+    // Kept under "no mask" too, where they mean nothing, so they are back when the causal mask is.
+    AttentionSettings s = m_settings;
+    s.window = std::max(0, window);
+    s.sinks = window > 0 ? std::max(0, sinks) : 0;
+    setSettings(s);
+}
+
 void Document::setScaling(Scaling scaling)
 {
     AttentionSettings s = m_settings;

@@ -87,6 +87,8 @@ public slots:
     void setModel(attnscope::ModelPtr model, const QString& spec = QString());
     void setSettings(const attnscope::AttentionSettings& settings);
     void setMask(attnscope::MaskKind mask);
+    // The sliding window and its sinks under the causal mask (0, 0: none; see AttentionSettings).
+    void setWindow(int window, int sinks);
     void setScaling(attnscope::Scaling scaling);
     void setTemperature(double temperature);
     void setPositional(attnscope::PositionalOverride positional);

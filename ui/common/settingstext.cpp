@@ -5,10 +5,19 @@
 
 namespace attnscope {
 
+QString maskSummary(const AttentionSettings& s)
+{
+    if (s.mask == MaskKind::None) return QObject::tr("no mask");
+    if (!s.hasWindow()) return QObject::tr("causal mask");
+    const QString window = QObject::tr("window of %1").arg(s.window);
+    if (s.sinks == 0) return window;
+    return s.sinks == 1 ? QObject::tr("%1 + 1 sink").arg(window) : QObject::tr("%1 + %2 sinks").arg(window).arg(s.sinks);
+}
+
 QString settingsSummary(const AttentionSettings& s)
 {
     QStringList parts;
-    parts << (s.mask == MaskKind::Causal ? QObject::tr("causal mask") : QObject::tr("no mask"));
+    parts << maskSummary(s);
     parts << (s.scaling == Scaling::SqrtDk ? QObject::tr("÷√dₖ") : QObject::tr("unscaled"));
     parts << QObject::tr("T = %1").arg(s.temperature, 0, 'f', 2);
     if (s.positional != PositionalOverride::Default)

@@ -8,5 +8,7 @@
 namespace attnscope {
 
 QString settingsSummary(const AttentionSettings& settings);
+// The mask alone: "causal mask", "no mask", "window of 64", "window of 64 + 4 sinks".
+QString maskSummary(const AttentionSettings& settings);
 
 } // namespace attnscope

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "common/flowlayout.h"
+#include "common/settingstext.h"
 #include "drawing/cellmap.h"
 #include "drawing/colorbar.h"
 #include "common/colormap.h"
@@ -77,7 +78,7 @@ namespace {
 QString describe(const AttentionSettings& s)
 {
     QString text = QStringLiteral("%1, %2, temp. %3")
-                       .arg(s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("unmasked"))
+                       .arg(s.hasWindow() ? maskSummary(s) : s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("unmasked"))
                        .arg(s.scaling == Scaling::SqrtDk ? QStringLiteral("÷√dₖ") : QStringLiteral("unscaled"))
                        .arg(s.temperature, 0, 'g', 3);
     if (!s.blockedKeys.empty()) text += QStringLiteral(", keys blocked");
@@ -204,7 +205,7 @@ QString CompareView::bText() const
 QString CompareView::counterfactualNote(const Snapshot& snapshot)
 {
     if (!snapshot.model) return QString();
-    return QString::fromStdString(attnscope::counterfactualNote(snapshot.model->config, snapshot.settings.mask));
+    return QString::fromStdString(attnscope::counterfactualNote(snapshot.model->config, snapshot.settings));
 }
 
 double CompareView::differenceCell(int query, int key) const { return labplot::heatmapCell(m_paneDiff->map, query, key); }

@@ -49,8 +49,19 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     m_clearBlocked = new QPushButton(tr("Clear &blocked keys"), maskGroup);
     m_maskNote = new QLabel(maskGroup);
     m_maskNote->setWordWrap(true);
+    m_window = new QSpinBox(maskGroup);
+    m_window->setRange(0, 1'000'000);
+    m_window->setSpecialValueText(tr("whole past"));
+    m_window->setSuffix(tr(" keys"));
+    m_sinks = new QSpinBox(maskGroup);
+    m_sinks->setRange(0, 1'000'000);
+    m_sinks->setSpecialValueText(tr("none"));
+    auto* windowForm = new QFormLayout;
+    windowForm->addRow(tr("&Window"), m_window);
+    windowForm->addRow(tr("Sin&ks"), m_sinks);
     auto* maskBox = new QVBoxLayout(maskGroup);
     maskBox->addWidget(m_causal);
+    maskBox->addLayout(windowForm);
     maskBox->addWidget(m_maskNote);
     maskBox->addWidget(m_clearBlocked);
 
@@ -90,6 +101,10 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     m_head->setToolTip(tr("Which head of the layer to show: each head has its own query, key and value projections and so its own pattern."));
     m_causal->setObjectName(QStringLiteral("causal"));
     m_causal->setToolTip(tr("The causal mask: a token may attend only to itself and earlier tokens, as when a decoder writes text left to right."));
+    m_window->setObjectName(QStringLiteral("mask-window"));
+    m_window->setToolTip(tr("A sliding window under the causal mask, as Mistral uses: each query sees itself and the keys just before it, this many in all."));
+    m_sinks->setObjectName(QStringLiteral("mask-sinks"));
+    m_sinks->setToolTip(tr("Attention sinks: the first keys, which every query sees beside the window (models pile spare attention on them, and hiding them can break a model)."));
     m_clearBlocked->setObjectName(QStringLiteral("clear-blocked"));
     m_clearBlocked->setToolTip(tr("Unblock every key: blocking a token (click its chip) hides it from every query, as a padding mask hides padding."));
     m_sqrtDk->setObjectName(QStringLiteral("sqrt-dk"));
@@ -104,6 +119,8 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     connect(m_head, &QSpinBox::valueChanged, this, [this](int h) { m_document->setFocus({m_document->focus().layer, h}); });
     connect(m_causal, &QCheckBox::toggled, this,
             [this](bool on) { m_document->setMask(on ? MaskKind::Causal : MaskKind::None); });
+    connect(m_window, &QSpinBox::valueChanged, this, [this](int w) { m_document->setWindow(w, m_sinks->value()); });
+    connect(m_sinks, &QSpinBox::valueChanged, this, [this](int k) { m_document->setWindow(m_window->value(), k); });
     connect(m_clearBlocked, &QPushButton::clicked, m_document, &Document::clearBlockedKeys);
     connect(m_sqrtDk, &QCheckBox::toggled, this,
             [this](bool on) { m_document->setScaling(on ? Scaling::SqrtDk : Scaling::None); });
@@ -127,9 +144,11 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
 
 void ControlPanel::showModel(const ModelPtr& model)
 {
-    const QSignalBlocker b1(m_layer), b2(m_head), b3(m_positional);
+    const QSignalBlocker b1(m_layer), b2(m_head), b3(m_positional), b4(m_window), b5(m_sinks);
     m_layer->setRange(0, model ? model->config.layers - 1 : 0);
     m_head->setRange(0, model ? model->config.heads - 1 : 0);
+    m_window->setMaximum(model ? model->config.contextLength : 1'000'000);
+    m_sinks->setMaximum(model ? model->config.contextLength : 1'000'000);
     m_positional->clear();
     QString native = model ? QString::fromUtf8(toString(model->config.positional)) : QString();
     m_positional->addItem(tr("Model default (%1)").arg(native), int(PositionalOverride::Default));
@@ -144,11 +163,15 @@ void ControlPanel::showModel(const ModelPtr& model)
 
 void ControlPanel::showSettings(const AttentionSettings& s)
 {
-    const QSignalBlocker b1(m_causal), b2(m_sqrtDk), b3(m_temperature), b4(m_positional);
+    const QSignalBlocker b1(m_causal), b2(m_sqrtDk), b3(m_temperature), b4(m_positional), b5(m_window), b6(m_sinks);
     m_causal->setChecked(s.mask == MaskKind::Causal);
+    m_window->setValue(s.window);
+    m_sinks->setValue(s.sinks);
+    m_window->setEnabled(s.mask == MaskKind::Causal);
+    m_sinks->setEnabled(s.hasWindow());
     // The model's training mask, and a warning colour when the view departs from it.
     const ModelPtr& model = m_document->model();
-    const QString note = model ? QString::fromStdString(counterfactualNote(model->config, s.mask)) : QString();
+    const QString note = model ? QString::fromStdString(counterfactualNote(model->config, s)) : QString();
     const QString trained = model ? (model->config.causal ? tr("Trained causal (%1).") : tr("Trained bidirectional, no mask (%1)."))
                                         .arg(QString::fromStdString(model->config.architecture))
                                   : QString();

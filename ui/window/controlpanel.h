@@ -31,6 +31,8 @@ public:
     QCheckBox* causalBox() const { return m_causal; }
     // How the model was trained and, when the mask differs, that the view is a counterfactual.
     QLabel* maskNote() const { return m_maskNote; }
+    QSpinBox* windowBox() const { return m_window; }
+    QSpinBox* sinksBox() const { return m_sinks; }
     QCheckBox* sqrtDkBox() const { return m_sqrtDk; }
     QSlider* temperatureSlider() const { return m_temperature; }
     QLabel* temperatureLabel() const { return m_temperatureLabel; }
@@ -47,6 +49,8 @@ private:
     QSpinBox* m_head;
     QCheckBox* m_causal;
     QLabel* m_maskNote;
+    QSpinBox* m_window;
+    QSpinBox* m_sinks;
     QPushButton* m_clearBlocked;
     QCheckBox* m_sqrtDk;
     QSlider* m_temperature;

@@ -294,25 +294,47 @@ void maskOutsideWindow(const AttentionSettings& settings, Eigen::Index row0, Eig
 
 // The causal mask without computing what it discards: the queries of rows [r0, r1) see keys [0, r1) only,
 // so each row block multiplies by that prefix of K and V, and the weights to its right are set to zero.
-// The same arithmetic as the whole-matrix path for every weight that is not masked.
+// Under a sliding window a block sees only the band [lo, r1), lo = r0 - window + 1, and the sinks before
+// it: their scores sit side by side in the scratch (sinks, then band), and their weights are moved to
+// their own columns after the softmax. The same arithmetic as the whole-matrix path for every weight that
+// is not masked.
 void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                   const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
                   Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, ProductScratch& scratch)
 {
     const Eigen::Index T = q.rows();
+    const bool window = settings.hasWindow();
     for (Eigen::Index r0 = 0; r0 < T; r0 += kCausalBlockRows) {
         const Eigen::Index rows = std::min(kCausalBlockRows, T - r0), r1 = r0 + rows;
-        auto s = scores.block(r0, 0, rows, r1);  // (rows, r1)
-        multiplyTransposedInto(q.middleRows(r0, rows), k.topRows(r1), s, scratch);
+        const Eigen::Index lo = window ? std::max<Eigen::Index>(0, r0 - settings.window + 1) : 0;  // the band's first key
+        const Eigen::Index sinks = window ? std::min<Eigen::Index>(settings.sinks, lo) : 0;     // sinks before the band
+        const Eigen::Index band = r1 - lo, n = sinks + band;
+        auto s = scores.block(r0, 0, rows, n);  // (rows, sinks + band)
+        if (sinks > 0) multiplyTransposedInto(q.middleRows(r0, rows), k.topRows(sinks), s.leftCols(sinks), scratch);
+        multiplyTransposedInto(q.middleRows(r0, rows), k.middleRows(lo, band), s.rightCols(band), scratch);
         s *= multiplier;
         // Inside the block's diagonal square, key j is masked for query i when j > i.
         s.rightCols(rows).triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
-        maskOutsideWindow(settings, r0, s);
-        for (int key : settings.blockedKeys)
-            if (key < r1) s.col(key).setConstant(kNegInf);
-        maskedSoftmax(s, weights.block(r0, 0, rows, r1));
-        weights.block(r0, r1, rows, T - r1).setZero();
-        multiplyInto(weights.block(r0, 0, rows, r1), v.topRows(r1), out.middleRows(r0, rows), scratch);  // (rows, Dh)
+        if (window) {
+            // Band keys from max(lo, sinks) up to query - window are outside the window and not sinks.
+            for (Eigen::Index r = 0; r < rows; ++r) {
+                const Eigen::Index first = std::max<Eigen::Index>(lo, settings.sinks), last = r0 + r - settings.window;
+                if (last >= first) s.row(r).segment(sinks + first - lo, last - first + 1).setConstant(kNegInf);
+            }
+        }
+        for (int key : settings.blockedKeys) {
+            if (key < sinks) s.col(key).setConstant(kNegInf);
+            else if (key >= lo && key < r1) s.col(sinks + key - lo).setConstant(kNegInf);
+        }
+        auto w = weights.middleRows(r0, rows);  // (rows, T)
+        maskedSoftmax(s, w.leftCols(n));
+        if (lo > sinks) {  // move the band's weights right to their own keys, last column first
+            for (Eigen::Index c = band - 1; c >= 0; --c) w.col(lo + c) = w.col(sinks + c);
+            w.middleCols(sinks, lo - sinks).setZero();
+        }
+        w.rightCols(T - r1).setZero();
+        multiplyInto(w.middleCols(lo, band), v.middleRows(lo, band), out.middleRows(r0, rows), scratch);  // (rows, Dh)
+        if (sinks > 0) out.middleRows(r0, rows).noalias() += w.leftCols(sinks).lazyProduct(v.topRows(sinks));
     }
 }
 
@@ -460,10 +482,13 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     const bool rotary = positionalKind(model, settings.positional) == PositionalKind::Rotary;
     if (rotary) ropeTables(model.ropeFrequencies, T, ws.ropeCos, ws.ropeSin);
 
-    // 2. The mask is the same for every layer and head; note the rows that can see no key at all.
+    // 2. The mask is the same for every layer and head; note the rows that can see no key at all. Keys
+    //    are tried from the query's own position down, then up, so under a causal mask or a window the
+    //    first try usually finds a visible key.
     for (Eigen::Index i = 0; i < T; ++i) {
         bool any = false;
-        for (Eigen::Index j = 0; j < T && !any; ++j) any = !isMaskedPair(settings, i, j);
+        for (Eigen::Index j = i; j >= 0 && !any; --j) any = !isMaskedPair(settings, i, j);
+        for (Eigen::Index j = i + 1; j < T && !any; ++j) any = !isMaskedPair(settings, i, j);
         trace.rowFullyMasked[static_cast<std::size_t>(i)] = any ? 0 : 1;
     }
 

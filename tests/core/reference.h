@@ -143,27 +143,34 @@ inline std::vector<std::vector<Grid>> attention(const Model& model, const std::v
     return result;
 }
 
-// Mean over t < T-1 of -ln p(ids[t+1] | the text under the settings), in nats, for a GPT-2-layout model
-// with a tied unembedding: the final layer norm (pre-LN models), logits against every token's embedding,
-// and a log-softmax, all in double.
-inline double meanNextTokenLoss(const Model& model, const std::vector<int>& ids, const AttentionSettings& s)
+// Logits of every position (T, V) for a GPT-2-layout model with a tied unembedding: the final layer norm
+// (pre-LN models), then each row against every token's embedding, in double.
+inline Grid logits(const Model& model, const std::vector<int>& ids, const AttentionSettings& s)
 {
     Grid h = residual(model, ids, s, nullptr);
     if (model.config.norm == NormPlacement::PreLN) h = layerNorm(h, model.weights.lnfGain, model.weights.lnfBias, model.config.layerNormEps);
     const Matrix& E = model.weights.tokenEmbedding;  // (V, D)
-    double total = 0.0;
-    for (std::size_t t = 0; t + 1 < ids.size(); ++t) {
-        std::vector<double> logits(std::size_t(E.rows()));
-        double best = -std::numeric_limits<double>::infinity();
+    Grid out = zeros(int(ids.size()), int(E.rows()));
+    for (std::size_t t = 0; t < ids.size(); ++t)
         for (Eigen::Index v = 0; v < E.rows(); ++v) {
             double dot = 0.0;
             for (Eigen::Index d = 0; d < E.cols(); ++d) dot += h[t][std::size_t(d)] * E(v, d);
-            logits[std::size_t(v)] = dot;
-            best = std::max(best, dot);
+            out[t][std::size_t(v)] = dot;
         }
+    return out;
+}
+
+// Mean over t < T-1 of -ln p(ids[t+1] | the text under the settings), in nats, from those logits.
+inline double meanNextTokenLoss(const Model& model, const std::vector<int>& ids, const AttentionSettings& s)
+{
+    const Grid all = logits(model, ids, s);
+    double total = 0.0;
+    for (std::size_t t = 0; t + 1 < ids.size(); ++t) {
+        double best = -std::numeric_limits<double>::infinity();
+        for (double l : all[t]) best = std::max(best, l);
         double sum = 0.0;
-        for (double l : logits) sum += std::exp(l - best);
-        total += best + std::log(sum) - logits[std::size_t(ids[t + 1])];
+        for (double l : all[t]) sum += std::exp(l - best);
+        total += best + std::log(sum) - all[t][std::size_t(ids[t + 1])];
     }
     return ids.size() < 2 ? 0.0 : total / double(ids.size() - 1);
 }

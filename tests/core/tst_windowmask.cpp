@@ -1,6 +1,7 @@
 // Sliding windows and attention sinks as masks: how they are written, which pairs they hide (by hand), the
 // forward pass's weights against the plain-loop reference (whole-matrix and row-block paths, any thread
-// count), the next-token loss under them against a plain-loop log-likelihood, and their mistakes.
+// count), the next-token loss under them against a plain-loop log-likelihood, and their mistakes; and greedy
+// generation under them, token by token against the plain loop's most probable next token.
 #include <QtTest>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "loadmodel.h"
 #include "reference.h"
 #include "tracecompare.h"
+#include "research/generation.h"
 #include "research/nexttokenloss.h"
 #include "scene/scene.h"
 
@@ -254,6 +256,68 @@ private slots:
         t = forward(*model, someIds(*model, 5), s);
         QVERIFY(!t);
         QVERIFY2(t.error().find("negative") != std::string::npos, t.error().c_str());
+    }
+
+    // Each generated token is the plain loop's most probable next token after everything before it, under
+    // the same mask, and the kept weights are the plain loop's over the whole result.
+    void generationFollowsThePlainLoop_data()
+    {
+        QTest::addColumn<QString>("mask");
+        QTest::newRow("causal") << "causal";
+        QTest::newRow("sinks 1 + window 3") << "sinks:1,window:3";
+    }
+    void generationFollowsThePlainLoop()
+    {
+        QFETCH(QString, mask);
+        ModelPtr model = randomModel("random:layers=2,heads=4,d_model=64,seed=9");
+        const AttentionSettings s = settingsOf(mask);
+        const std::vector<int> prompt = someIds(*model, 5);
+        std::vector<int> asked;
+        Result<Generation> g = generateGreedy(*model, prompt, s, 6, [&](int done) { asked.push_back(done); return true; });
+        QVERIFY2(g, g ? "" : g.error().c_str());
+        QCOMPARE(g->promptLength, 5);
+        QCOMPARE(g->generated(), 6);
+        QCOMPARE(asked, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+        QVERIFY(std::equal(prompt.begin(), prompt.end(), g->ids.begin()));
+        const reference::Grid logits = reference::logits(*model, g->ids, s);
+        for (int p = 5; p < 11; ++p) {
+            const std::vector<double>& row = logits[std::size_t(p - 1)];
+            const int expected = int(std::max_element(row.begin(), row.end()) - row.begin());
+            QCOMPARE(g->ids[std::size_t(p)], expected);
+        }
+        const double worst = tracecompare::worstDifference(g->trace, reference::attention(*model, g->ids, s));
+        QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
+    }
+
+    void generationStopsAtTheContextAndRefusesWhatItCannotDo()
+    {
+        ModelPtr model = randomModel("random:layers=1,heads=2,d_model=16,context=12,seed=2");
+        Result<Generation> g = generateGreedy(*model, someIds(*model, 9), {}, 10);
+        QVERIFY2(g, g ? "" : g.error().c_str());
+        QCOMPARE(g->generated(), 3);  // the context holds 12
+        g = generateGreedy(*model, someIds(*model, 12), {}, 1);
+        QVERIFY(!g);
+        QVERIFY2(g.error().find("already fill") != std::string::npos, g.error().c_str());
+        QVERIFY(!generateGreedy(*model, {}, {}, 1));
+        QVERIFY(!generateGreedy(*model, someIds(*model, 2), {}, 0));
+        QVERIFY(!generateGreedy(*model, someIds(*model, 2), {}, kMaxGeneratedTokens + 1));
+        g = generateGreedy(*model, someIds(*model, 2), {}, 5, [](int done) { return done < 2; });
+        QVERIFY(!g);
+        QVERIFY2(g.error().find("stopped") != std::string::npos, g.error().c_str());
+    }
+
+    // The cache a streaming model keeps under a window: by hand, sinks:2,window:3 at query 9 holds keys
+    // 0, 1 and 7..9; without a window, every key up to the query.
+    void theCacheHoldsTheSinksAndTheWindow()
+    {
+        const AttentionSettings s = settingsOf("sinks:2,window:3");
+        std::vector<int> kept;
+        for (int key = 0; key < 12; ++key)
+            if (cacheKeeps(s, 9, key)) kept.push_back(key);
+        QCOMPARE(kept, (std::vector<int>{0, 1, 7, 8, 9}));
+        QVERIFY(cacheKeeps(settingsOf("causal"), 9, 0) && !cacheKeeps(settingsOf("causal"), 9, 10));
+        // What the cache keeps is exactly what the mask lets the query see.
+        for (int key = 0; key <= 9; ++key) QCOMPARE(cacheKeeps(s, 9, key), !isMaskedPair(s, 9, key));
     }
 
     // A scene keeps the setting in the CLI's spelling, and refuses a bad one with the parser's sentence.

@@ -149,10 +149,12 @@ private slots:
         attnscope::AttentionSettings settings = doc.settings();
         settings.ablated = {{0, 1}};
         doc.setSettings(settings);
-        // Two measurements do not exist for an encoder, and say so instead of drawing: head importance is a
-        // change in next-token loss, direct logit attribution explains a next-token logit.
+        // Three measurements do not exist for an encoder, and say so instead of drawing: head importance is a
+        // change in next-token loss, direct logit attribution explains a next-token logit, and generation
+        // writes next tokens.
         const QMap<QString, std::string> refused{{QStringLiteral("importance"), "not trained to predict"},
-                                                 {QStringLiteral("attribution"), "no next-token logits"}};
+                                                 {QStringLiteral("attribution"), "no next-token logits"},
+                                                 {QStringLiteral("generation"), "needs a decoder"}};
         for (const QString& view : renderViewNames()) {
             RenderOptions options;
             options.outPath = m_tmp.filePath(view + QStringLiteral(".png"));

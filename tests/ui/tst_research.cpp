@@ -17,6 +17,7 @@
 #include "common/matrixplot.h"
 #include "research/ablationview.h"
 #include "research/attributionview.h"
+#include "research/generationview.h"
 #include "research/headrolesview.h"
 #include "research/importanceview.h"
 #include "research/qkmapview.h"
@@ -66,6 +67,7 @@ private slots:
     void rolloutMatrixAndBars();
     void attributionGridAndSum();
     void qkMapPointsAndHighlight();
+    void generationTimelineIsTheCores();
     void qkMapTakesSentencesUpTo2000Tokens();
     void renderEveryView_data();
     void renderEveryView();
@@ -81,7 +83,7 @@ void TestResearch::windowHasTheResearchTab()
     QVERIFY(index >= 0);
     auto* research = qobject_cast<ResearchTab*>(tabs->widget(index));
     QVERIFY(research);
-    QCOMPARE(research->count(), 6);
+    QCOMPARE(research->count(), 7);
 }
 
 void TestResearch::rolesTableAndBadgesAreTheCores()
@@ -276,6 +278,60 @@ void TestResearch::attributionGridAndSum()
     QVERIFY(worst(view.headPlot()->shown(), expected) < 1e-5);
     QVERIFY2(view.sumLabel()->text().contains(QString::number(a.logit, 'f', 4)), qPrintable(view.sumLabel()->text()));
     QCOMPARE(view.partBars()->data()->at(0)->value, a.embeddings);
+}
+
+// The timeline's heatmap, the step's bars and what the cache holds are the core's generation, for the
+// focused head, following the count, the step and the focus; under a window the dropped keys are the ones
+// the window and sinks leave out.
+void TestResearch::generationTimelineIsTheCores()
+{
+    Document doc;
+    testing::useRandomModel(doc);
+    doc.setText(kText);
+    AttentionSettings s = doc.settings();
+    s.window = 4;
+    s.sinks = 1;
+    doc.setSettings(s);
+    doc.setFocus({1, 2});
+    GenerationView view(&doc);
+    view.resize(900, 700);
+    view.countBox()->setValue(6);
+    view.waitForResult();
+    const std::vector<int> prompt = ids(doc);
+    const Generation core = *generateGreedy(*doc.model(), prompt, doc.settings(), 6);
+    const int P = int(prompt.size()), T = P + 6;
+    QCOMPARE(view.stepSlider()->maximum(), 6);
+    QCOMPARE(view.step(), 6);  // a first result shows the last step
+    const auto check = [&](int step, HeadSelection head) {
+        const Matrix& w = core.trace.weights(head.layer, head.head);
+        Matrix rows(6, T);
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < T; ++j)
+                rows(i, j) = isMaskedPair(doc.settings(), P + i, j) ? -std::numeric_limits<float>::infinity() : w(P + i, j);
+        const Matrix shown = view.timeline()->shown();
+        QCOMPARE(shown.rows(), rows.rows());
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < T; ++j)
+                QVERIFY(std::isinf(rows(i, j)) ? std::isinf(shown(i, j)) : std::abs(shown(i, j) - rows(i, j)) < 1e-6);
+        const int p = P + step - 1;
+        QCOMPARE(view.keptBars()->data()->size(), p + 1);
+        for (int j = 0; j <= p; ++j) {
+            const bool kept = cacheKeeps(doc.settings(), p, j);
+            QCOMPARE(view.droppedBars()->data()->at(j)->value, kept ? 0.0 : 1.0);
+            QVERIFY(std::abs(view.keptBars()->data()->at(j)->value - (kept ? double(w(p, j)) : 0.0)) < 1e-7);
+        }
+    };
+    check(6, {1, 2});
+    view.setStep(2);
+    check(2, {1, 2});
+    QVERIFY(view.textLabel()->text().contains(QStringLiteral("<b")));
+    doc.setFocus({0, 1});
+    check(2, {0, 1});
+    // A longer run recomputes; the step chosen inside the text stays.
+    view.countBox()->setValue(9);
+    view.waitForResult();
+    QCOMPARE(view.stepSlider()->maximum(), 9);
+    QCOMPARE(view.step(), 2);
 }
 
 void TestResearch::qkMapPointsAndHighlight()

@@ -6,6 +6,7 @@
 #include "common/document.h"
 #include "research/ablationview.h"
 #include "research/attributionview.h"
+#include "research/generationview.h"
 #include "research/headrolesview.h"
 #include "research/importanceview.h"
 #include "research/qkmapview.h"
@@ -74,6 +75,7 @@ const ViewList& researchViews()
         {QStringLiteral("rollout"), QObject::tr("Rollout"), tab, true, make<RolloutView>, checkToken, waitForResult, captureRolloutToken},
         {QStringLiteral("attribution"), QObject::tr("Logit attribution"), tab, true, make<AttributionView>, checkToken, waitForResult, {}},
         {QStringLiteral("qk-map"), QObject::tr("Query–key map"), tab, true, make<QkMapView>, checkToken, waitForResult, captureMapQuery},
+        {QStringLiteral("generation"), QObject::tr("Generation"), tab, true, make<GenerationView>, checkToken, waitForResult, {}},
     };
     return views;
 }

@@ -94,6 +94,8 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
     QTest::newRow("causal, 2,100 tokens, logits and one head's pipeline") << 0 << true << true << 0 << false << 3 << 2100;
     QTest::newRow("causal, 600 tokens") << 0 << false << false << 0 << false << 3 << 600;
     QTest::newRow("no mask, 600 tokens") << 1 << false << false << 0 << false << 3 << 600;
+    // mask 2: sinks:2,window:50, whose row blocks take a band of keys and the sinks apart.
+    QTest::newRow("sinks 2 + window 50, 600 tokens") << 2 << true << false << 0 << false << 2 << 600;
     QTest::newRow("no mask, 2,100 tokens, one thread") << 1 << false << false << 0 << false << 1 << 2100;
 }
 
@@ -122,7 +124,8 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
         for (int i = 0; i < tokens; ++i) ids.push_back(sentence[std::size_t(i) % sentence.size()]);
     }
     AttentionSettings s;
-    s.mask = MaskKind(mask);
+    if (mask == 2) applyMask(s, {MaskKind::Causal, 50, 2});
+    else s.mask = MaskKind(mask);
     s.blockedKeys = {3};
     if (ablation > 0) {
         s.ablated = {{0, 1}, {1, 2}};

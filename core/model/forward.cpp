@@ -452,6 +452,9 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     trace.hasDetail = false;
     trace.hasLogits = false;
     trace.hasFinalHidden = false;
+    trace.hasResiduals = capture.layerResiduals;
+    trace.residuals.resize(capture.layerResiduals ? static_cast<std::size_t>(L + 1) : 0);
+    for (Matrix& r : trace.residuals) ensure(r, T, D);
 
     const Eigen::Index kvWidth = Eigen::Index(c.keyValueHeads()) * Dh;
     ensure(ws.h, T, D);
@@ -479,6 +482,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         layerNorm(ws.h, w.embLnGain, w.embLnBias, c.layerNormEps, ws.x);
         ws.h = ws.x;
     }
+    if (capture.layerResiduals) trace.residuals[0] = ws.h;
     const bool rotary = positionalKind(model, settings.positional) == PositionalKind::Rotary;
     if (rotary) ropeTables(model.ropeFrequencies, T, ws.ropeCos, ws.ropeSin);
 
@@ -571,6 +575,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             d.residualOut = ws.h;
             trace.hasDetail = true;
         }
+        if (capture.layerResiduals) trace.residuals[static_cast<std::size_t>(l + 1)] = ws.h;
     }
 
     trace.hasFinalHidden = capture.finalHidden;

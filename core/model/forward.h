@@ -27,6 +27,7 @@ struct CaptureRequest {
     std::optional<HeadSelection> detail;
     bool nextTokenLogits = false;  // logits over the vocabulary for the position after the last token
     bool finalHidden = false;      // the residual stream leaving the last layer (masked-token prediction reads it)
+    bool layerResiduals = false;   // the residual stream entering the first block and leaving every block
 };
 
 // Everything one head did in one layer, plus the block around it.
@@ -61,6 +62,9 @@ struct ForwardTrace {
     Eigen::RowVectorXf nextLogits;          // (V)
     bool hasFinalHidden = false;
     Matrix finalHidden;                     // (T, D)
+    bool hasResiduals = false;
+    std::vector<Matrix> residuals;          // L+1 of (T, D): [0] the embeddings as the first block reads them,
+                                            // [l+1] the stream leaving block l
 
     const Matrix& weights(int layer, int head) const { return attention[layer * heads + head]; }
 };

@@ -57,9 +57,10 @@ inline double activation(Activation kind, double x)
 }
 
 // The residual stream leaving the last block (T, D); every layer's and head's attention weights into
-// `weights` when given: (*weights)[layer][head] is (T, T).
+// `weights` when given: (*weights)[layer][head] is (T, T); the stream after the embeddings and after each
+// block into `streams` when given (L + 1 of (T, D)).
 inline Grid residual(const Model& model, const std::vector<int>& ids, const AttentionSettings& s,
-                     std::vector<std::vector<Grid>>* weights)
+                     std::vector<std::vector<Grid>>* weights, std::vector<Grid>* streams = nullptr)
 {
     const ModelConfig& c = model.config;
     const int T = int(ids.size()), D = c.dModel, Dh = c.dHead;
@@ -79,6 +80,8 @@ inline Grid residual(const Model& model, const std::vector<int>& ids, const Atte
             }
             h[std::size_t(t)][std::size_t(d)] = v;
         }
+
+    if (streams) streams->push_back(h);
 
     double m = 0.0;
     if (s.multiplierOverride) m = *s.multiplierOverride;
@@ -130,6 +133,7 @@ inline Grid residual(const Model& model, const std::vector<int>& ids, const Atte
         for (int t = 0; t < T; ++t)
             for (int d = 0; d < D; ++d) h[std::size_t(t)][std::size_t(d)] += ff[std::size_t(t)][std::size_t(d)];
         if (!pre) h = layerNorm(h, lw.ln2Gain, lw.ln2Bias, c.layerNormEps);
+        if (streams) streams->push_back(h);
     }
     return h;
 }

@@ -1,15 +1,23 @@
 // Direct logit attribution adds up to the model's real logit, an ablated head contributes what replaced
-// it, and the query-key map's normalisation and principal components against independent computations.
+// it, the query-key map's normalisation and principal components, and the logit lens, each against an
+// independent computation.
 #include <QtTest>
 
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "loadmodel.h"
 #include "model/forward.h"
+#include "model/maskedlm.h"
 #include "model/randommodel.h"
+#include "reference.h"
 #include "research/logitattribution.h"
+#include "research/logitlens.h"
 #include "research/qkmap.h"
+#include "tinybert.h"
+#include "tinyllama.h"
 
 using namespace attnscope;
 using testing::idsOf;
@@ -39,6 +47,11 @@ private slots:
     void normalisationKeepsEveryQuerysRanking();
     void principalComponentsMatchSvd();
     void mapOfAModelHead();
+    void lensMatchesPlainLoop_data();
+    void lensMatchesPlainLoop();
+    void lensLastRowIsTheModelsPrediction();
+    void lensOfAnEncoderReadsItsMaskedHead();
+    void lensRefusals();
 };
 
 void TestAttribution::partsSumToTheRealLogit_data()
@@ -207,6 +220,162 @@ void TestAttribution::mapOfAModelHead()
     std::vector<std::vector<int>> many(3, std::vector<int>(700, 1));
     Result<QueryKeyMap> tooMany = queryKeyMap(*model, many, AttentionSettings{}, head);
     QVERIFY(!tooMany && QString::fromStdString(tooMany.error()).contains("2000"));
+}
+
+void TestAttribution::lensMatchesPlainLoop_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("mask");
+    QTest::newRow("default random model") << "random" << "causal";
+    QTest::newRow("3 layers, a window and a sink") << "random:layers=3,heads=2,d_model=32,seed=4" << "sinks:1,window:3";
+    QTest::newRow("post-LN, no mask") << "postln" << "none";
+}
+
+// Every row and position: the reference's stream after each block, through the final norm (pre-LN) and
+// the tied embedding in double, softmax, then the three most probable ids and the next token's probability.
+void TestAttribution::lensMatchesPlainLoop()
+{
+    QFETCH(QString, spec);
+    QFETCH(QString, mask);
+    ModelPtr model = load(spec == "postln" ? "random:layers=2,heads=2,d_model=32,seed=9" : qPrintable(spec));
+    if (spec == "postln") {
+        auto postLN = std::make_shared<Model>(*model);
+        postLN->config.norm = NormPlacement::PostLN;
+        model = postLN;
+    }
+    AttentionSettings settings;
+    const Result<MaskSetting> parsed = parseMaskSetting(mask.toStdString());
+    QVERIFY(parsed);
+    applyMask(settings, *parsed);
+    const std::vector<int> ids = idsOf(*model, "what each layer would say");
+    const int T = int(ids.size()), k = 3;
+    Result<LogitLens> lens = logitLens(*model, ids, settings, k);
+    QVERIFY2(lens, lens ? "" : lens.error().c_str());
+    QCOMPARE(lens->rows, model->config.layers + 1);
+    QCOMPARE(lens->tokens, T);
+    QVERIFY(!lens->maskedHead);
+
+    std::vector<reference::Grid> streams;
+    reference::residual(*model, ids, settings, nullptr, &streams);
+    QCOMPARE(int(streams.size()), lens->rows);
+    const Matrix& E = model->weights.tokenEmbedding;  // (V, D)
+    for (int r = 0; r < lens->rows; ++r) {
+        reference::Grid x = streams[std::size_t(r)];
+        if (model->config.norm == NormPlacement::PreLN)
+            x = reference::layerNorm(x, model->weights.lnfGain, model->weights.lnfBias, model->config.layerNormEps);
+        for (int t = 0; t < T; ++t) {
+            std::vector<double> logit(std::size_t(E.rows()));
+            for (Eigen::Index v = 0; v < E.rows(); ++v) {
+                double dot = 0.0;
+                for (Eigen::Index d = 0; d < E.cols(); ++d) dot += x[std::size_t(t)][std::size_t(d)] * E(v, d);
+                logit[std::size_t(v)] = dot;
+            }
+            const double best = *std::max_element(logit.begin(), logit.end());
+            double sum = 0.0;
+            for (double l : logit) sum += std::exp(l - best);
+            std::vector<int> order(logit.size());
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logit[std::size_t(a)] > logit[std::size_t(b)]; });
+            const std::vector<NextToken>& top = lens->at(r, t);
+            QCOMPARE(int(top.size()), k);
+            for (int i = 0; i < k; ++i) {
+                const double p = std::exp(logit[std::size_t(order[std::size_t(i)])] - best) / sum;
+                QVERIFY2(std::abs(top[std::size_t(i)].p - p) < 1e-4, qPrintable(QString("row %1, position %2, rank %3: p %4 vs %5")
+                                                                                 .arg(r).arg(t).arg(i).arg(top[std::size_t(i)].p).arg(p)));
+                // Ids agree unless two candidates are within float rounding of each other.
+                if (top[std::size_t(i)].id != order[std::size_t(i)])
+                    QVERIFY(std::abs(logit[std::size_t(top[std::size_t(i)].id)] - logit[std::size_t(order[std::size_t(i)])]) < 1e-4);
+            }
+            if (t + 1 < T) {
+                const double p = std::exp(logit[std::size_t(ids[std::size_t(t + 1)])] - best) / sum;
+                QVERIFY(std::abs(lens->target(r, t) - p) < 1e-4);
+            } else {
+                QVERIFY(std::isnan(lens->target(r, t)));
+            }
+        }
+    }
+}
+
+// The last row is the model's real output: at the last position, the same distribution the forward pass's
+// next-token logits give, for a GPT-2-layout model and a Llama-family one (RMSNorm, stored unembedding).
+void TestAttribution::lensLastRowIsTheModelsPrediction()
+{
+    QTemporaryDir tmp;
+    tinyllama::Spec spec;
+    const std::string llama = tinyllama::writeFolder(tmp, "lens-llama", spec);
+    for (const std::string& path : {std::string("random:layers=2,heads=4,d_model=64,seed=2"), llama}) {
+        Result<ModelPtr> loaded = loadModel(path);
+        QVERIFY2(loaded, loaded ? "" : loaded.error().c_str());
+        const Model& model = **loaded;
+        const std::vector<int> ids = idsOf(model, "the last row is the output");
+        Result<LogitLens> lens = logitLens(model, ids, AttentionSettings{}, 5);
+        QVERIFY2(lens, lens ? "" : lens.error().c_str());
+        CaptureRequest capture;
+        capture.nextTokenLogits = true;
+        const ForwardTrace trace = *forward(model, ids, AttentionSettings{}, capture);
+        const std::vector<NextToken> own = topK(trace, *model.tokenizer, 5);
+        const std::vector<NextToken>& last = lens->at(lens->rows - 1, int(ids.size()) - 1);
+        QCOMPARE(last.size(), own.size());
+        for (std::size_t i = 0; i < own.size(); ++i) {
+            QCOMPARE(last[i].id, own[i].id);
+            QVERIFY(std::abs(last[i].p - own[i].p) < 1e-5);
+        }
+        // The embeddings' row differs from the output's: the blocks do something.
+        QVERIFY(lens->at(0, int(ids.size()) - 1)[0].p != last[0].p);
+    }
+}
+
+// An encoder is read through its masked-LM head, and the target is the position's own token; the last
+// row at a [MASK] gives what masked-token prediction gives.
+void TestAttribution::lensOfAnEncoderReadsItsMaskedHead()
+{
+    QTemporaryDir tmp;
+    ModelPtr bert = *loadModel(tinybert::writeFolder(tmp, "lens-bert", tinybert::Family::Bert));
+    const std::vector<int> ids = idsOf(*bert, "the [MASK] is here");
+    Result<LogitLens> lens = logitLens(*bert, ids, AttentionSettings{}, 4);
+    QVERIFY2(lens, lens ? "" : lens.error().c_str());
+    QVERIFY(lens->maskedHead);
+    CaptureRequest capture;
+    capture.finalHidden = true;
+    const ForwardTrace trace = *forward(*bert, ids, AttentionSettings{}, capture);
+    const std::vector<MaskedPrediction> filled = predictMasked(*bert, trace, ids, 4);
+    QCOMPARE(int(filled.size()), 1);
+    const std::vector<NextToken>& row = lens->at(lens->rows - 1, filled[0].position);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+        QCOMPARE(row[i].id, filled[0].top[i].id);
+        QVERIFY(std::abs(row[i].p - filled[0].top[i].p) < 1e-5);
+    }
+    for (int t = 0; t < int(ids.size()); ++t) {
+        const Eigen::RowVectorXf logits = maskedLogits(*bert, trace.finalHidden.row(t));
+        const double own = std::exp(double(logits(ids[std::size_t(t)]) - logits.maxCoeff())) /
+                           (logits.array() - logits.maxCoeff()).exp().cast<double>().sum();
+        QVERIFY(std::abs(lens->target(lens->rows - 1, t) - own) < 1e-5);
+    }
+
+    // Without the head there is nothing to read, and the sentence says which tensors are missing.
+    std::vector<NamedTensor> headless = tinybert::tensors(tinybert::Family::Bert, int(tinybert::vocabulary().size()), 7, false);
+    ModelPtr bare = *loadModel(tinybert::writeFolder(tmp, "lens-headless", tinybert::Family::Bert, headless));
+    Result<LogitLens> refused = logitLens(*bare, ids, AttentionSettings{}, 4);
+    QVERIFY(!refused);
+    QVERIFY(QString::fromStdString(refused.error()).contains("masked-language-model head"));
+}
+
+void TestAttribution::lensRefusals()
+{
+    ModelPtr model = load("random");
+    QVERIFY(!logitLens(*model, {}, AttentionSettings{}, 3));
+    QVERIFY(!logitLens(*model, {1, 2}, AttentionSettings{}, 0));
+    QVERIFY(!logitLens(*model, {1, 2}, AttentionSettings{}, kMaxLensTopK + 1));
+    QVERIFY(!logitLens(*model, {1, model->config.vocabSize}, AttentionSettings{}, 3));
+    // Stopped after two rows: a failure, not a half-filled lens.
+    int asked = 0;
+    Result<LogitLens> stopped = logitLens(*model, {1, 2, 3}, AttentionSettings{}, 3, [&](int done, int) {
+        ++asked;
+        return done < 2;
+    });
+    QVERIFY(!stopped);
+    QCOMPARE(asked, 3);
+    QVERIFY(QString::fromStdString(stopped.error()).contains("stopped"));
 }
 
 QTEST_APPLESS_MAIN(TestAttribution)

@@ -12,6 +12,7 @@
 #include "model/forward.h"
 #include "research/ablation.h"
 #include "research/headroles.h"
+#include "research/logitlens.h"
 #include "research/nexttokenloss.h"
 #include "research/rollout.h"
 
@@ -44,6 +45,7 @@ private slots:
     void rolloutShapeAndNumbers();
     void attentionWithAblation();
     void perplexityUnderWindowsAndSinks();
+    void logitLensShapeAndNumbers();
     void errors_data();
     void errors();
     void renderResearchViews_data();
@@ -189,6 +191,46 @@ void TestCliResearch::perplexityUnderWindowsAndSinks()
     }
 }
 
+// logit-lens prints the core's lens: every layer's top tokens and the next token's probability, null at the
+// last position, in the documented key order.
+void TestCliResearch::logitLensShapeAndNumbers()
+{
+    const Run r = runCli({"logit-lens", "--model", kSpec, "--text", kText, "--top-k", "3", "--mask", "sinks:1,window:4"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.startsWith("{\"tokens\":"));
+    QVERIFY(r.out.indexOf("\"layers\"") < r.out.indexOf("\"top\""));
+    QVERIFY(r.out.indexOf("\"top\"") < r.out.indexOf("\"next_token_p\""));
+    const QJsonObject o = parse(r);
+    QCOMPARE(o.keys().size(), 4);
+    ModelPtr m = model();
+    AttentionSettings s;
+    applyMask(s, *parseMaskSetting("sinks:1,window:4"));
+    const LogitLens lens = *logitLens(*m, ids(*m), s, 3);
+    const int T = int(ids(*m).size());
+    QCOMPARE(o["tokens"].toArray().size(), T);
+    QCOMPARE(o["layers"].toInt(), m->config.layers + 1);
+    const QJsonArray top = o["top"].toArray(), next = o["next_token_p"].toArray();
+    QCOMPARE(top.size(), m->config.layers + 1);
+    QCOMPARE(next.size(), m->config.layers + 1);
+    for (int layer = 0; layer < lens.rows; ++layer) {
+        QCOMPARE(top[layer].toArray().size(), T);
+        for (int t = 0; t < T; ++t) {
+            const QJsonArray cell = top[layer].toArray()[t].toArray();
+            QCOMPARE(cell.size(), 3);
+            for (int i = 0; i < 3; ++i) {
+                const QJsonObject entry = cell[i].toObject();
+                QCOMPARE(entry.keys(), (QStringList{"id", "p", "token"}));
+                QCOMPARE(entry["id"].toInt(), lens.at(layer, t)[std::size_t(i)].id);
+                QCOMPARE(entry["token"].toString().toStdString(), lens.at(layer, t)[std::size_t(i)].token);
+                QVERIFY(std::abs(entry["p"].toDouble() - lens.at(layer, t)[std::size_t(i)].p) < 1e-12);
+            }
+            const QJsonValue p = next[layer].toArray()[t];
+            if (t == T - 1) QVERIFY(p.isNull());
+            else QVERIFY(std::abs(p.toDouble() - lens.target(layer, t)) < 1e-12);
+        }
+    }
+}
+
 void TestCliResearch::errors_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -204,6 +246,9 @@ void TestCliResearch::errors_data()
     QTest::newRow("perplexity without text") << QStringList{"perplexity"} << 2 << "--text";
     QTest::newRow("window of zero") << QStringList{"perplexity", "--text", "a b", "--mask", "window:0"} << 2 << "window";
     QTest::newRow("sinks without a window") << QStringList{"attention", "--text", "a b", "--mask", "sinks:4"} << 2 << "need a window";
+    QTest::newRow("logit lens top-k zero") << QStringList{"logit-lens", "--text", "a b", "--top-k", "0"} << 2 << "--top-k";
+    QTest::newRow("logit lens top-k past 50") << QStringList{"logit-lens", "--text", "a b", "--top-k", "51"} << 2 << "--top-k";
+    QTest::newRow("logit lens without text") << QStringList{"logit-lens"} << 2 << "--text";
     QTest::newRow("heads seed not a number") << QStringList{"heads", "--seed", "x"} << 2 << "--seed";
     QTest::newRow("heads unknown option") << QStringList{"heads", "--layer", "0"} << 2 << "--layer";
     QTest::newRow("ablation on trace past the model") << QStringList{"trace", "--text", "a", "--layer", "0", "--head", "0", "--ablate", "0.9"} << 1 << "no head 0.9";

@@ -272,7 +272,7 @@ void TestCliResearch::renderResearchViews_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<int>("code");
     const QStringList base = {"render", "--model", kSpec, "--text", kText, "--width", "600", "--height", "400"};
-    for (const char* view : {"heads-roles", "ablation", "importance", "rollout", "attribution", "qk-map"})
+    for (const char* view : {"heads-roles", "ablation", "importance", "rollout", "attribution", "qk-map", "logit-lens"})
         QTest::newRow(view) << base + QStringList{"--view", view, "--ablate", "0.1"} << 0;
     QTest::newRow("rollout row chosen by --query") << base + QStringList{"--view", "rollout", "--query", "2"} << 0;
     QTest::newRow("query past the text is input") << base + QStringList{"--view", "qk-map", "--query", "99"} << 1;

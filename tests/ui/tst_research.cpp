@@ -13,11 +13,13 @@
 #include <qcustomplot.h>
 
 #include "attention/headgridview.h"
+#include "common/colormap.h"
 #include "common/document.h"
 #include "common/matrixplot.h"
 #include "research/ablationview.h"
 #include "research/attributionview.h"
 #include "research/generationview.h"
+#include "research/logitlensview.h"
 #include "research/headrolesview.h"
 #include "research/importanceview.h"
 #include "research/qkmapview.h"
@@ -68,6 +70,7 @@ private slots:
     void attributionGridAndSum();
     void qkMapPointsAndHighlight();
     void generationTimelineIsTheCores();
+    void logitLensTableIsTheCores();
     void qkMapTakesSentencesUpTo2000Tokens();
     void renderEveryView_data();
     void renderEveryView();
@@ -83,7 +86,7 @@ void TestResearch::windowHasTheResearchTab()
     QVERIFY(index >= 0);
     auto* research = qobject_cast<ResearchTab*>(tabs->widget(index));
     QVERIFY(research);
-    QCOMPARE(research->count(), 7);
+    QCOMPARE(research->count(), 8);
 }
 
 void TestResearch::rolesTableAndBadgesAreTheCores()
@@ -332,6 +335,57 @@ void TestResearch::generationTimelineIsTheCores()
     view.waitForResult();
     QCOMPARE(view.stepSlider()->maximum(), 9);
     QCOMPARE(view.step(), 2);
+}
+
+// Every cell is the core's lens: its top token and probability, coloured by that probability or by the
+// next token's (the masked grey where there is none); the plot follows the position clicked.
+void TestResearch::logitLensTableIsTheCores()
+{
+    Document doc;
+    testing::useRandomModel(doc);
+    doc.setText(kText);
+    LogitLensView view(&doc);
+    view.resize(1000, 600);
+    view.waitForResult();
+    const LogitLens core = *logitLens(*doc.model(), ids(doc), doc.settings(), LogitLensView::kTopCount);
+    const int T = core.tokens;
+    QCOMPARE(view.table()->rowCount(), doc.model()->config.layers + 1);
+    QCOMPARE(view.table()->columnCount(), T);
+    QCOMPARE(view.table()->verticalHeaderItem(0)->text(), QStringLiteral("embeddings"));
+    const auto checkColours = [&](bool byTarget) {
+        for (int r = 0; r < core.rows; ++r)
+            for (int t = 0; t < T; ++t) {
+                const QTableWidgetItem* item = view.table()->item(r, t);
+                const NextToken& best = core.at(r, t).front();
+                QVERIFY(item->text().startsWith(QString::fromStdString(best.token).left(9)));
+                QVERIFY2(item->text().endsWith(QString::number(best.p, 'f', 3)) || best.p < 1e-3, qPrintable(item->text()));
+                const double target = core.target(r, t);
+                const QColor expected = byTarget && std::isnan(target) ? ColorMap::maskedColor()
+                                                                       : QColor(ColorMap::weightColor(byTarget ? target : best.p));
+                QCOMPARE(item->background().color(), expected);
+            }
+    };
+    checkColours(false);
+    view.colourBox()->setCurrentIndex(int(LogitLensView::Colour::TargetProbability));
+    checkColours(true);
+    QVERIFY(std::isnan(core.target(core.rows - 1, T - 1)));
+
+    // A decoder starts on the last position that has a next token; a click moves the plot.
+    const auto checkPlot = [&](int position) {
+        QCOMPARE(view.position(), position);
+        QCOMPARE(view.positionGraph()->data()->size(), core.rows);
+        for (int r = 0; r < core.rows; ++r) {
+            QVERIFY(std::abs(view.positionGraph()->data()->at(r)->value - core.target(r, position)) < 1e-12);
+            double sum = 0.0;
+            for (int t = 0; t + 1 < T; ++t) sum += core.target(r, t);
+            QVERIFY(std::abs(view.meanGraph()->data()->at(r)->value - sum / (T - 1)) < 1e-12);
+        }
+        QVERIFY(view.table()->horizontalHeaderItem(position)->font().bold());
+    };
+    checkPlot(T - 2);
+    emit view.table()->cellClicked(2, 1);
+    checkPlot(1);
+    QVERIFY(!view.table()->horizontalHeaderItem(T - 2)->font().bold());
 }
 
 void TestResearch::qkMapPointsAndHighlight()

@@ -9,6 +9,7 @@
 #include "research/generationview.h"
 #include "research/headrolesview.h"
 #include "research/importanceview.h"
+#include "research/logitlensview.h"
 #include "research/qkmapview.h"
 #include "research/rolloutview.h"
 
@@ -75,6 +76,7 @@ const ViewList& researchViews()
         {QStringLiteral("rollout"), QObject::tr("Rollout"), tab, true, make<RolloutView>, checkToken, waitForResult, captureRolloutToken},
         {QStringLiteral("attribution"), QObject::tr("Logit attribution"), tab, true, make<AttributionView>, checkToken, waitForResult, {}},
         {QStringLiteral("qk-map"), QObject::tr("Query–key map"), tab, true, make<QkMapView>, checkToken, waitForResult, captureMapQuery},
+        {QStringLiteral("logit-lens"), QObject::tr("Logit lens"), tab, true, make<LogitLensView>, checkToken, waitForResult, {}},
         {QStringLiteral("generation"), QObject::tr("Generation"), tab, true, make<GenerationView>, checkToken, waitForResult, {}},
     };
     return views;

@@ -426,7 +426,21 @@ Status checkInput(const Model& model, const std::vector<int>& ids, const Attenti
 Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                const CaptureRequest& capture, ForwardTrace& trace, Workspace& ws)
 {
+    static const Intervention none;
+    return forward(model, ids, settings, capture, none, trace, ws);
+}
+
+Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+               const CaptureRequest& capture, const Intervention& iv, ForwardTrace& trace, Workspace& ws)
+{
     if (Status problem = checkInput(model, ids, settings); !problem.ok()) return problem;
+    if (iv.streamLayer >= 0 && (iv.streamLayer > model.config.layers || iv.streamPosition < 0 ||
+                                iv.streamPosition >= static_cast<int>(ids.size()) || iv.streamRow.size() != model.config.dModel))
+        return Status::failure("the residual-stream patch does not fit this model and text.");
+    if (iv.head && (iv.head->layer < 0 || iv.head->layer >= model.config.layers || iv.head->head < 0 ||
+                    iv.head->head >= model.config.heads || iv.headOutput.rows() != static_cast<Eigen::Index>(ids.size()) ||
+                    iv.headOutput.cols() != model.config.dHead))
+        return Status::failure("the head-output patch does not fit this model and text.");
     // Every head's (T, T) weights are kept: refuse before allocating when that alone passes 6 GB.
     const double keptFloats = capture.allAttention ? double(model.config.layers) * model.config.heads *
                                                          double(ids.size()) * double(ids.size())
@@ -452,6 +466,9 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     trace.hasDetail = false;
     trace.hasLogits = false;
     trace.hasFinalHidden = false;
+    trace.hasHeadOutputs = capture.headOutputs;
+    trace.headOutputs.resize(capture.headOutputs ? static_cast<std::size_t>(L) : 0);
+    for (Matrix& o : trace.headOutputs) ensure(o, T, D);
     trace.hasResiduals = capture.layerResiduals;
     trace.residuals.resize(capture.layerResiduals ? static_cast<std::size_t>(L + 1) : 0);
     for (Matrix& r : trace.residuals) ensure(r, T, D);
@@ -503,6 +520,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         const LayerWeights& lw = layerWeights(model, l, ws);
         const bool detailHere = capture.detail && capture.detail->layer == l;
         HeadDetail& d = trace.detail;
+        if (iv.streamLayer == l) ws.h.row(iv.streamPosition) = iv.streamRow;
         if (detailHere) d.residualIn = ws.h;
 
         // 3. Attention sublayer: project once for all heads, then each head reads its Dh-wide slice.
@@ -548,6 +566,8 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             }
         }
 
+        if (iv.head && iv.head->layer == l) ws.concat.middleCols(iv.head->head * Dh, Dh) = iv.headOutput;
+        if (capture.headOutputs) trace.headOutputs[static_cast<std::size_t>(l)] = ws.concat;
         parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, addToResidual(ws),
                          &ws.packedRows, ws.products.data());  // ws.h += the attention's output
         if (detailHere) {
@@ -578,6 +598,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         if (capture.layerResiduals) trace.residuals[static_cast<std::size_t>(l + 1)] = ws.h;
     }
 
+    if (iv.streamLayer == L) ws.h.row(iv.streamPosition) = iv.streamRow;
     trace.hasFinalHidden = capture.finalHidden;
     if (capture.finalHidden) {
         ensure(trace.finalHidden, T, D);

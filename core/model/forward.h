@@ -28,6 +28,19 @@ struct CaptureRequest {
     bool nextTokenLogits = false;  // logits over the vocabulary for the position after the last token
     bool finalHidden = false;      // the residual stream leaving the last layer (masked-token prediction reads it)
     bool layerResiduals = false;   // the residual stream entering the first block and leaving every block
+    bool headOutputs = false;      // every layer's heads' outputs side by side, as W_O reads them
+};
+
+// A change to one run of the model, for activation patching: the residual stream entering block
+// `streamLayer` at `streamPosition` replaced by `streamRow` (streamLayer == L: the stream leaving the last
+// block, as the final norm reads it), and/or what head `head` hands to W_O replaced by `headOutput` at every
+// position. The default changes nothing.
+struct Intervention {
+    int streamLayer = -1;  // -1: no stream patch
+    int streamPosition = 0;
+    RowVector streamRow;   // (D)
+    std::optional<HeadSelection> head;
+    Matrix headOutput;     // (T, Dh)
 };
 
 // Everything one head did in one layer, plus the block around it.
@@ -62,6 +75,9 @@ struct ForwardTrace {
     Eigen::RowVectorXf nextLogits;          // (V)
     bool hasFinalHidden = false;
     Matrix finalHidden;                     // (T, D)
+    bool hasHeadOutputs = false;
+    std::vector<Matrix> headOutputs;        // L of (T, D): each layer's heads' outputs side by side (head h in
+                                            // columns h*Dh..), after any ablation: what W_O read
     bool hasResiduals = false;
     std::vector<Matrix> residuals;          // L+1 of (T, D): [0] the embeddings as the first block reads them,
                                             // [l+1] the stream leaving block l
@@ -104,6 +120,10 @@ Status checkInput(const Model& model, const std::vector<int>& ids, const Attenti
 // float rounding (each output element is computed by one thread, in the same order).
 Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                const CaptureRequest& capture, ForwardTrace& trace, Workspace& workspace);
+
+// The same run with `intervention` applied (it must fit the model and T; checked, failing with a sentence).
+Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+               const CaptureRequest& capture, const Intervention& intervention, ForwardTrace& trace, Workspace& workspace);
 
 // Convenience wrapper with fresh storage.
 Result<ForwardTrace> forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,

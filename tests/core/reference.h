@@ -56,11 +56,23 @@ inline double activation(Activation kind, double x)
     return x;
 }
 
+// A change to one run, as activation patching makes it: the stream entering block `streamLayer` (L: leaving
+// the last block) at one position replaced, and/or one head's output (T, Dh) replaced before W_O. `concats`,
+// when given, receives each layer's heads' outputs side by side (T, D) as W_O reads them.
+struct Patch {
+    int streamLayer = -1, streamPosition = 0;
+    std::vector<double> streamRow;  // (D)
+    int headLayer = -1, head = -1;
+    Grid headOutput;                // (T, Dh)
+    std::vector<Grid>* concats = nullptr;
+};
+
 // The residual stream leaving the last block (T, D); every layer's and head's attention weights into
 // `weights` when given: (*weights)[layer][head] is (T, T); the stream after the embeddings and after each
 // block into `streams` when given (L + 1 of (T, D)).
 inline Grid residual(const Model& model, const std::vector<int>& ids, const AttentionSettings& s,
-                     std::vector<std::vector<Grid>>* weights, std::vector<Grid>* streams = nullptr)
+                     std::vector<std::vector<Grid>>* weights, std::vector<Grid>* streams = nullptr,
+                     Patch* patch = nullptr)
 {
     const ModelConfig& c = model.config;
     const int T = int(ids.size()), D = c.dModel, Dh = c.dHead;
@@ -87,7 +99,9 @@ inline Grid residual(const Model& model, const std::vector<int>& ids, const Atte
     if (s.multiplierOverride) m = *s.multiplierOverride;
     else m = (s.scaling == Scaling::SqrtDk ? 1.0 / std::sqrt(double(Dh)) : 1.0) / s.temperature;
 
-    for (const LayerWeights& lw : model.weights.layers) {
+    for (int layer = 0; layer < c.layers; ++layer) {
+        const LayerWeights& lw = model.weights.layers[std::size_t(layer)];
+        if (patch && patch->streamLayer == layer) h[std::size_t(patch->streamPosition)] = patch->streamRow;
         const bool pre = c.norm == NormPlacement::PreLN;
         const Grid x = pre ? layerNorm(h, lw.ln1Gain, lw.ln1Bias, c.layerNormEps) : h;
         const Grid q = affine(x, lw.wq, lw.bq), k = affine(x, lw.wk, lw.bk), v = affine(x, lw.wv, lw.bv);
@@ -122,6 +136,11 @@ inline Grid residual(const Model& model, const std::vector<int>& ids, const Atte
             heads.push_back(std::move(w));
         }
         if (weights) weights->push_back(std::move(heads));
+        if (patch && patch->headLayer == layer)
+            for (int i = 0; i < T; ++i)
+                for (int e = 0; e < Dh; ++e)
+                    concat[std::size_t(i)][std::size_t(patch->head * Dh + e)] = patch->headOutput[std::size_t(i)][std::size_t(e)];
+        if (patch && patch->concats) patch->concats->push_back(concat);
         const Grid attn = affine(concat, lw.wo, lw.bo);
         for (int t = 0; t < T; ++t)
             for (int d = 0; d < D; ++d) h[std::size_t(t)][std::size_t(d)] += attn[std::size_t(t)][std::size_t(d)];
@@ -135,6 +154,7 @@ inline Grid residual(const Model& model, const std::vector<int>& ids, const Atte
         if (!pre) h = layerNorm(h, lw.ln2Gain, lw.ln2Bias, c.layerNormEps);
         if (streams) streams->push_back(h);
     }
+    if (patch && patch->streamLayer == c.layers) h[std::size_t(patch->streamPosition)] = patch->streamRow;
     return h;
 }
 

@@ -14,6 +14,7 @@
 #include "research/headroles.h"
 #include "research/logitlens.h"
 #include "research/nexttokenloss.h"
+#include "research/patching.h"
 #include "research/rollout.h"
 
 using namespace attnscope;
@@ -46,6 +47,7 @@ private slots:
     void attentionWithAblation();
     void perplexityUnderWindowsAndSinks();
     void logitLensShapeAndNumbers();
+    void patchShapeAndNumbers();
     void errors_data();
     void errors();
     void renderResearchViews_data();
@@ -231,6 +233,39 @@ void TestCliResearch::logitLensShapeAndNumbers()
     }
 }
 
+// patch prints the core's patching in the documented key order; tokens are read as tokenize shows them or #id.
+void TestCliResearch::patchShapeAndNumbers()
+{
+    const char* clean = "when mary and john went out john gave it to";
+    const char* corrupted = "when mary and john went out anna gave it to";
+    ModelPtr m = model();
+    const int answer = *tokenIdOf(*m->tokenizer, "mary", "a"), wrong = 7;
+    const Run r = runCli({"patch", "--model", kSpec, "--clean", clean, "--corrupted", corrupted, "--answer", "mary", "--wrong", "#7"});
+    QCOMPARE(r.exitCode, 0);
+    const QList<QByteArray> order = {"\"tokens_clean\"", "\"tokens_corrupted\"", "\"clean_diff\"", "\"corrupted_diff\"",
+                                     "\"resid\"", "\"heads\"", "\"answer\"", "\"wrong\""};
+    for (int i = 1; i < order.size(); ++i) QVERIFY(r.out.indexOf(order[i - 1]) < r.out.indexOf(order[i]));
+    const QJsonObject o = parse(r);
+    const ActivationPatching p = *activationPatching(*m, m->tokenizer->encode(clean)->ids, m->tokenizer->encode(corrupted)->ids,
+                                                     AttentionSettings{}, answer, wrong);
+    QCOMPARE(o["tokens_clean"].toArray().size(), p.tokens);
+    QCOMPARE(o["answer"].toObject()["id"].toInt(), answer);
+    QCOMPARE(o["wrong"].toObject()["id"].toInt(), wrong);
+    QVERIFY(std::abs(o["clean_diff"].toDouble() - p.cleanDiff) < 1e-12);
+    QVERIFY(std::abs(o["corrupted_diff"].toDouble() - p.corruptedDiff) < 1e-12);
+    const QJsonArray resid = o["resid"].toArray(), heads = o["heads"].toArray();
+    QCOMPARE(resid.size(), p.layers + 1);
+    QCOMPARE(heads.size(), p.layers);
+    for (int l = 0; l <= p.layers; ++l) {
+        QCOMPARE(resid[l].toArray().size(), p.tokens);
+        for (int t = 0; t < p.tokens; ++t) QVERIFY(std::abs(resid[l].toArray()[t].toDouble() - p.residual(l, t)) < 1e-12);
+    }
+    for (int l = 0; l < p.layers; ++l) {
+        QCOMPARE(heads[l].toArray().size(), p.heads);
+        for (int h = 0; h < p.heads; ++h) QVERIFY(std::abs(heads[l].toArray()[h].toDouble() - p.head(l, h)) < 1e-12);
+    }
+}
+
 void TestCliResearch::errors_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -249,6 +284,9 @@ void TestCliResearch::errors_data()
     QTest::newRow("logit lens top-k zero") << QStringList{"logit-lens", "--text", "a b", "--top-k", "0"} << 2 << "--top-k";
     QTest::newRow("logit lens top-k past 50") << QStringList{"logit-lens", "--text", "a b", "--top-k", "51"} << 2 << "--top-k";
     QTest::newRow("logit lens without text") << QStringList{"logit-lens"} << 2 << "--text";
+    QTest::newRow("patch of different lengths") << QStringList{"patch", "--clean", "a b c", "--corrupted", "a b", "--answer", "#1", "--wrong", "#2"} << 1 << "same length";
+    QTest::newRow("patch answer of two tokens") << QStringList{"patch", "--model", "random", "--clean", "a b", "--corrupted", "a c", "--answer", "two words", "--wrong", "#2"} << 1 << "not one token";
+    QTest::newRow("patch without an answer") << QStringList{"patch", "--clean", "a b", "--corrupted", "a c", "--wrong", "#2"} << 2 << "--answer";
     QTest::newRow("heads seed not a number") << QStringList{"heads", "--seed", "x"} << 2 << "--seed";
     QTest::newRow("heads unknown option") << QStringList{"heads", "--layer", "0"} << 2 << "--layer";
     QTest::newRow("ablation on trace past the model") << QStringList{"trace", "--text", "a", "--layer", "0", "--head", "0", "--ablate", "0.9"} << 1 << "no head 0.9";

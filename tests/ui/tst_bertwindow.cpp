@@ -149,12 +149,13 @@ private slots:
         attnscope::AttentionSettings settings = doc.settings();
         settings.ablated = {{0, 1}};
         doc.setSettings(settings);
-        // Three measurements do not exist for an encoder, and say so instead of drawing: head importance is a
-        // change in next-token loss, direct logit attribution explains a next-token logit, and generation
-        // writes next tokens.
+        // Four measurements do not exist for an encoder, and say so instead of drawing: head importance is a
+        // change in next-token loss, direct logit attribution explains a next-token logit, generation writes
+        // next tokens, and activation patching compares next-token logits.
         const QMap<QString, std::string> refused{{QStringLiteral("importance"), "not trained to predict"},
                                                  {QStringLiteral("attribution"), "no next-token logits"},
-                                                 {QStringLiteral("generation"), "needs a decoder"}};
+                                                 {QStringLiteral("generation"), "needs a decoder"},
+                                                 {QStringLiteral("patching"), "this model is an encoder"}};
         for (const QString& view : renderViewNames()) {
             RenderOptions options;
             options.outPath = m_tmp.filePath(view + QStringLiteral(".png"));

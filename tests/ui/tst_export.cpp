@@ -55,6 +55,7 @@ Status render(Document& doc, const QString& view, const QString& path, int width
     options.width = width;
     options.height = height;
     options.dpi = dpi;
+    options.source = QStringLiteral("the dog sat on the mat and then the cat barked");  // patching: as many tokens
     return renderView(view, doc, options);
 }
 

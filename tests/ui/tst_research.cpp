@@ -20,6 +20,7 @@
 #include "research/attributionview.h"
 #include "research/generationview.h"
 #include "research/logitlensview.h"
+#include "research/patchingview.h"
 #include "research/headrolesview.h"
 #include "research/importanceview.h"
 #include "research/qkmapview.h"
@@ -36,6 +37,7 @@ using namespace attnscope;
 namespace {
 
 const QString kText = QStringLiteral("the cat sat on the mat and the cat slept");
+const QString kCorrupted = QStringLiteral("the dog sat on the mat and the cat slept");  // as many tokens, one changed
 
 // Worst difference between what a plot shows and an (R, K) matrix of expected values.
 double worst(const Matrix& shown, const Matrix& expected)
@@ -71,6 +73,7 @@ private slots:
     void qkMapPointsAndHighlight();
     void generationTimelineIsTheCores();
     void logitLensTableIsTheCores();
+    void patchingGridsAreTheCores();
     void qkMapTakesSentencesUpTo2000Tokens();
     void renderEveryView_data();
     void renderEveryView();
@@ -86,7 +89,7 @@ void TestResearch::windowHasTheResearchTab()
     QVERIFY(index >= 0);
     auto* research = qobject_cast<ResearchTab*>(tabs->widget(index));
     QVERIFY(research);
-    QCOMPARE(research->count(), 8);
+    QCOMPARE(research->count(), 9);
 }
 
 void TestResearch::rolesTableAndBadgesAreTheCores()
@@ -388,6 +391,47 @@ void TestResearch::logitLensTableIsTheCores()
     QVERIFY(!view.table()->horizontalHeaderItem(T - 2)->font().bold());
 }
 
+// Both grids are the core's patching for the typed tokens; empty tokens are the sentence's top next token
+// and what the corrupted prompt favours; a corrupted prompt of another length is a sentence, not a picture.
+void TestResearch::patchingGridsAreTheCores()
+{
+    Document doc;
+    testing::useRandomModel(doc);
+    doc.setText(kText);
+    PatchingView view(&doc);
+    view.resize(1000, 600);
+    view.waitForResult();
+    QVERIFY(view.result() && view.result()->error.contains(QStringLiteral("Type a corrupted prompt")));
+    view.corruptedEdit()->setText(kCorrupted);
+    view.answerEdit()->setText(QStringLiteral("#3"));
+    view.wrongEdit()->setText(QStringLiteral("#9"));
+    view.waitForResult();
+    const Model& model = *doc.model();
+    const std::vector<int> corrupted = model.tokenizer->encode(kCorrupted.toStdString())->ids;
+    const ActivationPatching core = *activationPatching(model, ids(doc), corrupted, doc.settings(), 3, 9);
+    QVERIFY(worst(view.residualPlot()->shown(), core.residual.cast<float>()) < 1e-6);
+    QVERIFY(worst(view.headPlot()->shown(), core.head.cast<float>()) < 1e-6);
+    QVERIFY(view.metricLabel()->text().contains(QString::number(core.cleanDiff, 'f', 3)));
+
+    // Empty: the answer is the sentence's most probable next token.
+    view.answerEdit()->clear();
+    view.wrongEdit()->clear();
+    view.waitForResult();
+    const auto* r = dynamic_cast<const PatchingResult*>(view.result().get());
+    QVERIFY2(r, qPrintable(view.result()->error));
+    CaptureRequest logits;
+    logits.nextTokenLogits = true;
+    Eigen::Index top = 0;
+    forward(model, ids(doc), doc.settings(), logits)->nextLogits.maxCoeff(&top);
+    QCOMPARE(r->patching.answer, int(top));
+    QVERIFY(r->patching.wrong != r->patching.answer);
+
+    view.corruptedEdit()->setText(QStringLiteral("too short"));
+    view.waitForResult();
+    QVERIFY(view.result()->error.contains(QStringLiteral("same length")));
+    QVERIFY(view.residualPlot()->shown().size() == 0);
+}
+
 void TestResearch::qkMapPointsAndHighlight()
 {
     Document doc;
@@ -452,6 +496,7 @@ void TestResearch::renderEveryView()
     options.outPath = path;
     options.width = 640;
     options.height = 420;
+    options.source = kCorrupted;  // the patching view's corrupted prompt
     const Status drawn = renderView(view, doc, options);
     QVERIFY2(drawn.ok(), drawn.error.c_str());
     QCOMPARE(QImage(path).size(), QSize(640, 420));

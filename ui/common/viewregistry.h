@@ -30,8 +30,8 @@ struct RenderOptions {
     int layer = -1;
     int head = -1;
     // Step-by-step views: the explained cell (-1: the last query and its strongest key; the research views
-    // use the query for the rollout row and the query marked on the query-key map) and the
-    // cross-attention source sentence.
+    // use the query for the rollout row and the query marked on the query-key map), the
+    // cross-attention source sentence, and the corrupted prompt of activation patching.
     int query = -1;
     int key = -1;
     QString source = QStringLiteral("The cat sat on the mat");

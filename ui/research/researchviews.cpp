@@ -10,6 +10,7 @@
 #include "research/headrolesview.h"
 #include "research/importanceview.h"
 #include "research/logitlensview.h"
+#include "research/patchingview.h"
 #include "research/qkmapview.h"
 #include "research/rolloutview.h"
 
@@ -54,6 +55,19 @@ Status waitForResult(QWidget* view, Document& document, const RenderOptions& opt
     return {};
 }
 
+// The corrupted prompt is the options' source text (the second text a picture compares against).
+Status preparePatching(QWidget* view, Document& document, const RenderOptions& options)
+{
+    if (Status s = checkToken(view, document, options); !s.ok()) return s;
+    qobject_cast<PatchingView*>(view)->corruptedEdit()->setText(options.source);
+    return {};
+}
+
+void capturePatching(const QWidget* tabs, RenderOptions& options)
+{
+    if (const PatchingView* patching = tabs->findChild<PatchingView*>()) options.source = patching->corruptedEdit()->text();
+}
+
 void captureRolloutToken(const QWidget* tabs, RenderOptions& options)
 {
     if (const RolloutView* rollout = tabs->findChild<RolloutView*>()) options.query = rollout->token();
@@ -74,9 +88,10 @@ const ViewList& researchViews()
         {QStringLiteral("ablation"), QObject::tr("Ablation"), tab, true, make<AblationView>, checkToken, waitForResult, {}},
         {QStringLiteral("importance"), QObject::tr("Importance"), tab, true, make<ImportanceView>, checkToken, waitForResult, {}},
         {QStringLiteral("rollout"), QObject::tr("Rollout"), tab, true, make<RolloutView>, checkToken, waitForResult, captureRolloutToken},
-        {QStringLiteral("attribution"), QObject::tr("Logit attribution"), tab, true, make<AttributionView>, checkToken, waitForResult, {}},
-        {QStringLiteral("qk-map"), QObject::tr("Query–key map"), tab, true, make<QkMapView>, checkToken, waitForResult, captureMapQuery},
+        {QStringLiteral("attribution"), QObject::tr("Attribution"), tab, true, make<AttributionView>, checkToken, waitForResult, {}},
+        {QStringLiteral("qk-map"), QObject::tr("QK map"), tab, true, make<QkMapView>, checkToken, waitForResult, captureMapQuery},
         {QStringLiteral("logit-lens"), QObject::tr("Logit lens"), tab, true, make<LogitLensView>, checkToken, waitForResult, {}},
+        {QStringLiteral("patching"), QObject::tr("Patching"), tab, true, make<PatchingView>, preparePatching, waitForResult, capturePatching},
         {QStringLiteral("generation"), QObject::tr("Generation"), tab, true, make<GenerationView>, checkToken, waitForResult, {}},
     };
     return views;

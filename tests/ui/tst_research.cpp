@@ -412,6 +412,12 @@ void TestResearch::patchingGridsAreTheCores()
     QVERIFY(worst(view.residualPlot()->shown(), core.residual.cast<float>()) < 1e-6);
     QVERIFY(worst(view.headPlot()->shown(), core.head.cast<float>()) < 1e-6);
     QVERIFY(view.metricLabel()->text().contains(QString::number(core.cleanDiff, 'f', 3)));
+    // Both grids share one scale of at least ±1.
+    const double reach = std::max({1.0, core.residual.cwiseAbs().maxCoeff(), core.head.cwiseAbs().maxCoeff()});
+    for (MatrixPlot* plot : {view.residualPlot(), view.headPlot()}) {
+        QCOMPARE(plot->colorMap()->dataRange().upper, reach);
+        QCOMPARE(plot->colorMap()->dataRange().lower, -reach);
+    }
 
     // Empty: the answer is the sentence's most probable next token.
     view.answerEdit()->clear();

@@ -173,6 +173,12 @@ void PatchingView::showResult(const SnapshotPtr&, const ResearchResultPtr& resul
     m_residual->setTitle(tr("The residual stream put back at one position, by layer"));
     m_heads->setMatrix(p.head.cast<float>(), MatrixPlot::Scale::Symmetric, layerLabels(p.layers), headLabels(p.heads));
     m_heads->setTitle(tr("One head's output put back at every position"));
+    // One scale for both grids, reaching at least ±1, so a colour means the same recovery on either side.
+    const double reach = std::max({1.0, p.residual.cwiseAbs().maxCoeff(), p.head.size() > 0 ? p.head.cwiseAbs().maxCoeff() : 0.0});
+    for (MatrixPlot* plot : {m_residual, m_heads}) {
+        plot->colorMap()->setDataRange(QCPRange(-reach, reach));
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 } // namespace attnscope

@@ -78,10 +78,7 @@ ResearchJob GenerationView::job(const SnapshotPtr& snapshot)
     const int count = m_count->value();
     return [snapshot, nothing, count](const JobContext& context) -> ResearchResultPtr {
         if (!nothing.isEmpty()) return errorResult(nothing);
-        const auto keepGoing = [&context, count](int done) {
-            if (context.progress) context.progress(done, count);
-            return !context.isCancelled();
-        };
+        const auto keepGoing = [&context, count](int done) { return context.report(done, count); };
         Result<Generation> g = generateGreedy(*snapshot->model, snapshot->tokens.ids, snapshot->settings, count, keepGoing);
         if (!g) return errorResult(QString::fromStdString(g.error()));
         auto r = std::make_shared<GenerationResult>();

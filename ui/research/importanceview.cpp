@@ -26,11 +26,7 @@ ResearchJob ImportanceView::job(const SnapshotPtr& snapshot)
     if (nothing.isEmpty() && snapshot->tokens.ids.size() < 2) nothing = tr("Head importance needs at least two tokens.");
     return [snapshot, nothing](const JobContext& context) -> ResearchResultPtr {
         if (!nothing.isEmpty()) return errorResult(nothing);
-        const auto progress = [&context](int done, int total) {
-            if (context.progress) context.progress(done, total);
-            return !context.isCancelled();
-        };
-        Result<HeadImportance> imp = headImportance(*snapshot->model, snapshot->tokens.ids, snapshot->settings, progress);
+        Result<HeadImportance> imp = headImportance(*snapshot->model, snapshot->tokens.ids, snapshot->settings, context.keepGoing());
         if (!imp) return errorResult(QString::fromStdString(imp.error()));
         auto r = std::make_shared<ImportanceResult>();
         r->importance = std::move(*imp);

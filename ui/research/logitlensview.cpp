@@ -116,11 +116,7 @@ ResearchJob LogitLensView::job(const SnapshotPtr& snapshot)
     }
     return [snapshot, nothing](const JobContext& context) -> ResearchResultPtr {
         if (!nothing.isEmpty()) return errorResult(nothing);
-        const auto keepGoing = [&context](int done, int total) {
-            if (context.progress) context.progress(done, total);
-            return !context.isCancelled();
-        };
-        Result<LogitLens> lens = logitLens(*snapshot->model, snapshot->tokens.ids, snapshot->settings, kTopCount, keepGoing);
+        Result<LogitLens> lens = logitLens(*snapshot->model, snapshot->tokens.ids, snapshot->settings, kTopCount, context.keepGoing());
         if (!lens) {
             QString error = QString::fromStdString(lens.error());
             error[0] = error[0].toUpper();

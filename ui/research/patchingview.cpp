@@ -134,11 +134,8 @@ ResearchJob PatchingView::job(const SnapshotPtr& snapshot)
             wrong = favouredByCorruption(cleanLogits, nextLogits(model, corrupted->ids, snapshot->settings), answer);
         else if (Result<int> id = tokenIdOf(*model.tokenizer, wrongText, "the wrong token")) wrong = *id;
         else return errorResult(sentence(id.error()));
-        const auto keepGoing = [&context](int done, int total) {
-            if (context.progress) context.progress(done, total);
-            return !context.isCancelled();
-        };
-        Result<ActivationPatching> p = activationPatching(model, clean, corrupted->ids, snapshot->settings, answer, wrong, keepGoing);
+        Result<ActivationPatching> p = activationPatching(model, clean, corrupted->ids, snapshot->settings, answer, wrong,
+                                                          context.keepGoing());
         if (!p) return errorResult(sentence(p.error()));
         auto r = std::make_shared<PatchingResult>();
         for (std::size_t t = 0; t < clean.size(); ++t) {

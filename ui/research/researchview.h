@@ -30,6 +30,17 @@ struct JobContext {
     const CancelFlag* cancelled = nullptr;
     std::function<void(int done, int total)> progress;
     bool isCancelled() const { return cancelled && cancelled->load(); }
+    // Reports progress and says whether to go on: what the core's keepGoing(done, total) callbacks want.
+    bool report(int done, int total) const
+    {
+        if (progress) progress(done, total);
+        return !isCancelled();
+    }
+    // report() as such a callback; valid while the job runs (the context outlives it).
+    std::function<bool(int, int)> keepGoing() const
+    {
+        return [this](int done, int total) { return report(done, total); };
+    }
 };
 using ResearchJob = std::function<ResearchResultPtr(const JobContext&)>;
 

@@ -469,6 +469,10 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     trace.hasHeadOutputs = capture.headOutputs;
     trace.headOutputs.resize(capture.headOutputs ? static_cast<std::size_t>(L) : 0);
     for (Matrix& o : trace.headOutputs) ensure(o, T, D);
+    trace.hasValueNorms = capture.valueNorms && capture.allAttention;
+    trace.valueNorms.resize(trace.hasValueNorms ? static_cast<std::size_t>(L * H) : 0);
+    for (RowVector& n : trace.valueNorms)
+        if (n.size() != T) n.resize(T);
     trace.hasResiduals = capture.layerResiduals;
     trace.residuals.resize(capture.layerResiduals ? static_cast<std::size_t>(L + 1) : 0);
     for (Matrix& r : trace.residuals) ensure(r, T, D);
@@ -552,6 +556,15 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
                 d.x = ws.x;
             }
         }, headsWorthSharing);
+        // What each key's value would add to the stream through this head's rows of W_O, per unit of weight;
+        // from the values as computed, before any ablation or patch (like the weights).
+        if (trace.hasValueNorms) {
+            ensure(ws.valueOut, T, D);
+            for (int hd = 0; hd < H; ++hd) {
+                ws.valueOut.noalias() = ws.v.middleCols(c.kvHeadOf(hd) * Dh, Dh) * lw.wo.middleRows(hd * Dh, Dh);
+                trace.valueNorms[static_cast<std::size_t>(l * H + hd)] = ws.valueOut.rowwise().norm().transpose();
+            }
+        }
         for (int hd = 0; hd < H; ++hd) {
             const Eigen::Index c0 = hd * Dh;
             // Ablation replaces what this head hands to W_O; its own weights stay as computed.
@@ -609,6 +622,11 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     if (capture.nextTokenLogits && T > 0) nextTokenLogits(model, ws, trace);
     ProductScratch::equalize(ws.products);
     return Status::success();
+}
+
+Matrix valueWeightedAttention(const ForwardTrace& trace, int layer, int head)
+{
+    return trace.weights(layer, head) * trace.valueNorm(layer, head).asDiagonal();  // column j scaled by norm j
 }
 
 Result<ForwardTrace> forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,

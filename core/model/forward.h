@@ -29,6 +29,7 @@ struct CaptureRequest {
     bool finalHidden = false;      // the residual stream leaving the last layer (masked-token prediction reads it)
     bool layerResiduals = false;   // the residual stream entering the first block and leaving every block
     bool headOutputs = false;      // every layer's heads' outputs side by side, as W_O reads them
+    bool valueNorms = false;       // every head's ‖v_j W_O^h‖ per key j (Kobayashi et al. 2020)
 };
 
 // A change to one run of the model, for activation patching: the residual stream entering block
@@ -78,12 +79,22 @@ struct ForwardTrace {
     bool hasHeadOutputs = false;
     std::vector<Matrix> headOutputs;        // L of (T, D): each layer's heads' outputs side by side (head h in
                                             // columns h*Dh..), after any ablation: what W_O read
+    bool hasValueNorms = false;
+    std::vector<RowVector> valueNorms;      // L*H of (T), index layer*H + head: entry j is ‖v_j W_O^h‖, the length
+                                            // of what key j's value adds to the residual stream per unit of weight
+                                            // (v_j of the key/value head this query head reads, with its bias;
+                                            // W_O^h is head h's Dh rows of W_O; W_O's bias is not part of it)
     bool hasResiduals = false;
     std::vector<Matrix> residuals;          // L+1 of (T, D): [0] the embeddings as the first block reads them,
                                             // [l+1] the stream leaving block l
 
     const Matrix& weights(int layer, int head) const { return attention[layer * heads + head]; }
+    const RowVector& valueNorm(int layer, int head) const { return valueNorms[std::size_t(layer * heads + head)]; }
 };
+
+// Value-weighted attention of one head, α_ij · ‖v_j W_O^h‖ (T, T): the size of what each key contributes to
+// each query's output instead of the weight alone. Needs the trace's attention and value norms.
+Matrix valueWeightedAttention(const ForwardTrace& trace, int layer, int head);
 
 // Scratch space reused between calls so the hot path does not allocate once warmed up.
 struct Workspace {
@@ -100,6 +111,7 @@ struct Workspace {
     Matrix concat;   // (T, D)
     Matrix proj;     // (T, D) attention or feed-forward output
     Matrix hidden;   // (T, F)
+    Matrix valueOut; // (T, D) one head's values through its rows of W_O, only when value norms are kept
     Eigen::RowVectorXf lastRow;  // (D)
     // Only for models that need them (empty otherwise):
     Matrix up;                  // (T, F) SwiGLU's x W_3

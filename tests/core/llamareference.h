@@ -34,6 +34,7 @@ struct Options {
 struct Result {
     std::vector<std::vector<Rows>> attention;  // [layer][head] (T, T)
     std::vector<double> nextProbabilities;     // (V) softmax of the last position's logits
+    std::vector<std::vector<std::vector<double>>> valueNorms;  // [layer][head][key]: |v_key o_proj's head slice|
 };
 
 class Model {
@@ -116,7 +117,26 @@ public:
                 heads.push_back(std::move(w));
             }
             result.attention.push_back(std::move(heads));
-            const Rows o = linear(attnOut, get(p + "self_attn.o_proj.weight"), oBias ? get(p + "self_attn.o_proj.bias") : std::vector<double>());
+            // o_proj.weight is (D, D) as (out, in): head hd reads input columns hd*Dh.. of every output row.
+            const std::vector<double> oWeight = get(p + "self_attn.o_proj.weight");
+            std::vector<std::vector<double>> norms;
+            for (int hd = 0; hd < H; ++hd) {
+                const int g = hd / (H / Hkv);
+                std::vector<double> perKey(T, 0.0);
+                for (std::size_t j = 0; j < T; ++j) {
+                    double squares = 0;
+                    for (int d = 0; d < D; ++d) {
+                        double out = 0;
+                        for (int e = 0; e < Dh; ++e)
+                            out += v[j][std::size_t(g * Dh + e)] * oWeight[std::size_t(d) * std::size_t(D) + std::size_t(hd * Dh + e)];
+                        squares += out * out;
+                    }
+                    perKey[j] = std::sqrt(squares);
+                }
+                norms.push_back(std::move(perKey));
+            }
+            result.valueNorms.push_back(std::move(norms));
+            const Rows o = linear(attnOut, oWeight, oBias ? get(p + "self_attn.o_proj.bias") : std::vector<double>());
             add(h, o);
             const Rows m = rmsNorm(h, get(p + "post_attention_layernorm.weight"), eps);
             Rows gate = linear(m, get(p + "mlp.gate_proj.weight"), {});

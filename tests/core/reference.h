@@ -65,6 +65,7 @@ struct Patch {
     int headLayer = -1, head = -1;
     Grid headOutput;                // (T, Dh)
     std::vector<Grid>* concats = nullptr;
+    std::vector<Grid>* values = nullptr;  // when given, receives each layer's values (T, D)
 };
 
 // The residual stream leaving the last block (T, D); every layer's and head's attention weights into
@@ -105,6 +106,7 @@ inline Grid residual(const Model& model, const std::vector<int>& ids, const Atte
         const bool pre = c.norm == NormPlacement::PreLN;
         const Grid x = pre ? layerNorm(h, lw.ln1Gain, lw.ln1Bias, c.layerNormEps) : h;
         const Grid q = affine(x, lw.wq, lw.bq), k = affine(x, lw.wk, lw.bk), v = affine(x, lw.wv, lw.bv);
+        if (patch && patch->values) patch->values->push_back(v);
         Grid concat = zeros(T, D);
         std::vector<Grid> heads;
         for (int hd = 0; hd < c.heads; ++hd) {

@@ -55,6 +55,8 @@ private slots:
     void temperatureExtremesStayFinite_data();
     void temperatureExtremesStayFinite();
     void detailMatchesAllHeadWeights();
+    void valueNormsMatchPlainLoopReference_data();
+    void valueNormsMatchPlainLoopReference();
     void inputLongerThanContextIsRefused();
     void emptyInputGivesEmptyMatrices();
     void hugeAttentionIsRefusedBeforeAllocating();
@@ -355,6 +357,80 @@ void TestAttention::detailMatchesAllHeadWeights()
     QVERIFY((attn - d.attnOutput).cwiseAbs().maxCoeff() < 1e-5f);
     QVERIFY(((d.residualIn + d.attnOutput) - d.residualMid).cwiseAbs().maxCoeff() < 1e-5f);
     QVERIFY(((d.residualMid + d.ffOutput) - d.residualOut).cwiseAbs().maxCoeff() < 1e-5f);
+}
+
+void TestAttention::valueNormsMatchPlainLoopReference_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<int>("mask");
+    QTest::addColumn<QString>("blocked");
+    QTest::newRow("causal") << "random:layers=2,heads=4,d_model=64,seed=1" << 0 << "";
+    QTest::newRow("no mask, key 2 blocked") << "random:layers=2,heads=4,d_model=64,seed=1" << 1 << "2";
+    QTest::newRow("3 layers, 8 heads, d_model 96") << "random:layers=3,heads=8,d_model=96,seed=7" << 0 << "";
+}
+
+// ‖v_j W_O^h‖ against v from the plain-loop pass times W_O's rows in double; the value-weighted map is each
+// weight times its key's norm; and by the triangle inequality the head's real contribution to a query,
+// ‖Σ_j α_ij v_j W_O^h‖, is never more than that row's sum.
+void TestAttention::valueNormsMatchPlainLoopReference()
+{
+    QFETCH(QString, spec);
+    QFETCH(int, mask);
+    QFETCH(QString, blocked);
+    ModelPtr model = randomModel(qPrintable(spec));
+    AttentionSettings s;
+    s.mask = MaskKind(mask);
+    if (!blocked.isEmpty()) s.blockedKeys = *parseBlockedKeys(blocked.toStdString());
+    const std::vector<int> ids = idsOf(*model, "values carry what the weights only point at");
+    CaptureRequest c;
+    c.valueNorms = true;
+    c.headOutputs = true;
+    Result<ForwardTrace> t = forward(*model, ids, s, c);
+    QVERIFY2(t.hasValue(), t.error().c_str());
+    QVERIFY(t->hasValueNorms);
+
+    std::vector<reference::Grid> values;
+    reference::Patch taps;
+    taps.values = &values;
+    reference::residual(*model, ids, s, nullptr, nullptr, &taps);
+    const ModelConfig& cfg = model->config;
+    const int T = int(ids.size()), D = cfg.dModel, Dh = cfg.dHead;
+    double worst = 0.0, worstWeighted = 0.0;
+    for (int l = 0; l < cfg.layers; ++l) {
+        const Matrix& wo = model->weights.layers[std::size_t(l)].wo;  // (D, D), head h owns rows h*Dh..
+        for (int h = 0; h < cfg.heads; ++h) {
+            const Matrix weighted = valueWeightedAttention(*t, l, h);
+            for (int j = 0; j < T; ++j) {
+                double squares = 0.0;
+                for (int d = 0; d < D; ++d) {
+                    double out = 0.0;
+                    for (int e = 0; e < Dh; ++e) out += values[std::size_t(l)][std::size_t(j)][std::size_t(h * Dh + e)] * wo(h * Dh + e, d);
+                    squares += out * out;
+                }
+                const double want = std::sqrt(squares);
+                worst = std::max(worst, std::abs(double(t->valueNorm(l, h)[j]) - want) / std::max(1.0, want));
+                for (int i = 0; i < T; ++i)
+                    worstWeighted = std::max(worstWeighted, std::abs(double(weighted(i, j)) - double(t->weights(l, h)(i, j)) * want) /
+                                                                std::max(1.0, want));
+            }
+            const Matrix contribution = t->headOutputs[std::size_t(l)].middleCols(h * Dh, Dh) * wo.middleRows(h * Dh, Dh);  // (T, D)
+            for (int i = 0; i < T; ++i)
+                QVERIFY(contribution.row(i).norm() <= weighted.row(i).sum() * (1 + 1e-5f) + 1e-6f);
+        }
+    }
+    qInfo("worst relative difference: value norms %.3g, value-weighted weights %.3g", worst, worstWeighted);
+    QVERIFY2(worst <= 1e-5, qPrintable(QString("value norms differ by %1").arg(worst)));
+    QVERIFY2(worstWeighted <= 1e-5, qPrintable(QString("value-weighted attention differs by %1").arg(worstWeighted)));
+
+    // Ablating a head changes what it hands on, not its values: its norms stay those of the pass above.
+    AttentionSettings ablated = s;
+    ablated.ablated.push_back({0, 1});
+    Result<ForwardTrace> a = forward(*model, ids, ablated, c);
+    QVERIFY(a.hasValue());
+    QCOMPARE(a->valueNorm(0, 1), t->valueNorm(0, 1));
+    // Without the request nothing is kept.
+    Result<ForwardTrace> plain = forward(*model, ids, s);
+    QVERIFY(!plain->hasValueNorms && plain->valueNorms.empty());
 }
 
 void TestAttention::inputLongerThanContextIsRefused()

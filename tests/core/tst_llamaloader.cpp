@@ -159,6 +159,7 @@ private slots:
 
         CaptureRequest capture;
         capture.nextTokenLogits = true;
+        capture.valueNorms = true;
         Result<ForwardTrace> trace = forward(**model, ids, s.settings, capture);
         QVERIFY2(trace, trace.error().c_str());
         const llamaref::Result ref = llamaref::Model(dir).run(ids, s.options);
@@ -172,9 +173,20 @@ private slots:
         const std::vector<double> p = softmax(trace->nextLogits);
         double worstP = 0;
         for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
-        qDebug("worst attention difference %.2e, worst next-token probability difference %.2e", worst, worstP);
+        // Value norms (value-weighted attention) relative to their size: grouped heads read a shared value.
+        QVERIFY(trace->hasValueNorms);
+        double worstNorm = 0;
+        for (int l = 0; l < trace->layers; ++l)
+            for (int h = 0; h < trace->heads; ++h)
+                for (int j = 0; j < trace->tokens; ++j) {
+                    const double want = ref.valueNorms[std::size_t(l)][std::size_t(h)][std::size_t(j)];
+                    worstNorm = std::max(worstNorm, std::abs(double(trace->valueNorm(l, h)[j]) - want) / std::max(1.0, want));
+                }
+        qDebug("worst attention difference %.2e, worst next-token probability difference %.2e, worst value norm %.2e", worst,
+               worstP, worstNorm);
         QVERIFY2(worst < 1e-4, qPrintable(QString("attention differs from the reference by %1").arg(worst)));
         QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ from the reference by %1").arg(worstP)));
+        QVERIFY2(worstNorm < 1e-4, qPrintable(QString("value norms differ from the reference by %1").arg(worstNorm)));
     }
 
     void readsTheConfig()

@@ -13,6 +13,7 @@ void declare(Options& o)
 {
     o.text().model().settings();
     o.flag("--stats", "add each row's entropy and largest weight");
+    o.flag("--value-norms", "add value-weighted attention: each weight times the length of its key's value through W_O");
     o.value("--top-k", "K", "add the K most likely next tokens (GPT-2) or fillers of every [MASK] (BERT)");
 }
 
@@ -33,6 +34,7 @@ int run(const Args& args)
     CaptureRequest capture;
     capture.nextTokenLogits = topCount > 0 && !encoder;
     capture.finalHidden = topCount > 0 && encoder && noHead.empty();
+    capture.valueNorms = args.has("--value-norms");
     Result<ForwardTrace> trace = forward(*model, tokens.ids, settings, capture);
     if (!trace) throw Failure{kExitInput, trace.error()};
 
@@ -42,6 +44,7 @@ int run(const Args& args)
     out["token_ids"] = tokens.ids;
     out["settings"] = json::settings(settings);
     out["attention"] = json::attention(*trace);
+    if (args.has("--value-norms")) out["value_weighted"] = json::valueWeighted(*trace);
     if (args.has("--stats")) out["stats"] = json::stats(*trace);
     auto list = [](const std::vector<NextToken>& tokens) {
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();

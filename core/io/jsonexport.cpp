@@ -81,6 +81,17 @@ nlohmann::ordered_json attention(const ForwardTrace& t)
     return layers;
 }
 
+nlohmann::ordered_json valueWeighted(const ForwardTrace& t)
+{
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (int l = 0; l < t.layers; ++l) {
+        nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+        for (int h = 0; h < t.heads; ++h) heads.push_back(matrix(valueWeightedAttention(t, l, h)));
+        layers.push_back(std::move(heads));
+    }
+    return layers;
+}
+
 nlohmann::ordered_json stats(const ForwardTrace& t)
 {
     nlohmann::ordered_json entropy = nlohmann::ordered_json::array(), maxWeight = nlohmann::ordered_json::array(),

@@ -21,6 +21,7 @@ private slots:
     void attentionOutputIsExactlyAsSpecified();
     void attentionNumbersAreTheCoreNumbers();
     void statsAreEntropyAndMaxWeight();
+    void valueNormsAreWeightsTimesTheCoresNorms();
     void settingsChangeTheOutput();
     void tokenizeAndInfo();
     void textFileAndStdin();
@@ -107,6 +108,44 @@ void TestCli::statsAreEntropyAndMaxWeight()
     // Query 0 under the causal mask sees only itself: entropy 0, max weight 1.
     QVERIFY(st["entropy"][0][0][0].toDouble() == 0.0);
     QCOMPARE(st["max_weight"][1][3][0].toDouble(), 1.0);
+}
+
+// --value-norms prints α_ij · ‖v_j W_O^h‖: the core's norms times the printed weights, so within a column the
+// ratio to the weight is one number (the key's norm) wherever the weight is not 0.
+void TestCli::valueNormsAreWeightsTimesTheCoresNorms()
+{
+    const char* text = "values have lengths too";
+    const Run r = runCli({"attention", "--text", text, "--value-norms"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.indexOf("\"value_weighted\"") > r.out.indexOf("\"attention\""));
+    const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+    ModelPtr model = *loadModel(defaultModelSpec());
+    CaptureRequest capture;
+    capture.valueNorms = true;
+    Result<ForwardTrace> t = forward(*model, model->tokenizer->encode(text)->ids, AttentionSettings{}, capture);
+    QVERIFY(t.hasValue());
+    const int T = t->tokens;
+    QCOMPARE(o["value_weighted"].toArray().size(), qsizetype(t->layers));
+    double worst = 0;
+    int compared = 0;
+    for (int l = 0; l < t->layers; ++l)
+        for (int h = 0; h < t->heads; ++h)
+            for (int i = 0; i < T; ++i)
+                for (int j = 0; j < T; ++j) {
+                    const double weight = o["attention"][l][h][i][j].toDouble();
+                    const double shown = o["value_weighted"][l][h][i][j].toDouble();
+                    if (weight == 0.0) {
+                        QCOMPARE(shown, 0.0);  // masked: nothing flows, whatever the value's length
+                        continue;
+                    }
+                    const double norm = t->valueNorm(l, h)[j];
+                    worst = std::max(worst, std::abs(shown / weight - norm) / std::max(1.0, norm));
+                    ++compared;
+                }
+    QVERIFY(compared > 0);
+    QVERIFY2(worst < 1e-5, qPrintable(QString("printed value-weighted attention differs from weight × norm by %1").arg(worst)));
+    // Without the flag the key is absent.
+    QVERIFY(!runCli({"attention", "--text", text}).out.contains("value_weighted"));
 }
 
 void TestCli::settingsChangeTheOutput()

@@ -27,6 +27,7 @@ void declare(Options& o)
     o.value("--query", "I", "the explained cell's query (cell view); the token whose row rollout shows, the query marked on qk-map");
     o.value("--key", "J", "the explained cell's key (cell view)");
     o.value("--source", "TEXT", "the source sentence (cross view)");
+    o.value("--display", "WHAT", "what the heatmap and grid colour: weights (the default) or value-weighted (weight × ‖v W_O‖)");
 }
 
 // The render name of the view a scene shows: its view when that is one, the heatmap for the Attention tab.
@@ -69,6 +70,9 @@ int run(const Args& args)
     options.key = readInt(args, "--key", -1, 0, 1 << 20, "key");
     if (args.has("--source")) options.source = QString::fromStdString(args.get("--source"));
     options.compareB = scene.compareB;
+    const std::string display = args.get("--display", scene.display.value_or(Scene::kDisplayWeights));
+    if (display != Scene::kDisplayWeights && display != Scene::kDisplayValueWeighted)
+        throw Failure{kExitUsage, "--display must be weights or value-weighted, not '" + display + "'."};
     std::optional<ColorMap::Kind> colors = ColorMap::kDefault;
     if (args.has("--colormap")) colors = ColorMap::fromName(QString::fromStdString(args.get("--colormap")));
     if (!colors)
@@ -92,6 +96,7 @@ int run(const Args& args)
     document.setModel(model, QString::fromStdString(modelArgs.get("--model", defaultModelSpec())));
     document.setSettings(settings);
     document.setFocus(focus);
+    document.setAttentionDisplay(display == Scene::kDisplayValueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights);
     document.setText(QString::fromStdString(text));
     if (Status request = checkRenderRequest(QString::fromStdString(view), options); !request.ok())
         throw Failure{kExitUsage, request.error};

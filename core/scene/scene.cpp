@@ -190,7 +190,7 @@ Result<Scene> sceneFromJson(const json& object, const std::string& where, bool r
     using R = Result<Scene>;
     if (!object.is_object()) return R::fail(where + " is not a JSON object.");
     Reader r(object, where);
-    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b"})) return R::fail(r.error());
+    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b", "display"})) return R::fail(r.error());
     if (requireHeader) {
         const json* format = r.find("format");
         if (!format || !format->is_string() || format->get_ref<const std::string&>() != kFormat)
@@ -208,8 +208,10 @@ Result<Scene> sceneFromJson(const json& object, const std::string& where, bool r
 
     Scene scene;
     if (!r.string("model", scene.model, 1u << 16) || !r.string("text", scene.text, Scene::kMaxFileBytes) ||
-        !r.string("tab", scene.tab, 256) || !r.string("view", scene.view, 256))
+        !r.string("tab", scene.tab, 256) || !r.string("view", scene.view, 256) || !r.string("display", scene.display, 256))
         return R::fail(r.error());
+    if (scene.display && *scene.display != Scene::kDisplayWeights && *scene.display != Scene::kDisplayValueWeighted)
+        return R::fail(where + " gives \"display\" as \"" + *scene.display + "\"; it can be \"weights\" or \"value-weighted\".");
     if (scene.model && scene.model->empty()) return R::fail(where + " names an empty model.");
     if (const json* s = r.find("settings")) {
         Result<AttentionSettings> settings = readSettings(*s, where);
@@ -245,6 +247,7 @@ nlohmann::ordered_json sceneToJson(const Scene& scene)
                           {"temperature", b.temperature},
                           {"text", b.text}};
     }
+    if (scene.display) j["display"] = *scene.display;
     return j;
 }
 

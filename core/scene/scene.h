@@ -11,7 +11,8 @@
 //                    "blocked_keys": [2], "ablate": "0.1,1.3", "ablate_mode": "zero", "token_limit": 0},
 //       "focus": {"layer": 0, "head": 1},
 //       "tab": "scaling-lab", "view": "compare",   // names, not indices: a tab added later keeps old files valid
-//       "compare_b": {"mask": "none", "scaling": "sqrt-dk", "temperature": 1.0, "text": ""}
+//       "compare_b": {"mask": "none", "scaling": "sqrt-dk", "temperature": 1.0, "text": ""},
+//       "display": "weights"                     // or "value-weighted": what the heatmaps colour
 //     }
 //
 // Inside "settings" and "compare_b" a key that is left out takes its default (the values above, with no
@@ -55,6 +56,9 @@ struct Scene {
     std::optional<std::string> tab;   // a tab's name: attention, scaling-lab, step-by-step, research, ...
     std::optional<std::string> view;  // a view's name inside the tab, as `attnscope-cli render --view` names it
     std::optional<CompareBSettings> compareB;
+    std::optional<std::string> display;  // kDisplayWeights or kDisplayValueWeighted
+    static constexpr const char* kDisplayWeights = "weights";
+    static constexpr const char* kDisplayValueWeighted = "value-weighted";
 
     bool operator==(const Scene&) const = default;
 };

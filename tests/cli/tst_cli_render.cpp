@@ -22,6 +22,8 @@ void TestCliRender::render_data()
     const QStringList base = {"render", "--text", "The quick brown fox jumps over the lazy dog"};
     QTest::newRow("heatmap PNG at 500x400") << base + QStringList{"--view", "heatmap", "--layer", "1", "--head", "3", "--width", "500", "--height", "400", "--mask", "none", "--block-keys", "2"} << "h.png" << 0;
     QTest::newRow("grid SVG") << base + QStringList{"--view", "grid", "--scaling", "none", "--temperature", "2"} << "g.svg" << 0;
+    QTest::newRow("value-weighted grid PNG") << base + QStringList{"--view", "grid", "--display", "value-weighted", "--width", "500", "--height", "400"} << "v.png" << 0;
+    QTest::newRow("unknown display is usage") << base + QStringList{"--view", "grid", "--display", "norms"} << "x.png" << 2;
     QTest::newRow("heatmap PDF") << base + QStringList{"--view", "heatmap", "--positional", "none"} << "h.pdf" << 0;
     const QStringList size = {"--width", "500", "--height", "400"};
     for (const char* view : {"saturation", "why-sqrt-dk", "jacobian", "histogram", "dashboard", "compare", "pipeline",

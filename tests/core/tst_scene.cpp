@@ -37,6 +37,7 @@ Scene everyField()
     s.tab = "scaling-lab";
     s.view = "compare";
     s.compareB = CompareBSettings{MaskKind::None, Scaling::SqrtDk, 2.5, "man bites dog"};
+    s.display = Scene::kDisplayValueWeighted;
     return s;
 }
 
@@ -123,7 +124,7 @@ private slots:
     {
         const Result<Scene> r = parseScene(R"({"format":"attnscope-scene","version":1,"text":"hello","tab":"research"})", "p");
         QVERIFY2(r.hasValue(), r.error().c_str());
-        QVERIFY(!r->model && !r->settings && !r->focus && !r->view && !r->compareB);
+        QVERIFY(!r->model && !r->settings && !r->focus && !r->view && !r->compareB && !r->display);
         QCOMPARE(*r->text, std::string("hello"));
         QCOMPARE(*r->tab, std::string("research"));
     }
@@ -180,6 +181,8 @@ private slots:
                                       << "layer.head";
         QTest::newRow("compare b not an object") << QByteArray(R"({"format":"attnscope-scene","version":1,"compare_b":3})")
                                                  << "not an object";
+        QTest::newRow("unknown display") << QByteArray(R"({"format":"attnscope-scene","version":1,"display":"norms"})")
+                                         << "\"weights\" or \"value-weighted\"";
     }
     void badScenesAreRefusedWithASentence()
     {

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "window/controlpanel.h"
+#include "common/colormap.h"
 #include "common/document.h"
 #include "randomdefault.h"
 #include "model/forward.h"
@@ -79,6 +80,7 @@ private slots:
     void hostileTextNeverCrashesTheWindow();
     void workerPathGivesTheSameWeights();
     void tooltipShowsWeightAndScoresFromSnapshot();
+    void valueWeightedDisplayShowsTheCoresProducts();
     void statusBarNamesTokensModelAndTimes();
     void positionalSelectorOffersWhatTheModelHas();
     void randomModelDialogBuildsSpec();
@@ -512,6 +514,65 @@ void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
     const QString masked = w.heatmap()->cellToolTip(1, 6);
     QVERIFY2(masked.contains(QStringLiteral("masked")), qPrintable(masked));
     QVERIFY(!masked.contains(QStringLiteral("nan"), Qt::CaseInsensitive) && !masked.contains(QStringLiteral("inf")));
+}
+
+// "Show: weight × ‖value‖" makes the heatmap and the grid colour α_ij · ‖v_j W_O^h‖ as the core computes it
+// (checked against a fresh forward here), with the scale, title and tooltip saying so; "weights" puts the
+// weights back. The norms are computed only while the display asks for them.
+void TestMainWindow::valueWeightedDisplayShowsTheCoresProducts()
+{
+    MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
+    w.sentenceEdit()->setText(kSentence);
+    Document* doc = w.document();
+    QVERIFY(!doc->snapshot()->trace.hasValueNorms);
+    QComboBox* display = w.controls()->displayBox();
+    QCOMPARE(display->currentText(), displayLabel(AttentionDisplay::Weights));
+    display->setCurrentIndex(display->findData(int(AttentionDisplay::ValueWeighted)));
+    doc->waitForIdle();
+    QCOMPARE(doc->attentionDisplay(), AttentionDisplay::ValueWeighted);
+    QVERIFY(doc->snapshot()->trace.hasValueNorms);
+
+    const QByteArray utf8 = kSentence.toUtf8();
+    CaptureRequest capture;
+    capture.valueNorms = true;
+    Result<ForwardTrace> core = forward(*doc->model(), doc->model()->tokenizer->encode(utf8.toStdString())->ids, doc->settings(), capture);
+    QVERIFY(core.hasValue());
+    const HeadSelection f = doc->focus();
+    const Matrix& weights = core->weights(f.layer, f.head);
+    const RowVector& norms = core->valueNorm(f.layer, f.head);
+    HeatmapView* map = w.heatmap();
+    QVERIFY(map->showsValueWeighted());
+    double worst = 0.0, top = 0.0;
+    for (int q = 0; q < map->tokenCount(); ++q)
+        for (int k = 0; k < map->tokenCount(); ++k) {
+            const double want = double(weights(q, k)) * double(norms[k]);
+            top = std::max(top, want);
+            worst = std::max(worst, std::abs(map->cellValue(q, k) - want) / std::max(1.0, want));
+        }
+    QVERIFY2(worst < 1e-5, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    QVERIFY(std::abs(map->colourRange().upper - top) <= 1e-5 * top);
+    QVERIFY(map->title().contains(displayLabel(AttentionDisplay::ValueWeighted)));
+    const QString tip = map->cellToolTip(4, 2);
+    QVERIFY2(tip.contains(QString::number(double(weights(4, 2)), 'g', 6)) && tip.contains(QString::number(double(norms[2]), 'g', 6)),
+             qPrintable(tip));
+    QVERIFY(map->isMaskedCell(1, 6));  // the causal mask still greys the future
+
+    // The grid: every pixel is the product over the head's largest, on the same colour map.
+    const Matrix product = weights * norms.asDiagonal();
+    const QImage& image = w.grid()->headImage(f);
+    QCOMPARE(image.size(), QSize(9, 9));
+    QCOMPARE(QColor(image.pixel(2, 4)), ColorMap::weightColor(product(4, 2) * (1.0f / product.maxCoeff())));
+    QVERIFY(w.grid()->headToolTip(f).contains(QStringLiteral("value-weighted")));
+    QVERIFY(std::abs(w.grid()->firstTokenShare(f) - double(product.col(0).sum() / product.sum())) < 1e-5);
+
+    // Back to the weights: the plain numbers, the fixed [0, 1] scale, and no norms kept.
+    display->setCurrentIndex(display->findData(int(AttentionDisplay::Weights)));
+    doc->waitForIdle();
+    QVERIFY(!map->showsValueWeighted() && !doc->snapshot()->trace.hasValueNorms);
+    QCOMPARE(map->colourRange().upper, 1.0);
+    QVERIFY(worstDifference(*map, coreTrace(*doc), f) < 1e-6);
+    QCOMPARE(QColor(w.grid()->headImage(f).pixel(2, 4)), ColorMap::weightColor(weights(4, 2)));
 }
 
 void TestMainWindow::statusBarNamesTokensModelAndTimes()

@@ -173,6 +173,12 @@ private slots:
         QVERIFY(doc.settings().scaling == Scaling::None);
         s.press(Qt::Key_S);
         QVERIFY(doc.settings().scaling == Scaling::SqrtDk);
+        // V: weights or value-weighted attention, and the panel's box follows.
+        s.press(Qt::Key_V);
+        QVERIFY(doc.attentionDisplay() == AttentionDisplay::ValueWeighted);
+        QCOMPARE(s.window.controls()->displayBox()->currentData().toInt(), int(AttentionDisplay::ValueWeighted));
+        s.press(Qt::Key_V);
+        QVERIFY(doc.attentionDisplay() == AttentionDisplay::Weights);
         // + and −: a step of √2 on the slider's grid, both ways, and never past the slider's ends.
         s.press(Qt::Key_Plus, Qt::ShiftModifier);
         const double up = doc.settings().temperature;

@@ -61,6 +61,7 @@ void setEveryField(MainWindow& w)
     s.tokenLimit = 40;
     w.document()->setSettings(s);
     w.document()->setFocus({2, 1});
+    w.document()->setAttentionDisplay(AttentionDisplay::ValueWeighted);
     w.tabs()->setCurrentIndex(pageIndex(w.tabs(), QStringLiteral("research")));
     auto* views = viewTabs(w.tabs()->currentWidget());
     views->setCurrentIndex(pageIndex(views, QStringLiteral("rollout")));
@@ -115,6 +116,7 @@ private slots:
         QCOMPARE(db.settings().blockedKeys, (std::vector<int>{1, 3}));
         QCOMPARE(db.settings().ablated.size(), std::size_t(2));
         QVERIFY(db.focus() == (HeadSelection{2, 1}));
+        QVERIFY(db.attentionDisplay() == AttentionDisplay::ValueWeighted);
         QCOMPARE(pageName(b.tabs(), b.tabs()->currentIndex()), QStringLiteral("research"));
         const QTabWidget* views = viewTabs(b.tabs()->currentWidget());
         QCOMPARE(pageName(views, views->currentIndex()), QStringLiteral("rollout"));
@@ -290,6 +292,7 @@ private slots:
         scene.tab = "step-by-step";
         scene.view = "pipeline";
         scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 1.5, "the man"};
+        scene.display = Scene::kDisplayValueWeighted;
         const Result<QStringList> applied = applyScene(doc, open, scene);
         QVERIFY2(applied && applied->isEmpty(), applied ? qPrintable(applied->join('|')) : applied.error().c_str());
         QCOMPARE(opened, 1);
@@ -359,6 +362,7 @@ private slots:
         scene.tab = "scaling-lab";
         scene.view = "compare";
         scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 0.5, "other words"};
+        scene.display = Scene::kDisplayWeights;
         const QString scenePath = home.filePath(QStringLiteral("start.attnscope"));
         QVERIFY(writeSceneFile(QFile::encodeName(scenePath).toStdString(), scene).ok());
 

@@ -30,6 +30,7 @@ Status prepareHeatmap(QWidget* view, Document& document, const RenderOptions&)
 QWidget* weightScale()
 {
     auto* plot = new QCustomPlot;
+    plot->setObjectName(QStringLiteral("grid-scale"));
     plot->plotLayout()->clear();
     auto* scale = new QCPColorScale(plot);
     ColorBar::install(scale);
@@ -38,10 +39,17 @@ QWidget* weightScale()
     scale->setGradient(ColorMap::gradient());
     scale->setDataRange(QCPRange(0.0, 1.0));
     scale->setBarWidth(12);
-    const bool grey = ColorMap::current() == ColorMap::Kind::Grey;
-    scale->axis()->setLabel(QObject::tr("attention weight · %1 cells: masked pairs").arg(grey ? QObject::tr("orange") : QObject::tr("grey")));
     plot->setFixedHeight(64);
     return plot;
+}
+
+void labelWeightScale(QWidget* plot, AttentionDisplay display)
+{
+    auto* scale = static_cast<QCPColorScale*>(static_cast<QCustomPlot*>(plot)->plotLayout()->element(0, 0));
+    const QString masked = ColorMap::current() == ColorMap::Kind::Grey ? QObject::tr("orange") : QObject::tr("grey");
+    scale->axis()->setLabel(display == AttentionDisplay::ValueWeighted
+                                ? QObject::tr("weight × ‖v W_O‖, 0 to each head's largest · %1 cells: masked pairs").arg(masked)
+                                : QObject::tr("attention weight · %1 cells: masked pairs").arg(masked));
 }
 
 // The grid has no title of its own on screen (the heatmap beside it says which head is focused); a
@@ -65,7 +73,10 @@ QWidget* makeGrid(Document*, QWidget* parent)
 Status prepareGrid(QWidget* view, Document& document, const RenderOptions&)
 {
     const SnapshotPtr snapshot = document.snapshot();
-    view->findChild<QLabel*>(QStringLiteral("grid-title"))->setText(QObject::tr("All heads (layers down, heads across) · %1").arg(settingsSummary(snapshot->settings)));
+    QString title = QObject::tr("All heads (layers down, heads across) · %1").arg(settingsSummary(snapshot->settings));
+    if (snapshot->display == AttentionDisplay::ValueWeighted) title += QStringLiteral(" · ") + displayLabel(snapshot->display);
+    view->findChild<QLabel*>(QStringLiteral("grid-title"))->setText(title);
+    labelWeightScale(view->findChild<QCustomPlot*>(QStringLiteral("grid-scale")), snapshot->display);
     view->findChild<HeadGridView*>()->setSnapshot(snapshot);
     return {};
 }

@@ -89,8 +89,11 @@ void HeadGridView::ensureImages() const
     const int side = std::min(T, kMaxImage);
     // 1. Masks are the same for every head of one pass: read them once from the focused head's detail.
     const bool haveMask = t->hasDetail && t->detail.masked.rows() == T;
+    // Value-weighted attention: each head coloured from 0 to its own largest weight × ‖v W_O‖.
+    const bool valueWeighted = m_snapshot->display == AttentionDisplay::ValueWeighted && t->hasValueNorms;
     const bool reusable = before && before->tokens == T && before->layers == m_layers && before->heads == m_heads &&
                           previous.size() == cells && previousSink.size() == cells &&
+                          (previousSnapshot->display == AttentionDisplay::ValueWeighted && before->hasValueNorms) == valueWeighted &&
                           (haveMask ? before->hasDetail && sameMatrix(before->detail.masked, t->detail.masked)
                                     : !(before->hasDetail && before->detail.masked.rows() == T));
     const QRgb masked = ColorMap::maskedColor().rgb();
@@ -102,20 +105,26 @@ void HeadGridView::ensureImages() const
     for (int l = 0; l < m_layers; ++l)
         for (int h = 0; h < m_heads; ++h) {
             const std::size_t cell = std::size_t(l * m_heads + h);
-            const Matrix& w = t->weights(l, h);  // (T, T)
-            if (reusable && !previous[cell].isNull() && sameMatrix(before->weights(l, h), w)) {
+            const Matrix& weights = t->weights(l, h);  // (T, T)
+            if (reusable && !previous[cell].isNull() && sameMatrix(before->weights(l, h), weights) &&
+                (!valueWeighted || before->valueNorm(l, h) == t->valueNorm(l, h))) {
                 m_images[cell] = std::move(previous[cell]);
                 m_sink[cell] = previousSink[cell];
                 ++m_reusedImages;
                 continue;
             }
+            Matrix weighted;
+            if (valueWeighted) weighted = valueWeightedAttention(*t, l, h);
+            const Matrix& w = valueWeighted ? weighted : weights;
+            const float top = valueWeighted ? w.maxCoeff() : 1.0f;
+            const float scale = top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
             QImage img(side, side, QImage::Format_RGB32);
             for (int y = 0; y < side; ++y) {
                 auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
                 const int q = pick[std::size_t(y)];
                 for (int x = 0; x < side; ++x) {
                     const int k = pick[std::size_t(x)];
-                    line[x] = haveMask && std::isinf(t->detail.masked(q, k)) ? masked : ColorMap::weightColor(w(q, k));
+                    line[x] = haveMask && std::isinf(t->detail.masked(q, k)) ? masked : ColorMap::weightColor(w(q, k) * scale);
                 }
             }
             m_images[cell] = std::move(img);
@@ -202,8 +211,12 @@ QString HeadGridView::headToolTip(HeadSelection head) const
     if (head.layer >= 0 && head.head >= 0 && index < m_tips.size()) return m_tips[index];
     QString text = QStringLiteral("layer %1, head %2").arg(head.layer).arg(head.head);
     const double sink = firstTokenShare(head);
+    const bool valueWeighted = m_colouredFrom && m_colouredFrom->display == AttentionDisplay::ValueWeighted;
     if (sink >= 0.0)
-        text += QStringLiteral("\n%1% of its attention lands on the first token").arg(100.0 * sink, 0, 'f', 1);
+        text += (valueWeighted ? QStringLiteral("\n%1% of its value-weighted attention lands on the first token")
+                               : QStringLiteral("\n%1% of its attention lands on the first token"))
+                    .arg(100.0 * sink, 0, 'f', 1);
+    if (valueWeighted) text += QStringLiteral("\ncoloured from 0 to its own largest weight × ‖v W_O‖");
     if (m_groupSize > 1) {
         const int first = head.head / m_groupSize * m_groupSize;
         text += QStringLiteral("\nshares keys and values (K/V head %1) with heads %2–%3")

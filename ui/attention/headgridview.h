@@ -45,7 +45,8 @@ public:
     // Query heads per key/value head (1 when nothing is shared), and the outline of head's group.
     int groupSize() const { return m_groupSize; }
     QRect groupRect(HeadSelection head) const;
-    // The share of the head's weight on the first token (firstTokenShare), -1 before any weights.
+    // The share of the head's weight on the first token (firstTokenShare), -1 before any weights; under the
+    // value-weighted display, the share of its value-weighted attention.
     double firstTokenShare(HeadSelection head) const;
 
     // Heads whose image was kept from the previous snapshot at the last colouring (their weights and the

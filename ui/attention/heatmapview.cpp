@@ -107,6 +107,7 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     m_titleParts.clear();
     if (snapshot && snapshot->model) {
         m_titleParts << tr("Layer %1 · head %2").arg(m_head.layer).arg(m_head.head) << settingsSummary(snapshot->settings);
+        if (snapshot->display == AttentionDisplay::ValueWeighted) m_titleParts << displayLabel(snapshot->display);
         // A mask other than the one the model was trained with (GPT-2 unmasked, BERT causal) is a counterfactual.
         const std::string note = counterfactualNote(snapshot->model->config, snapshot->settings);
         if (!note.empty()) m_titleParts << QString::fromStdString(note);
@@ -132,8 +133,20 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     }
     m_tokens = T;
 
-    const Matrix& w = snapshot->trace.weights(m_head.layer, m_head.head);  // (T, T) rows are queries
     const ForwardTrace& tr = snapshot->trace;
+    // Weights on a fixed [0, 1] scale; value-weighted attention from 0 to this head's largest product.
+    m_valueWeighted = snapshot->display == AttentionDisplay::ValueWeighted && tr.hasValueNorms;
+    const Matrix* shown = &tr.weights(m_head.layer, m_head.head);  // (T, T) rows are queries
+    if (m_valueWeighted) {
+        m_weighted = valueWeightedAttention(tr, m_head.layer, m_head.head);
+        shown = &m_weighted;
+    }
+    const Matrix& w = *shown;
+    const double top = m_valueWeighted ? double(w.maxCoeff()) : 1.0;
+    const QCPRange range(0.0, std::isfinite(top) && top > 0.0 ? top : 1.0);
+    m_map->setDataRange(range);
+    m_scale->setDataRange(range);
+    m_scale->setLabel(m_valueWeighted ? QCustomPlot::tr("weight × ‖v W_O‖") : QCustomPlot::tr("weight"));
     const bool haveMask = tr.hasDetail && tr.detail.selection == m_head && tr.detail.masked.rows() == T;
     constexpr double kMasked = std::numeric_limits<double>::quiet_NaN();
     for (int q = 0; q < T; ++q)
@@ -167,9 +180,18 @@ QString HeatmapView::cellToolTip(int q, int k) const
     };
     QString text = tr("L%1 H%2\nquery %3 “%4” → key %5 “%6”\n")
                        .arg(m_head.layer).arg(m_head.head).arg(q).arg(tok(q)).arg(k).arg(tok(k));
-    if (isMaskedCell(q, k)) text += tr("masked (weight 0)\n");
-    else text += tr("weight %1\n").arg(number(cellValue(q, k)));
     const ForwardTrace& t = m_snapshot->trace;
+    if (isMaskedCell(q, k)) {
+        text += tr("masked (weight 0)\n");
+    } else if (m_valueWeighted) {
+        // The product and both of its factors, so the person sees which one made the cell bright.
+        text += tr("weight × ‖v W_O‖ %1 = %2 × %3\n")
+                    .arg(number(cellValue(q, k)))
+                    .arg(number(t.weights(m_head.layer, m_head.head)(q, k)))
+                    .arg(number(t.valueNorm(m_head.layer, m_head.head)[k]));
+    } else {
+        text += tr("weight %1\n").arg(number(cellValue(q, k)));
+    }
     if (t.hasDetail && t.detail.selection == m_head && t.detail.scores.rows() == m_tokens) {
         text += tr("raw score q·k %1\n").arg(number(t.detail.scores(q, k)));
         text += tr("scaled score %1 (× %2)").arg(number(t.detail.scaled(q, k))).arg(number(t.multiplier, 4));

@@ -1,6 +1,7 @@
 #pragma once
 // The focused head as a heatmap: one cell per (query, key) pair, query 0 at the top, keys along the
-// bottom, a colour scale fixed to [0, 1] and masked pairs in a neutral grey with a legend entry.
+// bottom, a colour scale fixed to [0, 1] and masked pairs in a neutral grey with a legend entry. Under the
+// snapshot's value-weighted display it colours weight × ‖v W_O‖ instead, on a scale from 0 to the head's largest.
 // Every number it shows is read from the snapshot; nothing is recomputed here.
 #include <QSharedPointer>
 #include <qcustomplot.h>
@@ -21,7 +22,9 @@ public:
     int tokenCount() const { return m_tokens; }
     const SnapshotPtr& shownSnapshot() const { return m_snapshot; }
     HeadSelection shownHead() const { return m_head; }
-    double cellValue(int q, int k) const;   // the displayed weight; exactly 0 for a masked pair
+    double cellValue(int q, int k) const;   // the displayed weight (or weight × value length); exactly 0 when masked
+    bool showsValueWeighted() const { return m_valueWeighted; }
+    QCPRange colourRange() const { return m_map->dataRange(); }
     bool isMaskedCell(int q, int k) const;  // drawn in the masked grey
     int labelStep() const { return m_labelStep; }  // every labelStep-th token is labelled
     QString cellToolTip(int q, int k) const;
@@ -49,6 +52,8 @@ private:
     QSharedPointer<QCPAxisTickerText> m_keyTicker, m_queryTicker;
     SnapshotPtr m_snapshot;
     HeadSelection m_head;
+    bool m_valueWeighted = false;  // the snapshot asked for value-weighted attention and holds its norms
+    Matrix m_weighted;             // (T, T) the focused head's value-weighted attention when shown
     int m_tokens = 0;
     int m_labelStep = 1;
 };

@@ -32,13 +32,14 @@ HeadSelection clampFocus(HeadSelection f, const ModelConfig& c)
 namespace {
 std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
-                                                quint64 generation)
+                                                quint64 generation, AttentionDisplay display)
 {
     const auto start = std::chrono::steady_clock::now();
     auto snap = std::make_shared<Snapshot>();
     snap->model = model;
     snap->settings = settings;
     snap->generation = generation;
+    snap->display = display;
     if (!model) return {snap, QStringLiteral("No model is loaded.")};
     snap->focus = clampFocus(focus, model->config);
 
@@ -53,6 +54,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     capture.detail = snap->focus;
     capture.nextTokenLogits = !encoder;
     capture.finalHidden = encoder && canPredictMasked(*model).ok();
+    capture.valueNorms = display == AttentionDisplay::ValueWeighted;
     thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
     Status s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
     if (s.ok() && encoder) snap->maskedTokens = predictMasked(*model, snap->trace, snap->tokens.ids, Snapshot::kNextTokens);
@@ -72,12 +74,12 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
 
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
-                                                quint64 generation)
+                                                quint64 generation, AttentionDisplay display)
 {
     // Runs on the worker thread too, where an escaping exception would end the program: out of memory
     // becomes the snapshot's error sentence instead.
     try {
-        return computeSnapshotUnguarded(model, text, settings, focus, generation);
+        return computeSnapshotUnguarded(model, text, settings, focus, generation, display);
     } catch (const std::bad_alloc&) {
         auto snap = std::make_shared<Snapshot>();
         snap->model = model;
@@ -250,6 +252,31 @@ void Document::setFocus(HeadSelection focus)
     request();  // the focused head's full pipeline is part of the trace
 }
 
+void Document::setAttentionDisplay(AttentionDisplay display)
+{
+    if (display == m_display) return;
+    m_display = display;
+    emit attentionDisplayChanged(m_display);
+    request();  // the value norms are part of the trace only while they are shown
+}
+
+Matrix displayedAttention(const Snapshot& snapshot, HeadSelection head)
+{
+    const ForwardTrace& t = snapshot.trace;
+    if (snapshot.display == AttentionDisplay::ValueWeighted && t.hasValueNorms) return valueWeightedAttention(t, head.layer, head.head);
+    return t.weights(head.layer, head.head);
+}
+
+QString displayName(AttentionDisplay display)
+{
+    return display == AttentionDisplay::ValueWeighted ? QStringLiteral("value-weighted") : QStringLiteral("weights");
+}
+
+QString displayLabel(AttentionDisplay display)
+{
+    return display == AttentionDisplay::ValueWeighted ? QObject::tr("weight × ‖value‖") : QObject::tr("weights");
+}
+
 CompareBSettings Document::compareB() const
 {
     if (m_compareB) return *m_compareB;
@@ -332,8 +359,9 @@ void Document::truncateToContext()
 void Document::request()
 {
     const quint64 generation = ++m_generation;
-    auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, generation](const CancelFlag&) {
-        return computeSnapshot(model, text, settings, focus, generation);
+    auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, display = m_display,
+                 generation](const CancelFlag&) {
+        return computeSnapshot(model, text, settings, focus, generation, display);
     };
     auto show = [this](std::pair<SnapshotPtr, QString> result) { accept(std::move(result.first), std::move(result.second)); };
     if (!isAsync()) {

@@ -32,6 +32,10 @@ struct TabPage {
     QStringList views;
 };
 
+// What the attention heatmaps and grids colour: the weights, or each weight times the length of what its
+// key's value adds through the head's rows of W_O (Kobayashi et al. 2020), which the snapshot then holds.
+enum class AttentionDisplay { Weights, ValueWeighted };
+
 // One finished computation: everything a view needs, immutable and shared.
 struct Snapshot {
     static constexpr int kNextTokens = 5;
@@ -39,6 +43,7 @@ struct Snapshot {
     TokenizedText tokens;
     AttentionSettings settings;
     HeadSelection focus;
+    AttentionDisplay display = AttentionDisplay::Weights;  // ValueWeighted: trace.valueNorms are kept
     ForwardTrace trace;            // every head's weights and the focused head's detail
     std::vector<NextToken> nextTokens;  // decoders: the model's most probable next tokens after the last one
     std::vector<MaskedPrediction> maskedTokens;  // encoders: the most probable fillers of every [MASK]
@@ -60,6 +65,7 @@ public:
     const QString& modelSpec() const { return m_modelSpec; }
     const AttentionSettings& settings() const { return m_settings; }
     HeadSelection focus() const { return m_focus; }
+    AttentionDisplay attentionDisplay() const { return m_display; }
     // The latest finished computation (never null after construction) and its error, if it failed.
     const SnapshotPtr& snapshot() const { return m_snapshot; }
     const QString& error() const { return m_error; }
@@ -99,6 +105,9 @@ public slots:
     void setAblationMode(attnscope::AblationMode mode);
     void clearAblation();
     void setFocus(attnscope::HeadSelection focus);
+    // Weights or value-weighted attention in every heatmap and grid that shows this document's snapshot;
+    // the value norms are computed only while the latter is chosen.
+    void setAttentionDisplay(attnscope::AttentionDisplay display);
     // Blocks until the latest request has finished (CLI rendering and tests).
     void waitForIdle();
     bool isComputing() const { return m_compute.busy(); }  // a request has not been shown yet
@@ -126,6 +135,7 @@ signals:
     void modelChanged(const attnscope::ModelPtr& model);
     void settingsChanged(const attnscope::AttentionSettings& settings);
     void focusChanged(attnscope::HeadSelection focus);
+    void attentionDisplayChanged(attnscope::AttentionDisplay display);
     void snapshotChanged(const attnscope::SnapshotPtr& snapshot);  // a computation finished
     void errorChanged(const QString& error);                        // empty when the last one succeeded
     void compareBChanged();
@@ -140,6 +150,7 @@ private:
     QString m_modelSpec;
     AttentionSettings m_settings;
     HeadSelection m_focus;
+    AttentionDisplay m_display = AttentionDisplay::Weights;
     SnapshotPtr m_snapshot;
     QString m_error;
     quint64 m_generation = 0;
@@ -159,7 +170,14 @@ private:
 // Runs tokenize + forward for one request. Pure function of its inputs; safe on any thread.
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
-                                                quint64 generation);
+                                                quint64 generation, AttentionDisplay display = AttentionDisplay::Weights);
+
+// The (T, T) matrix a heatmap of this head colours under the snapshot's display: its weights, or its
+// value-weighted attention.
+Matrix displayedAttention(const Snapshot& snapshot, HeadSelection head);
+// The display's name in settings lines and scenes ("weights", "value-weighted") and its words on screen.
+QString displayName(AttentionDisplay display);
+QString displayLabel(AttentionDisplay display);
 
 } // namespace attnscope
 

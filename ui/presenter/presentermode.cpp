@@ -51,7 +51,7 @@ struct StandIn {
     int cell;
 };
 constexpr StandIn kStandIns[] = {{"causal", 0}, {"mask-window", 0}, {"mask-sinks", 0}, {"sqrt-dk", 1}, {"temperature", 2}, {"positional-encoding", 3},
-                                 {"head", 4},   {"layer", 5},   {"clear-blocked", 6}};
+                                 {"head", 4},   {"layer", 5},   {"clear-blocked", 6}, {"attention-display", 7}};
 
 QString positionalName(PositionalOverride p)
 {
@@ -213,6 +213,10 @@ bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
         return true;
     case Qt::Key_C:
         doc->clearBlockedKeys();
+        return true;
+    case Qt::Key_V:
+        doc->setAttentionDisplay(doc->attentionDisplay() == AttentionDisplay::Weights ? AttentionDisplay::ValueWeighted
+                                                                                      : AttentionDisplay::Weights);
         return true;
     case Qt::Key_L:
         m_lessons->setVisible(!m_lessons->isVisible());

@@ -136,6 +136,7 @@ void SceneController::startAutosave()
     connect(m_document, &Document::textChanged, this, arm);
     connect(m_document, &Document::settingsChanged, this, arm);
     connect(m_document, &Document::focusChanged, this, arm);
+    connect(m_document, &Document::attentionDisplayChanged, this, arm);
     connect(m_document, &Document::placeChanged, this, arm);
     connect(m_document, &Document::compareBChanged, this, arm);
     arm();

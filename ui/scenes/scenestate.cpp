@@ -18,6 +18,7 @@ Scene captureScene(const Document& doc)
     if (!doc.tab().isEmpty()) scene.tab = doc.tab().toStdString();
     if (!doc.view().isEmpty()) scene.view = doc.view().toStdString();
     if (doc.hasOwnCompareB()) scene.compareB = doc.compareB();  // otherwise B follows A, and will again
+    scene.display = displayName(doc.attentionDisplay()).toStdString();
     return scene;
 }
 
@@ -38,6 +39,8 @@ Result<QStringList> applyScene(Document& doc, const ModelOpener& openModel, cons
     if (scene.settings) doc.setSettings(*scene.settings);
     if (scene.focus) doc.setFocus({scene.focus->layer, scene.focus->head});
     if (scene.compareB) doc.setCompareB(*scene.compareB);
+    if (scene.display)
+        doc.setAttentionDisplay(*scene.display == Scene::kDisplayValueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights);
     // 2. Tab and view by name, so a scene saved before a tab was added still finds its tab. A view is looked
     // for in the tab it ends up in, the scene's or, when the window lacks that one, the current tab.
     const QString view = scene.view ? QString::fromStdString(*scene.view) : QString();

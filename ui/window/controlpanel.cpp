@@ -43,6 +43,10 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     headForm->addRow(tr("&Layer"), m_layer);
     headForm->addRow(tr("H&ead"), m_head);
     headForm->addRow(new QLabel(tr("←/→ heads, ↑/↓ or PgUp/PgDn layers"), headGroup));
+    m_display = new QComboBox(headGroup);
+    m_display->addItem(displayLabel(AttentionDisplay::Weights), int(AttentionDisplay::Weights));
+    m_display->addItem(displayLabel(AttentionDisplay::ValueWeighted), int(AttentionDisplay::ValueWeighted));
+    headForm->addRow(tr("&Show"), m_display);
 
     auto* maskGroup = new QGroupBox(tr("Mask"), this);
     m_causal = new QCheckBox(tr("&Causal"), maskGroup);
@@ -99,6 +103,10 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     m_layer->setToolTip(tr("Which layer's head to show: each layer's heads read what the layers before them wrote."));
     m_head->setObjectName(QStringLiteral("head"));
     m_head->setToolTip(tr("Which head of the layer to show: each head has its own query, key and value projections and so its own pattern."));
+    m_display->setObjectName(QStringLiteral("attention-display"));
+    m_display->setToolTip(tr("What the heatmaps colour: the attention weights, or each weight times the length of what its key's value "
+                             "adds through the head's output projection, as Kobayashi and colleagues measured it in 2020, since a token can take a large "
+                             "weight and still add little."));
     m_causal->setObjectName(QStringLiteral("causal"));
     m_causal->setToolTip(tr("The causal mask: a token may attend only to itself and earlier tokens, as when a decoder writes text left to right."));
     m_window->setObjectName(QStringLiteral("mask-window"));
@@ -117,6 +125,9 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     // Controls -> document. valueChanged (not sliderReleased) so every view follows a drag.
     connect(m_layer, &QSpinBox::valueChanged, this, [this](int l) { m_document->setFocus({l, m_document->focus().head}); });
     connect(m_head, &QSpinBox::valueChanged, this, [this](int h) { m_document->setFocus({m_document->focus().layer, h}); });
+    connect(m_display, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0) m_document->setAttentionDisplay(static_cast<AttentionDisplay>(m_display->itemData(i).toInt()));
+    });
     connect(m_causal, &QCheckBox::toggled, this,
             [this](bool on) { m_document->setMask(on ? MaskKind::Causal : MaskKind::None); });
     connect(m_window, &QSpinBox::valueChanged, this, [this](int w) { m_document->setWindow(w, m_sinks->value()); });
@@ -137,6 +148,10 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     connect(m_document, &Document::modelChanged, this, &ControlPanel::showModel);
     connect(m_document, &Document::settingsChanged, this, &ControlPanel::showSettings);
     connect(m_document, &Document::focusChanged, this, &ControlPanel::showFocus);
+    connect(m_document, &Document::attentionDisplayChanged, this, [this](AttentionDisplay d) {
+        const QSignalBlocker block(m_display);
+        m_display->setCurrentIndex(m_display->findData(int(d)));
+    });
     showModel(m_document->model());
     showSettings(m_document->settings());
     showFocus(m_document->focus());

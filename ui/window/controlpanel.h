@@ -28,6 +28,7 @@ public:
 
     QSpinBox* layerBox() const { return m_layer; }
     QSpinBox* headBox() const { return m_head; }
+    QComboBox* displayBox() const { return m_display; }  // weights or value-weighted attention
     QCheckBox* causalBox() const { return m_causal; }
     // How the model was trained and, when the mask differs, that the view is a counterfactual.
     QLabel* maskNote() const { return m_maskNote; }
@@ -47,6 +48,7 @@ private:
     Document* m_document;
     QSpinBox* m_layer;
     QSpinBox* m_head;
+    QComboBox* m_display;
     QCheckBox* m_causal;
     QLabel* m_maskNote;
     QSpinBox* m_window;

@@ -11,6 +11,7 @@
 #include "clirunner.h"
 #include "model/forward.h"
 #include "research/ablation.h"
+#include "research/corpusstats.h"
 #include "research/headroles.h"
 #include "research/logitlens.h"
 #include "research/nexttokenloss.h"
@@ -48,6 +49,7 @@ private slots:
     void perplexityUnderWindowsAndSinks();
     void logitLensShapeAndNumbers();
     void patchShapeAndNumbers();
+    void corpusStatsOfTheShippedCorpus();
     void errors_data();
     void errors();
     void renderResearchViews_data();
@@ -266,6 +268,40 @@ void TestCliResearch::patchShapeAndNumbers()
     }
 }
 
+// The shipped corpus through the command: the keys in order, one entry per head, and the core's numbers.
+void TestCliResearch::corpusStatsOfTheShippedCorpus()
+{
+    const QString path = QStringLiteral(ATTNSCOPE_MIXED_CORPUS);
+    const Run r = runCli({"corpus-stats", "--text-file", path, "--max-documents", "25"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.isEmpty(), r.err.constData());
+    QVERIFY(r.out.indexOf("\"documents\"") < r.out.indexOf("\"tokens\"") && r.out.indexOf("\"tokens\"") < r.out.indexOf("\"heads\""));
+    const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray corpus = file.readAll();
+    const ModelPtr model = *loadModel(defaultModelSpec());
+    const CorpusStats core = *corpusStats(*model, std::string_view(corpus.constData(), std::size_t(corpus.size())), AttentionSettings{}, 25);
+    QCOMPARE(o["documents"].toInt(), 25);
+    QCOMPARE(o["tokens"].toInteger(), core.tokens);
+    const QJsonArray heads = o["heads"].toArray();
+    QCOMPARE(heads.size(), qsizetype(core.perHead.size()));
+    for (const HeadCorpusStats& h : core.perHead) {
+        const QJsonObject j = heads[h.layer * core.heads + h.head].toObject();
+        QCOMPARE(j.keys(), (QStringList{"entropy", "first_token", "head", "layer", "previous_token", "punctuation", "special"}));
+        QCOMPARE(j["layer"].toInt(), h.layer);
+        QCOMPARE(j["head"].toInt(), h.head);
+        QVERIFY(std::abs(j["entropy"].toDouble() - h.entropy) < 1e-12 && std::abs(j["first_token"].toDouble() - h.firstToken) < 1e-12);
+        QVERIFY(std::abs(j["punctuation"].toDouble() - h.punctuation) < 1e-12 && std::abs(j["special"].toDouble() - h.special) < 1e-12);
+        QVERIFY(std::abs(j["previous_token"].toDouble() - h.previousToken) < 1e-12);
+    }
+    // A limit shorter than the documents cuts them, and says so on standard error.
+    const Run cut = runCli({"corpus-stats", "--text-file", path, "--max-documents", "2", "--max-tokens", "4"});
+    QCOMPARE(cut.exitCode, 0);
+    QVERIFY2(cut.err.contains("warning: 2 documents were longer than 4 tokens"), cut.err.constData());
+    QCOMPARE(QJsonDocument::fromJson(cut.out).object()["tokens"].toInt(), 8);
+}
+
 void TestCliResearch::errors_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -279,6 +315,9 @@ void TestCliResearch::errors_data()
     QTest::newRow("rollout without text") << QStringList{"rollout"} << 2 << "--text";
     QTest::newRow("perplexity of one token") << QStringList{"perplexity", "--model", "random", "--text", "one"} << 1 << "at least two tokens";
     QTest::newRow("perplexity without text") << QStringList{"perplexity"} << 2 << "--text";
+    QTest::newRow("corpus of empty lines") << QStringList{"corpus-stats", "--text", "\n \n"} << 1 << "no documents";
+    QTest::newRow("corpus without text") << QStringList{"corpus-stats"} << 2 << "--text";
+    QTest::newRow("no documents asked for") << QStringList{"corpus-stats", "--text", "a", "--max-documents", "0"} << 2 << "--max-documents";
     QTest::newRow("window of zero") << QStringList{"perplexity", "--text", "a b", "--mask", "window:0"} << 2 << "window";
     QTest::newRow("sinks without a window") << QStringList{"attention", "--text", "a b", "--mask", "sinks:4"} << 2 << "need a window";
     QTest::newRow("logit lens top-k zero") << QStringList{"logit-lens", "--text", "a b", "--top-k", "0"} << 2 << "--top-k";

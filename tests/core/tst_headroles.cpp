@@ -7,6 +7,7 @@
 
 #include "model/randommodel.h"
 #include "reference.h"
+#include "research/corpusstats.h"
 #include "research/headroles.h"
 
 using namespace attnscope;
@@ -83,6 +84,10 @@ private slots:
     void probeIsTwoCopiesOfDistinctSeededTokens();
     void modelScoresMatchReferenceForward();
     void badgesFollowThresholdsAndChance();
+    void punctuationAndSpecialTokensByTheirSpelling();
+    void corpusStatsMatchALoopOverTheDocuments_data();
+    void corpusStatsMatchALoopOverTheDocuments();
+    void corpusStatsRefuseWithASentence();
 };
 
 void TestHeadRoles::handBuiltPatterns_data()
@@ -212,4 +217,116 @@ void TestHeadRoles::badgesFollowThresholdsAndChance()
 }
 
 QTEST_APPLESS_MAIN(TestHeadRoles)
+void TestHeadRoles::punctuationAndSpecialTokensByTheirSpelling()
+{
+    for (const char* yes : {".", ",", "...", "\xC2\xB7,", "\xC4\xA0.", "\xE2\x96\x81!", "##?", "\xC2\xBB", "\xE2\x80\x94", "(", "\""})
+        QVERIFY2(isPunctuationToken(yes), yes);
+    for (const char* no : {"", "\xC2\xB7", "a.", "dog", "3", "+", "$", "<bos>", "\xC4\xA0the"}) QVERIFY2(!isPunctuationToken(no), no);
+    for (const char* yes : {"[CLS]", "[SEP]", "<s>", "</s>", "<bos>", "<|endoftext|>"}) QVERIFY2(isSpecialToken(yes), yes);
+    for (const char* no : {"<unk>", "[MASK]", "cls", "\xC2\xB7<s>"}) QVERIFY2(!isSpecialToken(no), no);
+}
+
+void TestHeadRoles::corpusStatsMatchALoopOverTheDocuments_data()
+{
+    QTest::addColumn<int>("tokenLimit");
+    QTest::addColumn<int>("maxDocuments");
+    QTest::addColumn<bool>("blockFirst");
+    QTest::newRow("every document, whole") << 0 << kMaxCorpusDocuments << false;
+    QTest::newRow("cut to 6 tokens") << 6 << kMaxCorpusDocuments << false;
+    QTest::newRow("the first two documents") << 0 << 2 << false;
+    QTest::newRow("key 0 blocked: row 0 sees nothing") << 0 << kMaxCorpusDocuments << true;
+}
+
+// The statistics against a loop written here over each document's own forward pass, with the punctuation and
+// special tokens of this vocabulary listed by hand.
+void TestHeadRoles::corpusStatsMatchALoopOverTheDocuments()
+{
+    QFETCH(int, tokenLimit);
+    QFETCH(int, maxDocuments);
+    QFETCH(bool, blockFirst);
+    const ModelPtr model = *loadModel("builtin");
+    const std::string corpus = "the dog sat on the rug , because it barked .\n\n   \nthe cat sat !\r\nwhere is the dog ? it ran ; the cat sat .\n";
+    AttentionSettings s;
+    s.tokenLimit = tokenLimit;
+    if (blockFirst) s.blockedKeys = {0};
+    const Result<CorpusStats> got = corpusStats(*model, corpus, s, maxDocuments);
+    QVERIFY2(got.hasValue(), got.error().c_str());
+
+    const std::vector<std::string> documents = {"the dog sat on the rug , because it barked .", "the cat sat !", "where is the dog ? it ran ; the cat sat ."};
+    const std::set<std::string> punctuation = {",", ".", "!", "?", ";"};
+    const int L = model->config.layers, H = model->config.heads;
+    std::vector<double> entropy(std::size_t(L * H)), first(std::size_t(L * H)), punct(std::size_t(L * H)), special(std::size_t(L * H)),
+        previous(std::size_t(L * H));
+    double rows = 0, previousRows = 0;
+    long long tokens = 0;
+    int used = 0, truncated = 0;
+    for (std::size_t d = 0; d < documents.size() && int(d) < maxDocuments; ++d) {
+        TokenizedText t = *model->tokenizer->encode(documents[d]);
+        if (tokenLimit > 0 && int(t.ids.size()) > tokenLimit) {
+            t.ids.resize(std::size_t(tokenLimit));
+            t.tokens.resize(std::size_t(tokenLimit));
+            ++truncated;
+        }
+        const Result<ForwardTrace> trace = forward(*model, t.ids, s);
+        QVERIFY(trace.hasValue());
+        const int T = int(t.ids.size());
+        tokens += T;
+        ++used;
+        for (int l = 0; l < L; ++l)
+            for (int h = 0; h < H; ++h) {
+                const std::size_t cell = std::size_t(l * H + h);
+                for (int i = 0; i < T; ++i) {
+                    const bool sees = !(blockFirst && i == 0);  // causal: row 0 sees only key 0
+                    if (!sees) continue;
+                    for (int j = 0; j < T; ++j) {
+                        const double a = trace->weights(l, h)(i, j);
+                        if (a > 0) entropy[cell] -= a * std::log(a);
+                        if (punctuation.count(t.tokens[std::size_t(j)])) punct[cell] += a;
+                        if (t.tokens[std::size_t(j)] == "<bos>") special[cell] += a;
+                    }
+                    first[cell] += trace->weights(l, h)(i, 0);
+                    if (i > 0) previous[cell] += trace->weights(l, h)(i, i - 1);
+                }
+            }
+        rows += blockFirst ? T - 1 : T;
+        previousRows += T - 1;
+    }
+    QCOMPARE(got->documents, used);
+    QCOMPARE(got->tokens, tokens);
+    QCOMPARE(got->truncated, truncated);
+    double worst = 0;
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h) {
+            const std::size_t cell = std::size_t(l * H + h);
+            const HeadCorpusStats& g = got->at(l, h);
+            QCOMPARE(g.layer, l);
+            QCOMPARE(g.head, h);
+            for (auto [value, sum, n] : {std::tuple{g.entropy, entropy[cell], rows}, std::tuple{g.firstToken, first[cell], rows},
+                                         std::tuple{g.punctuation, punct[cell], rows}, std::tuple{g.special, special[cell], rows},
+                                         std::tuple{g.previousToken, previous[cell], previousRows}})
+                worst = std::max(worst, std::abs(value - sum / n));
+        }
+    QVERIFY2(worst < 1e-9, qPrintable(QString("worst difference %1").arg(worst)));
+    // Under the causal mask with <bos> first and visible, every head gives it some weight in every row.
+    if (!blockFirst) QVERIFY(got->at(0, 0).special > 0.0 && got->at(0, 0).special == got->at(0, 0).firstToken);
+    QVERIFY(std::abs(got->layerMean(1, &HeadCorpusStats::entropy) -
+                     (got->at(1, 0).entropy + got->at(1, 1).entropy + got->at(1, 2).entropy + got->at(1, 3).entropy) / 4) < 1e-12);
+}
+
+void TestHeadRoles::corpusStatsRefuseWithASentence()
+{
+    const ModelPtr model = *loadModel("builtin");
+    const Result<CorpusStats> empty = corpusStats(*model, "\n  \n\r\n", AttentionSettings{});
+    QVERIFY(!empty.hasValue() && empty.error().find("no documents") != std::string::npos);
+    const Result<CorpusStats> badUtf8 = corpusStats(*model, "fine\nbad \xFF byte\n", AttentionSettings{});
+    QVERIFY(!badUtf8.hasValue() && badUtf8.error().find("line 2") != std::string::npos);
+    int asked = 0;
+    const Result<CorpusStats> stopped = corpusStats(*model, "a\nb\nc\n", AttentionSettings{}, kMaxCorpusDocuments, [&](int done, int total) {
+        ++asked;
+        return !(done == 1 && total == 3);
+    });
+    QVERIFY(!stopped.hasValue() && stopped.error().find("stopped") != std::string::npos);
+    QCOMPARE(asked, 2);
+}
+
 #include "tst_headroles.moc"

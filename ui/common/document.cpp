@@ -260,13 +260,6 @@ void Document::setAttentionDisplay(AttentionDisplay display)
     request();  // the value norms are part of the trace only while they are shown
 }
 
-Matrix displayedAttention(const Snapshot& snapshot, HeadSelection head)
-{
-    const ForwardTrace& t = snapshot.trace;
-    if (snapshot.display == AttentionDisplay::ValueWeighted && t.hasValueNorms) return valueWeightedAttention(t, head.layer, head.head);
-    return t.weights(head.layer, head.head);
-}
-
 QString displayName(AttentionDisplay display)
 {
     return display == AttentionDisplay::ValueWeighted ? QStringLiteral("value-weighted") : QStringLiteral("weights");

@@ -172,9 +172,6 @@ std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QSt
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display = AttentionDisplay::Weights);
 
-// The (T, T) matrix a heatmap of this head colours under the snapshot's display: its weights, or its
-// value-weighted attention.
-Matrix displayedAttention(const Snapshot& snapshot, HeadSelection head);
 // The display's name in settings lines and scenes ("weights", "value-weighted") and its words on screen.
 QString displayName(AttentionDisplay display);
 QString displayLabel(AttentionDisplay display);

@@ -3,9 +3,12 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QSlider>
+#include <QSpinBox>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -18,6 +21,7 @@
 #include "common/matrixplot.h"
 #include "research/ablationview.h"
 #include "research/attributionview.h"
+#include "research/corpusview.h"
 #include "research/generationview.h"
 #include "research/logitlensview.h"
 #include "research/patchingview.h"
@@ -74,6 +78,8 @@ private slots:
     void generationTimelineIsTheCores();
     void logitLensTableIsTheCores();
     void patchingGridsAreTheCores();
+    void corpusPlotsAreTheCoresAndIgnoreTyping();
+    void corpusFilesAreCheckedWithASentence();
     void qkMapTakesSentencesUpTo2000Tokens();
     void renderEveryView_data();
     void renderEveryView();
@@ -89,7 +95,26 @@ void TestResearch::windowHasTheResearchTab()
     QVERIFY(index >= 0);
     auto* research = qobject_cast<ResearchTab*>(tabs->widget(index));
     QVERIFY(research);
-    QCOMPARE(research->count(), 9);
+    QCOMPARE(research->count(), 10);
+    // With room, the instruments are listed down the left side, each title whole and read as written.
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    tabs->setCurrentIndex(index);
+    QApplication::processEvents();
+    QVERIFY(research->width() >= research->sideListWidth());
+    QCOMPARE(research->tabPosition(), QTabWidget::West);
+    const QFontMetrics metrics = research->tabBar()->fontMetrics();
+    for (int i = 0; i < research->count(); ++i) {
+        const QRect rect = research->tabBar()->tabRect(i);
+        QVERIFY2(rect.width() > metrics.horizontalAdvance(research->tabText(i)) && rect.height() < 2 * rect.width(),
+                 qPrintable(research->tabText(i)));
+    }
+    // A narrow tab gives its width to the page and keeps the bar along the top.
+    window.resize(800, 700);
+    QApplication::processEvents();
+    QVERIFY(research->width() < research->sideListWidth());
+    QCOMPARE(research->tabPosition(), QTabWidget::North);
 }
 
 void TestResearch::rolesTableAndBadgesAreTheCores()
@@ -483,6 +508,155 @@ void TestResearch::qkMapTakesSentencesUpTo2000Tokens()
     QVERIFY(r->map.queries.rows() <= kQueryKeyMapMaxTokens);
 }
 
+namespace {
+
+std::string shippedCorpus()
+{
+    QFile file(QStringLiteral(":/corpus-mixed.txt"));
+    return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+}
+
+// Every line and dot the corpus view draws against the core's statistics.
+void checkCorpusPlots(const CorpusView& view, const CorpusStats& core)
+{
+    for (int s = 0; s < CorpusView::kStatisticCount; ++s) {
+        const auto statistic = CorpusView::Statistic(s);
+        double HeadCorpusStats::*field = nullptr;
+        switch (statistic) {
+        case CorpusView::Statistic::FirstToken: field = &HeadCorpusStats::firstToken; break;
+        case CorpusView::Statistic::Special: field = &HeadCorpusStats::special; break;
+        case CorpusView::Statistic::Punctuation: field = &HeadCorpusStats::punctuation; break;
+        case CorpusView::Statistic::PreviousToken: field = &HeadCorpusStats::previousToken; break;
+        case CorpusView::Statistic::Entropy: field = &HeadCorpusStats::entropy; break;
+        }
+        QCPGraphDataContainer* line = view.layerGraph(statistic)->data().data();
+        QCPGraphDataContainer* dots = view.headGraph(statistic)->data().data();
+        QCOMPARE(line->size(), core.layers);
+        QCOMPARE(dots->size(), core.layers * core.heads);
+        for (int l = 0; l < core.layers; ++l) {
+            double sum = 0.0;
+            for (int h = 0; h < core.heads; ++h) sum += core.at(l, h).*field;
+            QVERIFY(std::abs(line->at(l)->value - sum / core.heads) < 1e-12);
+            QCOMPARE(line->at(l)->key, double(l));
+            for (int h = 0; h < core.heads; ++h) {
+                const auto dot = dots->at(l * core.heads + h);
+                QVERIFY(std::abs(dot->value - core.at(l, h).*field) < 1e-12);
+                QVERIFY(std::abs(dot->key - l) <= 0.25 + 1e-12);  // beside its layer
+            }
+        }
+    }
+}
+
+} // namespace
+
+void TestResearch::corpusPlotsAreTheCoresAndIgnoreTyping()
+{
+    Document doc;
+    testing::useRandomModel(doc);
+    doc.setText(kText);
+    doc.toggleBlockedKey(1);  // a key of the sentence: the corpus is measured without it
+    CorpusView view(&doc);
+    view.resize(1000, 600);
+    view.waitForResult();
+    const auto* r = dynamic_cast<const CorpusResult*>(view.result().get());
+    QVERIFY2(r, qPrintable(view.result()->error));
+    const std::string corpus = shippedCorpus();
+    QVERIFY(!corpus.empty());
+    AttentionSettings unblocked = doc.settings();
+    unblocked.blockedKeys.clear();
+    const CorpusStats core = *corpusStats(*doc.model(), corpus, unblocked, 1000);
+    QCOMPARE(r->stats.documents, 40);
+    QCOMPARE(r->stats.tokens, core.tokens);
+    checkCorpusPlots(view, core);
+    QVERIFY(view.summaryLabel()->text().contains(QStringLiteral("40 documents")));
+    QVERIFY(view.statusLabel()->text().isEmpty());
+
+    // A head's dot names the head and its number on hover.
+    const HeadCorpusStats& head = core.at(1, 2);
+    QCPGraph* dots = view.headGraph(CorpusView::Statistic::Entropy);
+    view.entropyPlot()->replot();
+    const QPointF at(dots->keyAxis()->coordToPixel(dots->data()->at(1 * core.heads + 2)->key),
+                     dots->valueAxis()->coordToPixel(head.entropy));
+    const QString tip = view.tipAt(view.entropyPlot(), at);
+    QVERIFY2(tip.contains(QStringLiteral("L1 H2")) && tip.contains(QString::number(head.entropy, 'f', 4)), qPrintable(tip));
+    QVERIFY(view.tipAt(view.entropyPlot(), QPointF(-50, -50)).isEmpty());
+
+    // Typing, or blocking another key, measures nothing again: the same result stays.
+    const ResearchResultPtr before = view.result();
+    doc.setText(QStringLiteral("a different sentence altogether"));
+    doc.toggleBlockedKey(2);
+    QApplication::processEvents();
+    view.waitForResult();
+    QVERIFY(!view.isComputing());
+    QCOMPARE(view.result().get(), before.get());
+
+    // The settings do: a temperature measures it again, as does a smaller number of lines.
+    doc.setTemperature(2.0);
+    view.waitForResult();
+    QVERIFY(view.result().get() != before.get());
+    unblocked = doc.settings();
+    unblocked.blockedKeys.clear();
+    checkCorpusPlots(view, *corpusStats(*doc.model(), corpus, unblocked, 1000));
+    view.documentsBox()->setValue(5);
+    view.waitForResult();
+    r = dynamic_cast<const CorpusResult*>(view.result().get());
+    QVERIFY(r);
+    QCOMPARE(r->stats.documents, 5);
+    checkCorpusPlots(view, *corpusStats(*doc.model(), corpus, unblocked, 5));
+
+    // On the worker path the numbers are the same.
+    doc.setForceAsync(true);
+    doc.setTemperature(1.0);
+    view.waitForResult();
+    unblocked = doc.settings();
+    unblocked.blockedKeys.clear();
+    checkCorpusPlots(view, *corpusStats(*doc.model(), corpus, unblocked, 5));
+}
+
+void TestResearch::corpusFilesAreCheckedWithASentence()
+{
+    Document doc;
+    testing::useRandomModel(doc);
+    doc.setText(kText);
+    CorpusView view(&doc);
+    view.waitForResult();
+    QTemporaryDir dir;
+    auto write = [&dir](const QString& name, const QByteArray& bytes) {
+        QFile f(dir.filePath(name));
+        f.open(QIODevice::WriteOnly);
+        f.write(bytes);
+        return f.fileName();
+    };
+    QVERIFY(!view.shippedButton()->isEnabled());
+    const QString three = write(QStringLiteral("three.txt"), "the cat sat\n\n  \nthe dog ran.\nit rained, then it stopped\n");
+    QCOMPARE(view.openCorpus(three), QString());
+    view.waitForResult();
+    const auto* r = dynamic_cast<const CorpusResult*>(view.result().get());
+    QVERIFY2(r, qPrintable(view.result()->error));
+    QCOMPARE(r->stats.documents, 3);
+    QVERIFY(view.corpusName().contains(QStringLiteral("three.txt")));
+    QVERIFY(view.shippedButton()->isEnabled());
+    checkCorpusPlots(view, *corpusStats(*doc.model(), "the cat sat\n\n  \nthe dog ran.\nit rained, then it stopped\n", doc.settings()));
+
+    // Files that cannot be a corpus are refused with a sentence naming the file, and the corpus in use stays.
+    const QString blank = write(QStringLiteral("blank.txt"), "\n \n\t\n");
+    QVERIFY(view.openCorpus(blank).contains(QStringLiteral("'blank.txt' has no documents")));
+    QVERIFY(view.openCorpus(dir.filePath(QStringLiteral("missing.txt"))).contains(QStringLiteral("Cannot open the corpus 'missing.txt'")));
+    const QString huge = write(QStringLiteral("huge.txt"), QByteArray(CorpusView::kMaxCorpusBytes + 1, 'a'));
+    QVERIFY(view.openCorpus(huge).contains(QStringLiteral("larger than 16 MB")));
+    QVERIFY(view.corpusName().contains(QStringLiteral("three.txt")));
+    // A line the tokenizer refuses (not UTF-8) is named in the view's sentence.
+    QCOMPARE(view.openCorpus(write(QStringLiteral("bad.txt"), "fine\n\xff\xfe broken\n")), QString());
+    view.waitForResult();
+    QVERIFY2(view.result()->error.contains(QStringLiteral("Line 2")), qPrintable(view.result()->error));
+
+    view.shippedButton()->click();
+    view.waitForResult();
+    r = dynamic_cast<const CorpusResult*>(view.result().get());
+    QVERIFY(r);
+    QCOMPARE(r->stats.documents, 40);
+}
+
 void TestResearch::renderEveryView_data()
 {
     QTest::addColumn<QString>("view");
@@ -507,6 +681,7 @@ void TestResearch::renderEveryView()
     QVERIFY2(drawn.ok(), drawn.error.c_str());
     QCOMPARE(QImage(path).size(), QSize(640, 420));
     QVERIFY(!renderView(QStringLiteral("nope"), doc, options).ok());
+    if (view == QStringLiteral("corpus")) return;  // the corpus page uses no token of the sentence
     options.query = 99;
     const Status past = renderView(view, doc, options);
     QVERIFY(!past.ok());

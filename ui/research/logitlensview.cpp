@@ -109,19 +109,12 @@ ResearchJob LogitLensView::job(const SnapshotPtr& snapshot)
 {
     QString nothing = nothingToMeasure(*document(), *snapshot);
     if (nothing.isEmpty()) {
-        if (Status s = canReadLens(*snapshot->model); !s.ok()) {
-            nothing = QString::fromStdString(s.error);
-            nothing[0] = nothing[0].toUpper();
-        }
+        if (Status s = canReadLens(*snapshot->model); !s.ok()) nothing = coreSentence(s.error);
     }
     return [snapshot, nothing](const JobContext& context) -> ResearchResultPtr {
         if (!nothing.isEmpty()) return errorResult(nothing);
         Result<LogitLens> lens = logitLens(*snapshot->model, snapshot->tokens.ids, snapshot->settings, kTopCount, context.keepGoing());
-        if (!lens) {
-            QString error = QString::fromStdString(lens.error());
-            error[0] = error[0].toUpper();
-            return errorResult(error);
-        }
+        if (!lens) return errorResult(coreSentence(lens.error()));
         auto r = std::make_shared<LogitLensResult>();
         r->lens = std::move(*lens);
         r->tokens = snapshot->tokens.tokens;

@@ -16,14 +16,6 @@ namespace attnscope {
 
 namespace {
 
-// A core sentence as the view shows it: capitalised.
-QString sentence(const std::string& error)
-{
-    QString s = QString::fromStdString(error);
-    if (!s.isEmpty()) s[0] = s[0].toUpper();
-    return s;
-}
-
 // The next-token logits after `ids` (V), empty when the run fails.
 Eigen::RowVectorXf nextLogits(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings)
 {
@@ -127,16 +119,16 @@ ResearchJob PatchingView::job(const SnapshotPtr& snapshot)
         if (answerText.empty() && cleanLogits.size() > 0) cleanLogits.maxCoeff(&answer);
         else if (!answerText.empty()) {
             Result<int> id = tokenIdOf(*model.tokenizer, answerText, "the answer token");
-            if (!id) return errorResult(sentence(id.error()));
+            if (!id) return errorResult(coreSentence(id.error()));
             answer = *id;
         }
         if (wrongText.empty())
             wrong = favouredByCorruption(cleanLogits, nextLogits(model, corrupted->ids, snapshot->settings), answer);
         else if (Result<int> id = tokenIdOf(*model.tokenizer, wrongText, "the wrong token")) wrong = *id;
-        else return errorResult(sentence(id.error()));
+        else return errorResult(coreSentence(id.error()));
         Result<ActivationPatching> p = activationPatching(model, clean, corrupted->ids, snapshot->settings, answer, wrong,
                                                           context.keepGoing());
-        if (!p) return errorResult(sentence(p.error()));
+        if (!p) return errorResult(coreSentence(p.error()));
         auto r = std::make_shared<PatchingResult>();
         for (std::size_t t = 0; t < clean.size(); ++t) {
             QString label = tokenLabel(snapshot->tokens.tokens[t]);

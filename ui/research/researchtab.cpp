@@ -1,8 +1,10 @@
 #include "research/researchtab.h"
 
+#include <QEvent>
 #include <QProxyStyle>
-#include <QTabBar>
+#include <QStyleOptionTab>
 #include <algorithm>
+#include <QTabBar>
 
 #include "research/ablationview.h"
 #include "research/attributionview.h"
@@ -16,12 +18,63 @@ namespace attnscope {
 
 namespace {
 
-class NarrowTabsStyle : public QProxyStyle {
+// Ten instruments do not fit one bar of tabs (their titles elided to a few letters), so a research tab with
+// room lists them down its left side, one per line, read as written rather than turned on end; a narrow one
+// (beside a lesson, in presenter mode's large type) keeps the bar along the top, where every pixel of width
+// goes to the page. A proxy of the window's style sizes and draws side tabs as if they lay along the top and
+// changes nothing else (a style sheet would also stop the list following presenter mode's larger font).
+bool isSide(const QStyleOption* option)
+{
+    const auto* tab = qstyleoption_cast<const QStyleOptionTab*>(option);
+    return tab && (tab->shape == QTabBar::RoundedWest || tab->shape == QTabBar::RoundedEast);
+}
+
+class SideTabsStyle : public QProxyStyle {
 public:
+    // Along the top (a narrow tab), less space around each title keeps every tab on the bar.
     int pixelMetric(PixelMetric metric, const QStyleOption* option, const QWidget* widget) const override
     {
         const int base = QProxyStyle::pixelMetric(metric, option, widget);
         return metric == PM_TabBarTabHSpace ? std::min(base, 10) : base;
+    }
+
+    QSize sizeFromContents(ContentsType type, const QStyleOption* option, const QSize& size, const QWidget* widget) const override
+    {
+        if (type == CT_TabBarTab && isSide(option)) {
+            if (const auto* tab = qstyleoption_cast<const QStyleOptionTab*>(option)) {
+                // The tab bar measured a title on end (its length down, its height across): turned back.
+                QStyleOptionTab flat(*tab);
+                flat.shape = QTabBar::RoundedNorth;
+                return QProxyStyle::sizeFromContents(type, &flat, size.transposed(), widget);
+            }
+        }
+        return QProxyStyle::sizeFromContents(type, option, size, widget);
+    }
+
+    // Where the title goes, which is also how much of it the bar keeps when it shortens titles with "…".
+    QRect subElementRect(SubElement element, const QStyleOption* option, const QWidget* widget) const override
+    {
+        if (element == SE_TabBarTabText && isSide(option)) {
+            if (const auto* tab = qstyleoption_cast<const QStyleOptionTab*>(option)) {
+                QStyleOptionTab flat(*tab);
+                flat.shape = QTabBar::RoundedNorth;
+                return QProxyStyle::subElementRect(element, &flat, widget);
+            }
+        }
+        return QProxyStyle::subElementRect(element, option, widget);
+    }
+
+    void drawControl(ControlElement element, const QStyleOption* option, QPainter* painter, const QWidget* widget) const override
+    {
+        if (element == CE_TabBarTabLabel && isSide(option)) {
+            if (const auto* tab = qstyleoption_cast<const QStyleOptionTab*>(option)) {
+                QStyleOptionTab flat(*tab);
+                flat.shape = QTabBar::RoundedNorth;
+                QProxyStyle::drawControl(element, &flat, painter, widget);
+                return;
+            }
+        }
+        QProxyStyle::drawControl(element, option, painter, widget);
     }
 };
 
@@ -35,12 +88,30 @@ ResearchTab::ResearchTab(Document* document, QWidget* parent) : DocumentTabs(doc
     m_rollout = page<RolloutView>(QStringLiteral("rollout"));
     m_attribution = page<AttributionView>(QStringLiteral("attribution"));
     m_qkMap = page<QkMapView>(QStringLiteral("qk-map"));
-    // Nine instruments share one bar: less space around each title keeps every tab on it when a lesson takes
-    // half the window. A proxy of the window's style changes that one measure and nothing else (a style sheet
-    // would also stop the bar following presenter mode's larger font).
-    auto* narrow = new NarrowTabsStyle;
-    narrow->setParent(tabBar());
-    tabBar()->setStyle(narrow);
+    followWidth();
+    auto* side = new SideTabsStyle;
+    side->setParent(tabBar());
+    tabBar()->setStyle(side);
+}
+
+void ResearchTab::resizeEvent(QResizeEvent* event)
+{
+    followWidth();
+    DocumentTabs::resizeEvent(event);
+}
+
+void ResearchTab::changeEvent(QEvent* event)
+{
+    DocumentTabs::changeEvent(event);
+    if (event->type() == QEvent::FontChange) followWidth();
+}
+
+int ResearchTab::sideListWidth() const { return kSideListChars * tabBar()->fontMetrics().averageCharWidth(); }
+
+void ResearchTab::followWidth()
+{
+    const TabPosition wanted = width() >= sideListWidth() ? QTabWidget::West : QTabWidget::North;
+    if (tabPosition() != wanted) setTabPosition(wanted);
 }
 
 } // namespace attnscope

@@ -11,7 +11,7 @@ namespace attnscope {
 
 ResearchView::ResearchView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
 {
-    auto* gate = new RefreshGate(this, [this] { refresh(); });
+    auto* gate = new RefreshGate(this, [this] { refreshIfChanged(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     // The first computation waits for the view's first showing (or runs now when it is not in a window).
     QMetaObject::invokeMethod(gate, &RefreshGate::request, Qt::QueuedConnection);
@@ -27,22 +27,30 @@ QLabel* ResearchView::makeStatusLabel()
     return m_status;
 }
 
+void ResearchView::refreshIfChanged()
+{
+    if (m_requested && !changesMeasurement(*m_requested, *m_document->snapshot())) return;
+    refresh();
+}
+
 void ResearchView::refresh()
 {
     const SnapshotPtr snapshot = m_document->snapshot();
-    m_requestedOnce = true;
+    m_requested = snapshot;
     ResearchJob work = job(snapshot);
     auto show = [this, snapshot](ResearchResultPtr result) { finish(snapshot, std::move(result)); };
-    if (!m_document->isAsync()) {
+    if (!m_document->isAsync() && !m_alwaysOnPool) {
         m_task.runNow([&work](const CancelFlag& cancelled) { return work(JobContext{&cancelled, {}}); }, show);
         return;
     }
     if (m_status) m_status->setText(tr("Computing…"));
-    // Progress is posted to the GUI thread; the label may be gone by then, hence the guard.
-    QPointer<QLabel> status = m_status;
-    auto progress = [status](int done, int total) {
-        QMetaObject::invokeMethod(qApp, [status, done, total] {
-            if (status) status->setText(tr("Computing… %1 of %2").arg(done).arg(total));
+    // Progress is posted to the GUI thread; the view may be gone by then, or its result shown already (a
+    // late report must not cover the result's own line), hence the guards.
+    QPointer<ResearchView> self = this;
+    auto progress = [self](int done, int total) {
+        QMetaObject::invokeMethod(qApp, [self, done, total] {
+            if (self && self->m_status && self->isComputing())
+                self->m_status->setText(tr("Computing… %1 of %2").arg(done).arg(total));
         }, Qt::QueuedConnection);
     };
     m_task.submit([work = std::move(work), progress](const CancelFlag& cancelled) { return work(JobContext{&cancelled, progress}); },
@@ -61,7 +69,7 @@ void ResearchView::waitForResult()
 {
     // A view that has not computed yet (never shown, or hidden in a tab) computes now.
     m_document->waitForIdle();
-    if (!m_requestedOnce || (!isComputing() && m_shownSnapshot != m_document->snapshot())) refresh();
+    if (!m_requested || (!isComputing() && changesMeasurement(*m_requested, *m_document->snapshot()))) refresh();
     m_task.wait();
 }
 
@@ -98,6 +106,13 @@ QStringList headLabels(int heads)
     QStringList labels;
     for (int h = 0; h < heads; ++h) labels << QStringLiteral("H%1").arg(h);
     return labels;
+}
+
+QString coreSentence(const std::string& error)
+{
+    QString s = QString::fromStdString(error);
+    if (!s.isEmpty()) s[0] = s[0].toUpper();
+    return s;
 }
 
 ResearchResultPtr errorResult(const QString& error)

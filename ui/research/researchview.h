@@ -66,16 +66,24 @@ protected:
     virtual void showResult(const SnapshotPtr& snapshot, const ResearchResultPtr& result) = 0;
     // A small grey line for "computing…", progress and errors, for the view to place in its layout.
     QLabel* makeStatusLabel();
+    // Whether a newer snapshot changes the measurement made for `measured`. Any new snapshot does, unless a
+    // view that ignores part of it says otherwise (the corpus statistics ignore the typed text).
+    virtual bool changesMeasurement(const Snapshot& measured, const Snapshot& latest) const { return &measured != &latest; }
+    // Always compute on the thread pool, even when the document computes on the GUI thread (work that does
+    // not scale with the typed text, such as a whole corpus).
+    void setAlwaysOnPool(bool on) { m_alwaysOnPool = on; }
 
 private:
     void finish(const SnapshotPtr& snapshot, ResearchResultPtr result);
+    void refreshIfChanged();
 
     Document* m_document;
     QLabel* m_status = nullptr;
     ResearchResultPtr m_result;
     SnapshotPtr m_shownSnapshot;
     LatestTask<ResearchResultPtr> m_task{this};
-    bool m_requestedOnce = false;
+    SnapshotPtr m_requested;  // the snapshot of the newest measurement asked for
+    bool m_alwaysOnPool = false;
 };
 
 // The sentence for a snapshot that has nothing to measure (no model, failed computation, no tokens), or
@@ -90,6 +98,9 @@ QSplitter* proportionalSplit(Qt::Orientation orientation, const QList<QWidget*>&
 QStringList layerLabels(int layers);
 QStringList headLabels(int heads);
 
+// A core error as the views show it: the same sentence, capitalised ("the corpus has…" -> "The corpus has…").
+QString coreSentence(const std::string& error);
+
 // A result that is only an error sentence.
 ResearchResultPtr errorResult(const QString& error);
 
@@ -103,7 +114,7 @@ struct ValueResult : ResearchResult {
 template <class T>
 ResearchResultPtr fromCore(Result<T> core)
 {
-    if (!core) return errorResult(QString::fromStdString(core.error()));
+    if (!core) return errorResult(coreSentence(core.error()));
     auto r = std::make_shared<ValueResult<T>>();
     r->value = std::move(*core);
     return r;

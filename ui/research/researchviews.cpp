@@ -6,6 +6,7 @@
 #include "common/document.h"
 #include "research/ablationview.h"
 #include "research/attributionview.h"
+#include "research/corpusview.h"
 #include "research/generationview.h"
 #include "research/headrolesview.h"
 #include "research/importanceview.h"
@@ -93,6 +94,7 @@ const ViewList& researchViews()
         {QStringLiteral("logit-lens"), QObject::tr("Logit lens"), tab, true, make<LogitLensView>, checkToken, waitForResult, {}},
         {QStringLiteral("patching"), QObject::tr("Patching"), tab, true, make<PatchingView>, preparePatching, waitForResult, capturePatching},
         {QStringLiteral("generation"), QObject::tr("Generation"), tab, true, make<GenerationView>, checkToken, waitForResult, {}},
+        {QStringLiteral("corpus"), QObject::tr("Corpus"), tab, true, make<CorpusView>, {}, waitForResult, {}},
     };
     return views;
 }

@@ -71,4 +71,17 @@ WeightDifference weightDifference(const Matrix& a, const Matrix& b)
     return d;
 }
 
+HeadMatch mostSimilarHead(const Matrix& target, const std::vector<Matrix>& candidates)
+{
+    HeadMatch best;
+    const double cells = double(target.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const Matrix& c = candidates[i];
+        if (c.rows() != target.rows() || c.cols() != target.cols() || target.size() == 0) continue;
+        const double mean = (c - target).cast<double>().cwiseAbs().sum() / cells;
+        if (best.index < 0 || mean < best.meanAbsDifference) best = {int(i), mean};
+    }
+    return best;
+}
+
 } // namespace attnscope

@@ -37,4 +37,13 @@ struct WeightDifference {
 };
 WeightDifference weightDifference(const Matrix& a, const Matrix& b);
 
+// Of `candidates` (each (T, T), e.g. every head of a second model on the same tokens), the one most like
+// `target` (T, T): the smallest mean absolute difference over all T*T cells, the first on a tie. index -1
+// when there is no candidate of target's shape.
+struct HeadMatch {
+    int index = -1;
+    double meanAbsDifference = 0.0;
+};
+HeadMatch mostSimilarHead(const Matrix& target, const std::vector<Matrix>& candidates);
+
 } // namespace attnscope

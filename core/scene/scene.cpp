@@ -88,6 +88,15 @@ public:
         return true;
     }
 
+    bool boolean(const char* key, bool& out)
+    {
+        const json* v = find(key);
+        if (!v) return true;
+        if (!v->is_boolean()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not true or false");
+        out = v->get<bool>();
+        return true;
+    }
+
     bool fail(const std::string& sentence)
     {
         if (m_error.empty()) m_error = m_where + " " + sentence + ".";
@@ -102,6 +111,8 @@ private:
     std::string m_error;
 };
 
+// A model spec is a short name or a folder's path.
+constexpr std::size_t kMaxModelSpecBytes = 1u << 16;
 // Token positions and head numbers are bounded so a hostile file cannot ask for huge vectors.
 constexpr int kMaxPosition = 1 << 20;
 constexpr int kMaxIndex = 1 << 16;
@@ -160,12 +171,14 @@ Result<CompareBSettings> readCompareB(const json& v, const std::string& where)
     if (!v.is_object()) return R::fail(where + " gives \"compare_b\" as " + quoteJsonValue(v) + ", which is not an object.");
     Reader r(v, "the \"compare_b\" of " + where);
     CompareBSettings b;
-    std::optional<std::string> text;
-    const bool ok = r.checkKeys({"mask", "scaling", "temperature", "text"}) && r.choice("mask", parseMask, b.mask) &&
-                    r.choice("scaling", parseScaling, b.scaling) && r.temperature("temperature", b.temperature) &&
-                    r.string("text", text, Scene::kMaxFileBytes);
+    std::optional<std::string> text, model;
+    const bool ok = r.checkKeys({"mask", "scaling", "temperature", "text", "model", "pair_heads"}) &&
+                    r.choice("mask", parseMask, b.mask) && r.choice("scaling", parseScaling, b.scaling) &&
+                    r.temperature("temperature", b.temperature) && r.string("text", text, Scene::kMaxFileBytes) &&
+                    r.string("model", model, kMaxModelSpecBytes) && r.boolean("pair_heads", b.pairHeads);
     if (!ok) return R::fail(r.error());
     b.text = text.value_or(std::string());
+    b.model = model.value_or(std::string());
     return R::ok(std::move(b));
 }
 
@@ -207,7 +220,7 @@ Result<Scene> sceneFromJson(const json& object, const std::string& where, bool r
     }
 
     Scene scene;
-    if (!r.string("model", scene.model, 1u << 16) || !r.string("text", scene.text, Scene::kMaxFileBytes) ||
+    if (!r.string("model", scene.model, kMaxModelSpecBytes) || !r.string("text", scene.text, Scene::kMaxFileBytes) ||
         !r.string("tab", scene.tab, 256) || !r.string("view", scene.view, 256) || !r.string("display", scene.display, 256))
         return R::fail(r.error());
     if (scene.display && *scene.display != Scene::kDisplayWeights && *scene.display != Scene::kDisplayValueWeighted)
@@ -246,6 +259,8 @@ nlohmann::ordered_json sceneToJson(const Scene& scene)
                           {"scaling", std::string(toString(b.scaling))},
                           {"temperature", b.temperature},
                           {"text", b.text}};
+        if (!b.model.empty()) j["compare_b"]["model"] = b.model;
+        if (b.pairHeads) j["compare_b"]["pair_heads"] = true;
     }
     if (scene.display) j["display"] = *scene.display;
     return j;

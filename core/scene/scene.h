@@ -36,6 +36,10 @@ struct CompareBSettings {
     Scaling scaling = Scaling::None;
     double temperature = 1.0;
     std::string text;  // empty: A's sentence
+    std::string model;  // a model spec as the Model menu opens it (builtin, random:..., a folder); empty: A's model
+    // Pair A's focused head with B's most similar head (when both tokenizations agree) rather than B's head of
+    // the same layer and number.
+    bool pairHeads = false;
     bool operator==(const CompareBSettings&) const = default;
 };
 

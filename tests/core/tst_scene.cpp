@@ -36,7 +36,7 @@ Scene everyField()
     s.focus = SceneFocus{2, 1};
     s.tab = "scaling-lab";
     s.view = "compare";
-    s.compareB = CompareBSettings{MaskKind::None, Scaling::SqrtDk, 2.5, "man bites dog"};
+    s.compareB = CompareBSettings{MaskKind::None, Scaling::SqrtDk, 2.5, "man bites dog", "random:layers=1,heads=2,seed=5", true};
     s.display = Scene::kDisplayValueWeighted;
     return s;
 }
@@ -89,6 +89,8 @@ private slots:
         QVERIFY(read->compareB->scaling == Scaling::SqrtDk);
         QCOMPARE(read->compareB->temperature, 2.5);
         QCOMPARE(read->compareB->text, std::string("man bites dog"));
+        QCOMPARE(read->compareB->model, std::string("random:layers=1,heads=2,seed=5"));
+        QVERIFY(read->compareB->pairHeads);
     }
 
     void temperaturesReadBackExactly_data()
@@ -181,6 +183,10 @@ private slots:
                                       << "layer.head";
         QTest::newRow("compare b not an object") << QByteArray(R"({"format":"attnscope-scene","version":1,"compare_b":3})")
                                                  << "not an object";
+        QTest::newRow("pair heads not a boolean")
+            << QByteArray(R"({"format":"attnscope-scene","version":1,"compare_b":{"pair_heads":"yes"}})") << "not true or false";
+        QTest::newRow("compare b model a number")
+            << QByteArray(R"({"format":"attnscope-scene","version":1,"compare_b":{"model":7}})") << "not text";
         QTest::newRow("unknown display") << QByteArray(R"({"format":"attnscope-scene","version":1,"display":"norms"})")
                                          << "\"weights\" or \"value-weighted\"";
     }

@@ -17,6 +17,7 @@ private slots:
     void zeroRowOfAFullyMaskedQuery();
     void rowNormsByHand();
     void weightDifferenceByHand();
+    void mostSimilarHeadByHand();
     void firstTokenShareByHand();
 };
 
@@ -86,6 +87,27 @@ void TestStats::weightDifferenceByHand()
     QCOMPARE(d.difference, expected);
     QCOMPARE(d.largest, 0.5f);
     QVERIFY(weightDifference(a, a).largest == 0.0f);
+}
+
+// Three candidates against a 2x2 target: the second differs by 0.5 in two cells (mean 0.25), the third by
+// 0.1 in all four (mean 0.1), the first by 1 in two (mean 0.5); the third wins. A tie goes to the first, and
+// a candidate of another shape never counts.
+void TestStats::mostSimilarHeadByHand()
+{
+    Matrix t(2, 2), c0(2, 2), c1(2, 2), c2(2, 2);
+    t << 1.0f, 0.0f, 0.5f, 0.5f;
+    c0 << 0.0f, 1.0f, 0.5f, 0.5f;
+    c1 << 1.0f, 0.0f, 0.0f, 1.0f;
+    c2 << 0.9f, 0.1f, 0.6f, 0.4f;
+    HeadMatch m = mostSimilarHead(t, {c0, c1, c2});
+    QCOMPARE(m.index, 2);
+    QVERIFY(std::abs(m.meanAbsDifference - 0.1) < 1e-6);
+    m = mostSimilarHead(t, {c0, c1, c1});
+    QCOMPARE(m.index, 1);
+    QVERIFY(std::abs(m.meanAbsDifference - 0.25) < 1e-7);
+    QCOMPARE(mostSimilarHead(t, {Matrix(3, 3), c0}).index, 1);
+    QCOMPARE(mostSimilarHead(t, {Matrix(3, 3)}).index, -1);
+    QCOMPARE(mostSimilarHead(t, {}).index, -1);
 }
 
 // A causal 3-token head: query 0 sees only key 0 (weight 1), query 1 puts 0.25 there, query 2 0.5, and

@@ -55,6 +55,7 @@ private slots:
     void jacobianViewSharesTheSweep();
     void compareZeroWhenSameSettings();
     void compareDefaultsAndNotes();
+    void compareTwoModelsAndPairsHeads();
     void dashboardEqualsCore_data();
     void dashboardEqualsCore();
     void dashboardClickFocuses();
@@ -242,6 +243,74 @@ void TestScalingLab::compareDefaultsAndNotes()
     QVERIFY2(view.differenceNote().contains(QStringLiteral("tokens")), qPrintable(view.differenceNote()));
     view.setBText(QString());
     QVERIFY(view.hasDifference());
+}
+
+// B on a second model (three layers, two heads, another seed) tokenises the sentence itself and shows the
+// core's weights; pairing finds, by a plain loop here, B's head with the smallest mean |B - A|; a model that
+// cannot be opened leaves B empty with the sentence in its note.
+void TestScalingLab::compareTwoModelsAndPairsHeads()
+{
+    Document doc;
+    attnscope::testing::useRandomModel(doc);
+    doc.setText(kText);
+    doc.setFocus({1, 2});
+    CompareView view(&doc);
+    const QString spec = QStringLiteral("random:layers=3,heads=2,d_model=32,seed=7");
+    view.setBModel(spec);
+    view.waitForB();
+    QVERIFY2(view.bModel(), qPrintable(view.bModelError()));
+    const Model& other = *view.bModel();
+    QCOMPARE(other.config.layers, 3);
+    QVERIFY(view.snapshotB() && view.snapshotB()->model == view.bModel());
+    QVERIFY2(view.titleB().contains(QStringLiteral("random, seed 7")), qPrintable(view.titleB()));
+    const std::vector<int> ids = other.tokenizer->encode(kText.toStdString())->ids;
+    const ForwardTrace direct = *forward(other, ids, view.bSettings());
+    const Matrix& a = doc.snapshot()->trace.detail.weights;
+    // Without pairing B shows its head of the same numbers, here the focus clamped to its two heads.
+    QCOMPARE(view.headB().layer, 1);
+    QCOMPARE(view.headB().head, 1);
+    QVERIFY((view.difference() - (direct.weights(1, 1) - a)).cwiseAbs().maxCoeff() < 1e-6f);
+
+    view.setPairHeads(true);
+    view.waitForB();
+    int bestLayer = -1, bestHead = -1;
+    double best = 1e30;
+    for (int l = 0; l < 3; ++l)
+        for (int h = 0; h < 2; ++h) {
+            double sum = 0.0;
+            for (int i = 0; i < a.rows(); ++i)
+                for (int j = 0; j < a.cols(); ++j) sum += std::abs(double(direct.weights(l, h)(i, j)) - double(a(i, j)));
+            const double mean = sum / double(a.size());
+            if (mean < best) best = mean, bestLayer = l, bestHead = h;
+        }
+    QCOMPARE(view.headB().layer, bestLayer);
+    QCOMPARE(view.headB().head, bestHead);
+    QVERIFY(std::abs(view.pairDistance() - best) < 1e-6);
+    QVERIFY((view.difference() - (direct.weights(bestLayer, bestHead) - a)).cwiseAbs().maxCoeff() < 1e-6f);
+    QVERIFY2(view.noteB().contains(QStringLiteral("most like A's head")), qPrintable(view.noteB()));
+
+    // On A's own model with A's settings, the most similar head is A's own, at distance 0.
+    view.setBModel(QString());
+    view.setBSettings(doc.settings());
+    view.waitForB();
+    QCOMPARE(view.headB().layer, 1);
+    QCOMPARE(view.headB().head, 2);
+    QCOMPARE(view.pairDistance(), 0.0);
+
+    // Other tokens: no pairing, and the note says why.
+    view.setBText(QStringLiteral("a wholly different sentence of words"));
+    view.waitForB();
+    QVERIFY2(view.noteB().contains(QStringLiteral("tokens differ")), qPrintable(view.noteB()));
+    view.setBText(QString());
+
+    // A model that cannot be opened: a sentence, nothing drawn, and A stays.
+    view.setBModel(QStringLiteral("/no/such/model/folder"));
+    view.waitForB();
+    QVERIFY(!view.bModel());
+    QVERIFY2(view.bModelError().contains(QStringLiteral("cannot be opened")), qPrintable(view.bModelError()));
+    QVERIFY2(view.noteB().contains(QStringLiteral("cannot be opened")), qPrintable(view.noteB()));
+    QVERIFY(!view.hasDifference());
+    QVERIFY(doc.snapshot()->trace.hasDetail);
 }
 
 void TestScalingLab::dashboardEqualsCore_data()

@@ -388,4 +388,14 @@ void Document::accept(SnapshotPtr snapshot, QString error)
 
 void Document::waitForIdle() { m_compute.wait(); }
 
+Result<ModelPtr> loadModelSpec(const QString& spec)
+{
+    const QByteArray utf8 = spec.toUtf8();
+    try {
+        return loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+    } catch (const std::bad_alloc&) {
+        return Result<ModelPtr>::fail("there is not enough memory to load '" + utf8.toStdString() + "'.");
+    }
+}
+
 } // namespace attnscope

@@ -172,6 +172,10 @@ std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QSt
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display = AttentionDisplay::Weights);
 
+// Loads a model spec as the Model menu opens it (builtin, random:..., a folder). The loaders bound their
+// allocations, but memory can still run out on a small machine: a sentence then, not a crash.
+Result<ModelPtr> loadModelSpec(const QString& spec);
+
 // The display's name in settings lines and scenes ("weights", "value-weighted") and its words on screen.
 QString displayName(AttentionDisplay display);
 QString displayLabel(AttentionDisplay display);

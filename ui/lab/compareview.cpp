@@ -1,12 +1,17 @@
 #include "lab/compareview.h"
 
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 #include <cmath>
@@ -20,6 +25,7 @@
 #include "lab/labdata.h"
 #include "common/refreshgate.h"
 #include "analysis/stats.h"
+#include "window/randommodeldialog.h"
 
 namespace attnscope {
 
@@ -85,12 +91,41 @@ QString describe(const AttentionSettings& s)
     return text;
 }
 
+// The model box's fixed entries; a spec opened otherwise (a folder, a random model, a scene's) is added
+// after them with the spec as its data.
+constexpr int kSameModel = 0, kBuiltin = 1, kRandom = 2, kFolder = 3, kFixedEntries = 4;
+
+// A spec as a short name for a title: a folder's last part, the rest as written.
+QString shortModelName(const QString& spec)
+{
+    if (spec == QStringLiteral("builtin")) return QStringLiteral("built-in");
+    if (spec.startsWith(QStringLiteral("random:"))) {
+        const QRegularExpressionMatch seed = QRegularExpression(QStringLiteral("seed=(\\d+)")).match(spec);
+        return seed.hasMatch() ? QStringLiteral("random, seed %1").arg(seed.captured(1)) : QStringLiteral("random");
+    }
+    const QString name = QFileInfo(spec).fileName();
+    return name.isEmpty() ? spec : name;
+}
+
+// The sentence for a load that failed, capitalised.
+QString loadError(const std::string& error)
+{
+    QString s = QString::fromStdString(error);
+    if (!s.isEmpty()) s[0] = s[0].toUpper();
+    return s;
+}
+
 } // namespace
 
 CompareView::CompareView(Document* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_mask(new QComboBox(this)), m_scaling(new QComboBox(this)),
-      m_temperature(new QDoubleSpinBox(this)), m_text(new QLineEdit(this))
+      m_temperature(new QDoubleSpinBox(this)), m_text(new QLineEdit(this)), m_model(new QComboBox(this)),
+      m_pair(new QCheckBox(tr("most similar head"), this))
 {
+    m_model->addItem(tr("A's model"), QString());
+    m_model->addItem(tr("built-in"), QStringLiteral("builtin"));
+    m_model->addItem(tr("random model…"));
+    m_model->addItem(tr("model folder…"));
     m_mask->addItem(QStringLiteral("causal"));
     m_mask->addItem(QStringLiteral("none"));
     m_scaling->addItem(QStringLiteral("1/√dₖ"));
@@ -105,6 +140,8 @@ CompareView::CompareView(Document* document, QWidget* parent)
     controls->addPair(new QLabel(QStringLiteral("scaling"), this), m_scaling);
     controls->addPair(new QLabel(QStringLiteral("temperature"), this), m_temperature);
     controls->addWidget(m_text);
+    controls->addPair(new QLabel(tr("model"), this), m_model);
+    controls->addWidget(m_pair);
     controls->addWidget(sameAsA);
 
     m_paneA = std::make_unique<Pane>(this, ColorMap::gradient(), QStringLiteral("weight"));
@@ -127,6 +164,11 @@ CompareView::CompareView(Document* document, QWidget* parent)
     m_temperature->setToolTip(tr("B's temperature: the scores are divided by it before the softmax, so small values sharpen and large ones flatten."));
     m_text->setObjectName(QStringLiteral("compare-b-text"));
     m_text->setToolTip(tr("A second sentence for B, to see how the same head treats different words; empty uses A's sentence."));
+    m_model->setObjectName(QStringLiteral("compare-b-model"));
+    m_model->setToolTip(tr("B's model: A's, or another one on the same text, each tokenising it with its own tokenizer."));
+    m_pair->setObjectName(QStringLiteral("compare-b-pair"));
+    m_pair->setToolTip(tr("Show B's head most like A's focused head (the smallest mean absolute difference of their "
+                          "weights), when both sides have the same tokens, instead of B's head with the same numbers."));
     sameAsA->setToolTip(tr("Give B the window's current mask, scaling and temperature, so you can change one thing at a time."));
     // B lives in the document (a scene saves it); a person's change goes there and comes back as compareBChanged.
     const auto change = [this](auto edit) {
@@ -141,16 +183,24 @@ CompareView::CompareView(Document* document, QWidget* parent)
     connect(m_temperature, &QDoubleSpinBox::valueChanged, this, [change](double t) { change([t](CompareBSettings& b) { b.temperature = t; }); });
     connect(m_text, &QLineEdit::textChanged, this,
             [change](const QString& t) { change([&t](CompareBSettings& b) { b.text = t.toStdString(); }); });
+    connect(m_model, &QComboBox::activated, this, &CompareView::chooseModel);
+    connect(m_pair, &QCheckBox::toggled, this, &CompareView::setPairHeads);
     connect(sameAsA, &QPushButton::clicked, this, [this] {
         const AttentionSettings& a = m_document->settings();
-        m_document->setCompareB({a.mask, a.scaling, a.temperature, {}});
+        CompareBSettings b = m_document->compareB();  // B's sentence, model and pairing stay
+        b.mask = a.mask;
+        b.scaling = a.scaling;
+        b.temperature = a.temperature;
+        m_document->setCompareB(b);
     });
     connect(m_document, &Document::compareBChanged, this, [this] {
         syncControls();
+        loadBModel();
         recompute();
     });
     auto* gate = new RefreshGate(this, [this] { recompute(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
+    loadBModel();
     recompute();
 }
 
@@ -160,12 +210,77 @@ void CompareView::syncControls()
 {
     // B follows A until it has settings of its own, so the controls follow the document either way.
     const CompareBSettings b = m_document->compareB();
-    const QSignalBlocker b1(m_mask), b2(m_scaling), b3(m_temperature), b4(m_text);
+    const QSignalBlocker b1(m_mask), b2(m_scaling), b3(m_temperature), b4(m_text), b5(m_model), b6(m_pair);
+    const QString spec = QString::fromStdString(b.model);
+    int entry = m_model->findData(spec);
+    if (entry < 0 || entry == kRandom || entry == kFolder) {
+        m_model->addItem(shortModelName(spec), spec);
+        entry = m_model->count() - 1;
+        m_model->setItemData(entry, spec, Qt::ToolTipRole);
+    }
+    m_model->setCurrentIndex(entry);
+    m_pair->setChecked(b.pairHeads);
     m_mask->setCurrentIndex(b.mask == MaskKind::Causal ? 0 : 1);
     m_scaling->setCurrentIndex(b.scaling == Scaling::SqrtDk ? 0 : 1);
     if (m_temperature->value() != b.temperature) m_temperature->setValue(b.temperature);
     const QString text = QString::fromStdString(b.text);
     if (m_text->text() != text) m_text->setText(text);  // unchanged, it keeps the cursor where a person types
+}
+
+void CompareView::setBModel(const QString& spec)
+{
+    CompareBSettings b = m_document->compareB();
+    b.model = spec.toStdString();
+    m_document->setCompareB(b);
+}
+
+QString CompareView::bModelSpec() const { return QString::fromStdString(m_document->compareB().model); }
+
+void CompareView::setPairHeads(bool on)
+{
+    CompareBSettings b = m_document->compareB();
+    b.pairHeads = on;
+    m_document->setCompareB(b);
+}
+
+void CompareView::chooseModel(int index)
+{
+    QString spec;
+    if (index == kRandom) {
+        RandomModelDialog dialog(this);
+        if (dialog.exec() != QDialog::Accepted) return syncControls();
+        spec = dialog.spec();
+    } else if (index == kFolder) {
+        spec = QFileDialog::getExistingDirectory(this, tr("Open a model folder for B"));
+        if (spec.isEmpty()) return syncControls();
+    } else {
+        spec = m_model->itemData(index).toString();
+    }
+    m_chosenByPerson = true;
+    setBModel(spec);
+}
+
+void CompareView::loadBModel()
+{
+    const QString spec = bModelSpec();
+    if (spec == m_bModelSpec) return;  // loaded, loading or failed already
+    m_bModelSpec = spec;
+    m_bModel.reset();
+    m_bModelError.clear();
+    if (spec.isEmpty()) {
+        m_loading.drop();
+        return;
+    }
+    const bool person = std::exchange(m_chosenByPerson, false);
+    m_loading.submit(
+        [spec](const CancelFlag&) { return loadModelSpec(spec); },
+        [this, spec, person](Result<ModelPtr> loaded) {
+            if (spec != m_bModelSpec) return;
+            if (loaded) m_bModel = *loaded;
+            else m_bModelError = tr("B's model '%1' cannot be opened: %2").arg(spec, loadError(loaded.error()));
+            recompute();
+            if (!loaded && person) QMessageBox::warning(this, tr("Cannot load B's model"), m_bModelError);
+        });
 }
 
 void CompareView::setBSettings(const AttentionSettings& settings)
@@ -184,6 +299,11 @@ AttentionSettings CompareView::bSettings() const
     s.mask = b.mask;
     s.scaling = b.scaling;
     s.temperature = b.temperature;
+    if (!b.model.empty()) {
+        // Positions and heads of A's model and sentence mean nothing to another model's tokens.
+        s.blockedKeys.clear();
+        s.ablated.clear();
+    }
     return s;
 }
 
@@ -213,7 +333,7 @@ QString CompareView::noteA() const { return m_paneA->noteText; }
 QString CompareView::noteB() const { return m_paneB->noteText; }
 QString CompareView::differenceNote() const { return m_paneDiff->noteText; }
 
-void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name)
+void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name, const Matrix* weights)
 {
     pane.title->setText(name + QStringLiteral(": ") + describe(snap.settings));
     pane.setNote(counterfactualNote(snap));
@@ -225,7 +345,7 @@ void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name
         return;
     }
     const KeyMask mask = snapshotMask(snap);
-    labplot::fillHeatmap(pane.map, snap.trace.detail.weights, &mask);
+    labplot::fillHeatmap(pane.map, weights ? *weights : snap.trace.detail.weights, &mask);
     pane.map->setDataRange(QCPRange(0.0, 1.0));
     labplot::setTokenTicks(pane.plot->xAxis, pane.plot->yAxis, snap.tokens.tokens);
     labplot::replot(pane.plot);
@@ -235,32 +355,76 @@ void CompareView::recompute()
 {
     syncControls();  // B that follows A shows A's mask and temperature as they are now
     const SnapshotPtr a = m_document->snapshot();
-    auto computeB = [model = m_document->model(), text = bText(), settings = bSettings(), focus = m_document->focus(),
-                     generation = a->generation](const CancelFlag&) {
+    const bool ownModel = !bModelSpec().isEmpty();
+    m_bNote.clear();
+    if (ownModel && !m_bModel) {
+        // Nothing to compute until B's model is there: the pane says why.
+        m_bNote = m_bModelError.isEmpty() ? tr("loading %1…").arg(shortModelName(m_bModelSpec)) : m_bModelError;
+        m_task.drop();
+        showComparison(a, std::make_shared<Snapshot>());
+        return;
+    }
+    auto computeB = [model = ownModel ? m_bModel : m_document->model(), text = bText(), settings = bSettings(),
+                     focus = m_document->focus(), generation = a->generation](const CancelFlag&) {
         return computeSnapshot(model, text, settings, focus, generation).first;
     };
     auto show = [this, a](SnapshotPtr b) { showComparison(a, std::move(b)); };
-    if (!m_document->isAsync()) {
+    if (!m_document->isAsync() && !ownModel) {
         m_task.runNow(computeB, show);
         return;
     }
-    // Where the document computes A on its worker (large model, long text), B goes to the thread pool too,
-    // so the GUI thread never waits for it; a result overtaken by a newer request is dropped.
+    // Where the document computes A on its worker (large model, long text), or B has a model of its own (of
+    // any size), B goes to the thread pool, so the GUI thread never waits for it; a result overtaken by a
+    // newer request is dropped.
     m_task.submit(computeB, show);
 }
 
-void CompareView::waitForB() { m_task.wait(); }
+void CompareView::waitForB()
+{
+    m_loading.wait();  // a model that finishes loading starts B's computation
+    m_task.wait();
+}
+
+QString CompareView::titleB() const { return m_paneB->title->text(); }
 
 void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
 {
     m_b = std::move(b);
-    showPane(*m_paneA, *a, QStringLiteral("A"));
-    showPane(*m_paneB, *m_b, QStringLiteral("B"));
+    // With a model of its own on B, A's title names A's model too.
+    const bool twoModels = !bModelSpec().isEmpty();
+    QString nameA = QStringLiteral("A");
+    if (twoModels && !m_document->modelSpec().isEmpty()) nameA += QStringLiteral(" (%1)").arg(shortModelName(m_document->modelSpec()));
+    showPane(*m_paneA, *a, nameA);
+    // B's head: the focused one's numbers, or B's most like A's focused head when pairing and the tokens agree.
+    const Matrix* weightsB = m_b->trace.hasDetail ? &m_b->trace.detail.weights : nullptr;
+    m_headB = m_b->trace.hasDetail ? m_b->focus : HeadSelection{-1, -1};
+    m_pairDistance = 0.0;
+    QString pairNote;
+    const bool pairing = m_document->compareB().pairHeads && weightsB && a->trace.hasDetail;
+    if (pairing && a->tokens.tokens != m_b->tokens.tokens) {
+        pairNote = tr("no pairing: the two sides' tokens differ");
+    } else if (pairing) {
+        const HeadMatch match = mostSimilarHead(a->trace.detail.weights, m_b->trace.attention);
+        if (match.index >= 0) {
+            m_headB = {match.index / m_b->trace.heads, match.index % m_b->trace.heads};
+            m_pairDistance = match.meanAbsDifference;
+            weightsB = &m_b->trace.attention[std::size_t(match.index)];
+        }
+    }
+    QString nameB = QStringLiteral("B");
+    if (twoModels) nameB += QStringLiteral(" (%1)").arg(shortModelName(bModelSpec()));
+    if (m_headB.layer >= 0 && (pairing || twoModels))
+        nameB += QStringLiteral(" L%1 H%2").arg(m_headB.layer).arg(m_headB.head);
+    showPane(*m_paneB, *m_b, nameB, weightsB);
+    if (!m_bNote.isEmpty()) m_paneB->setNote(m_bNote);
+    else if (!pairNote.isEmpty()) m_paneB->setNote(pairNote);
+    else if (pairing && m_headB.layer >= 0)
+        m_paneB->setNote(tr("most like A's head: mean |B − A| %1").arg(m_pairDistance, 0, 'f', 4));
 
     Pane& d = *m_paneDiff;
     m_hasDifference = false;
     d.map->data()->clear();
-    const int ta = a->trace.hasDetail ? a->trace.tokens : -1, tb = m_b->trace.hasDetail ? m_b->trace.tokens : -1;
+    const int ta = a->trace.hasDetail ? a->trace.tokens : -1, tb = weightsB ? m_b->trace.tokens : -1;
     d.title->setText(QStringLiteral("B − A, ") + headCaption(*a));
     if (ta <= 0 || tb <= 0) {
         d.setNote(QStringLiteral("no difference: one side has nothing to show"));
@@ -270,7 +434,7 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
         d.showAxes(false);
     } else {
         d.showAxes(true);
-        WeightDifference diff = weightDifference(a->trace.detail.weights, m_b->trace.detail.weights);  // B - A
+        WeightDifference diff = weightDifference(a->trace.detail.weights, *weightsB);  // B - A
         m_difference = std::move(diff.difference);  // (T, T)
         m_range = diff.largest;
         const KeyMask both = snapshotMask(*a) && snapshotMask(*m_b);

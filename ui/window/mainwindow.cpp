@@ -271,18 +271,6 @@ void MainWindow::buildMenus()
 
 namespace {
 
-// The loaders bound their allocations, but memory can still run out on a small machine: a sentence, not a
-// crash, and the model already open stays.
-Result<ModelPtr> loadSpec(const QString& spec)
-{
-    const QByteArray utf8 = spec.toUtf8();
-    try {
-        return loadModel(std::string_view(utf8.constData(), std::size_t(utf8.size())));
-    } catch (const std::bad_alloc&) {
-        return Result<ModelPtr>::fail("there is not enough memory to load '" + utf8.toStdString() + "'.");
-    }
-}
-
 QString sentence(const std::string& text)
 {
     QString s = QString::fromStdString(text);
@@ -294,7 +282,7 @@ QString sentence(const std::string& text)
 
 Status MainWindow::openModel(const QString& spec)
 {
-    Result<ModelPtr> loaded = loadSpec(spec);
+    Result<ModelPtr> loaded = loadModelSpec(spec);
     if (!loaded) return Status::failure(loaded.error());
     m_opening.drop();  // a background open still running must not replace this one when it finishes
     statusBar()->clearMessage();
@@ -306,7 +294,7 @@ void MainWindow::openModelInBackground(const QString& spec)
 {
     statusBar()->showMessage(tr("Opening %1…").arg(spec));
     // A newer open, in the background or not, replaces this one while it loads.
-    m_opening.submit([spec](const CancelFlag&) { return loadSpec(spec); }, [this, spec](Result<ModelPtr> loaded) {
+    m_opening.submit([spec](const CancelFlag&) { return loadModelSpec(spec); }, [this, spec](Result<ModelPtr> loaded) {
         statusBar()->clearMessage();
         if (!loaded) {
             emit modelOpenFinished(spec, false);

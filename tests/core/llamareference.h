@@ -24,17 +24,32 @@ namespace llamaref {
 
 using gpt2ref::Rows;
 
+// A change to one run, as activation patching makes it: the stream entering block `streamLayer` (L: the
+// stream before the final norm) at one position replaced by `streamRow`, or head `head` of block
+// `headLayer`'s output (its weighted sum of values, before o_proj) at every position replaced by
+// `headOutput` (T, Dh). -1 leaves that part alone.
+struct Patch {
+    int streamLayer = -1, streamPosition = 0;
+    std::vector<double> streamRow;
+    int headLayer = -1, head = 0;
+    Rows headOutput;
+};
+
 struct Options {
     bool causal = true;
     bool sqrtScaling = true;
     double temperature = 1.0;
     bool rotary = true;  // false: no positional information at all
+    const Patch* patch = nullptr;
 };
 
 struct Result {
     std::vector<std::vector<Rows>> attention;  // [layer][head] (T, T)
-    std::vector<double> nextProbabilities;     // (V) softmax of the last position's logits
+    std::vector<double> nextLogits;            // (V) the last position's logits
+    std::vector<double> nextProbabilities;     // (V) softmax of them
     std::vector<std::vector<std::vector<double>>> valueNorms;  // [layer][head][key]: |v_key o_proj's head slice|
+    std::vector<Rows> streams;                 // (L+1) of (T, D): entering each block, then before the final norm
+    std::vector<std::vector<Rows>> headOutputs;  // [layer][head] (T, Dh), before any patch
 };
 
 class Model {
@@ -83,8 +98,11 @@ public:
         const std::vector<double> invFreq = inverseFrequencies(Dh);
         const double multiplier = (opt.sqrtScaling ? 1.0 / std::sqrt(double(Dh)) : 1.0) / opt.temperature;
         Result result;
+        const Patch* patch = opt.patch;
         for (int l = 0; l < L; ++l) {
             const std::string p = "model.layers." + std::to_string(l) + ".";
+            result.streams.push_back(h);
+            if (patch && patch->streamLayer == l) h[std::size_t(patch->streamPosition)] = patch->streamRow;
             const Rows x = rmsNorm(h, get(p + "input_layernorm.weight"), eps);
             Rows q = linear(x, get(p + "self_attn.q_proj.weight"), qkvBias ? get(p + "self_attn.q_proj.bias") : std::vector<double>());
             Rows k = linear(x, get(p + "self_attn.k_proj.weight"), qkvBias ? get(p + "self_attn.k_proj.bias") : std::vector<double>());
@@ -117,6 +135,17 @@ public:
                 heads.push_back(std::move(w));
             }
             result.attention.push_back(std::move(heads));
+            std::vector<Rows> outputs;
+            for (int hd = 0; hd < H; ++hd) {
+                Rows out(T, std::vector<double>(std::size_t(Dh)));
+                for (std::size_t i = 0; i < T; ++i)
+                    for (int e = 0; e < Dh; ++e) out[i][std::size_t(e)] = attnOut[i][std::size_t(hd * Dh + e)];
+                outputs.push_back(std::move(out));
+            }
+            result.headOutputs.push_back(std::move(outputs));
+            if (patch && patch->headLayer == l)
+                for (std::size_t i = 0; i < T; ++i)
+                    for (int e = 0; e < Dh; ++e) attnOut[i][std::size_t(patch->head * Dh + e)] = patch->headOutput[i][std::size_t(e)];
             // o_proj.weight is (D, D) as (out, in): head hd reads input columns hd*Dh.. of every output row.
             const std::vector<double> oWeight = get(p + "self_attn.o_proj.weight");
             std::vector<std::vector<double>> norms;
@@ -148,8 +177,11 @@ public:
                 }
             add(h, linear(gate, get(p + "mlp.down_proj.weight"), {}));
         }
+        result.streams.push_back(h);
+        if (patch && patch->streamLayer == L) h[std::size_t(patch->streamPosition)] = patch->streamRow;
         const Rows last = rmsNorm(Rows{h.back()}, get("model.norm.weight"), eps);
         const Rows logits = linear(last, get(tied ? "model.embed_tokens.weight" : "lm_head.weight"), {});
+        result.nextLogits = logits[0];
         double top = -INFINITY, sum = 0;
         for (double z : logits[0]) top = std::max(top, z);
         for (double z : logits[0]) sum += std::exp(z - top);

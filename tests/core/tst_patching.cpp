@@ -1,12 +1,18 @@
-// Activation patching against the plain-loop reference: every stream patch and every head patch equals a
-// reference run of the corrupted prompt with that piece of the clean run put in by hand; the last row's
+// Activation patching against the plain-loop references: every stream patch and every head patch equals a
+// reference run of the corrupted prompt with that piece of the clean run put in by hand, on GPT-2-layout
+// models (reference.h) and on Llama-family folders (llamareference.h: RMSNorm, rotary, grouped-query heads,
+// an untied head); the last row's
 // last position recovers the clean metric; untouched positions of the embeddings recover nothing; and the
 // token spellings and mistakes get their sentences.
 #include <QtTest>
 
 #include <cmath>
 
+#include <QTemporaryDir>
+
+#include "llamareference.h"
 #include "loadmodel.h"
+#include "tinyllama.h"
 #include "model/forward.h"
 #include "reference.h"
 #include "research/patching.h"
@@ -36,6 +42,8 @@ class TestPatching : public QObject {
 private slots:
     void everyPatchMatchesPlainLoop_data();
     void everyPatchMatchesPlainLoop();
+    void everyPatchMatchesLlamaReference_data();
+    void everyPatchMatchesLlamaReference();
     void endpointsRecoverAllOrNothing();
     void tokenSpellings();
     void refusals();
@@ -111,6 +119,82 @@ void TestPatching::everyPatchMatchesPlainLoop()
             QVERIFY2(std::abs(p->head(l, h) - expected) < 1e-4,
                      qPrintable(QString("head %1.%2: %3 vs %4").arg(l).arg(h).arg(p->head(l, h)).arg(expected)));
         }
+}
+
+Q_DECLARE_METATYPE(tinyllama::Spec)
+
+void TestPatching::everyPatchMatchesLlamaReference_data()
+{
+    QTest::addColumn<tinyllama::Spec>("spec");
+    QTest::newRow("llama, 4 heads on 2 key/value heads") << tinyllama::Spec{};
+    tinyllama::Spec qwen;
+    qwen.modelType = "qwen2";  // q, k and v biases
+    qwen.kvHeads = 1;          // one key/value head for all four
+    qwen.tied = true;
+    qwen.seed = 5;
+    QTest::newRow("qwen2, tied, one key/value head") << qwen;
+}
+
+void TestPatching::everyPatchMatchesLlamaReference()
+{
+    QFETCH(tinyllama::Spec, spec);
+    QTemporaryDir tmp;
+    const std::string dir = tinyllama::writeFolder(tmp, "patch", spec);
+    Result<ModelPtr> loaded = loadModel(dir);
+    QVERIFY2(loaded, loaded ? "" : loaded.error().c_str());
+    const Model& model = **loaded;
+    const llamaref::Model ref(dir);
+    // Ten ids spread over the vocabulary; the corrupted prompt changes the fourth.
+    std::vector<int> clean, corrupted;
+    const int V = model.config.vocabSize;
+    for (int i = 0; i < 10; ++i) clean.push_back((i * 37 + 11) % V);
+    corrupted = clean;
+    corrupted[3] = (corrupted[3] + 101) % V;
+    const llamaref::Result cleanRun = ref.run(clean, {});
+    const llamaref::Result corruptedRun = ref.run(corrupted, {});
+    // The metric that tells the two prompts apart most, as on the GPT-2 layout.
+    int answer = 0, wrong = 0;
+    for (int v = 0; v < V; ++v) {
+        const auto change = [&](int id) { return cleanRun.nextLogits[std::size_t(id)] - corruptedRun.nextLogits[std::size_t(id)]; };
+        if (change(v) > change(answer)) answer = v;
+        if (change(v) < change(wrong)) wrong = v;
+    }
+    const auto diffOf = [&](const llamaref::Result& r) { return r.nextLogits[std::size_t(answer)] - r.nextLogits[std::size_t(wrong)]; };
+    const double cleanDiff = diffOf(cleanRun), corruptedDiff = diffOf(corruptedRun);
+    QVERIFY(std::abs(cleanDiff - corruptedDiff) > 1e-2);
+    const auto normalised = [&](double diff) { return (diff - corruptedDiff) / (cleanDiff - corruptedDiff); };
+
+    Result<ActivationPatching> p = activationPatching(model, clean, corrupted, AttentionSettings{}, answer, wrong);
+    QVERIFY2(p, p ? "" : p.error().c_str());
+    QVERIFY2(std::abs(p->cleanDiff - cleanDiff) < 1e-4, qPrintable(QString("%1 vs %2").arg(p->cleanDiff).arg(cleanDiff)));
+    QVERIFY(std::abs(p->corruptedDiff - corruptedDiff) < 1e-4);
+    const int L = model.config.layers, H = model.config.heads, T = int(clean.size());
+    for (int l = 0; l <= L; ++l)
+        for (int t = 0; t < T; ++t) {
+            llamaref::Patch patch;
+            patch.streamLayer = l;
+            patch.streamPosition = t;
+            patch.streamRow = cleanRun.streams[std::size_t(l)][std::size_t(t)];
+            llamaref::Options o;
+            o.patch = &patch;
+            const double expected = normalised(diffOf(ref.run(corrupted, o)));
+            QVERIFY2(std::abs(p->residual(l, t) - expected) < 1e-4,
+                     qPrintable(QString("stream %1, position %2: %3 vs %4").arg(l).arg(t).arg(p->residual(l, t)).arg(expected)));
+        }
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h) {
+            llamaref::Patch patch;
+            patch.headLayer = l;
+            patch.head = h;
+            patch.headOutput = cleanRun.headOutputs[std::size_t(l)][std::size_t(h)];
+            llamaref::Options o;
+            o.patch = &patch;
+            const double expected = normalised(diffOf(ref.run(corrupted, o)));
+            QVERIFY2(std::abs(p->head(l, h) - expected) < 1e-4,
+                     qPrintable(QString("head %1.%2: %3 vs %4").arg(l).arg(h).arg(p->head(l, h)).arg(expected)));
+        }
+    // The whole stream before the final norm, put back at the last position, is the clean run's metric.
+    QVERIFY(std::abs(p->residual(L, T - 1) - 1.0) < 1e-4);
 }
 
 // Putting back the whole final stream at the last position is the clean run's metric; putting back the

@@ -56,6 +56,7 @@ private slots:
     void compareZeroWhenSameSettings();
     void compareDefaultsAndNotes();
     void compareTwoModelsAndPairsHeads();
+    void compareFollowsTheValueWeightedDisplay();
     void dashboardEqualsCore_data();
     void dashboardEqualsCore();
     void dashboardClickFocuses();
@@ -311,6 +312,39 @@ void TestScalingLab::compareTwoModelsAndPairsHeads()
     QVERIFY2(view.noteB().contains(QStringLiteral("cannot be opened")), qPrintable(view.noteB()));
     QVERIFY(!view.hasDifference());
     QVERIFY(doc.snapshot()->trace.hasDetail);
+}
+
+// Under "weight × ‖value‖" both panes and their difference are the products, each weight times its key's
+// value norm from the core's own norms, multiplied here by hand.
+void TestScalingLab::compareFollowsTheValueWeightedDisplay()
+{
+    Document doc;
+    attnscope::testing::useRandomModel(doc);
+    doc.setText(kText);
+    CompareView view(&doc);
+    doc.setAttentionDisplay(AttentionDisplay::ValueWeighted);
+    doc.waitForIdle();
+    view.waitForB();
+    QVERIFY(view.hasDifference());
+    const HeadSelection f = doc.focus();
+    CaptureRequest capture;
+    capture.valueNorms = true;
+    const auto products = [&](const AttentionSettings& s) {
+        const ForwardTrace t = *forward(*doc.model(), doc.snapshot()->tokens.ids, s, capture);
+        Matrix m = t.weights(f.layer, f.head);
+        for (int i = 0; i < m.rows(); ++i)
+            for (int j = 0; j < m.cols(); ++j) m(i, j) *= t.valueNorm(f.layer, f.head)(j);
+        return m;
+    };
+    const Matrix expected = products(view.bSettings()) - products(doc.settings());
+    QVERIFY(expected.cwiseAbs().maxCoeff() > 1e-3f);
+    QVERIFY2((view.difference() - expected).cwiseAbs().maxCoeff() < 1e-5f, "B - A of the products differs from the core's");
+    // Back to weights: the difference is of weights again.
+    doc.setAttentionDisplay(AttentionDisplay::Weights);
+    doc.waitForIdle();
+    view.waitForB();
+    const Matrix weights = view.snapshotB()->trace.detail.weights - doc.snapshot()->trace.detail.weights;
+    QVERIFY((view.difference() - weights).cwiseAbs().maxCoeff() < 1e-6f);
 }
 
 void TestScalingLab::dashboardEqualsCore_data()

@@ -186,6 +186,17 @@ void TestTrainView::viewShowsTheSnapshotTheSliderPicks()
     QVERIFY(!view.grid()->headImage({1, 1}).isNull());
     QVERIFY(view.rolesLabel()->text().contains("induction"));
 
+    // The document's "weight × ‖value‖" display reaches this grid too: the same snapshot with the norms.
+    doc.setAttentionDisplay(AttentionDisplay::ValueWeighted);
+    QCOMPARE(view.shownStep(), 5);
+    QVERIFY(view.probeSnapshot()->display == AttentionDisplay::ValueWeighted && view.probeSnapshot()->trace.hasValueNorms);
+    CaptureRequest norms;
+    norms.valueNorms = true;
+    const ForwardTrace withNorms = *forward(*at5, t->ids, {}, norms);
+    QVERIFY(view.probeSnapshot()->trace.valueNorm(1, 1) == withNorms.valueNorm(1, 1));
+    doc.setAttentionDisplay(AttentionDisplay::Weights);
+    QVERIFY(view.probeSnapshot()->display == AttentionDisplay::Weights);
+
     // "Use in every tab" hands the shown snapshot's model to the document.
     for (QPushButton* b : view.findChildren<QPushButton*>())
         if (b->text() == "Use in every tab") b->click();

@@ -21,6 +21,7 @@
 #include "drawing/cellmap.h"
 #include "drawing/colorbar.h"
 #include "common/colormap.h"
+#include "model/forward.h"
 #include "model/trainingmask.h"
 #include "lab/labdata.h"
 #include "common/refreshgate.h"
@@ -198,6 +199,7 @@ CompareView::CompareView(Document* document, QWidget* parent)
         loadBModel();
         recompute();
     });
+    // A's snapshot for a new display arrives as snapshotChanged, which recomputes B with the same display.
     auto* gate = new RefreshGate(this, [this] { recompute(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     loadBModel();
@@ -345,8 +347,13 @@ void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name
         return;
     }
     const KeyMask mask = snapshotMask(snap);
-    labplot::fillHeatmap(pane.map, weights ? *weights : snap.trace.detail.weights, &mask);
-    pane.map->setDataRange(QCPRange(0.0, 1.0));
+    const Matrix& shown = weights ? *weights : snap.trace.detail.weights;
+    labplot::fillHeatmap(pane.map, shown, &mask);
+    // Weights on a fixed [0, 1] scale; value-weighted attention from 0 to the head's largest product.
+    const bool product = snap.display == AttentionDisplay::ValueWeighted && snap.trace.hasValueNorms;
+    const double top = product && shown.size() > 0 ? double(shown.maxCoeff()) : 1.0;
+    pane.map->setDataRange(QCPRange(0.0, std::isfinite(top) && top > 0.0 ? top : 1.0));
+    pane.scale->axis()->setLabel(product ? tr("weight × ‖v W_O‖") : tr("weight"));
     labplot::setTokenTicks(pane.plot->xAxis, pane.plot->yAxis, snap.tokens.tokens);
     labplot::replot(pane.plot);
 }
@@ -365,8 +372,8 @@ void CompareView::recompute()
         return;
     }
     auto computeB = [model = ownModel ? m_bModel : m_document->model(), text = bText(), settings = bSettings(),
-                     focus = m_document->focus(), generation = a->generation](const CancelFlag&) {
-        return computeSnapshot(model, text, settings, focus, generation).first;
+                     focus = m_document->focus(), generation = a->generation, display = a->display](const CancelFlag&) {
+        return computeSnapshot(model, text, settings, focus, generation, display).first;
     };
     auto show = [this, a](SnapshotPtr b) { showComparison(a, std::move(b)); };
     if (!m_document->isAsync() && !ownModel) {
@@ -394,7 +401,14 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
     const bool twoModels = !bModelSpec().isEmpty();
     QString nameA = QStringLiteral("A");
     if (twoModels && !m_document->modelSpec().isEmpty()) nameA += QStringLiteral(" (%1)").arg(shortModelName(m_document->modelSpec()));
-    showPane(*m_paneA, *a, nameA);
+    // What each side shows of a head: its weights, or weight × ‖value‖ under that display.
+    const auto displayed = [](const Snapshot& snap, HeadSelection head, const Matrix& weights) {
+        return snap.display == AttentionDisplay::ValueWeighted && snap.trace.hasValueNorms
+                   ? valueWeightedAttention(snap.trace, head.layer, head.head)
+                   : weights;
+    };
+    const Matrix shownA = a->trace.hasDetail ? displayed(*a, a->focus, a->trace.detail.weights) : Matrix();
+    showPane(*m_paneA, *a, nameA, &shownA);
     // B's head: the focused one's numbers, or B's most like A's focused head when pairing and the tokens agree.
     const Matrix* weightsB = m_b->trace.hasDetail ? &m_b->trace.detail.weights : nullptr;
     m_headB = m_b->trace.hasDetail ? m_b->focus : HeadSelection{-1, -1};
@@ -415,7 +429,8 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
     if (twoModels) nameB += QStringLiteral(" (%1)").arg(shortModelName(bModelSpec()));
     if (m_headB.layer >= 0 && (pairing || twoModels))
         nameB += QStringLiteral(" L%1 H%2").arg(m_headB.layer).arg(m_headB.head);
-    showPane(*m_paneB, *m_b, nameB, weightsB);
+    const Matrix shownB = weightsB ? displayed(*m_b, m_headB, *weightsB) : Matrix();
+    showPane(*m_paneB, *m_b, nameB, weightsB ? &shownB : nullptr);
     if (!m_bNote.isEmpty()) m_paneB->setNote(m_bNote);
     else if (!pairNote.isEmpty()) m_paneB->setNote(pairNote);
     else if (pairing && m_headB.layer >= 0)
@@ -425,7 +440,8 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
     m_hasDifference = false;
     d.map->data()->clear();
     const int ta = a->trace.hasDetail ? a->trace.tokens : -1, tb = weightsB ? m_b->trace.tokens : -1;
-    d.title->setText(QStringLiteral("B − A, ") + headCaption(*a));
+    d.title->setText(QStringLiteral("B − A, ") + headCaption(*a) +
+                     (a->display == AttentionDisplay::ValueWeighted ? QStringLiteral(", weight × ‖value‖") : QString()));
     if (ta <= 0 || tb <= 0) {
         d.setNote(QStringLiteral("no difference: one side has nothing to show"));
         d.showAxes(false);
@@ -434,7 +450,7 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
         d.showAxes(false);
     } else {
         d.showAxes(true);
-        WeightDifference diff = weightDifference(a->trace.detail.weights, *weightsB);  // B - A
+        WeightDifference diff = weightDifference(shownA, shownB);  // B - A, of what the panes show
         m_difference = std::move(diff.difference);  // (T, T)
         m_range = diff.largest;
         const KeyMask both = snapshotMask(*a) && snapshotMask(*m_b);

@@ -172,6 +172,8 @@ TrainView::TrainView(Document* document, QWidget* parent)
         clearRun();
         refreshOffer();
     });
+    // The grid shows what every heatmap shows: the weights, or weight × ‖value‖.
+    connect(m_document, &Document::attentionDisplayChanged, this, [this] { showSnapshot(m_shown); });
     connect(m_use, &QPushButton::clicked, this, [this] {
         if (m_shown >= 0) m_document->setModel(m_snapshots[static_cast<std::size_t>(m_shown)].model);
     });
@@ -369,7 +371,8 @@ void TrainView::showSnapshot(int index)
     const Saved& s = m_snapshots[static_cast<std::size_t>(index)];
     m_sliderLabel->setText(tr("step %1").arg(s.step));
     // A small model on a short sentence: one forward, well under a millisecond, on this thread.
-    auto [snapshot, error] = computeSnapshot(s.model, m_probe->text(), AttentionSettings{}, HeadSelection{}, 0);
+    auto [snapshot, error] = computeSnapshot(s.model, m_probe->text(), AttentionSettings{}, HeadSelection{}, 0,
+                                             m_document->attentionDisplay());
     m_probeSnapshot = error.isEmpty() ? snapshot : nullptr;
     m_grid->setSnapshot(m_probeSnapshot);
     if (!m_probeSnapshot) {

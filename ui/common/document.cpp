@@ -9,6 +9,7 @@
 
 #include "compute/threadpool.h"
 #include "model/trainingmask.h"
+#include "common/sentence.h"
 
 namespace attnscope {
 
@@ -63,9 +64,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     if (!s.ok()) {
         // Keep the tokens so the chips still show what was typed, but no weights to draw.
         snap->trace = ForwardTrace{};
-        QString message = QString::fromStdString(s.error);
-        if (!message.isEmpty()) message[0] = message[0].toUpper();
-        return {snap, message};
+        return {snap, coreSentence(s.error)};
     }
     return {snap, QString()};
 }

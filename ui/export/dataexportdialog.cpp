@@ -16,6 +16,7 @@
 
 #include "io/atomicfile.h"
 #include "common/document.h"
+#include "common/sentence.h"
 
 namespace attnscope {
 
@@ -122,9 +123,7 @@ void DataExportDialog::accept()
 {
     const Status exported = exportNow();
     if (!exported.ok()) {
-        QString error = QString::fromStdString(exported.error);
-        error[0] = error[0].toUpper();
-        QMessageBox::warning(this, tr("Cannot export the data"), error);
+        QMessageBox::warning(this, tr("Cannot export the data"), coreSentence(exported.error));
         return;
     }
     QDialog::accept();

@@ -14,6 +14,7 @@
 
 #include "common/exportimage.h"
 #include "export/viewexport.h"
+#include "common/sentence.h"
 
 namespace attnscope {
 
@@ -97,9 +98,7 @@ void ExportDialog::accept()
 {
     const Status exported = exportNow();
     if (!exported.ok()) {
-        QString error = QString::fromStdString(exported.error);
-        error[0] = error[0].toUpper();
-        QMessageBox::warning(this, tr("Cannot export"), error);
+        QMessageBox::warning(this, tr("Cannot export"), coreSentence(exported.error));
         return;
     }
     QDialog::accept();

@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "common/flowlayout.h"
+#include "common/sentence.h"
 #include "common/settingstext.h"
 #include "drawing/cellmap.h"
 #include "drawing/colorbar.h"
@@ -92,9 +93,9 @@ QString describe(const AttentionSettings& s)
     return text;
 }
 
-// The model box's fixed entries; a spec opened otherwise (a folder, a random model, a scene's) is added
-// after them with the spec as its data.
-constexpr int kSameModel = 0, kBuiltin = 1, kRandom = 2, kFolder = 3, kFixedEntries = 4;
+// The model box's entries that open a dialog (after A's model and the built-in one); a spec opened that way
+// or set by a scene is added after them with the spec as its data.
+constexpr int kRandom = 2, kFolder = 3;
 
 // A spec as a short name for a title: a folder's last part, the rest as written.
 QString shortModelName(const QString& spec)
@@ -106,14 +107,6 @@ QString shortModelName(const QString& spec)
     }
     const QString name = QFileInfo(spec).fileName();
     return name.isEmpty() ? spec : name;
-}
-
-// The sentence for a load that failed, capitalised.
-QString loadError(const std::string& error)
-{
-    QString s = QString::fromStdString(error);
-    if (!s.isEmpty()) s[0] = s[0].toUpper();
-    return s;
 }
 
 } // namespace
@@ -279,7 +272,7 @@ void CompareView::loadBModel()
         [this, spec, person](Result<ModelPtr> loaded) {
             if (spec != m_bModelSpec) return;
             if (loaded) m_bModel = *loaded;
-            else m_bModelError = tr("B's model '%1' cannot be opened: %2").arg(spec, loadError(loaded.error()));
+            else m_bModelError = tr("B's model '%1' cannot be opened: %2").arg(spec, coreSentence(loaded.error()));
             recompute();
             if (!loaded && person) QMessageBox::warning(this, tr("Cannot load B's model"), m_bModelError);
         });

@@ -23,10 +23,20 @@ namespace {
 // (beside a lesson, in presenter mode's large type) keeps the bar along the top, where every pixel of width
 // goes to the page. A proxy of the window's style sizes and draws side tabs as if they lay along the top and
 // changes nothing else (a style sheet would also stop the list following presenter mode's larger font).
-bool isSide(const QStyleOption* option)
+
+// The tab an option describes when it lies down a side, else null.
+const QStyleOptionTab* sideTab(const QStyleOption* option)
 {
     const auto* tab = qstyleoption_cast<const QStyleOptionTab*>(option);
-    return tab && (tab->shape == QTabBar::RoundedWest || tab->shape == QTabBar::RoundedEast);
+    return tab && (tab->shape == QTabBar::RoundedWest || tab->shape == QTabBar::RoundedEast) ? tab : nullptr;
+}
+
+// The same tab as if it lay along the top.
+QStyleOptionTab alongTop(const QStyleOptionTab& tab)
+{
+    QStyleOptionTab flat(tab);
+    flat.shape = QTabBar::RoundedNorth;
+    return flat;
 }
 
 class SideTabsStyle : public QProxyStyle {
@@ -40,13 +50,10 @@ public:
 
     QSize sizeFromContents(ContentsType type, const QStyleOption* option, const QSize& size, const QWidget* widget) const override
     {
-        if (type == CT_TabBarTab && isSide(option)) {
-            if (const auto* tab = qstyleoption_cast<const QStyleOptionTab*>(option)) {
-                // The tab bar measured a title on end (its length down, its height across): turned back.
-                QStyleOptionTab flat(*tab);
-                flat.shape = QTabBar::RoundedNorth;
-                return QProxyStyle::sizeFromContents(type, &flat, size.transposed(), widget);
-            }
+        // The tab bar measured a side tab's title on end (its length down, its height across): turned back.
+        if (const QStyleOptionTab* tab = type == CT_TabBarTab ? sideTab(option) : nullptr) {
+            const QStyleOptionTab flat = alongTop(*tab);
+            return QProxyStyle::sizeFromContents(type, &flat, size.transposed(), widget);
         }
         return QProxyStyle::sizeFromContents(type, option, size, widget);
     }
@@ -54,25 +61,19 @@ public:
     // Where the title goes, which is also how much of it the bar keeps when it shortens titles with "…".
     QRect subElementRect(SubElement element, const QStyleOption* option, const QWidget* widget) const override
     {
-        if (element == SE_TabBarTabText && isSide(option)) {
-            if (const auto* tab = qstyleoption_cast<const QStyleOptionTab*>(option)) {
-                QStyleOptionTab flat(*tab);
-                flat.shape = QTabBar::RoundedNorth;
-                return QProxyStyle::subElementRect(element, &flat, widget);
-            }
+        if (const QStyleOptionTab* tab = element == SE_TabBarTabText ? sideTab(option) : nullptr) {
+            const QStyleOptionTab flat = alongTop(*tab);
+            return QProxyStyle::subElementRect(element, &flat, widget);
         }
         return QProxyStyle::subElementRect(element, option, widget);
     }
 
     void drawControl(ControlElement element, const QStyleOption* option, QPainter* painter, const QWidget* widget) const override
     {
-        if (element == CE_TabBarTabLabel && isSide(option)) {
-            if (const auto* tab = qstyleoption_cast<const QStyleOptionTab*>(option)) {
-                QStyleOptionTab flat(*tab);
-                flat.shape = QTabBar::RoundedNorth;
-                QProxyStyle::drawControl(element, &flat, painter, widget);
-                return;
-            }
+        if (const QStyleOptionTab* tab = element == CE_TabBarTabLabel ? sideTab(option) : nullptr) {
+            const QStyleOptionTab flat = alongTop(*tab);
+            QProxyStyle::drawControl(element, &flat, painter, widget);
+            return;
         }
         QProxyStyle::drawControl(element, option, painter, widget);
     }

@@ -108,13 +108,6 @@ QStringList headLabels(int heads)
     return labels;
 }
 
-QString coreSentence(const std::string& error)
-{
-    QString s = QString::fromStdString(error);
-    if (!s.isEmpty()) s[0] = s[0].toUpper();
-    return s;
-}
-
 ResearchResultPtr errorResult(const QString& error)
 {
     auto r = std::make_shared<ResearchResult>();

@@ -11,6 +11,7 @@
 
 #include "common/document.h"
 #include "common/latesttask.h"
+#include "common/sentence.h"
 
 class QLabel;
 class QSplitter;
@@ -97,9 +98,6 @@ QSplitter* proportionalSplit(Qt::Orientation orientation, const QList<QWidget*>&
 // "L0".."L{n-1}" and "H0".."H{n-1}", the labels of a layers x heads grid.
 QStringList layerLabels(int layers);
 QStringList headLabels(int heads);
-
-// A core error as the views show it: the same sentence, capitalised ("the corpus has…" -> "The corpus has…").
-QString coreSentence(const std::string& error);
 
 // A result that is only an error sentence.
 ResearchResultPtr errorResult(const QString& error);

@@ -8,19 +8,13 @@
 
 #include "common/document.h"
 #include "common/preferences.h"
+#include "common/sentence.h"
 
 namespace attnscope {
 
 namespace {
 
 std::string localPath(const QString& path) { return QFile::encodeName(path).toStdString(); }
-
-QString sentence(const std::string& text)
-{
-    QString s = QString::fromStdString(text);
-    if (!s.isEmpty()) s[0] = s[0].toUpper();
-    return s;
-}
 
 } // namespace
 
@@ -45,7 +39,7 @@ Result<QStringList> SceneController::open(const QString& path)
             Preferences::removeRecentScene(path);
             emit recentChanged();
         }
-        return Result<QStringList>::fail(sentence(scene.error()).toStdString());
+        return Result<QStringList>::fail(coreSentence(scene.error()).toStdString());
     }
     Result<QStringList> result = applyScene(*m_document, m_openModel, *scene);
     if (!result) return result;
@@ -58,7 +52,7 @@ Result<QStringList> SceneController::open(const QString& path)
 Status SceneController::save(const QString& path)
 {
     const Status written = writeSceneFile(localPath(path), captureScene(*m_document));
-    if (!written.ok()) return Status::failure(sentence(written.error).toStdString());
+    if (!written.ok()) return Status::failure(coreSentence(written.error).toStdString());
     setCurrentPath(QFileInfo(path).absoluteFilePath());
     Preferences::addRecentScene(path);
     emit recentChanged();
@@ -81,7 +75,7 @@ Result<QStringList> SceneController::restoreLastSession()
     if (!scene) {
         m_keepLastSession = true;
         return R::fail(tr("The last session could not be restored, and %1 is left as it is (delete it to start afresh): %2")
-                           .arg(QDir::toNativeSeparators(path), sentence(scene.error()))
+                           .arg(QDir::toNativeSeparators(path), coreSentence(scene.error()))
                            .toStdString());
     }
     // Its model may have gone (a folder moved, a drive not mounted): then the rest of the session goes on the

@@ -37,6 +37,7 @@
 #include "model/trainingmask.h"
 #include "presenter/presentermode.h"
 #include "window/windowactions.h"
+#include "common/sentence.h"
 
 namespace attnscope {
 
@@ -269,17 +270,6 @@ void MainWindow::buildMenus()
     model->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }
 
-namespace {
-
-QString sentence(const std::string& text)
-{
-    QString s = QString::fromStdString(text);
-    if (!s.isEmpty()) s[0] = s[0].toUpper();
-    return s;
-}
-
-} // namespace
-
 Status MainWindow::openModel(const QString& spec)
 {
     Result<ModelPtr> loaded = loadModelSpec(spec);
@@ -298,7 +288,7 @@ void MainWindow::openModelInBackground(const QString& spec)
         statusBar()->clearMessage();
         if (!loaded) {
             emit modelOpenFinished(spec, false);
-            QMessageBox::warning(this, tr("Cannot load the model"), sentence(loaded.error()));
+            QMessageBox::warning(this, tr("Cannot load the model"), coreSentence(loaded.error()));
             return;
         }
         m_document->setModel(*loaded, spec);
@@ -306,7 +296,7 @@ void MainWindow::openModelInBackground(const QString& spec)
         // A model that loads but had something to say (e.g. non-finite weights) says it once, here.
         if (!(*loaded)->warnings.empty()) {
             QStringList lines;
-            for (const std::string& w : (*loaded)->warnings) lines << sentence(w);
+            for (const std::string& w : (*loaded)->warnings) lines << coreSentence(w);
             QMessageBox::warning(this, tr("The model loaded with warnings"), lines.join(QLatin1Char('\n')));
         }
     });

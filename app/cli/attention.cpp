@@ -3,6 +3,7 @@
 
 #include "common.h"
 #include "io/jsonexport.h"
+#include "model/encoderdecoder.h"
 #include "model/maskedlm.h"
 #include "model/nexttokens.h"
 
@@ -15,6 +16,44 @@ void declare(Options& o)
     o.flag("--stats", "add each row's entropy and largest weight");
     o.flag("--value-norms", "add value-weighted attention: each weight times the length of its key's value through W_O");
     o.value("--top-k", "K", "add the K most likely next tokens (GPT-2) or fillers of every [MASK] (BERT)");
+    o.value("--source", "TEXT", "the source sentence of an encoder-decoder model (BART); --text is then the target");
+}
+
+nlohmann::ordered_json tokenList(const std::vector<NextToken>& tokens)
+{
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const NextToken& n : tokens) rows.push_back({{"token", n.token}, {"id", n.id}, {"p", n.p}});
+    return rows;
+}
+
+// An encoder-decoder model: the source through the encoder, the target (after the start token) through
+// the decoder, and all three kinds of attention.
+int runEncoderDecoder(const Args& args, const Model& model, const AttentionSettings& settings, int topCount,
+                      const std::string& text)
+{
+    if (args.has("--value-norms"))
+        throw Failure{kExitUsage, "--value-norms is not available for encoder-decoder models yet."};
+    const TokenizedText source = orFail(encodeSource(model, args.get("--source")), kExitInput);
+    const TokenizedText target = orFail(encodeTarget(model, text), kExitInput);
+    checkBlockedKeys(settings, source);
+    EncoderDecoderTrace trace;
+    if (Status problem = forwardEncoderDecoder(model, source.ids, target.ids, settings, topCount > 0, trace); !problem.ok())
+        throw Failure{kExitInput, problem.error};
+
+    nlohmann::ordered_json out;
+    out["model"] = json::modelSummary(model.config);
+    out["source_tokens"] = source.tokens;
+    out["source_token_ids"] = source.ids;
+    out["tokens"] = target.tokens;
+    out["token_ids"] = target.ids;
+    out["settings"] = json::settings(settings);
+    out["encoder_attention"] = json::attention(trace.encoder);
+    out["attention"] = json::attention(trace.selfAttention, trace.decoderLayers, trace.heads);
+    out["cross_attention"] = json::attention(trace.crossAttention, trace.decoderLayers, trace.heads);
+    if (args.has("--stats")) out["stats"] = json::stats(trace.selfAttention, trace.decoderLayers, trace.heads);
+    if (topCount > 0) out["next_tokens"] = tokenList(topKOfLogits(trace.nextLogits, *model.tokenizer, topCount));
+    print(out);
+    return 0;
 }
 
 int run(const Args& args)
@@ -23,6 +62,16 @@ int run(const Args& args)
     const int topCount = readCount(args, "--top-k", 0, 1 << 20);
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
+    if (model->isEncoderDecoder()) {
+        if (!args.has("--source"))
+            throw Failure{kExitUsage, "the model is an encoder-decoder: give the source sentence with --source and the "
+                                      "target with --text."};
+        // The decoder was trained causal; the encoder is bidirectional whatever --mask says.
+        if (!args.has("--mask")) settings.mask = MaskKind::Causal;
+        return runEncoderDecoder(args, *model, settings, topCount, text);
+    }
+    if (args.has("--source"))
+        throw Failure{kExitUsage, "--source is for encoder-decoder models; '" + model->config.name + "' reads one text."};
     useTrainingMaskUnlessGiven(args, *model, settings);
     const TokenizedText tokens = tokenize(*model, text);
     checkBlockedKeys(settings, tokens);
@@ -46,11 +95,7 @@ int run(const Args& args)
     out["attention"] = json::attention(*trace);
     if (args.has("--value-norms")) out["value_weighted"] = json::valueWeighted(*trace);
     if (args.has("--stats")) out["stats"] = json::stats(*trace);
-    auto list = [](const std::vector<NextToken>& tokens) {
-        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-        for (const NextToken& n : tokens) rows.push_back({{"token", n.token}, {"id", n.id}, {"p", n.p}});
-        return rows;
-    };
+    const auto list = tokenList;
     if (topCount > 0 && !encoder) out["next_tokens"] = list(topK(*trace, *model->tokenizer, topCount));
     if (topCount > 0 && encoder && noHead.empty()) {
         nlohmann::ordered_json masked = nlohmann::ordered_json::array();

@@ -1,14 +1,27 @@
 // attnscope-cli tokenize: the text as the model's tokenizer splits it.
 #include "common.h"
 #include "io/jsonexport.h"
+#include "model/encoderdecoder.h"
 
 namespace attnscope::cli {
 namespace {
 
-void declare(Options& o) { o.text().model(); }
+void declare(Options& o)
+{
+    o.text().model();
+    o.value("--source", "TEXT", "tokenise TEXT as an encoder-decoder model's source, with the special tokens it adds");
+}
 
 int run(const Args& args)
 {
+    if (args.has("--source")) {
+        if (args.has("--text") || args.has("--text-file")) throw Failure{kExitUsage, "give --source or --text, not both."};
+        ModelPtr model = openModel(args);
+        if (!model->isEncoderDecoder())
+            throw Failure{kExitUsage, "--source is for encoder-decoder models; '" + model->config.name + "' reads one text."};
+        print(json::tokens(orFail(encodeSource(*model, args.get("--source")), kExitInput)));
+        return 0;
+    }
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
     print(json::tokens(tokenize(*model, text)));

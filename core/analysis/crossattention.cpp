@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "model/encoderdecoder.h"
+
 namespace attnscope {
 
 namespace {
@@ -18,6 +20,32 @@ Result<HeadDetail> headOf(const Model& model, const std::vector<int>& ids, const
     return Result<HeadDetail>::ok(std::move(trace->detail));
 }
 
+// The model's own cross-attention sublayer.
+Result<CrossAttentionResult> realCrossAttention(const Model& model, const std::vector<int>& targetIds,
+                                                const std::vector<int>& sourceIds, const AttentionSettings& settings,
+                                                HeadSelection selection)
+{
+    using R = Result<CrossAttentionResult>;
+    EncoderDecoderTrace trace;
+    if (Status problem = forwardEncoderDecoder(model, sourceIds, targetIds, settings, false, trace, selection); !problem.ok())
+        return R::fail(problem.error);
+    HeadDetail& d = trace.crossDetail;
+    CrossAttentionResult r;
+    r.selection = selection;
+    r.real = true;
+    r.multiplier = trace.multiplier;
+    r.targetX = std::move(d.x);
+    r.sourceX = std::move(trace.encoder.finalHidden);
+    r.q = std::move(d.q);
+    r.k = std::move(d.k);
+    r.v = std::move(d.v);
+    r.scores = std::move(d.scores);
+    r.scaled = std::move(d.masked);
+    r.weights = std::move(d.weights);
+    r.output = std::move(d.headOutput);
+    return R::ok(std::move(r));
+}
+
 } // namespace
 
 Result<CrossAttentionResult> crossAttention(const Model& model, const std::vector<int>& targetIds,
@@ -26,6 +54,7 @@ Result<CrossAttentionResult> crossAttention(const Model& model, const std::vecto
 {
     using R = Result<CrossAttentionResult>;
     const ModelConfig& c = model.config;
+    if (model.isEncoderDecoder()) return realCrossAttention(model, targetIds, sourceIds, settings, selection);
     if (selection.layer < 0 || selection.layer >= c.layers || selection.head < 0 || selection.head >= c.heads)
         return R::fail("layer " + std::to_string(selection.layer) + ", head " + std::to_string(selection.head) +
                        " is not in this model (" + std::to_string(c.layers) + " layers, " + std::to_string(c.heads) +

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "analysis/stats.h"
+#include "model/encoderdecoder.h"
 
 namespace attnscope::json {
 
@@ -32,6 +33,11 @@ nlohmann::ordered_json modelInfo(const Model& model)
                             : c.rope.scaling == RopeConfig::Scaling::Linear ? "linear" : "none";
     }
     j["tied_embeddings"] = c.tiedEmbeddings;
+    j["encoder_decoder"] = model.isEncoderDecoder();
+    if (model.isEncoderDecoder()) {
+        j["encoder_layers"] = c.layers;
+        j["decoder_layers"] = model.decoder->layers;
+    }
     if (!c.causal) j["masked_lm_head"] = model.weights.mlm.has_value();  // whether --top-k can fill [MASK]s
     j["tokenizer"] = model.tokenizer ? model.tokenizer->kind() : std::string();
     j["warnings"] = model.warnings;
@@ -70,12 +76,14 @@ nlohmann::ordered_json matrix(const Matrix& m)
     return rows;
 }
 
-nlohmann::ordered_json attention(const ForwardTrace& t)
+nlohmann::ordered_json attention(const ForwardTrace& t) { return attention(t.attention, t.layers, t.heads); }
+
+nlohmann::ordered_json attention(const std::vector<Matrix>& weights, int layerCount, int headCount)
 {
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-    for (int l = 0; l < t.layers; ++l) {
+    for (int l = 0; l < layerCount; ++l) {
         nlohmann::ordered_json heads = nlohmann::ordered_json::array();
-        for (int h = 0; h < t.heads; ++h) heads.push_back(matrix(t.weights(l, h)));
+        for (int h = 0; h < headCount; ++h) heads.push_back(matrix(weights[std::size_t(l * headCount + h)]));
         layers.push_back(std::move(heads));
     }
     return layers;
@@ -92,18 +100,21 @@ nlohmann::ordered_json valueWeighted(const ForwardTrace& t)
     return layers;
 }
 
-nlohmann::ordered_json stats(const ForwardTrace& t)
+nlohmann::ordered_json stats(const ForwardTrace& t) { return stats(t.attention, t.layers, t.heads); }
+
+nlohmann::ordered_json stats(const std::vector<Matrix>& weights, int layerCount, int headCount)
 {
     nlohmann::ordered_json entropy = nlohmann::ordered_json::array(), maxWeight = nlohmann::ordered_json::array(),
                            firstToken = nlohmann::ordered_json::array();
-    for (int l = 0; l < t.layers; ++l) {
+    for (int l = 0; l < layerCount; ++l) {
         nlohmann::ordered_json eh = nlohmann::ordered_json::array(), mh = nlohmann::ordered_json::array(),
                                fh = nlohmann::ordered_json::array();
-        for (int h = 0; h < t.heads; ++h) {
-            RowStats s = rowStats(t.weights(l, h));
+        for (int h = 0; h < headCount; ++h) {
+            const Matrix& w = weights[std::size_t(l * headCount + h)];
+            RowStats s = rowStats(w);
             eh.push_back(s.entropy);
             mh.push_back(s.maxWeight);
-            fh.push_back(firstTokenShare(t.weights(l, h)));
+            fh.push_back(firstTokenShare(w));
         }
         entropy.push_back(std::move(eh));
         maxWeight.push_back(std::move(mh));

@@ -15,9 +15,12 @@ nlohmann::ordered_json tokens(const TokenizedText& text);         // {"tokens":[
 nlohmann::ordered_json settings(const AttentionSettings& s);
 nlohmann::ordered_json matrix(const Matrix& m);                   // list of rows; -inf and NaN as null
 nlohmann::ordered_json attention(const ForwardTrace& trace);      // [layer][head][query][key]
+// The same from a list of layers*heads matrices, index layer*heads + head (an encoder–decoder's decoder).
+nlohmann::ordered_json attention(const std::vector<Matrix>& weights, int layers, int heads);
 // α_ij · ‖v_j W_O^h‖, [layer][head][query][key]; the trace must hold value norms.
 nlohmann::ordered_json valueWeighted(const ForwardTrace& trace);
 // {"entropy":[l][h][q],"max_weight":[l][h][q],"first_token_weight":[l][h]}
 nlohmann::ordered_json stats(const ForwardTrace& trace);
+nlohmann::ordered_json stats(const std::vector<Matrix>& weights, int layers, int heads);
 
 } // namespace attnscope::json

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/bartloader.h"
 #include "io/bertloader.h"
 #include "io/gpt2loader.h"
 #include "io/llamaloader.h"
@@ -46,9 +47,10 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
     if (*type == "bert" || *type == "distilbert") return loadBertFolder(folder, *type);
     if (*type == "llama" || *type == "qwen2" || *type == "mistral") return loadLlamaFolder(folder);
     if (*type == "attnscope") return loadWordModelFolder(folder);
+    if (*type == "bart") return loadBartFolder(folder);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
                    "; AttnScope opens GPT-2 (model_type \"gpt2\"), BERT-family (\"bert\", \"distilbert\"), "
-                   "Llama-family (\"llama\", \"qwen2\", \"mistral\") and its own trained models (\"attnscope\").");
+                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), BART (\"bart\") and its own trained models (\"attnscope\").");
 }
 
 } // namespace attnscope

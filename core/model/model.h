@@ -13,6 +13,8 @@
 
 namespace attnscope {
 
+struct DecoderStack;  // model/encoderdecoder.h
+
 struct Model : std::enable_shared_from_this<Model> {
     ModelConfig config;
     ModelWeights weights;
@@ -22,6 +24,9 @@ struct Model : std::enable_shared_from_this<Model> {
                                         //        (rotary models: the first kMaxRotarySinusoidal rows)
     Eigen::VectorXd ropeFrequencies;    // (Dh/2) rotary inverse frequencies; empty unless positions are rotary
     static constexpr int kMaxRotarySinusoidal = 4096;
+    // Encoder–decoder models (model/encoderdecoder.h): everything above is the encoder, this the decoder.
+    std::shared_ptr<const DecoderStack> decoder;
+    bool isEncoderDecoder() const { return decoder != nullptr; }
 
     // Computes the derived tables and packs the layers' projections for the product kernel; loaders call it
     // once the weights are in place, and the weights must not change after it. The packed weights and the

@@ -1,10 +1,15 @@
 #pragma once
-// What the tests' checkpoint writers (tinygpt2.h, tinybert.h) share: deterministic weights and small files.
+// What the tests' checkpoint writers (tinygpt2.h, tinybert.h, tinybart.h) share: deterministic weights, small
+// files, and the changes their bad-folder tests make.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "io/safetensors.h"
 
 namespace fixture {
 
@@ -23,6 +28,63 @@ inline void writeText(const std::filesystem::path& path, const std::string& text
 {
     std::ofstream out(path, std::ios::binary);
     out << text;
+}
+
+// A checkpoint's tensors in Hugging Face's names, each filled from one running seed in the order added.
+// nn.Linear weights are [out, in]; norms are gain 1 ± 0.2 and bias ± 0.1 over `width` entries.
+class TensorList {
+public:
+    TensorList(std::uint64_t seed, std::int64_t width) : m_seed(seed), m_width(width) {}
+
+    void add(const std::string& name, std::vector<std::int64_t> shape, float scale, float offset = 0.0f)
+    {
+        std::int64_t n = 1;
+        for (auto d : shape) n *= d;
+        std::vector<float> v = filled(static_cast<std::size_t>(n), m_seed, scale);
+        for (float& x : v) x += offset;
+        tensors.push_back({name, std::move(shape), std::move(v)});
+    }
+    void norm(const std::string& name)
+    {
+        add(name + ".weight", {m_width}, 0.2f, 1.0f);
+        add(name + ".bias", {m_width}, 0.1f);
+    }
+    void linear(const std::string& name, int in, int out, float scale)
+    {
+        add(name + ".weight", {out, in}, scale);
+        add(name + ".bias", {out}, 0.1f);
+    }
+
+    std::vector<attnscope::NamedTensor> tensors;
+
+private:
+    std::uint64_t m_seed;
+    std::int64_t m_width;
+};
+
+// The changes to a written folder that every family's bad-folder rows share: "config:KEY=JSON" (KEY=-
+// removes the key) applied to `config` and written as config.json, "rm FILE", "truncate" (the weights cut
+// in half) and "pickle" (the weights renamed pytorch_model.bin). Returns false for any other change.
+inline bool applyFolderChange(const std::filesystem::path& dir, const std::string& change, nlohmann::json config)
+{
+    namespace fs = std::filesystem;
+    if (change.starts_with("config:")) {
+        const std::string assignment = change.substr(7);
+        const std::string key = assignment.substr(0, assignment.find('='));
+        const std::string value = assignment.substr(assignment.find('=') + 1);
+        if (value == "-") config.erase(key);
+        else config[key] = nlohmann::json::parse(value);
+        writeText(dir / "config.json", config.dump());
+    } else if (change.starts_with("rm ")) {
+        fs::remove(dir / change.substr(3));
+    } else if (change == "truncate") {
+        fs::resize_file(dir / "model.safetensors", fs::file_size(dir / "model.safetensors") / 2);
+    } else if (change == "pickle") {
+        fs::rename(dir / "model.safetensors", dir / "pytorch_model.bin");
+    } else {
+        return false;
+    }
+    return true;
 }
 
 } // namespace fixture

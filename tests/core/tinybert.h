@@ -114,25 +114,13 @@ inline nlohmann::json config(Family family, int vocabSize)
 // nn.Linear weights are [out, in].
 inline std::vector<NamedTensor> tensors(Family family, int vocabSize, std::uint64_t seed, bool withHead = true)
 {
-    std::uint64_t s = seed;
-    std::vector<NamedTensor> t;
+    fixture::TensorList list(seed, kD);
+    std::vector<NamedTensor>& t = list.tensors;
     const bool distil = family == Family::DistilBert;
     const std::string base = distil ? "distilbert." : "bert.";
-    auto add = [&](const std::string& name, std::vector<std::int64_t> shape, float scale, float offset = 0.0f) {
-        std::int64_t n = 1;
-        for (auto d : shape) n *= d;
-        std::vector<float> v = filled(static_cast<std::size_t>(n), s, scale);
-        for (float& x : v) x += offset;
-        t.push_back({name, std::move(shape), std::move(v)});
-    };
-    auto norm = [&](const std::string& name) {
-        add(name + ".weight", {kD}, 0.2f, 1.0f);
-        add(name + ".bias", {kD}, 0.1f);
-    };
-    auto linear = [&](const std::string& name, int in, int out, float scale) {
-        add(name + ".weight", {out, in}, scale);
-        add(name + ".bias", {out}, 0.1f);
-    };
+    auto add = [&](const std::string& name, std::vector<std::int64_t> shape, float scale) { list.add(name, std::move(shape), scale); };
+    auto norm = [&](const std::string& name) { list.norm(name); };
+    auto linear = [&](const std::string& name, int in, int out, float scale) { list.linear(name, in, out, scale); };
     add(base + "embeddings.word_embeddings.weight", {vocabSize, kD}, 1.0f);
     add(base + "embeddings.position_embeddings.weight", {kC, kD}, 0.5f);
     if (!distil) add(base + "embeddings.token_type_embeddings.weight", {kTypes, kD}, 0.5f);

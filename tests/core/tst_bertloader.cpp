@@ -380,31 +380,19 @@ private slots:
         if (c.starts_with("drop ")) std::erase_if(t, [&](const NamedTensor& x) { return x.name == c.substr(5); });
         if (c.starts_with("transpose ")) tensor(t, c.substr(10)).shape = {kD, kF};
         const fs::path dir = writeFolder(m_tmp, "bad", Family::Bert, t);
-        if (c.starts_with("config:")) {
-            nlohmann::json cfg = config(Family::Bert, V);
-            const std::string assignment = c.substr(7);
-            const std::string key = assignment.substr(0, assignment.find('='));
-            const std::string value = assignment.substr(assignment.find('=') + 1);
-            if (value == "-") cfg.erase(key);
-            else cfg[key] = nlohmann::json::parse(value);
-            writeText(dir / "config.json", cfg.dump());
-        } else if (c.starts_with("rm ")) {
-            fs::remove(dir / c.substr(3));
-        } else if (c == "vocab:bad-utf8") {
-            writeText(dir / "vocab.txt", "[PAD]\n[UNK]\n\xff\xfe\n[CLS]\n[SEP]\n");  // raw bytes: a QString would repair them
-        } else if (c.starts_with("vocab:")) {
-            writeText(dir / "vocab.txt", c.substr(6));
-        } else if (c.starts_with("tokenizer.json:")) {
-            fs::remove(dir / "vocab.txt");
-            const std::string body = c.substr(15);
-            writeText(dir / "tokenizer.json",
-                      body == "deep" ? "{\"model\": " + std::string(100000, '[') + std::string(100000, ']') + "}" : body);
-        } else if (c.starts_with("tokenizer_config.json:")) {
-            writeText(dir / "tokenizer_config.json", c.substr(22));
-        } else if (c == "truncate") {
-            fs::resize_file(dir / "model.safetensors", fs::file_size(dir / "model.safetensors") / 2);
-        } else if (c == "pickle") {
-            fs::rename(dir / "model.safetensors", dir / "pytorch_model.bin");
+        if (!fixture::applyFolderChange(dir, c, config(Family::Bert, V))) {
+            if (c == "vocab:bad-utf8") {
+                writeText(dir / "vocab.txt", "[PAD]\n[UNK]\n\xff\xfe\n[CLS]\n[SEP]\n");  // raw bytes: a QString would repair them
+            } else if (c.starts_with("vocab:")) {
+                writeText(dir / "vocab.txt", c.substr(6));
+            } else if (c.starts_with("tokenizer.json:")) {
+                fs::remove(dir / "vocab.txt");
+                const std::string body = c.substr(15);
+                writeText(dir / "tokenizer.json",
+                          body == "deep" ? "{\"model\": " + std::string(100000, '[') + std::string(100000, ']') + "}" : body);
+            } else if (c.starts_with("tokenizer_config.json:")) {
+                writeText(dir / "tokenizer_config.json", c.substr(22));
+            }
         }
         Result<ModelPtr> r = loadModel(dir.string());
         fs::remove_all(dir);

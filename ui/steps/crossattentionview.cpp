@@ -1,5 +1,7 @@
 #include "steps/crossattentionview.h"
 
+#include <algorithm>
+
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -7,6 +9,7 @@
 
 #include "common/matrixplot.h"
 #include "common/refreshgate.h"
+#include "model/encoderdecoder.h"
 
 namespace attnscope {
 
@@ -24,16 +27,9 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
-    auto* note = new QLabel(
-        QStringLiteral("Where a decoder uses this: in an encoder–decoder transformer (the original translation model, T5, "
-                       "Whisper) every decoder block has a second attention sublayer whose queries come from the text being "
-                       "generated and whose keys and values come from the encoder's output for the source. There is no causal "
-                       "mask across the two: the whole source is known before decoding starts. GPT-2 is decoder-only and has no "
-                       "such sublayer, so here the focused layer's own W_Q (on the target) and W_K, W_V (on the source) "
-                       "demonstrate the mechanism."),
-        this);
-    note->setWordWrap(true);
-    layout->addWidget(note);
+    m_note = new QLabel(this);
+    m_note->setWordWrap(true);
+    layout->addWidget(m_note);
 
     m_source->setToolTip(tr("The sentence being read (keys and values), as an encoder's output is in translation."));
     m_target->setToolTip(tr("The sentence being written (queries): each of its tokens looks across at the source."));
@@ -60,13 +56,29 @@ void CrossAttentionView::recompute()
     m_hasResult = false;
     const ModelPtr& model = m_document->model();
     if (!model) return;
-    auto encode = [&](const QLineEdit* edit) { return model->tokenizer->encode(edit->text().toStdString()); };
-    Result<TokenizedText> target = encode(m_target), source = encode(m_source);
+    const bool real = model->isEncoderDecoder();
+    m_note->setText(
+        real ? QStringLiteral("This is the model's own cross-attention: in every decoder block, after masked self-attention over the "
+                              "target, a second attention sublayer takes its queries from the target and its keys and values from "
+                              "the encoder's output for the source. There is no causal mask across the two: the whole source is "
+                              "known before decoding starts. The target begins with the decoder's start token; the layer is a "
+                              "decoder layer.")
+             : QStringLiteral("Where a decoder uses this: in an encoder–decoder transformer (the original translation model, "
+                              "BART, T5) every decoder block has a second attention sublayer whose queries come from the text "
+                              "being generated and whose keys and values come from the encoder's output for the source. There "
+                              "is no causal mask across the two: the whole source is known before decoding starts. This model "
+                              "has no such sublayer, so here the focused layer's own W_Q (on the target) and W_K, W_V (on the "
+                              "source) demonstrate the mechanism; open an encoder–decoder model (BART) for the real one."));
+    const std::string targetText = m_target->text().toStdString(), sourceText = m_source->text().toStdString();
+    Result<TokenizedText> target = real ? encodeTarget(*model, targetText) : model->tokenizer->encode(targetText);
+    Result<TokenizedText> source = real ? encodeSource(*model, sourceText) : model->tokenizer->encode(sourceText);
     if (!target || !source) {
         m_status->setText(QString::fromStdString(!target ? target.error() : source.error()));
         return;
     }
-    const HeadSelection focus = m_document->snapshot()->focus;
+    HeadSelection focus = m_document->snapshot()->focus;
+    // The focus names an encoder layer; a decoder with fewer layers shows its last one.
+    if (real) focus.layer = std::min(focus.layer, model->decoder->layers - 1);
     Result<CrossAttentionResult> r = crossAttention(*model, target->ids, source->ids, m_document->settings(), focus);
     if (!r) {
         m_status->setText(QString::fromStdString(r.error()));
@@ -75,7 +87,8 @@ void CrossAttentionView::recompute()
     }
     m_result = std::move(*r);
     m_hasResult = true;
-    m_weights->setTitle(QStringLiteral("cross-attention weights, layer %1 head %2 (T_target×T_source = %3×%4)")
+    m_weights->setTitle(QStringLiteral("cross-attention weights, %1layer %2 head %3 (T_target×T_source = %4×%5)")
+                            .arg(real ? QStringLiteral("decoder ") : QString())
                             .arg(focus.layer).arg(focus.head).arg(m_result.weights.rows()).arg(m_result.weights.cols()));
     m_weights->setMatrix(m_result.weights, MatrixPlot::Scale::Probability, tokenLabels(target->tokens), tokenLabels(source->tokens));
     m_weights->xAxis->setLabel(QStringLiteral("source token (key)"));

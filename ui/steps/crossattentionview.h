@@ -1,7 +1,8 @@
 #pragma once
 // Cross-attention: queries from a target sentence, keys and values from a source sentence, drawn
-// T_target x T_source for the focused layer and head. The model has no cross-attention of its own, so
-// this applies its self-attention projections across the two sentences (see core/crossattention.h).
+// T_target x T_source for the focused layer and head. An encoder–decoder model's own cross-attention; for
+// the others, which have none, its self-attention projections across the two sentences
+// (see core/analysis/crossattention.h).
 #include <QWidget>
 
 #include "analysis/crossattention.h"
@@ -35,6 +36,7 @@ private:
     QLineEdit* m_target;
     MatrixPlot* m_weights;
     QLabel* m_status;
+    QLabel* m_note;
     bool m_hasResult = false;
     bool m_targetEdited = false;
     CrossAttentionResult m_result;

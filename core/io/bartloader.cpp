@@ -1,0 +1,252 @@
+#include "io/bartloader.h"
+
+#include <cassert>
+#include <cmath>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/memoryfit.h"
+#include "io/tensorsource.h"
+#include "model/encoderdecoder.h"
+#include "text/bpetokenizer.h"
+#include "text/filetext.h"
+
+namespace attnscope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// BART's learned position tables start with two rows no position reads.
+constexpr int kPositionOffset = 2;
+
+struct BartConfig {
+    ModelConfig encoder;  // architecture "bart"
+    int decoderLayers = 0, decoderFF = 0;
+    bool scaleEmbedding = false;
+    bool tied = true;
+    int bos = 0, eos = 2, decoderStart = 2;
+};
+
+Result<BartConfig> readBartConfig(const std::string& configPath)
+{
+    using R = Result<BartConfig>;
+    const std::string file = "'" + configPath + "'";
+    Result<nlohmann::json> parsed = readJsonObject(configPath);
+    if (!parsed) return R::fail(parsed.error());
+    const nlohmann::json& j = *parsed;
+
+    BartConfig b;
+    ModelConfig& c = b.encoder;
+    c.architecture = "bart";
+    c.positional = PositionalKind::Learned;
+    c.norm = NormPlacement::PostLN;
+    c.activation = Activation::GeluErf;
+    c.layerNormEps = 1e-5f;  // BART's norms use PyTorch's default
+    c.causal = false;
+    int decoderHeads = 0;
+    Status problem;
+    auto size = [&](const char* key, int& out, bool required = true) {
+        if (problem.ok()) problem = readConfigSize(j, key, file, out, required);
+    };
+    auto flag = [&](const char* key, bool& out) {
+        if (problem.ok()) problem = readConfigBool(j, key, file, out);
+    };
+    size("d_model", c.dModel);
+    size("encoder_layers", c.layers);
+    size("encoder_attention_heads", c.heads);
+    size("encoder_ffn_dim", c.dFF);
+    size("decoder_layers", b.decoderLayers);
+    size("decoder_attention_heads", decoderHeads);
+    size("decoder_ffn_dim", b.decoderFF);
+    size("vocab_size", c.vocabSize);
+    size("max_position_embeddings", c.contextLength);
+    size("bos_token_id", b.bos, false);
+    size("eos_token_id", b.eos, false);
+    size("decoder_start_token_id", b.decoderStart, false);
+    flag("scale_embedding", b.scaleEmbedding);
+    flag("tie_word_embeddings", b.tied);
+    bool normalizeBefore = false, finalNorm = false;
+    flag("normalize_before", normalizeBefore);
+    flag("add_final_layer_norm", finalNorm);
+    if (!problem.ok()) return R::fail(problem.error);
+    if (normalizeBefore || finalNorm)
+        return R::fail(file + " describes a pre-LN variant (normalize_before or add_final_layer_norm, as mBART has); "
+                              "AttnScope opens BART's post-LN layout only.");
+    if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null())
+        if (Status bad = parseActivation(*act, file, "activation_function", c.activation); !bad.ok()) return R::fail(bad.error);
+    if (c.activation == Activation::SwiGlu)
+        return R::fail(file + " asks for a gated activation, which BART's feed-forward does not have.");
+    c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
+    if (decoderHeads != c.heads)
+        return R::fail("in " + file + ", the encoder has " + std::to_string(c.heads) + " heads and the decoder " +
+                       std::to_string(decoderHeads) + "; AttnScope needs the same number in both.");
+    if (b.decoderLayers < 1 || b.decoderLayers > 1024 || b.decoderFF < 1 || b.decoderFF > (1 << 20))
+        return R::fail("in " + file + ", the decoder's sizes (decoder_layers " + std::to_string(b.decoderLayers) +
+                       ", decoder_ffn_dim " + std::to_string(b.decoderFF) + ") are not usable.");
+    for (auto [name, id] : {std::pair{"bos_token_id", b.bos}, {"eos_token_id", b.eos}, {"decoder_start_token_id", b.decoderStart}})
+        if (id < 0 || id >= c.vocabSize)
+            return R::fail("in " + file + ", " + name + " is " + std::to_string(id) + ", outside the vocabulary of " +
+                           std::to_string(c.vocabSize) + " tokens.");
+    return R::ok(std::move(b));
+}
+
+// Reads the tensors in the order the model needs them; the first problem wins.
+class BartReader {
+public:
+    explicit BartReader(TensorSource& src) : m_src(src) {}
+
+    void step(Status status)
+    {
+        if (m_status.ok()) m_status = std::move(status);
+    }
+    const Status& status() const { return m_status; }
+
+    void linear(const std::string& base, Eigen::Index in, Eigen::Index out, Matrix& w, RowVector& b)
+    {
+        step(m_src.linear({base + ".weight"}, in, out, w));
+        step(m_src.vector({base + ".bias"}, out, b));
+    }
+    void norm(const std::string& base, Eigen::Index n, RowVector& gain, RowVector& bias)
+    {
+        step(m_src.vector({base + ".weight"}, n, gain));
+        step(m_src.vector({base + ".bias"}, n, bias));
+    }
+    void attention(const std::string& base, const std::string& normName, Eigen::Index D, AttentionWeights& a)
+    {
+        linear(base + ".q_proj", D, D, a.wq, a.bq);
+        linear(base + ".k_proj", D, D, a.wk, a.bk);
+        linear(base + ".v_proj", D, D, a.wv, a.bv);
+        linear(base + ".out_proj", D, D, a.wo, a.bo);
+        norm(normName, D, a.normGain, a.normBias);
+    }
+    // A stack's token table: its own embed_tokens when stored, else the shared one.
+    void embedding(const std::string& stack, Eigen::Index V, Eigen::Index D, Matrix& out)
+    {
+        step(m_src.matrix({stack + ".embed_tokens.weight", "shared.weight"}, V, D, out));
+    }
+    // The learned positions without BART's two leading rows.
+    void positions(const std::string& stack, Eigen::Index C, Eigen::Index D, Matrix& out)
+    {
+        Matrix table;
+        step(m_src.matrix({stack + ".embed_positions.weight"}, C + kPositionOffset, D, table));
+        if (m_status.ok()) out = table.bottomRows(C);
+    }
+
+    void read(const BartConfig& config, ModelWeights& w, DecoderStack& dec)
+    {
+        const ModelConfig& c = config.encoder;
+        const Eigen::Index V = c.vocabSize, C = c.contextLength, D = c.dModel;
+        const float scale = config.scaleEmbedding ? std::sqrt(static_cast<float>(D)) : 1.0f;
+
+        embedding("encoder", V, D, w.tokenEmbedding);
+        positions("encoder", C, D, w.positionEmbedding);
+        norm("encoder.layernorm_embedding", D, w.embLnGain, w.embLnBias);
+        w.layers.resize(static_cast<std::size_t>(c.layers));
+        for (int i = 0; i < c.layers && m_status.ok(); ++i) {
+            LayerWeights& l = w.layers[static_cast<std::size_t>(i)];
+            const std::string p = "encoder.layers." + std::to_string(i) + ".";
+            linear(p + "self_attn.q_proj", D, D, l.wq, l.bq);
+            linear(p + "self_attn.k_proj", D, D, l.wk, l.bk);
+            linear(p + "self_attn.v_proj", D, D, l.wv, l.bv);
+            linear(p + "self_attn.out_proj", D, D, l.wo, l.bo);
+            norm(p + "self_attn_layer_norm", D, l.ln1Gain, l.ln1Bias);
+            linear(p + "fc1", D, c.dFF, l.w1, l.b1);
+            linear(p + "fc2", c.dFF, D, l.w2, l.b2);
+            norm(p + "final_layer_norm", D, l.ln2Gain, l.ln2Bias);
+        }
+
+        embedding("decoder", V, D, dec.tokenEmbedding);
+        positions("decoder", C, D, dec.positionEmbedding);
+        norm("decoder.layernorm_embedding", D, dec.embNormGain, dec.embNormBias);
+        dec.stack.resize(static_cast<std::size_t>(dec.layers));
+        for (int i = 0; i < dec.layers && m_status.ok(); ++i) {
+            DecoderLayer& l = dec.stack[static_cast<std::size_t>(i)];
+            const std::string p = "decoder.layers." + std::to_string(i) + ".";
+            attention(p + "self_attn", p + "self_attn_layer_norm", D, l.self);
+            attention(p + "encoder_attn", p + "encoder_attn_layer_norm", D, l.cross);
+            linear(p + "fc1", D, dec.dFF, l.w1, l.b1);
+            linear(p + "fc2", dec.dFF, D, l.w2, l.b2);
+            norm(p + "final_layer_norm", D, l.ffNormGain, l.ffNormBias);
+        }
+
+        // The LM head: lm_head.weight when stored (an untied head must be), else the shared embedding.
+        if (m_src.has({"lm_head.weight"}) || !config.tied) step(m_src.matrix({"lm_head.weight"}, V, D, dec.unembedding));
+        else step(m_src.matrix({"shared.weight", "decoder.embed_tokens.weight"}, V, D, dec.unembedding));
+        if (m_src.has({"final_logits_bias"})) {
+            // Stored [1, V].
+            Matrix bias;
+            step(m_src.matrix({"final_logits_bias"}, 1, V, bias));
+            if (m_status.ok()) dec.logitsBias = bias.row(0);
+        }
+        if (!m_status.ok()) return;
+        w.tokenEmbedding *= scale;
+        dec.tokenEmbedding *= scale;
+    }
+
+private:
+    TensorSource& m_src;
+    Status m_status;
+};
+
+} // namespace
+
+Result<ModelPtr> loadBartFolder(const std::string& folder)
+{
+    using R = Result<ModelPtr>;
+    std::error_code ec;
+    const fs::path dir(folder);
+    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error);
+
+    Result<BartConfig> config = readBartConfig((dir / "config.json").string());
+    if (!config) return R::fail(config.error());
+    // Both stacks, the decoder's extra cross-attention and the head, as float32: about twice the encoder's.
+    ModelConfig both = config->encoder;
+    both.layers = config->encoder.layers + config->decoderLayers * 2;
+    if (Status fits = checkMemoryFits(memoryNeed(both, float32WeightBytes(both) + 2.0 * 4.0 * both.vocabSize * both.dModel),
+                                      "the model in '" + folder + "'");
+        !fits.ok())
+        return R::fail(fits.error);
+
+    using TokenizerResult = Result<std::shared_ptr<const BpeTokenizer>>;
+    TokenizerResult tokenizer = TokenizerResult::fail("the model folder '" + folder +
+                                                      "' has no tokenizer: it needs vocab.json and merges.txt, or tokenizer.json.");
+    if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
+        tokenizer = BpeTokenizer::fromVocabAndMerges((dir / "vocab.json").string(), (dir / "merges.txt").string());
+    else if (fs::exists(dir / "tokenizer.json", ec))
+        tokenizer = BpeTokenizer::fromTokenizerJson((dir / "tokenizer.json").string());
+    if (!tokenizer) return R::fail(tokenizer.error());
+    if ((*tokenizer)->vocabSize() > config->encoder.vocabSize)
+        return R::fail("the tokenizer in '" + folder + "' has " + std::to_string((*tokenizer)->vocabSize()) +
+                       " tokens but config.json's vocab_size is " + std::to_string(config->encoder.vocabSize) + ".");
+
+    Result<SafetensorsFile> file = SafetensorsFile::open((dir / "model.safetensors").string());
+    if (!file) return R::fail(file.error());
+
+    auto model = std::make_shared<Model>();
+    model->config = config->encoder;
+    model->config.name = folderDisplayName(dir);
+    auto decoder = std::make_shared<DecoderStack>();
+    decoder->layers = config->decoderLayers;
+    decoder->dFF = config->decoderFF;
+    decoder->contextLength = config->encoder.contextLength;
+    decoder->activation = config->encoder.activation;
+    decoder->sourcePrefix = {config->bos};
+    decoder->sourceSuffix = {config->eos};
+    decoder->decoderStartId = config->decoderStart;
+    decoder->endId = config->eos;
+    TensorSource src(*file, *model, {"model."});
+    BartReader reader(src);
+    reader.read(*config, model->weights, *decoder);
+    if (!reader.status().ok()) return R::fail(reader.status().error);
+
+    model->tokenizer = *tokenizer;
+    model->decoder = std::move(decoder);
+    assert(model->checkShapes().ok());
+    model->finalize();
+    return R::ok(std::move(model));
+}
+
+} // namespace attnscope

@@ -1,0 +1,191 @@
+#include "model/encoderdecoder.h"
+
+#include <cmath>
+#include <string>
+
+namespace attnscope {
+
+namespace {
+
+TokenizedText withSpecials(const Tokenizer& tokenizer, const std::vector<int>& prefix, TokenizedText body,
+                           const std::vector<int>& suffix)
+{
+    TokenizedText out;
+    auto add = [&](int id) {
+        out.ids.push_back(id);
+        out.tokens.push_back(tokenizer.displayToken(id));
+    };
+    for (int id : prefix) add(id);
+    out.ids.insert(out.ids.end(), body.ids.begin(), body.ids.end());
+    out.tokens.insert(out.tokens.end(), body.tokens.begin(), body.tokens.end());
+    for (int id : suffix) add(id);
+    return out;
+}
+
+// x W + b for every row.
+Matrix affine(const Matrix& x, const Matrix& w, const RowVector& b)
+{
+    Matrix y = x * w;  // (rows, out)
+    y.rowwise() += b;
+    return y;
+}
+
+// The position rows a stack adds for this pass, or null: learned (the stack's table), sinusoidal (the
+// model's derived table) or none, as the settings choose.
+const Matrix* positions(const Model& model, const Matrix& learned, PositionalOverride choice)
+{
+    switch (choice) {
+    case PositionalOverride::Default:
+    case PositionalOverride::Learned: return &learned;
+    case PositionalOverride::Sinusoidal: return &model.sinusoidal;
+    case PositionalOverride::None: return nullptr;
+    }
+    return &learned;
+}
+
+// One multi-head attention sublayer: queries from `queries`, keys and values from `keys`; each head's
+// weights into weights[first + head]; returns the output projection of the heads side by side. Head
+// `detailHead`'s pipeline goes into `detail` when that is given.
+Matrix attend(const AttentionWeights& a, const Matrix& queries, const Matrix& keys, int heads, float multiplier,
+              const AttentionSettings& settings, std::vector<Matrix>& weights, std::size_t first,
+              HeadDetail* detail = nullptr, int detailHead = -1)
+{
+    const Eigen::Index Dh = a.wq.cols() / heads;
+    const Matrix q = affine(queries, a.wq, a.bq), k = affine(keys, a.wk, a.bk), v = affine(keys, a.wv, a.bv);
+    Matrix concat(queries.rows(), a.wq.cols());  // (rows, D)
+    Matrix scores;
+    for (int h = 0; h < heads; ++h) {
+        Matrix& w = weights[first + std::size_t(h)];
+        w.resize(q.rows(), k.rows());
+        attendHead(q.middleCols(h * Dh, Dh), k.middleCols(h * Dh, Dh), v.middleCols(h * Dh, Dh), multiplier, settings,
+                   scores, w, concat.middleCols(h * Dh, Dh), h == detailHead ? detail : nullptr);
+    }
+    return affine(concat, a.wo, a.bo);
+}
+
+// Post-LN: the norm of the stream plus a sublayer's output.
+void addAndNorm(Matrix& stream, const Matrix& sublayer, const RowVector& gain, const RowVector& bias, float eps)
+{
+    const Matrix sum = stream + sublayer;
+    layerNorm(sum, gain, bias, eps, stream);
+}
+
+} // namespace
+
+Result<TokenizedText> encodeSource(const Model& model, std::string_view text)
+{
+    using R = Result<TokenizedText>;
+    Result<TokenizedText> body = model.tokenizer->encode(text);
+    if (!body) return body;
+    if (!model.decoder) return body;
+    return R::ok(withSpecials(*model.tokenizer, model.decoder->sourcePrefix, std::move(*body), model.decoder->sourceSuffix));
+}
+
+Result<TokenizedText> encodeTarget(const Model& model, std::string_view text)
+{
+    using R = Result<TokenizedText>;
+    if (!model.decoder) return R::fail("this model has no decoder: it reads one text, not a source and a target.");
+    Result<TokenizedText> body = model.tokenizer->encode(text);
+    if (!body) return body;
+    return R::ok(withSpecials(*model.tokenizer, {model.decoder->decoderStartId}, std::move(*body), {}));
+}
+
+Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source, const std::vector<int>& target,
+                             const AttentionSettings& settings, bool nextLogits, EncoderDecoderTrace& trace,
+                             std::optional<HeadSelection> crossDetail)
+{
+    if (!model.decoder) return Status::failure("this model has no decoder, so it has no cross-attention.");
+    const DecoderStack& dec = *model.decoder;
+    const ModelConfig& c = model.config;
+    if (source.empty()) return Status::failure("the source is empty; an encoder–decoder model needs a source sentence.");
+    if (target.empty()) return Status::failure("the decoder input is empty; it starts with the start token.");
+    if (static_cast<long>(target.size()) > dec.contextLength)
+        return Status::failure("the decoder input has " + std::to_string(target.size()) + " tokens but the decoder's context is " +
+                               std::to_string(dec.contextLength) + " tokens.");
+    for (int id : target)
+        if (id < 0 || id >= c.vocabSize)
+            return Status::failure("token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").");
+    for (int key : settings.blockedKeys)
+        if (key >= static_cast<int>(source.size()))
+            return Status::failure("blocked key " + std::to_string(key) + " is past the source's last token (" +
+                                   std::to_string(source.size() - 1) + ").");
+    if (crossDetail && (crossDetail->layer < 0 || crossDetail->layer >= dec.layers || crossDetail->head < 0 ||
+                        crossDetail->head >= c.heads))
+        return Status::failure("the decoder has no cross-attention head " + std::to_string(crossDetail->layer) + "." +
+                               std::to_string(crossDetail->head) + " (" + std::to_string(dec.layers) + " layers of " +
+                               std::to_string(c.heads) + " heads, numbered from 0).");
+    if (settings.positional == PositionalOverride::Sinusoidal && model.sinusoidal.rows() < static_cast<Eigen::Index>(target.size()))
+        return Status::failure("the positional table is shorter than the decoder input.");
+
+    // The encoder: bidirectional, with the source's blocked keys; no ablation (its head numbers would be
+    // ambiguous between the stacks).
+    AttentionSettings encoderSettings = settings;
+    encoderSettings.mask = MaskKind::None;
+    encoderSettings.window = encoderSettings.sinks = 0;
+    encoderSettings.ablated.clear();
+    CaptureRequest capture;
+    capture.finalHidden = true;
+    Workspace ws;
+    if (Status problem = forward(model, source, encoderSettings, capture, trace.encoder, ws); !problem.ok()) return problem;
+    const Matrix& memory = trace.encoder.finalHidden;  // (S, D)
+
+    const int L = dec.layers, H = c.heads, T = static_cast<int>(target.size()), D = c.dModel;
+    const float m = static_cast<float>(settings.multiplier(c.dHead));
+    trace.encoderLayers = c.layers;
+    trace.decoderLayers = L;
+    trace.heads = H;
+    trace.sourceTokens = static_cast<int>(source.size());
+    trace.targetTokens = T;
+    trace.multiplier = m;
+    trace.selfAttention.assign(std::size_t(L * H), Matrix());
+    trace.crossAttention.assign(std::size_t(L * H), Matrix());
+
+    // Self-attention sees the target under the mask; no blocked keys (they name source positions).
+    AttentionSettings selfSettings = settings;
+    selfSettings.blockedKeys.clear();
+    selfSettings.ablated.clear();
+    // Cross-attention: every target token may see every source token that is not blocked.
+    AttentionSettings crossSettings = settings;
+    crossSettings.mask = MaskKind::None;
+    crossSettings.window = crossSettings.sinks = 0;
+    crossSettings.ablated.clear();
+
+    Matrix h(T, D);  // (T, D) the decoder's residual stream
+    const Matrix* pos = positions(model, dec.positionEmbedding, settings.positional);
+    for (int t = 0; t < T; ++t) {
+        h.row(t) = dec.tokenEmbedding.row(target[std::size_t(t)]);
+        if (pos) h.row(t) += pos->row(t);
+    }
+    Matrix normed(T, D);
+    layerNorm(h, dec.embNormGain, dec.embNormBias, c.layerNormEps, normed);
+    h = normed;
+
+    for (int l = 0; l < L; ++l) {
+        const DecoderLayer& layer = dec.stack[std::size_t(l)];
+        const std::size_t first = std::size_t(l * H);
+        addAndNorm(h, attend(layer.self, h, h, H, m, selfSettings, trace.selfAttention, first), layer.self.normGain,
+                   layer.self.normBias, c.layerNormEps);
+        HeadDetail* detail = nullptr;
+        if (crossDetail && crossDetail->layer == l) {
+            detail = &trace.crossDetail;
+            detail->selection = *crossDetail;
+            detail->x = h;
+        }
+        addAndNorm(h, attend(layer.cross, h, memory, H, m, crossSettings, trace.crossAttention, first, detail,
+                             detail ? crossDetail->head : -1),
+                   layer.cross.normGain, layer.cross.normBias, c.layerNormEps);
+        Matrix hidden = affine(h, layer.w1, layer.b1);  // (T, F)
+        activate(dec.activation, hidden);
+        addAndNorm(h, affine(hidden, layer.w2, layer.b2), layer.ffNormGain, layer.ffNormBias, c.layerNormEps);
+    }
+
+    trace.hasCrossDetail = crossDetail.has_value();
+    trace.hasLogits = nextLogits;
+    if (nextLogits) {
+        trace.nextLogits = h.row(T - 1) * dec.unembedding.transpose();  // (V)
+        if (dec.logitsBias.size() == trace.nextLogits.size()) trace.nextLogits += dec.logitsBias;
+    }
+    return {};
+}
+
+} // namespace attnscope

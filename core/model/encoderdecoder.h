@@ -1,0 +1,93 @@
+#pragma once
+// Encoder–decoder transformers, the architecture of "Attention Is All You Need" (BART today): the source
+// runs once through the encoder, a bidirectional stack; the decoder runs on the target prefix, and each of
+// its blocks has three sublayers: masked self-attention over the target, cross-attention whose queries come
+// from the target and whose keys and values come from the encoder's final output, and the feed-forward
+// network.
+//
+// The Model is the encoder (its config, weights and tokenizer are the encoder's, so every view that runs a
+// Model shows the encoder's self-attention on the typed text); Model::decoder, when set, is the rest.
+//
+// Dimension letters: S source tokens, T target tokens, D d_model, Dh d_head, F the decoder's d_ff,
+// V vocabulary, L the decoder's layers, H heads (the same in both stacks).
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "model/attentionsettings.h"
+#include "model/forward.h"
+#include "model/model.h"
+#include "result.h"
+#include "model/weights.h"
+
+namespace attnscope {
+
+// One attention sublayer's projections, y = x W + b with W (in, out), and the norm after it (post-LN).
+struct AttentionWeights {
+    Matrix wq, wk, wv, wo;        // (D, D)
+    RowVector bq, bk, bv, bo;     // (D)
+    RowVector normGain, normBias; // (D)
+};
+
+struct DecoderLayer {
+    AttentionWeights self;   // masked self-attention over the target, then its norm
+    AttentionWeights cross;  // queries from the target, keys and values from the encoder output, then its norm
+    Matrix w1;               // (D, F)
+    RowVector b1;            // (F)
+    Matrix w2;               // (F, D)
+    RowVector b2;            // (D)
+    RowVector ffNormGain, ffNormBias;  // (D) the norm after the feed-forward
+};
+
+struct DecoderStack {
+    int layers = 0;          // L
+    int dFF = 0;             // F
+    int contextLength = 0;   // the longest target the learned positions cover
+    Activation activation = Activation::GeluErf;
+    Matrix tokenEmbedding;   // (V, D) already multiplied by the embedding scale
+    Matrix positionEmbedding;  // (C, D) row p for target position p (a checkpoint's offset already removed)
+    RowVector embNormGain, embNormBias;  // (D) the norm on the summed embeddings
+    std::vector<DecoderLayer> stack;     // L entries
+    Matrix unembedding;      // (V, D) the LM head (the unscaled shared embedding when tied)
+    RowVector logitsBias;    // (V) added to the logits; empty when the checkpoint has none
+    // The special tokens, as the model's own tokenizer adds them: the source is prefix + text + suffix; the
+    // decoder input is the start token followed by the target text.
+    std::vector<int> sourcePrefix, sourceSuffix;
+    int decoderStartId = 0;
+    int endId = -1;          // the end-of-sequence token generation stops at
+};
+
+struct EncoderDecoderTrace {
+    int encoderLayers = 0, decoderLayers = 0, heads = 0, sourceTokens = 0, targetTokens = 0;
+    double multiplier = 1.0;           // m in m * Q K^T, the same for all three kinds
+    ForwardTrace encoder;              // the encoder's pass on the source: L_enc*H of (S, S)
+    std::vector<Matrix> selfAttention;   // L*H of (T, T), index layer*H + head
+    std::vector<Matrix> crossAttention;  // L*H of (T, S): row i is target token i's weights over the source
+    bool hasLogits = false;
+    Eigen::RowVectorXf nextLogits;     // (V) after the last target token
+    // One cross-attention head's pipeline, when asked for: x is the decoder stream its queries read (T, D),
+    // q (T, Dh), k and v (S, Dh) from the encoder output, scores..weights (T, S), headOutput (T, Dh).
+    bool hasCrossDetail = false;
+    HeadDetail crossDetail;
+
+    const Matrix& self(int layer, int head) const { return selfAttention[std::size_t(layer * heads + head)]; }
+    const Matrix& cross(int layer, int head) const { return crossAttention[std::size_t(layer * heads + head)]; }
+};
+
+// The source as the model's tokenizer encodes it by default (BART: <s> … </s>), and the decoder input (the
+// start token, then the target text without special tokens). Fail on text that is not valid UTF-8.
+Result<TokenizedText> encodeSource(const Model& model, std::string_view text);
+Result<TokenizedText> encodeTarget(const Model& model, std::string_view text);
+
+// Runs the encoder on `source` and the decoder on `target`. The settings: the mask (causal, window, sinks)
+// applies to the decoder's self-attention, the encoder being bidirectional; blocked keys are source
+// positions, hidden from the encoder's self-attention and from cross-attention; √dₖ scaling, temperature
+// and a multiplier override apply to all three kinds; the positional choice to both stacks (learned, none,
+// or the sinusoidal table). Ablation is not applied. Fails with a sentence when the model has no decoder,
+// a sequence is empty or too long, or an id is outside the vocabulary.
+// `crossDetail` asks for one cross-attention head's pipeline (its layer counts the decoder's layers).
+Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source, const std::vector<int>& target,
+                             const AttentionSettings& settings, bool nextLogits, EncoderDecoderTrace& trace,
+                             std::optional<HeadSelection> crossDetail = std::nullopt);
+
+} // namespace attnscope

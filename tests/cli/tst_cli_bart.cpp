@@ -1,0 +1,132 @@
+// attnscope-cli on a BART folder (tests/core/tinybart.h): info says encoder-decoder with both stacks'
+// depths, attention takes --source and --text and prints the three kinds of attention and the next tokens
+// exactly as the core computes them, tokenize --source adds BART's special tokens, and the usage and input
+// errors are one sentence with exit code 2 or 1.
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "clirunner.h"
+#include "model/encoderdecoder.h"
+#include "tinybart.h"
+
+using namespace attnscope;
+
+class TestCliBart : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_bart;
+
+    nlohmann::json run(const QStringList& args)
+    {
+        const clitest::Run cli = clitest::runCli(args);
+        if (!cli.finished || cli.exitCode != 0) {
+            qWarning("%s", cli.err.constData());
+            return {};
+        }
+        return nlohmann::json::parse(cli.out.toStdString());
+    }
+
+    // The largest difference between a JSON [layer][head][row][col] list and the core's matrices.
+    static double worst(const nlohmann::json& j, const std::vector<Matrix>& m, int heads)
+    {
+        double w = 0.0;
+        for (std::size_t l = 0; l < j.size(); ++l)
+            for (std::size_t h = 0; h < j[l].size(); ++h) {
+                const Matrix& x = m[l * std::size_t(heads) + h];
+                if (Eigen::Index(j[l][h].size()) != x.rows()) return INFINITY;
+                for (Eigen::Index r = 0; r < x.rows(); ++r) {
+                    if (Eigen::Index(j[l][h][std::size_t(r)].size()) != x.cols()) return INFINITY;
+                    for (Eigen::Index c = 0; c < x.cols(); ++c)
+                        w = std::max(w, std::abs(j[l][h][std::size_t(r)][std::size_t(c)].get<double>() - double(x(r, c))));
+                }
+            }
+        return w;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        m_bart = QString::fromStdString(tinybart::writeFolder(m_tmp, "tiny-bart"));
+    }
+
+    void infoSaysEncoderDecoder()
+    {
+        const nlohmann::json j = run({"info", "--model", m_bart});
+        QCOMPARE(j.value("architecture", ""), std::string("bart"));
+        QCOMPARE(j.value("encoder_decoder", false), true);
+        QCOMPARE(j.value("encoder_layers", 0), tinybart::kEncL);
+        QCOMPARE(j.value("decoder_layers", 0), tinybart::kDecL);
+        QCOMPARE(j.value("positional", ""), std::string("learned"));
+        QCOMPARE(run({"info"}).value("encoder_decoder", true), false);
+    }
+
+    void attentionIsTheCores()
+    {
+        const nlohmann::json j =
+            run({"attention", "--model", m_bart, "--source", "the cat sat on the mat", "--text", "the cat", "--top-k", "5", "--stats"});
+        QVERIFY(!j.is_null());
+        const auto source = j.at("source_tokens").get<std::vector<std::string>>();
+        const auto target = j.at("tokens").get<std::vector<std::string>>();
+        QCOMPARE(source.front(), std::string("<s>"));
+        QCOMPARE(source.back(), std::string("</s>"));
+        QCOMPARE(target.front(), std::string("</s>"));  // BART's decoder starts from </s>
+
+        Result<ModelPtr> model = loadModel(m_bart.toStdString());
+        QVERIFY(model);
+        AttentionSettings s;  // the defaults: causal decoder, √dₖ, temperature 1
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, j.at("source_token_ids").get<std::vector<int>>(),
+                                      j.at("token_ids").get<std::vector<int>>(), s, true, trace)
+                    .ok());
+        const int H = tinybart::kH;
+        QCOMPARE(int(j.at("encoder_attention").size()), tinybart::kEncL);
+        QCOMPARE(int(j.at("cross_attention").size()), tinybart::kDecL);
+        QVERIFY(worst(j.at("encoder_attention"), trace.encoder.attention, H) < 1e-6);
+        QVERIFY(worst(j.at("attention"), trace.selfAttention, H) < 1e-6);
+        QVERIFY(worst(j.at("cross_attention"), trace.crossAttention, H) < 1e-6);
+        QCOMPARE(j.at("cross_attention")[0][0].size(), target.size());
+        QCOMPARE(j.at("cross_attention")[0][0][0].size(), source.size());
+        QCOMPARE(j.at("stats").at("entropy").size(), std::size_t(tinybart::kDecL));
+
+        // The next tokens: the core's logits through a softmax, best first.
+        const Eigen::RowVectorXf& logits = trace.nextLogits;
+        Eigen::Index best = 0;
+        const float top = logits.maxCoeff(&best);
+        const double sum = (logits.array() - top).exp().sum();
+        const nlohmann::json& first = j.at("next_tokens")[0];
+        QCOMPARE(first.at("id").get<int>(), int(best));
+        QVERIFY(std::abs(first.at("p").get<double>() - 1.0 / sum) < 1e-6);
+    }
+
+    void errorsAreOneSentence()
+    {
+        clitest::Run r = clitest::runCli({"attention", "--model", m_bart, "--text", "the cat"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--source"), r.err.constData());
+        r = clitest::runCli({"attention", "--text", "the cat", "--source", "a dog"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("encoder-decoder"), r.err.constData());
+        r = clitest::runCli({"attention", "--model", m_bart, "--source", "the cat", "--text", "a", "--block-keys", "9"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("9"), r.err.constData());
+        r = clitest::runCli({"attention", "--model", m_bart, "--source", "", "--text", "a"});
+        QCOMPARE(r.exitCode, 0);  // an empty source is still <s> </s>
+    }
+
+    void tokenizeSource()
+    {
+        const nlohmann::json j = run({"tokenize", "--model", m_bart, "--source", "the cat"});
+        const auto tokens = j.at("tokens").get<std::vector<std::string>>();
+        QCOMPARE(tokens.front(), std::string("<s>"));
+        QCOMPARE(tokens.back(), std::string("</s>"));
+        QCOMPARE(run({"tokenize", "--model", m_bart, "--text", "the cat"}).at("tokens").size(), tokens.size() - 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliBart)
+#include "tst_cli_bart.moc"

@@ -1,0 +1,298 @@
+// BART encoder–decoder folders: tiny checkpoints written here (tests/core/tinybart.h), loaded by the core
+// and checked against the plain-loop reference of tests/core/bartreference.h, which parses the file itself
+// and shares no code with the core: the encoder's self-attention, the decoder's masked self-attention, the
+// cross-attention and the next-token probabilities, within 1e-4, for tied and separate heads, scaled
+// embeddings, bare and wrapped tensor names, and under every setting that changes them (mask, √dₖ,
+// temperature, blocked source keys). Then the special tokens and one row per kind of bad folder.
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/crossattention.h"
+#include "bartreference.h"
+#include "io/safetensors.h"
+#include "model/encoderdecoder.h"
+#include "model/forward.h"
+#include "tinybart.h"
+
+using namespace attnscope;
+namespace fs = std::filesystem;
+
+Q_DECLARE_METATYPE(std::string)
+Q_DECLARE_METATYPE(tinybart::Options)
+
+namespace {
+
+using Rows = std::vector<std::vector<double>>;
+
+// The largest difference between a list of engine matrices (index layer*heads + head) and the reference's.
+double worst(const std::vector<Matrix>& engine, const std::vector<std::vector<Rows>>& ref, int heads)
+{
+    double w = 0.0;
+    for (std::size_t l = 0; l < ref.size(); ++l)
+        for (std::size_t h = 0; h < ref[l].size(); ++h) {
+            const Matrix& m = engine[l * std::size_t(heads) + h];
+            const Rows& r = ref[l][h];
+            if (m.rows() != Eigen::Index(r.size()) || (m.rows() > 0 && m.cols() != Eigen::Index(r[0].size()))) return INFINITY;
+            for (std::size_t i = 0; i < r.size(); ++i)
+                for (std::size_t j = 0; j < r[i].size(); ++j) w = std::max(w, std::abs(double(m(Eigen::Index(i), Eigen::Index(j))) - r[i][j]));
+        }
+    return w;
+}
+
+std::vector<double> softmax(const Eigen::RowVectorXf& logits)
+{
+    std::vector<double> p(std::size_t(logits.size()));
+    const double best = logits.maxCoeff();
+    double sum = 0.0;
+    for (Eigen::Index i = 0; i < logits.size(); ++i) sum += (p[std::size_t(i)] = std::exp(double(logits[i]) - best));
+    for (double& x : p) x /= sum;
+    return p;
+}
+
+const char* kSource = "the cat sat on the mat";
+const char* kTarget = "the cat sat";
+
+} // namespace
+
+class TestBartLoader : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+
+private slots:
+    void initTestCase() { QVERIFY(m_tmp.isValid()); }
+
+    void loadsBothStacks()
+    {
+        Result<ModelPtr> r = loadModel(tinybart::writeFolder(m_tmp, "shape"));
+        QVERIFY2(r, r ? "" : r.error().c_str());
+        const Model& m = **r;
+        QVERIFY(m.isEncoderDecoder());
+        QCOMPARE(m.config.architecture, std::string("bart"));
+        QCOMPARE(m.config.layers, tinybart::kEncL);
+        QCOMPARE(m.decoder->layers, tinybart::kDecL);
+        QCOMPARE(m.config.heads, tinybart::kH);
+        QCOMPARE(m.config.dModel, tinybart::kD);
+        QCOMPARE(m.config.contextLength, tinybart::kC);  // the two offset rows are not positions
+        QCOMPARE(m.weights.positionEmbedding.rows(), Eigen::Index(tinybart::kC));
+        QVERIFY(!m.config.causal);
+    }
+
+    // BART's tokenizer adds <s> … </s> around the source; the decoder input is the start token (</s>) and
+    // the target without specials.
+    void specialTokens()
+    {
+        Result<ModelPtr> r = loadModel(tinybart::writeFolder(m_tmp, "specials"));
+        QVERIFY(r);
+        const std::vector<std::string> vocab = tinybart::vocabulary();
+        Result<TokenizedText> plain = (*r)->tokenizer->encode(kSource), source = encodeSource(**r, kSource),
+                              target = encodeTarget(**r, kTarget);
+        QVERIFY(plain && source && target);
+        QCOMPARE(source->ids.size(), plain->ids.size() + 2);
+        QCOMPARE(source->ids.front(), tinybart::idOf(vocab, "<s>"));
+        QCOMPARE(source->ids.back(), tinybart::idOf(vocab, "</s>"));
+        QCOMPARE(source->tokens.front(), std::string("<s>"));
+        QCOMPARE(target->ids.front(), tinybart::idOf(vocab, "</s>"));
+        QCOMPARE(std::vector<int>(source->ids.begin() + 1, source->ids.end() - 1), plain->ids);
+        // The tokenizer is the byte-level BPE: " cat" is one token of the fixture's vocabulary.
+        QVERIFY(std::find(plain->ids.begin(), plain->ids.end(), tinybart::idOf(vocab, "Ġcat")) != plain->ids.end());
+    }
+
+    void matchesReference_data()
+    {
+        QTest::addColumn<tinybart::Options>("options");
+        QTest::addColumn<bool>("causal");
+        QTest::addColumn<bool>("sqrtScaling");
+        QTest::addColumn<double>("temperature");
+        QTest::addColumn<std::vector<int>>("blocked");
+        tinybart::Options tied, scaled, separate, bare;
+        scaled.scaleEmbedding = true;
+        separate.separateHead = true;
+        separate.seed = 23;
+        bare.wrapped = false;
+        QTest::newRow("tied") << tied << true << true << 1.0 << std::vector<int>{};
+        QTest::newRow("scaled embeddings") << scaled << true << true << 1.0 << std::vector<int>{};
+        QTest::newRow("separate head") << separate << true << true << 1.0 << std::vector<int>{};
+        QTest::newRow("bare names") << bare << true << true << 1.0 << std::vector<int>{};
+        QTest::newRow("no causal mask") << tied << false << true << 1.0 << std::vector<int>{};
+        QTest::newRow("no sqrt scaling") << tied << true << false << 1.0 << std::vector<int>{};
+        QTest::newRow("temperature 3") << separate << true << true << 3.0 << std::vector<int>{};
+        QTest::newRow("blocked source keys") << tied << true << true << 1.0 << std::vector<int>{1, 3};
+    }
+    void matchesReference()
+    {
+        QFETCH(tinybart::Options, options);
+        QFETCH(bool, causal);
+        QFETCH(bool, sqrtScaling);
+        QFETCH(double, temperature);
+        QFETCH(std::vector<int>, blocked);
+        const std::string dir = tinybart::writeFolder(m_tmp, QTest::currentDataTag(), options);
+        Result<ModelPtr> model = loadModel(dir);
+        QVERIFY2(model, model ? "" : model.error().c_str());
+        Result<TokenizedText> source = encodeSource(**model, kSource), target = encodeTarget(**model, kTarget);
+        QVERIFY(source && target);
+
+        AttentionSettings s;
+        s.mask = causal ? MaskKind::Causal : MaskKind::None;
+        s.scaling = sqrtScaling ? Scaling::SqrtDk : Scaling::None;
+        s.temperature = temperature;
+        s.blockedKeys = blocked;
+        EncoderDecoderTrace trace;
+        const Status st = forwardEncoderDecoder(**model, source->ids, target->ids, s, true, trace);
+        QVERIFY2(st.ok(), st.error.c_str());
+
+        const gpt2ref::Checkpoint ck((fs::path(dir) / "model.safetensors").string());
+        bartref::Options ro;
+        ro.causal = causal;
+        ro.sqrtScaling = sqrtScaling;
+        ro.temperature = temperature;
+        ro.blockedSource = blocked;
+        ro.prefix = options.wrapped ? "model." : "";
+        ro.scaleEmbedding = options.scaleEmbedding;
+        ro.separateHead = options.separateHead;
+        const bartref::Result ref =
+            bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH, source->ids, target->ids, ro);
+
+        const int H = tinybart::kH;
+        QCOMPARE(trace.encoder.layers, tinybart::kEncL);
+        QCOMPARE(int(trace.crossAttention.size()), tinybart::kDecL * H);
+        const double enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
+                     cross = worst(trace.crossAttention, ref.cross, H);
+        QVERIFY2(enc < 1e-4, qPrintable(QString("encoder self-attention differs by %1").arg(enc)));
+        QVERIFY2(self < 1e-4, qPrintable(QString("decoder self-attention differs by %1").arg(self)));
+        QVERIFY2(cross < 1e-4, qPrintable(QString("cross-attention differs by %1").arg(cross)));
+        QVERIFY(trace.hasLogits);
+        const std::vector<double> p = softmax(trace.nextLogits);
+        QCOMPARE(p.size(), ref.nextProbabilities.size());
+        double worstP = 0.0;
+        for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
+        QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
+
+        // The attention is not trivially uniform (a test that cannot fail would pass on uniform rows too).
+        double spread = 0.0;
+        for (const Matrix& m : trace.crossAttention) spread = std::max(spread, double(m.maxCoeff() - m.minCoeff()));
+        QVERIFY(spread > 0.05);
+        for (int key : blocked)
+            for (const Matrix& m : trace.crossAttention) QCOMPARE(m.col(key).cwiseAbs().maxCoeff(), 0.0f);
+        if (causal) QCOMPARE(trace.self(0, 0)(0, 1), 0.0f);
+    }
+
+    // The Cross-attention view's pipeline for one head is the decoder's own, step by step.
+    void crossAttentionPipelineIsTheDecoders()
+    {
+        Result<ModelPtr> model = loadModel(tinybart::writeFolder(m_tmp, "pipeline"));
+        QVERIFY(model);
+        Result<TokenizedText> source = encodeSource(**model, kSource), target = encodeTarget(**model, kTarget);
+        QVERIFY(source && target);
+        AttentionSettings s;
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, source->ids, target->ids, s, false, trace).ok());
+        Result<CrossAttentionResult> r = crossAttention(**model, target->ids, source->ids, s, {2, 1});
+        QVERIFY2(r, r ? "" : r.error().c_str());
+        QVERIFY(r->real);
+        QCOMPARE(r->weights.rows(), Eigen::Index(target->ids.size()));
+        QCOMPARE(r->weights.cols(), Eigen::Index(source->ids.size()));
+        QVERIFY((r->weights - trace.cross(2, 1)).cwiseAbs().maxCoeff() < 1e-6f);
+        // Its steps agree with each other: scaled = m·scores, weights = softmax(scaled), output = weights V.
+        QVERIFY((r->scaled - float(r->multiplier) * r->scores).cwiseAbs().maxCoeff() < 1e-5f);
+        QVERIFY((r->output - r->weights * r->v).cwiseAbs().maxCoeff() < 1e-5f);
+        QCOMPARE(r->k.rows(), Eigen::Index(source->ids.size()));
+        QVERIFY(!crossAttention(**model, target->ids, source->ids, s, {tinybart::kDecL, 0}));
+    }
+
+    // Recent Hugging Face versions save a tied table once, as shared.weight, without each stack's copy.
+    void loadsWithoutTheStacksCopies()
+    {
+        const int V = int(tinybart::vocabulary().size());
+        std::vector<NamedTensor> t = tinybart::tensors(V, {});
+        std::erase_if(t, [](const NamedTensor& x) { return x.name.ends_with("embed_tokens.weight"); });
+        Result<ModelPtr> shared = loadModel(tinybart::writeFolder(m_tmp, "shared-only", t));
+        Result<ModelPtr> full = loadModel(tinybart::writeFolder(m_tmp, "with-copies"));
+        QVERIFY2(shared, shared ? "" : shared.error().c_str());
+        QVERIFY(full);
+        Result<TokenizedText> source = encodeSource(**full, kSource), target = encodeTarget(**full, kTarget);
+        EncoderDecoderTrace a, b;
+        QVERIFY(forwardEncoderDecoder(**shared, source->ids, target->ids, {}, true, a).ok());
+        QVERIFY(forwardEncoderDecoder(**full, source->ids, target->ids, {}, true, b).ok());
+        QCOMPARE(a.nextLogits, b.nextLogits);
+        QCOMPARE(a.cross(1, 1), b.cross(1, 1));
+    }
+
+    void badInput()
+    {
+        Result<ModelPtr> model = loadModel(tinybart::writeFolder(m_tmp, "input"));
+        QVERIFY(model);
+        EncoderDecoderTrace trace;
+        AttentionSettings s;
+        const Status empty = forwardEncoderDecoder(**model, {}, {2}, s, false, trace);
+        QVERIFY(!empty.ok());
+        QVERIFY2(empty.error.find("source is empty") != std::string::npos, empty.error.c_str());
+        const Status outside = forwardEncoderDecoder(**model, {0, 5, 2}, {2, 99999}, s, false, trace);
+        QVERIFY2(outside.error.find("99999") != std::string::npos, outside.error.c_str());
+        const Status tooLong = forwardEncoderDecoder(**model, {0, 2}, std::vector<int>(tinybart::kC + 1, 5), s, false, trace);
+        QVERIFY2(tooLong.error.find("context") != std::string::npos, tooLong.error.c_str());
+        s.blockedKeys = {3};
+        const Status blocked = forwardEncoderDecoder(**model, {0, 5, 2}, {2}, s, false, trace);
+        QVERIFY2(blocked.error.find("blocked key 3") != std::string::npos, blocked.error.c_str());
+    }
+
+    // One row per kind of bad folder: the sentence names the file or tensor and the problem.
+    void badFolders_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<std::string>("expected1");
+        QTest::addColumn<std::string>("expected2");
+        auto row = [](const char* name, const char* change, const char* e1, const char* e2) {
+            QTest::newRow(name) << QString(change) << std::string(e1) << std::string(e2);
+        };
+        row("d_model missing", "config:d_model=-", "config.json", "no \"d_model\"");
+        row("decoder_layers missing", "config:decoder_layers=-", "config.json", "decoder_layers");
+        row("decoder layers absurd", "config:decoder_layers=1000000", "config.json", "decoder_layers 1000000");
+        row("heads differ", "config:decoder_attention_heads=4", "the encoder has 2 heads and the decoder 4", "config.json");
+        row("heads not dividing d_model", "config:encoder_attention_heads=3", "config.json", "not divisible");
+        row("mBART's pre-LN", "config:normalize_before=true", "pre-LN", "config.json");
+        row("start token outside", "config:decoder_start_token_id=100000", "decoder_start_token_id is 100000", "outside");
+        row("unknown activation", "config:activation_function=\"swish\"", "swish", "config.json");
+        row("scale_embedding a string", "config:scale_embedding=\"yes\"", "scale_embedding", "config.json");
+        row("cross-attention tensor missing", "drop model.decoder.layers.1.encoder_attn.k_proj.bias",
+            "decoder.layers.1.encoder_attn.k_proj.bias", "missing");
+        row("positions without the offset rows", "positions model.encoder.embed_positions.weight", "embed_positions",
+            "implies [34, 8]");
+        row("untied head missing", "config:tie_word_embeddings=false", "lm_head.weight", "missing");
+        row("tokenizer missing", "rm vocab.json", "no tokenizer", "vocab.json and merges.txt");
+        row("vocab larger than vocab_size", "config:vocab_size=100", "has ", "vocab_size is 100");
+        row("truncated safetensors", "truncate", "model.safetensors", "outside");
+        row("pytorch pickle only", "pickle", "pytorch_model.bin", "safe_serialization=True");
+    }
+    void badFolders()
+    {
+        QFETCH(QString, change);
+        QFETCH(std::string, expected1);
+        QFETCH(std::string, expected2);
+        const int V = int(tinybart::vocabulary().size());
+        std::vector<NamedTensor> t = tinybart::tensors(V, {});
+        const std::string c = change.toStdString();
+        if (c.starts_with("drop ")) std::erase_if(t, [&](const NamedTensor& x) { return x.name == c.substr(5); });
+        if (c.starts_with("positions ")) {
+            for (NamedTensor& x : t)
+                if (x.name == c.substr(10)) {
+                    x.shape = {tinybart::kC, tinybart::kD};
+                    x.values.resize(std::size_t(tinybart::kC * tinybart::kD));
+                }
+        }
+        const fs::path dir = tinybart::writeFolder(m_tmp, "bad", t);
+        fixture::applyFolderChange(dir, c, tinybart::config(V, {}));
+        Result<ModelPtr> r = loadModel(dir.string());
+        fs::remove_all(dir);
+        QVERIFY(!r);
+        QVERIFY2(r.error().find(expected1) != std::string::npos, r.error().c_str());
+        QVERIFY2(r.error().find(expected2) != std::string::npos, r.error().c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBartLoader)
+#include "tst_bartloader.moc"

@@ -237,6 +237,7 @@ Result<ModelPtr> loadBartFolder(const std::string& folder)
     decoder->sourceSuffix = {config->eos};
     decoder->decoderStartId = config->decoderStart;
     decoder->endId = config->eos;
+    model->config.endTokenIds = {config->eos};
     TensorSource src(*file, *model, {"model."});
     BartReader reader(src);
     reader.read(*config, model->weights, *decoder);

@@ -220,6 +220,7 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     }
     c.contextLength = std::min(c.contextLength, kMaxContextPositions);
     if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
+    if (Status bad = readEndTokenIds(j, file, c.vocabSize, c.endTokenIds); !bad.ok()) return R::fail(bad.error);
     if (layoutOut) *layoutOut = std::move(layout);
     return R::ok(std::move(c));
 }

@@ -63,6 +63,22 @@ Status readConfigBool(const nlohmann::json& config, const char* key, const std::
     return {};
 }
 
+Status readEndTokenIds(const nlohmann::json& config, const std::string& file, int vocabSize, std::vector<int>& out)
+{
+    out.clear();
+    const auto it = config.find("eos_token_id");
+    if (it == config.end() || it->is_null()) return {};
+    const nlohmann::json list = it->is_array() ? *it : nlohmann::json::array({*it});
+    if (list.size() > 64) return Status::failure(file + " lists " + std::to_string(list.size()) + " end tokens in \"eos_token_id\"; at most 64 are read.");
+    for (const nlohmann::json& id : list) {
+        if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= vocabSize)
+            return Status::failure(file + " gives \"eos_token_id\" as " + quoteJsonValue(*it) + "; each must be a token id below the vocabulary size " +
+                                   std::to_string(vocabSize) + ".");
+        out.push_back(id.get<int>());
+    }
+    return {};
+}
+
 Status parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out)
 {
     const std::string a = value.is_string() ? value.get<std::string>() : quoteJsonValue(value);

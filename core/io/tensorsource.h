@@ -31,6 +31,10 @@ Status readConfigSize(const nlohmann::json& config, const char* key, const std::
 Status readConfigNumber(const nlohmann::json& config, const char* key, const std::string& file, double& out);
 Status readConfigBool(const nlohmann::json& config, const char* key, const std::string& file, bool& out);
 
+// eos_token_id: one id or a list of them (Llama 3.1 has three), each inside the vocabulary; absent or null
+// leaves `out` empty.
+Status readEndTokenIds(const nlohmann::json& config, const std::string& file, int vocabSize, std::vector<int>& out);
+
 // A Hugging Face activation name ("gelu", "gelu_new", "relu", ...), or a sentence saying it is not known.
 Status parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out);
 

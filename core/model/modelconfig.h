@@ -2,6 +2,7 @@
 // The description of a transformer: everything needed to size its weights and run its forward pass.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "result.h"
 
@@ -47,6 +48,7 @@ struct ModelConfig {
     NormKind normKind = NormKind::LayerNorm;
     RopeConfig rope;           // used when positional is Rotary
     bool tiedEmbeddings = true;  // the unembedding is the token embedding (GPT-2); false: its own matrix
+    std::vector<int> endTokenIds;  // generation stops at any of these (config.json's eos_token_id); empty: none known
 
     // Hkv, the key/value heads: query head h reads key/value head h / (H / Hkv) (grouped-query attention).
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }

@@ -11,6 +11,7 @@
 
 #include "clirunner.h"
 #include "model/encoderdecoder.h"
+#include "model/generate.h"
 #include "tinybart.h"
 
 using namespace attnscope;
@@ -116,6 +117,37 @@ private slots:
         QVERIFY2(r.err.contains("9"), r.err.constData());
         r = clitest::runCli({"attention", "--model", m_bart, "--source", "", "--text", "a"});
         QCOMPARE(r.exitCode, 0);  // an empty source is still <s> </s>
+    }
+
+    // generate: the core's greedy steps, each with its cross-attention row over the source; decoder-only
+    // models give their self-attention row instead.
+    void generateWritesFromTheSource()
+    {
+        const nlohmann::json j = run({"generate", "--model", m_bart, "--source", "the cat sat", "--max-new-tokens", "3", "--top-k", "2"});
+        QVERIFY(!j.is_null());
+        Result<ModelPtr> model = loadModel(m_bart.toStdString());
+        QVERIFY(model);
+        Result<Generation> g = generateGreedy(**model, "the cat sat", 3, {});
+        QVERIFY(g);
+        QCOMPARE(j.at("token_ids").get<std::vector<int>>(), g->tokens.ids);
+        QCOMPARE(j.at("steps").size(), g->steps.size());
+        const nlohmann::json& step = j.at("steps")[0];
+        QCOMPARE(step.at("id").get<int>(), g->steps[0].chosen.id);
+        QCOMPARE(step.at("candidates").size(), std::size_t(2));
+        QVERIFY(!step.contains("attention"));
+        const nlohmann::json& cross = step.at("cross_attention");
+        QCOMPARE(int(cross.size()), tinybart::kDecL);
+        QCOMPARE(cross[2][1].size(), g->source.ids.size());
+        for (std::size_t k = 0; k < g->source.ids.size(); ++k)
+            QVERIFY(std::abs(cross[2][1][k].get<double>() - g->steps[0].attention[std::size_t(2 * tinybart::kH + 1)][Eigen::Index(k)]) < 1e-6);
+
+        const nlohmann::json d = run({"generate", "--text", "the cat", "--max-new-tokens", "2"});
+        QCOMPARE(d.at("steps").size(), std::size_t(2));
+        QVERIFY(d.at("steps")[1].contains("attention"));
+        QVERIFY(!d.contains("source_tokens"));
+        QCOMPARE(clitest::runCli({"generate", "--model", m_bart, "--text", "the cat"}).exitCode, 2);
+        QCOMPARE(clitest::runCli({"generate", "--source", "the cat"}).exitCode, 2);
+        QCOMPARE(clitest::runCli({"generate", "--text", "the cat", "--max-new-tokens", "0"}).exitCode, 2);
     }
 
     void tokenizeSource()

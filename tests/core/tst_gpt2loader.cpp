@@ -333,6 +333,38 @@ private slots:
         QVERIFY2(c.error().find(problem) != std::string::npos, c.error().c_str());
     }
 
+    // eos_token_id, which generation stops at: one id or a list, each inside the vocabulary.
+    void endTokens_data()
+    {
+        QTest::addColumn<std::string>("value");
+        QTest::addColumn<std::vector<int>>("ids");  // empty with a problem below
+        QTest::addColumn<std::string>("problem");
+        QTest::newRow("absent") << std::string() << std::vector<int>{} << std::string();
+        QTest::newRow("null") << std::string("null") << std::vector<int>{} << std::string();
+        QTest::newRow("one id") << std::string("50") << std::vector<int>{50} << std::string();
+        QTest::newRow("a list") << std::string("[3, 7, 9]") << std::vector<int>{3, 7, 9} << std::string();
+        QTest::newRow("past the vocabulary") << std::string("100") << std::vector<int>{} << std::string("below the vocabulary size 100");
+        QTest::newRow("negative") << std::string("[1, -2]") << std::vector<int>{} << std::string("eos_token_id");
+        QTest::newRow("a string") << std::string("\"</s>\"") << std::vector<int>{} << std::string("eos_token_id");
+    }
+    void endTokens()
+    {
+        QFETCH(std::string, value);
+        QFETCH(std::vector<int>, ids);
+        QFETCH(std::string, problem);
+        std::string text = R"({"n_layer":1,"n_head":2,"n_embd":8,"vocab_size":100,"n_positions":16)";
+        if (!value.empty()) text += R"(,"eos_token_id":)" + value;
+        text += "}";
+        const Result<ModelConfig> c = parseGpt2Config(text, "/m/config.json");
+        if (!problem.empty()) {
+            QVERIFY(!c);
+            QVERIFY2(c.error().find(problem) != std::string::npos, c.error().c_str());
+            return;
+        }
+        QVERIFY2(c, c ? "" : c.error().c_str());
+        QCOMPARE(c->endTokenIds, ids);
+    }
+
     // One row per kind of bad folder: the sentence names the file or tensor and the problem.
     void badFolders_data()
     {

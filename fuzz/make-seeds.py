@@ -593,6 +593,105 @@ def seeds_bert_folder():
     put("tokenizer-json-nested", BERT_TINY, tensor_file(bert), b"", b'{"model":' + b"[" * 100 + b"]" * 100 + b"}")
 
 
+# ---- BART encoder-decoder folders ----
+
+# GPT-2's byte alphabet with BART's four specials in front and <mask> last, as facebook/bart-base orders them.
+def bart_tokenizer():
+    vocab, merges = small_tokenizer()
+    out = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    for token, i in sorted(vocab.items(), key=lambda kv: kv[1]):
+        out[token] = len(out)
+    out["<mask>"] = len(out)
+    return out, merges
+
+
+BART_VOCAB, BART_MERGES = bart_tokenizer()
+BART_TINY = {"model_type": "bart", "architectures": ["BartForConditionalGeneration"], "d_model": 8, "encoder_layers": 1,
+             "decoder_layers": 2, "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 16,
+             "decoder_ffn_dim": 16, "vocab_size": len(BART_VOCAB), "max_position_embeddings": 16,
+             "activation_function": "gelu", "scale_embedding": False, "bos_token_id": 0, "pad_token_id": 1,
+             "eos_token_id": 2, "decoder_start_token_id": 2, "is_encoder_decoder": True}
+
+
+def bart_tensors(config, seed, prefix="model.", logits_bias=True):
+    """A BartForConditionalGeneration's tensors: nn.Linear weights [out, in], position tables with BART's two
+    extra rows, the head tied to shared.weight."""
+    rnd = random.Random(seed)
+    D, V, C = config["d_model"], config["vocab_size"], config["max_position_embeddings"]
+    out = []
+
+    def t(name, *shape, offset=0.0):
+        n = 1
+        for s in shape:
+            n *= s
+        out.append((name, list(shape), [offset + rnd.uniform(-0.5, 0.5) for _ in range(n)]))
+
+    def norm(name):
+        t(name + ".weight", D, offset=1.0)
+        t(name + ".bias", D)
+
+    def linear(name, n_in, n_out):
+        t(name + ".weight", n_out, n_in)
+        t(name + ".bias", n_out)
+
+    def attention(name):
+        for proj in ["q_proj", "k_proj", "v_proj", "out_proj"]:
+            linear(name + "." + proj, D, D)
+
+    if logits_bias:
+        t("final_logits_bias", 1, V)
+    t(prefix + "shared.weight", V, D)
+    for stack in ["encoder", "decoder"]:
+        p = prefix + stack + "."
+        F = config[stack + "_ffn_dim"]
+        t(p + "embed_positions.weight", C + 2, D)
+        norm(p + "layernorm_embedding")
+        for i in range(config[stack + "_layers"]):
+            q = p + "layers.%d." % i
+            attention(q + "self_attn")
+            norm(q + "self_attn_layer_norm")
+            if stack == "decoder":
+                attention(q + "encoder_attn")
+                norm(q + "encoder_attn_layer_norm")
+            linear(q + "fc1", D, F)
+            linear(q + "fc2", F, D)
+            norm(q + "final_layer_norm")
+    return out
+
+
+def seeds_bart_folder():
+    def put(name, config, weights=b"", vocab=None, merges=None, tokenizer=b"", text=""):
+        v = json.dumps(BART_VOCAB if vocab is None else vocab, ensure_ascii=False).encode() if vocab != b"" else b""
+        m = ("#version: 0.2\n" + "".join(a + " " + b + "\n" for a, b in (BART_MERGES if merges is None else merges))).encode()
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights, v, m, tokenizer,
+                 text if isinstance(text, bytes) else text.encode()]
+        write("bart_folder", name, SEP.join(parts))
+
+    bart = bart_tensors(BART_TINY, 1)
+    put("bart-f32", BART_TINY, tensor_file(bart), text="the world\n@@@@\nhello")
+    put("bart-bf16-scaled", dict(BART_TINY, scale_embedding=True), tensor_file(bart, "BF16"), text="hello world, the end")
+    put("bart-bare-names", BART_TINY, tensor_file(bart_tensors(BART_TINY, 2, prefix="", logits_bias=False)), text="in a tell")
+    put("bart-invalid-utf8", BART_TINY, tensor_file(bart), text=b"ok \xff\xfe")
+    put("huge-weights", BART_TINY,
+        tensor_file(with_tensor(bart, "model.decoder.layers.0.encoder_attn.k_proj.weight", lambda v: [3e38] * len(v))),
+        text="the world")
+    put("nan-weight", BART_TINY,
+        tensor_file(with_tensor(bart, "model.encoder.layers.0.self_attn.q_proj.weight", lambda v: [float("nan")] + v[1:])),
+        text="the world")
+    # Hostile folders: each is refused with a sentence.
+    put("positions-without-offset", BART_TINY,
+        tensor_file(with_tensor(bart, "model.encoder.embed_positions.weight", lambda v: v[:16 * 8], [16, 8])), text="x")
+    put("missing-cross-attention", BART_TINY,
+        tensor_file(with_tensor(bart, "model.decoder.layers.1.encoder_attn.v_proj.bias", shape="drop")), text="x")
+    put("heads-differ", dict(BART_TINY, decoder_attention_heads=4), tensor_file(bart), text="x")
+    put("pre-ln-variant", dict(BART_TINY, normalize_before=True), tensor_file(bart), text="x")
+    put("start-token-outside", dict(BART_TINY, decoder_start_token_id=100000), tensor_file(bart), text="x")
+    put("untied-head-missing", dict(BART_TINY, tie_word_embeddings=False), tensor_file(bart), text="x")
+    put("decoder-layers-absurd", dict(BART_TINY, decoder_layers=1 << 30), tensor_file(bart), text="x")
+    put("no-tokenizer", BART_TINY, tensor_file(bart), vocab=b"", text="x")
+    put("no-weights", BART_TINY, b"", text="x")
+
+
 # ---- AttnScope's own word models (the built-in model's format) ----
 
 WORD_VOCAB = ["<bos>", "<unk>", "the", ".", ",", "?", "!", "cat", "dog", "sat", "on", "mat", "bank", "river", "money",
@@ -737,6 +836,7 @@ if __name__ == "__main__":
     seeds_llama_tokenizer()
     seeds_llama_folder()
     seeds_bert_folder()
+    seeds_bart_folder()
     seeds_word_folder()
     seeds_cli()
     seeds_scene()

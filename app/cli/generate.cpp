@@ -2,6 +2,7 @@
 // A decoder-only model continues --text; an encoder–decoder model (BART) writes from --source.
 #include "common.h"
 #include "io/jsonexport.h"
+#include "model/encoderdecoder.h"
 #include "model/generate.h"
 
 namespace attnscope::cli {
@@ -38,25 +39,29 @@ int run(const Args& args)
     const int maxNew = readCount(args, "--max-new-tokens", 20, kMaxNewTokens);
     const int topCount = readCount(args, "--top-k", 0, 1 << 20);
     ModelPtr model = openModel(args);
-    std::string text;
+    TokenizedText input;  // the source of an encoder-decoder, the prompt of a decoder
     if (model->isEncoderDecoder()) {
         if (!args.has("--source") || args.has("--text") || args.has("--text-file"))
             throw Failure{kExitUsage, "the model is an encoder-decoder: give the source it writes from with --source (and no --text)."};
-        text = args.get("--source");
+        input = orFail(encodeSource(*model, args.get("--source")), kExitInput);
         if (!args.has("--mask")) settings.mask = MaskKind::Causal;  // the decoder was trained causal
     } else {
         if (args.has("--source"))
             throw Failure{kExitUsage, "--source is for encoder-decoder models; '" + model->config.name + "' continues --text."};
-        text = readText(args);
+        input = tokenize(*model, readText(args));
         useTrainingMaskUnlessGiven(args, *model, settings);
     }
-    const Generation g = orFail(generateGreedy(*model, text, maxNew, settings, std::max(1, topCount)), kExitInput);
+    GenerationOptions options;
+    options.candidates = std::max(1, topCount);
+    const TokenGeneration g = orFail(generateTokens(*model, input.ids, maxNew, settings, options), kExitInput);
+    std::vector<std::string> tokens = g.encoderDecoder ? std::vector<std::string>{model->tokenizer->displayToken(g.ids.front())} : input.tokens;
+    for (const GenerationStep& s : g.steps) tokens.push_back(s.chosen.token);
 
     nlohmann::ordered_json out;
     out["model"] = json::modelSummary(model->config);
-    if (g.encoderDecoder) out["source_tokens"] = g.source.tokens;
-    out["tokens"] = g.tokens.tokens;
-    out["token_ids"] = g.tokens.ids;
+    if (g.encoderDecoder) out["source_tokens"] = input.tokens;
+    out["tokens"] = tokens;
+    out["token_ids"] = g.ids;
     out["settings"] = json::settings(settings);
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const GenerationStep& s : g.steps) {

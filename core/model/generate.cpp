@@ -4,7 +4,6 @@
 #include <string>
 
 #include "model/encoderdecoder.h"
-#include "model/forward.h"
 
 namespace attnscope {
 
@@ -16,81 +15,85 @@ bool isEnd(const Model& model, int id)
     return std::find(ends.begin(), ends.end(), id) != ends.end();
 }
 
-// The chosen token and candidates from logits over the vocabulary.
-void choose(const Eigen::RowVectorXf& logits, const Tokenizer& tokenizer, int candidates, GenerationStep& step)
-{
-    step.candidates = topKOfLogits(logits, tokenizer, std::max(1, candidates));
-    step.chosen = step.candidates.front();
-}
-
-// Row `row` of every matrix in a layers*heads list.
-std::vector<Eigen::RowVectorXf> rowsOf(const std::vector<Matrix>& all, Eigen::Index row)
+// Row `row` of every matrix in a layers*heads list, its first `keys` entries.
+std::vector<Eigen::RowVectorXf> rowsOf(const std::vector<Matrix>& all, Eigen::Index row, Eigen::Index keys)
 {
     std::vector<Eigen::RowVectorXf> rows;
     rows.reserve(all.size());
-    for (const Matrix& m : all) rows.emplace_back(m.row(row));
+    for (const Matrix& m : all) rows.emplace_back(m.row(row).head(keys));
     return rows;
 }
 
 } // namespace
 
-Result<Generation> generateGreedy(const Model& model, std::string_view text, int maxNewTokens,
-                                  const AttentionSettings& settings, int candidates, const std::atomic<bool>* cancel)
+Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int>& input, int maxNewTokens,
+                                       const AttentionSettings& settings, const GenerationOptions& options)
 {
-    using R = Result<Generation>;
+    using R = Result<TokenGeneration>;
     if (maxNewTokens < 1 || maxNewTokens > kMaxNewTokens)
         return R::fail("the number of new tokens must be between 1 and " + std::to_string(kMaxNewTokens) + ".");
-    Generation g;
+    TokenGeneration g;
     g.encoderDecoder = model.isEncoderDecoder();
-    int context = model.config.contextLength;
-    if (g.encoderDecoder) {
-        Result<TokenizedText> source = encodeSource(model, text);
-        if (!source) return R::fail(source.error());
-        Result<TokenizedText> start = encodeTarget(model, "");
-        if (!start) return R::fail(start.error());
-        g.source = std::move(*source);
-        g.tokens = std::move(*start);
-        g.layers = model.decoder->layers;
-        context = model.decoder->contextLength;
-    } else {
-        if (!model.config.causal)
-            return R::fail("'" + model.config.name + "' is an encoder: it fills masked tokens rather than continuing a text.");
-        Result<TokenizedText> prompt = model.tokenizer->encode(text);
-        if (!prompt) return R::fail(prompt.error());
-        if (prompt->ids.empty()) return R::fail("the prompt is empty; generation continues a text.");
-        g.tokens = std::move(*prompt);
-        g.layers = model.config.layers;
-    }
     g.heads = model.config.heads;
-    g.promptTokens = static_cast<int>(g.tokens.ids.size());
+    int room = 0;
+    if (g.encoderDecoder) {
+        g.source = input;
+        g.ids = {model.decoder->decoderStartId};
+        g.layers = model.decoder->layers;
+        room = model.decoder->contextLength - 1;
+    } else {
+        const ModelConfig& c = model.config;
+        if (!c.causal) return R::fail("generation needs a decoder that predicts the next token; " + c.name + " is an encoder.");
+        if (input.empty()) return R::fail("generation needs a prompt of at least one token.");
+        const int limit = settings.effectiveTokenLimit(c.contextLength);
+        room = limit - static_cast<int>(input.size());
+        if (room <= 0)
+            return R::fail("the prompt's " + std::to_string(input.size()) + " tokens already fill the room of " + std::to_string(limit) +
+                           " tokens, so nothing can be generated.");
+        g.ids = input;
+        g.layers = c.layers;
+    }
+    g.promptLength = static_cast<int>(g.ids.size());
 
     EncoderDecoderTrace encDec;
-    ForwardTrace trace;
+    ForwardTrace next;
     Workspace ws;
     CaptureRequest capture;
+    capture.allAttention = false;
     capture.nextTokenLogits = true;
-    for (int step = 0; step < maxNewTokens && static_cast<int>(g.tokens.ids.size()) <= context; ++step) {
-        if (cancel && cancel->load()) break;
-        // A decoder-only model's next token needs a position for it too: stop once the context is full.
-        if (!g.encoderDecoder && static_cast<int>(g.tokens.ids.size()) >= context) break;
-        GenerationStep s;
-        const Eigen::Index last = static_cast<Eigen::Index>(g.tokens.ids.size()) - 1;
-        if (g.encoderDecoder) {
-            if (Status problem = forwardEncoderDecoder(model, g.source.ids, g.tokens.ids, settings, true, encDec); !problem.ok())
-                return R::fail(problem.error);
-            choose(encDec.nextLogits, *model.tokenizer, candidates, s);
-            s.attention = rowsOf(encDec.crossAttention, last);
-        } else {
-            if (Status problem = forward(model, g.tokens.ids, settings, capture, trace, ws); !problem.ok()) return R::fail(problem.error);
-            choose(trace.nextLogits, *model.tokenizer, candidates, s);
-            s.attention = rowsOf(trace.attention, last);
+    const int total = std::min(maxNewTokens, room);
+    for (int done = 0; done < total; ++done) {
+        if (options.keepGoing && !options.keepGoing(done)) {
+            g.interrupted = true;
+            break;
         }
-        g.tokens.ids.push_back(s.chosen.id);
-        g.tokens.tokens.push_back(s.chosen.token);
+        GenerationStep s;
+        const Eigen::RowVectorXf* logits = &next.nextLogits;
+        if (g.encoderDecoder) {
+            if (Status problem = forwardEncoderDecoder(model, g.source, g.ids, settings, true, encDec); !problem.ok())
+                return R::fail(problem.error);
+            const Eigen::Index last = static_cast<Eigen::Index>(g.ids.size()) - 1;
+            s.attention = rowsOf(encDec.crossAttention, last, static_cast<Eigen::Index>(g.source.size()));
+            logits = &encDec.nextLogits;
+        } else if (Status problem = forward(model, g.ids, settings, capture, next, ws); !problem.ok()) {
+            return R::fail(problem.error);
+        }
+        s.candidates = topKOfLogits(*logits, *model.tokenizer, std::max(1, options.candidates));
+        s.chosen = s.candidates.front();
+        g.ids.push_back(s.chosen.id);
         g.stoppedAtEnd = isEnd(model, s.chosen.id);
         g.steps.push_back(std::move(s));
         if (g.stoppedAtEnd) break;
-        if (g.encoderDecoder && static_cast<int>(g.tokens.ids.size()) >= context) break;
+    }
+
+    if (!g.encoderDecoder) {
+        // One pass over the whole result keeps every head's weights; each step's row is its new token's.
+        if (Status problem = forward(model, g.ids, settings, CaptureRequest{}, g.trace, ws); !problem.ok())
+            return R::fail(problem.error);
+        for (std::size_t k = 0; k < g.steps.size(); ++k) {
+            const Eigen::Index position = g.promptLength + static_cast<Eigen::Index>(k);
+            g.steps[k].attention = rowsOf(g.trace.attention, position, position + 1);
+        }
     }
     return R::ok(std::move(g));
 }

@@ -1,16 +1,23 @@
 #pragma once
-// Greedy generation, one token at a time, keeping what each step's prediction looked at. A decoder-only
-// model continues the prompt; an encoder–decoder model writes its target from the source, starting after
-// the decoder's start token. Each step runs the whole pass again (no cached keys and values yet), so a
-// step costs one forward pass over everything so far.
+// Greedy generation, one token at a time, for every model: a decoder-only model continues its prompt; an
+// encoder–decoder model writes its target from the source, starting after the decoder's start token. Each
+// step runs the whole pass again (no cached keys and values yet), keeps the step's most probable tokens, and
+// generation stops at the new-token limit, the room the context (or token limit) leaves, an end-of-sequence
+// token, or when asked to.
 //
-// Dimension letters: S source tokens, P tokens before the step (prompt or decoder input so far), L layers,
-// H heads.
-#include <atomic>
-#include <string_view>
+// What each step looked at:
+//   - encoder–decoder: the cross-attention row of the position that made the prediction (the last decoder
+//     input), over the source: the alignment picture, one row per written token;
+//   - decoder-only: after the last step, one pass over the whole result keeps every head's weights, and the
+//     step's row is the new token's own row over everything up to it (under the causal mask, the row it
+//     would have when it is the last token).
+//
+// Dimension letters: S source tokens, P the new token's position, L layers, H heads.
+#include <functional>
 #include <vector>
 
 #include "model/attentionsettings.h"
+#include "model/forward.h"
 #include "model/model.h"
 #include "model/nexttokens.h"
 #include "result.h"
@@ -18,32 +25,37 @@
 namespace attnscope {
 
 struct GenerationStep {
-    NextToken chosen;                    // the most probable token, its display string and probability
+    NextToken chosen;                    // the most probable token (ties: the lower id), its display string, p
     std::vector<NextToken> candidates;   // the most probable few, best first (chosen among them)
-    // The attention row of the position that made the prediction (the last one), per layer and head,
-    // index layer*H + head: over the source (S) for an encoder–decoder's cross-attention; over the
-    // P tokens so far for a decoder-only model's self-attention.
+    // Per layer and head, index layer*H + head (the decoder's layers for encoder–decoders): the
+    // cross-attention row over the source (S), or a decoder-only model's new-token row (P + 1 keys).
     std::vector<Eigen::RowVectorXf> attention;
 };
 
-struct Generation {
+struct TokenGeneration {
     bool encoderDecoder = false;
-    TokenizedText source;  // encoder–decoder models: the source as the encoder read it
-    TokenizedText tokens;  // the prompt (or the decoder's start token) followed by every generated token
-    int promptTokens = 0;  // how many of `tokens` came before the first step
-    int layers = 0, heads = 0;  // of the attention each step keeps (the decoder's, for encoder–decoders)
+    std::vector<int> source;   // encoder–decoders: the source ids the encoder read
+    std::vector<int> ids;      // the prompt (or the decoder's start token), then every generated token
+    int promptLength = 0;      // how many of `ids` came before the first step
+    int layers = 0, heads = 0; // of the attention the steps keep
     std::vector<GenerationStep> steps;
-    bool stoppedAtEnd = false;  // the last step chose an end-of-sequence token
+    bool stoppedAtEnd = false; // the last step chose an end-of-sequence token
+    bool interrupted = false;  // keepGoing said no before the limit
+    ForwardTrace trace;        // decoder-only: every head's weights over all of `ids`; empty otherwise
+    int generated() const { return static_cast<int>(ids.size()) - promptLength; }
+};
+
+struct GenerationOptions {
+    int candidates = 5;                           // kept per step, at least 1
+    std::function<bool(int done)> keepGoing;      // asked before each step; false stops (the steps so far stay)
 };
 
 constexpr int kMaxNewTokens = 1024;
 
-// `text` is the source of an encoder–decoder model or the prompt of a decoder-only one. Stops after
-// `maxNewTokens` steps (1 to kMaxNewTokens), at an end-of-sequence token, at the model's context, or when
-// `cancel` becomes true (the steps so far are kept). Fails with a sentence for text the tokenizer refuses,
-// an empty prompt, an encoder-only model, or settings the forward pass refuses.
-Result<Generation> generateGreedy(const Model& model, std::string_view text, int maxNewTokens,
-                                  const AttentionSettings& settings, int candidates = 5,
-                                  const std::atomic<bool>* cancel = nullptr);
+// `input` is the source ids of an encoder–decoder (encodeSource's) or the prompt ids of a decoder-only model.
+// Fails with a sentence for an encoder-only model, an empty prompt, a limit outside 1..kMaxNewTokens, a
+// prompt that leaves no room, or input the forward pass refuses.
+Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int>& input, int maxNewTokens,
+                                       const AttentionSettings& settings, const GenerationOptions& options = {});
 
 } // namespace attnscope

@@ -1,6 +1,7 @@
 #pragma once
 // Greedy generation, kept for stepping through: a decoder writes `count` tokens one at a time (each the most
-// probable next token, ties to the lower id), and one pass over the whole result keeps every head's weights,
+// probable next token, ties to the lower id, through generateTokens in model/generate.h, so it stops early at
+// an end-of-sequence token), and one pass over the whole result keeps every head's weights,
 // so each new token's row of attention over everything before it can be shown. Under a sliding window with
 // sinks, the keys a streaming KV cache would hold at a step are the sinks and the window (cacheKeeps).
 //

@@ -1,7 +1,8 @@
-// Greedy generation: every step's chosen token, its probability and the attention row it keeps, against
-// plain-loop references run on the same prefix (tests/core/bartreference.h for BART's cross-attention,
-// tests/core/reference.h for a decoder-only model's self-attention); the stops (end-of-sequence token,
-// the new-token limit, the context, cancelling) and the refusals.
+// Greedy generation (core/model/generate.h): every step's chosen token, its probability and the attention
+// row it keeps, against plain-loop references (tests/core/bartreference.h on the same prefix for BART's
+// cross-attention row of the predicting position; tests/core/reference.h for a decoder-only model's
+// probabilities on each prefix and its new-token rows in one pass over the result); the stops
+// (end-of-sequence token, the new-token limit, the context, being asked to stop) and the refusals.
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -45,28 +46,34 @@ private slots:
         const std::string dir = tinybart::writeFolder(m_tmp, "bart");
         Result<ModelPtr> model = loadModel(dir);
         QVERIFY(model);
-        Result<Generation> g = generateGreedy(**model, "the cat sat on the mat", 4, {}, 3);
+        Result<TokenizedText> source = encodeSource(**model, "the cat sat on the mat");
+        QVERIFY(source);
+        GenerationOptions options;
+        options.candidates = 3;
+        Result<TokenGeneration> g = generateTokens(**model, source->ids, 4, {}, options);
         QVERIFY2(g, g ? "" : g.error().c_str());
         QVERIFY(g->encoderDecoder);
-        QCOMPARE(g->promptTokens, 1);  // the decoder's start token
+        QCOMPARE(g->source, source->ids);
+        QCOMPARE(g->promptLength, 1);  // the decoder's start token
+        QCOMPARE(g->ids.front(), (*model)->decoder->decoderStartId);
         QCOMPARE(int(g->steps.size()), 4);
-        QCOMPARE(g->tokens.ids.size(), std::size_t(5));
+        QCOMPARE(g->ids.size(), std::size_t(5));
         QCOMPARE(g->layers, tinybart::kDecL);
 
         const gpt2ref::Checkpoint ck((fs::path(dir) / "model.safetensors").string());
         for (std::size_t k = 0; k < g->steps.size(); ++k) {
-            const std::vector<int> prefix(g->tokens.ids.begin(), g->tokens.ids.begin() + std::ptrdiff_t(k + 1));
-            const bartref::Result ref = bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH, g->source.ids, prefix, {});
+            const std::vector<int> prefix(g->ids.begin(), g->ids.begin() + std::ptrdiff_t(k + 1));
+            const bartref::Result ref = bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH, g->source, prefix, {});
             const GenerationStep& s = g->steps[k];
             QCOMPARE(s.chosen.id, int(argmax(ref.nextProbabilities)));
             QVERIFY(std::abs(s.chosen.p - ref.nextProbabilities[argmax(ref.nextProbabilities)]) < 1e-4);
             QCOMPARE(s.candidates.size(), std::size_t(3));
-            QCOMPARE(g->tokens.ids[k + 1], s.chosen.id);
+            QCOMPARE(g->ids[k + 1], s.chosen.id);
             for (int l = 0; l < tinybart::kDecL; ++l)
                 for (int h = 0; h < tinybart::kH; ++h) {
                     const Eigen::RowVectorXf& row = s.attention[std::size_t(l * tinybart::kH + h)];
                     const std::vector<double>& expected = ref.cross[std::size_t(l)][std::size_t(h)].back();
-                    QCOMPARE(row.size(), Eigen::Index(g->source.ids.size()));
+                    QCOMPARE(row.size(), Eigen::Index(g->source.size()));
                     for (Eigen::Index j = 0; j < row.size(); ++j) QVERIFY(std::abs(row[j] - expected[std::size_t(j)]) < 1e-4);
                 }
         }
@@ -80,7 +87,9 @@ private slots:
         tinybart::tensor(t, "final_logits_bias").values[std::size_t(tinybart::idOf(tinybart::vocabulary(), "</s>"))] = 100.0f;
         Result<ModelPtr> model = loadModel(tinybart::writeFolder(m_tmp, "ends", t));
         QVERIFY(model);
-        Result<Generation> g = generateGreedy(**model, "the cat", 10, {});
+        Result<TokenizedText> source = encodeSource(**model, "the cat");
+        QVERIFY(source);
+        Result<TokenGeneration> g = generateTokens(**model, source->ids, 10, {});
         QVERIFY(g);
         QCOMPARE(int(g->steps.size()), 1);
         QVERIFY(g->stoppedAtEnd);
@@ -91,24 +100,27 @@ private slots:
         Result<ModelPtr> model = loadModel("random:layers=2,heads=2,d_model=16,vocab=40,context=8,seed=5");
         QVERIFY(model);
         const AttentionSettings s;
-        Result<Generation> g = generateGreedy(**model, "3 1 4", 20, s);
+        const std::vector<int> prompt = {3, 1, 4};
+        Result<TokenGeneration> g = generateTokens(**model, prompt, 20, s);
         QVERIFY2(g, g ? "" : g.error().c_str());
         QVERIFY(!g->encoderDecoder);
+        QCOMPARE(g->promptLength, 3);
         // The context (8) bounds it: the next token would need a ninth position, so it stops at 8 tokens.
-        QCOMPARE(int(g->tokens.ids.size()), 8);
-        QCOMPARE(int(g->steps.size()), 8 - g->promptTokens);
+        QCOMPARE(int(g->ids.size()), 8);
+        QCOMPARE(int(g->steps.size()), 5);
+        const auto weights = reference::attention(**model, g->ids, s);  // one pass over the result
         for (std::size_t k = 0; k < g->steps.size(); ++k) {
-            const std::vector<int> prefix(g->tokens.ids.begin(), g->tokens.ids.begin() + g->promptTokens + std::ptrdiff_t(k));
+            const std::vector<int> prefix(g->ids.begin(), g->ids.begin() + g->promptLength + std::ptrdiff_t(k));
             const std::vector<double> p = softmax(reference::logits(**model, prefix, s).back());
             QCOMPARE(g->steps[k].chosen.id, int(argmax(p)));
             QVERIFY(std::abs(g->steps[k].chosen.p - p[argmax(p)]) < 1e-4);
-            const auto weights = reference::attention(**model, prefix, s);
+            const std::size_t position = prefix.size();  // the new token's own row
             for (int l = 0; l < 2; ++l)
                 for (int h = 0; h < 2; ++h) {
                     const Eigen::RowVectorXf& row = g->steps[k].attention[std::size_t(l * 2 + h)];
-                    QCOMPARE(row.size(), Eigen::Index(prefix.size()));
+                    QCOMPARE(row.size(), Eigen::Index(position + 1));
                     for (Eigen::Index j = 0; j < row.size(); ++j)
-                        QVERIFY(std::abs(row[j] - weights[std::size_t(l)][std::size_t(h)].back()[std::size_t(j)]) < 1e-4);
+                        QVERIFY(std::abs(row[j] - weights[std::size_t(l)][std::size_t(h)][position][std::size_t(j)]) < 1e-4);
                 }
         }
     }
@@ -117,31 +129,38 @@ private slots:
     {
         Result<ModelPtr> model = loadModel("random:layers=1,heads=2,d_model=16,vocab=40,seed=2");
         QVERIFY(model);
-        Result<Generation> g = generateGreedy(**model, "1 2", 3, {});
+        const std::vector<int> prompt = {1, 2};
+        Result<TokenGeneration> g = generateTokens(**model, prompt, 3, {});
         QVERIFY(g);
         QCOMPARE(int(g->steps.size()), 3);
         QVERIFY(!g->stoppedAtEnd);
         // An end token the model knows stops it after the step that chose it.
         auto withEnd = std::make_shared<Model>(**model);
         withEnd->config.endTokenIds = {g->steps[0].chosen.id};
-        Result<Generation> ended = generateGreedy(*withEnd, "1 2", 3, {});
+        Result<TokenGeneration> ended = generateTokens(*withEnd, prompt, 3, {});
         QVERIFY(ended);
         QCOMPARE(int(ended->steps.size()), 1);
         QVERIFY(ended->stoppedAtEnd);
-        // Cancelled before the first step: no steps, not a failure.
-        std::atomic<bool> cancel{true};
-        Result<Generation> cancelled = generateGreedy(**model, "1 2", 3, {}, 5, &cancel);
-        QVERIFY(cancelled);
-        QVERIFY(cancelled->steps.empty());
+        // Asked to stop before the second step: one step, and it says so.
+        GenerationOptions stop;
+        stop.keepGoing = [](int done) { return done < 1; };
+        Result<TokenGeneration> stopped = generateTokens(**model, prompt, 3, {}, stop);
+        QVERIFY(stopped);
+        QCOMPARE(int(stopped->steps.size()), 1);
+        QVERIFY(stopped->interrupted);
+        // A token limit leaves less room than asked for.
+        AttentionSettings limited;
+        limited.tokenLimit = 4;
+        QCOMPARE(int(generateTokens(**model, prompt, 10, limited)->steps.size()), 2);
 
-        QVERIFY(!generateGreedy(**model, "1 2", 0, {}));
-        QVERIFY(!generateGreedy(**model, "1 2", kMaxNewTokens + 1, {}));
-        Result<Generation> empty = generateGreedy(**model, "", 3, {});
+        QVERIFY(!generateTokens(**model, prompt, 0, {}));
+        QVERIFY(!generateTokens(**model, prompt, kMaxNewTokens + 1, {}));
+        Result<TokenGeneration> empty = generateTokens(**model, {}, 3, {});
         QVERIFY(!empty);
-        QVERIFY2(empty.error().find("empty") != std::string::npos, empty.error().c_str());
+        QVERIFY2(empty.error().find("prompt") != std::string::npos, empty.error().c_str());
         auto encoder = std::make_shared<Model>(**model);
         encoder->config.causal = false;
-        Result<Generation> refused = generateGreedy(*encoder, "1 2", 3, {});
+        Result<TokenGeneration> refused = generateTokens(*encoder, prompt, 3, {});
         QVERIFY(!refused);
         QVERIFY2(refused.error().find("encoder") != std::string::npos, refused.error().c_str());
     }

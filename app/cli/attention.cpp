@@ -51,7 +51,7 @@ int runEncoderDecoder(const Args& args, const Model& model, const AttentionSetti
     out["attention"] = json::attention(trace.selfAttention, trace.decoderLayers, trace.heads);
     out["cross_attention"] = json::attention(trace.crossAttention, trace.decoderLayers, trace.heads);
     if (args.has("--stats")) out["stats"] = json::stats(trace.selfAttention, trace.decoderLayers, trace.heads);
-    if (topCount > 0) out["next_tokens"] = tokenList(topKOfLogits(trace.nextLogits, *model.tokenizer, topCount));
+    if (topCount > 0) out["next_tokens"] = tokenList(topKOfLogits(trace.nextLogits, *model.decoder->targetTokenizer, topCount));
     print(out);
     return 0;
 }

@@ -54,7 +54,7 @@ int run(const Args& args)
     GenerationOptions options;
     options.candidates = std::max(1, topCount);
     const TokenGeneration g = orFail(generateTokens(*model, input.ids, maxNew, settings, options), kExitInput);
-    std::vector<std::string> tokens = g.encoderDecoder ? std::vector<std::string>{model->tokenizer->displayToken(g.ids.front())} : input.tokens;
+    std::vector<std::string> tokens = g.encoderDecoder ? std::vector<std::string>{model->decoder->targetTokenizer->displayToken(g.ids.front())} : input.tokens;
     for (const GenerationStep& s : g.steps) tokens.push_back(s.chosen.token);
 
     nlohmann::ordered_json out;

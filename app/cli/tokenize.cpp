@@ -9,7 +9,8 @@ namespace {
 void declare(Options& o)
 {
     o.text().model();
-    o.value("--source", "TEXT", "tokenise TEXT as an encoder-decoder model's source, with the special tokens it adds");
+    o.value("--source", "TEXT", "tokenise TEXT as an encoder-decoder model's source, with the special tokens it adds "
+                                "(its --text is the decoder's input, after the start token)");
 }
 
 int run(const Args& args)
@@ -24,7 +25,9 @@ int run(const Args& args)
     }
     const std::string text = readText(args);
     ModelPtr model = openModel(args);
-    print(json::tokens(tokenize(*model, text)));
+    // An encoder-decoder's --text is its target, as attention reads it: the decoder's input.
+    if (model->isEncoderDecoder()) print(json::tokens(orFail(encodeTarget(*model, text), kExitInput)));
+    else print(json::tokens(tokenize(*model, text)));
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "model/encoderdecoder.h"
 #include "text/bpetokenizer.h"
 #include "text/filetext.h"
+#include "text/specialtokens.h"
 
 namespace attnscope {
 
@@ -233,8 +234,7 @@ Result<ModelPtr> loadBartFolder(const std::string& folder)
     decoder->dFF = config->decoderFF;
     decoder->contextLength = config->encoder.contextLength;
     decoder->activation = config->encoder.activation;
-    decoder->sourcePrefix = {config->bos};
-    decoder->sourceSuffix = {config->eos};
+    decoder->targetTokenizer = *tokenizer;
     decoder->decoderStartId = config->decoderStart;
     decoder->endId = config->eos;
     model->config.endTokenIds = {config->eos};
@@ -243,7 +243,8 @@ Result<ModelPtr> loadBartFolder(const std::string& folder)
     reader.read(*config, model->weights, *decoder);
     if (!reader.status().ok()) return R::fail(reader.status().error);
 
-    model->tokenizer = *tokenizer;
+    // The encoder reads <s> … </s>, as BART's tokenizer encodes a text by default.
+    model->tokenizer = std::make_shared<SpecialTokensTokenizer>(*tokenizer, std::vector<int>{config->bos}, std::vector<int>{config->eos});
     model->decoder = std::move(decoder);
     assert(model->checkShapes().ok());
     model->finalize();

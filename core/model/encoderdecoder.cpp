@@ -7,21 +7,6 @@ namespace attnscope {
 
 namespace {
 
-TokenizedText withSpecials(const Tokenizer& tokenizer, const std::vector<int>& prefix, TokenizedText body,
-                           const std::vector<int>& suffix)
-{
-    TokenizedText out;
-    auto add = [&](int id) {
-        out.ids.push_back(id);
-        out.tokens.push_back(tokenizer.displayToken(id));
-    };
-    for (int id : prefix) add(id);
-    out.ids.insert(out.ids.end(), body.ids.begin(), body.ids.end());
-    out.tokens.insert(out.tokens.end(), body.tokens.begin(), body.tokens.end());
-    for (int id : suffix) add(id);
-    return out;
-}
-
 // x W + b for every row.
 Matrix affine(const Matrix& x, const Matrix& w, const RowVector& b)
 {
@@ -72,22 +57,19 @@ void addAndNorm(Matrix& stream, const Matrix& sublayer, const RowVector& gain, c
 
 } // namespace
 
-Result<TokenizedText> encodeSource(const Model& model, std::string_view text)
-{
-    using R = Result<TokenizedText>;
-    Result<TokenizedText> body = model.tokenizer->encode(text);
-    if (!body) return body;
-    if (!model.decoder) return body;
-    return R::ok(withSpecials(*model.tokenizer, model.decoder->sourcePrefix, std::move(*body), model.decoder->sourceSuffix));
-}
+Result<TokenizedText> encodeSource(const Model& model, std::string_view text) { return model.tokenizer->encode(text); }
 
 Result<TokenizedText> encodeTarget(const Model& model, std::string_view text)
 {
     using R = Result<TokenizedText>;
     if (!model.decoder) return R::fail("this model has no decoder: it reads one text, not a source and a target.");
-    Result<TokenizedText> body = model.tokenizer->encode(text);
+    const Tokenizer& tokenizer = *model.decoder->targetTokenizer;
+    Result<TokenizedText> body = tokenizer.encode(text);
     if (!body) return body;
-    return R::ok(withSpecials(*model.tokenizer, {model.decoder->decoderStartId}, std::move(*body), {}));
+    const int start = model.decoder->decoderStartId;
+    body->ids.insert(body->ids.begin(), start);
+    body->tokens.insert(body->tokens.begin(), tokenizer.displayToken(start));
+    return body;
 }
 
 Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source, const std::vector<int>& target,

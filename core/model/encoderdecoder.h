@@ -10,6 +10,7 @@
 //
 // Dimension letters: S source tokens, T target tokens, D d_model, Dh d_head, F the decoder's d_ff,
 // V vocabulary, L the decoder's layers, H heads (the same in both stacks).
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -50,9 +51,9 @@ struct DecoderStack {
     std::vector<DecoderLayer> stack;     // L entries
     Matrix unembedding;      // (V, D) the LM head (the unscaled shared embedding when tied)
     RowVector logitsBias;    // (V) added to the logits; empty when the checkpoint has none
-    // The special tokens, as the model's own tokenizer adds them: the source is prefix + text + suffix; the
-    // decoder input is the start token followed by the target text.
-    std::vector<int> sourcePrefix, sourceSuffix;
+    // The decoder's tokenizer, without special tokens (the Model's own tokenizer is the encoder's, which
+    // adds the source's, e.g. BART's <s> … </s>); the decoder input is the start token followed by the target.
+    std::shared_ptr<const Tokenizer> targetTokenizer;
     int decoderStartId = 0;
     int endId = -1;          // the end-of-sequence token generation stops at
 };
@@ -74,8 +75,9 @@ struct EncoderDecoderTrace {
     const Matrix& cross(int layer, int head) const { return crossAttention[std::size_t(layer * heads + head)]; }
 };
 
-// The source as the model's tokenizer encodes it by default (BART: <s> … </s>), and the decoder input (the
-// start token, then the target text without special tokens). Fail on text that is not valid UTF-8.
+// The source as the model's (encoder's) tokenizer encodes it, with the special tokens it adds by default
+// (BART: <s> … </s>), and the decoder input (the start token, then the target text through the decoder's
+// tokenizer, without special tokens). Fail on text that is not valid UTF-8.
 Result<TokenizedText> encodeSource(const Model& model, std::string_view text);
 Result<TokenizedText> encodeTarget(const Model& model, std::string_view text);
 

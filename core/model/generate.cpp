@@ -78,7 +78,8 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
         } else if (Status problem = forward(model, g.ids, settings, capture, next, ws); !problem.ok()) {
             return R::fail(problem.error);
         }
-        s.candidates = topKOfLogits(*logits, *model.tokenizer, std::max(1, options.candidates));
+        const Tokenizer& writer = g.encoderDecoder ? *model.decoder->targetTokenizer : *model.tokenizer;
+        s.candidates = topKOfLogits(*logits, writer, std::max(1, options.candidates));
         s.chosen = s.candidates.front();
         g.ids.push_back(s.chosen.id);
         g.stoppedAtEnd = isEnd(model, s.chosen.id);

@@ -89,7 +89,7 @@ private slots:
         Result<ModelPtr> r = loadModel(tinybart::writeFolder(m_tmp, "specials"));
         QVERIFY(r);
         const std::vector<std::string> vocab = tinybart::vocabulary();
-        Result<TokenizedText> plain = (*r)->tokenizer->encode(kSource), source = encodeSource(**r, kSource),
+        Result<TokenizedText> plain = (*r)->decoder->targetTokenizer->encode(kSource), source = encodeSource(**r, kSource),
                               target = encodeTarget(**r, kTarget);
         QVERIFY(plain && source && target);
         QCOMPARE(source->ids.size(), plain->ids.size() + 2);
@@ -98,6 +98,9 @@ private slots:
         QCOMPARE(source->tokens.front(), std::string("<s>"));
         QCOMPARE(target->ids.front(), tinybart::idOf(vocab, "</s>"));
         QCOMPARE(std::vector<int>(source->ids.begin() + 1, source->ids.end() - 1), plain->ids);
+        // The model's own tokenizer is the encoder's, so every view shows <s> … </s> as BERT's show [CLS] … [SEP].
+        QCOMPARE((*r)->tokenizer->encode(kSource)->ids, source->ids);
+        QCOMPARE(std::vector<int>(target->ids.begin() + 1, target->ids.end()), (*r)->decoder->targetTokenizer->encode(kTarget)->ids);
         // The tokenizer is the byte-level BPE: " cat" is one token of the fixture's vocabulary.
         QVERIFY(std::find(plain->ids.begin(), plain->ids.end(), tinybart::idOf(vocab, "Ġcat")) != plain->ids.end());
     }

@@ -1,7 +1,9 @@
 // The window on BERT-family encoders: a folder opens without a mask, says it is an encoder trained
 // bidirectionally, labels the causal toggle as a counterfactual, lists the fillers of every [MASK] with
 // exactly the core's numbers (greyed with the reason when the checkpoint has no head), and every view
-// the renderer knows draws an encoder.
+// the renderer knows draws an encoder. Then BART, an encoder with a decoder: the Cross-attention view shows
+// the decoder's own sublayer, the Generation view translates the sentence with the core's alignment built
+// row by row, and every view draws.
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -13,8 +15,14 @@
 
 #include "attention/nexttokenview.h"
 #include "common/document.h"
+#include "common/matrixplot.h"
 #include "model/maskedlm.h"
 #include "steps/blockview.h"
+#include "model/encoderdecoder.h"
+#include "model/generate.h"
+#include "research/generationview.h"
+#include "steps/crossattentionview.h"
+#include "tinybart.h"
 #include "tinybert.h"
 #include "window/controlpanel.h"
 #include "window/mainwindow.h"
@@ -26,7 +34,13 @@ using namespace attnscope;
 class TestBertWindow : public QObject {
     Q_OBJECT
     QTemporaryDir m_tmp;
-    QString m_bert, m_headless;
+    QString m_bert, m_headless, m_bart;
+
+    ModelPtr bart() const
+    {
+        Result<ModelPtr> model = loadModel(m_bart.toStdString());
+        return model ? *model : nullptr;
+    }
 
 private slots:
     void initTestCase()
@@ -36,6 +50,7 @@ private slots:
         const int V = int(tinybert::vocabulary().size());
         m_headless = QString::fromStdString(tinybert::writeFolder(
             m_tmp, "headless", tinybert::Family::DistilBert, tinybert::tensors(tinybert::Family::DistilBert, V, 3, false)));
+        m_bart = QString::fromStdString(tinybart::writeFolder(m_tmp, "tiny-bart"));
     }
 
     void opensAsAnUnmaskedEncoder()
@@ -174,6 +189,108 @@ private slots:
             QCOMPARE(image.size(), QSize(640, 480));
         }
     }
+
+    // BART's Cross-attention view is the decoder's own sublayer: the typed source through encodeSource, the
+    // target after the start token, the focused layer as a decoder layer, and the weights exactly
+    // forwardEncoderDecoder's.
+    void bartCrossAttentionViewIsTheDecoders()
+    {
+        Document doc;
+        doc.setModel(bart());
+        doc.setText(QStringLiteral("the cat sat"));
+        doc.setFocus({1, 1});
+        CrossAttentionView view(&doc);
+        view.resize(800, 600);
+        view.setSource(QStringLiteral("the cat sat on the mat"));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTRY_VERIFY(view.hasResult());
+        QVERIFY(view.result().real);
+        const Model& m = *doc.model();
+        const TokenizedText source = *encodeSource(m, "the cat sat on the mat"), target = *encodeTarget(m, "the cat sat");
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(m, source.ids, target.ids, doc.settings(), false, trace).ok());
+        const Matrix expected = trace.cross(1, 1);
+        QCOMPARE(view.result().weights.rows(), expected.rows());
+        QCOMPARE(view.result().weights.cols(), expected.cols());
+        QVERIFY((view.result().weights - expected).cwiseAbs().maxCoeff() < 1e-6f);
+        QVERIFY((view.weightsPlot()->shown() - expected).cwiseAbs().maxCoeff() < 1e-6f);
+        // It follows the focus.
+        doc.setFocus({0, 0});
+        QTRY_VERIFY((view.result().weights - trace.cross(0, 0)).cwiseAbs().maxCoeff() < 1e-6f);
+    }
+
+    // The Generation view translates the sentence: each written token's cross-attention row over the source
+    // (the core's generateTokens under the decoder's causal mask), shown up to the step and not beyond.
+    void bartGenerationBuildsTheAlignment()
+    {
+        Document doc;
+        doc.setModel(bart());
+        doc.setText(QStringLiteral("the cat sat on the mat"));
+        doc.setFocus({1, 0});
+        GenerationView view(&doc);
+        view.resize(900, 700);
+        view.countBox()->setValue(4);
+        view.waitForResult();
+        AttentionSettings s = doc.settings();
+        s.mask = MaskKind::Causal;
+        const TokenGeneration core = *generateTokens(*doc.model(), ids(doc), 4, s);
+        QCOMPARE(view.stepSlider()->maximum(), core.generated());
+        const int S = int(core.source.size()), H = core.heads;
+        const auto check = [&](int step) {
+            const Matrix shown = view.timeline()->shown();
+            QCOMPARE(shown.rows(), Eigen::Index(core.generated()));
+            QCOMPARE(shown.cols(), Eigen::Index(S));
+            for (int i = 0; i < core.generated(); ++i)
+                for (int j = 0; j < S; ++j) {
+                    if (i >= step) {
+                        QVERIFY(std::isinf(shown(i, j)));  // not written yet
+                        continue;
+                    }
+                    QVERIFY(std::abs(shown(i, j) - core.steps[std::size_t(i)].attention[std::size_t(1 * H + 0)][j]) < 1e-6f);
+                }
+            QCOMPARE(view.keptBars()->data()->size(), S);
+            for (int j = 0; j < S; ++j)
+                QVERIFY(std::abs(view.keptBars()->data()->at(j)->value - core.steps[std::size_t(step - 1)].attention[std::size_t(H)][j]) < 1e-6);
+        };
+        check(core.generated());
+        view.setStep(2);
+        check(2);
+        QVERIFY(view.textLabel()->text().contains(QStringLiteral("candidates")));
+    }
+
+    void everyViewDrawsBart()
+    {
+        Document doc;
+        doc.setModel(bart());
+        doc.setText(QStringLiteral("the cat sat on the mat"));
+        attnscope::AttentionSettings settings = doc.settings();
+        settings.ablated = {{0, 1}};
+        doc.setSettings(settings);
+        // BART's encoder is what the views run: the next-token measurements refuse as for BERT, and the logit
+        // lens finds no masked-LM head to read the encoder through; generation translates.
+        const QMap<QString, std::string> refused{{QStringLiteral("importance"), "not trained to predict"},
+                                                 {QStringLiteral("attribution"), "no next-token logits"},
+                                                 {QStringLiteral("logit-lens"), "masked-language-model head"},
+                                                 {QStringLiteral("patching"), "this model is an encoder"}};
+        for (const QString& view : renderViewNames()) {
+            RenderOptions options;
+            options.outPath = m_tmp.filePath(QStringLiteral("bart-") + view + QStringLiteral(".png"));
+            options.width = 640;
+            options.height = 480;
+            const Status status = renderView(view, doc, options);
+            if (refused.contains(view)) {
+                QVERIFY2(!status.ok() && status.error.find(refused.value(view)) != std::string::npos,
+                         qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
+                continue;
+            }
+            QVERIFY2(status.ok(), qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
+            QCOMPARE(QImage(options.outPath).size(), QSize(640, 480));
+        }
+    }
+
+private:
+    static std::vector<int> ids(const Document& doc) { return doc.snapshot()->tokens.ids; }
 };
 
 QTEST_MAIN(TestBertWindow)

@@ -10,6 +10,7 @@
 
 #include "common/matrixplot.h"
 #include "common/settingstext.h"
+#include "model/encoderdecoder.h"
 
 namespace attnscope {
 
@@ -48,14 +49,14 @@ GenerationView::GenerationView(Document* document, QWidget* parent)
     m_barPlot->plotLayout()->insertRow(0);
     m_barPlot->plotLayout()->addElement(0, 0, new QCPTextElement(m_barPlot, QString(), QFont(font().family(), 9, QFont::Bold)));
 
-    auto* note = new QLabel(tr("Blue: the step's weights on the keys a KV cache holds; grey: keys the window drops."));
-    note->setWordWrap(true);
+    m_note = new QLabel(this);
+    m_note->setWordWrap(true);
     QSplitter* split = proportionalSplit(Qt::Horizontal, {m_timeline, m_barPlot}, {1, 1});
     auto* column = new QVBoxLayout(this);
     column->addLayout(top);
     column->addWidget(m_text);
     column->addWidget(split, 1);
-    column->addWidget(note);
+    column->addWidget(m_note);
     column->addWidget(makeStatusLabel());
 
     m_count->setObjectName(QStringLiteral("generate-count"));
@@ -73,12 +74,31 @@ void GenerationView::setStep(int step) { m_step->setValue(step); }
 ResearchJob GenerationView::job(const SnapshotPtr& snapshot)
 {
     QString nothing = nothingToMeasure(*document(), *snapshot);
-    if (nothing.isEmpty() && !snapshot->model->config.causal)
+    const bool encoderDecoder = snapshot->model->isEncoderDecoder();
+    if (nothing.isEmpty() && !snapshot->model->config.causal && !encoderDecoder)
         nothing = tr("Generation needs a decoder that predicts the next token; this model is an encoder.");
     const int count = m_count->value();
-    return [snapshot, nothing, count](const JobContext& context) -> ResearchResultPtr {
+    return [snapshot, nothing, count, encoderDecoder](const JobContext& context) -> ResearchResultPtr {
         if (!nothing.isEmpty()) return errorResult(nothing);
         const auto keepGoing = [&context, count](int done) { return context.report(done, count); };
+        if (encoderDecoder) {
+            // The sentence is the source; the decoder writes under the causal mask it was trained with (the
+            // window's mask setting is the encoder's, whose views show the sentence).
+            AttentionSettings settings = snapshot->settings;
+            settings.mask = MaskKind::Causal;
+            GenerationOptions options;
+            options.keepGoing = keepGoing;
+            Result<TokenGeneration> g = generateTokens(*snapshot->model, snapshot->tokens.ids, count, settings, options);
+            if (!g) return errorResult(QString::fromStdString(g.error()));
+            if (g->interrupted) return errorResult(tr("generation was stopped."));
+            auto r = std::make_shared<GenerationResult>();
+            r->encoderDecoder = true;
+            r->source = snapshot->tokens.tokens;
+            const Tokenizer& writer = *snapshot->model->decoder->targetTokenizer;
+            for (int id : g->ids) r->tokens.push_back(writer.displayToken(id));
+            r->written = std::move(*g);
+            return r;
+        }
         Result<Generation> g = generateGreedy(*snapshot->model, snapshot->tokens.ids, snapshot->settings, count, keepGoing);
         if (!g) return errorResult(QString::fromStdString(g.error()));
         auto r = std::make_shared<GenerationResult>();
@@ -100,7 +120,8 @@ void GenerationView::showResult(const SnapshotPtr& snapshot, const ResearchResul
         const QSignalBlocker block(m_step);
         const bool atEnd = m_step->value() == m_step->maximum();
         const int keep = m_step->value();
-        m_step->setRange(1, r ? std::max(1, r->generation.generated()) : 1);
+        const int generated = !r ? 0 : r->encoderDecoder ? r->written.generated() : r->generation.generated();
+        m_step->setRange(1, std::max(1, generated));
         m_step->setValue(atEnd ? m_step->maximum() : keep);
     }
     showStep();
@@ -110,17 +131,17 @@ void GenerationView::showStep()
 {
     const auto* r = dynamic_cast<const GenerationResult*>(result().get());
     auto* title = qobject_cast<QCPTextElement*>(m_barPlot->plotLayout()->element(0, 0));
+    if (r && r->encoderDecoder) {
+        m_note->setText(tr("The sentence is the source; the decoder writes after its start token under its causal mask. "
+                           "Each row is the cross-attention of the position that chose the token. Rows appear as the step moves."));
+        showWrittenStep(*r);
+        return;
+    }
+    m_note->setText(tr("Blue: the step's weights on the keys a KV cache holds; grey: keys the window drops."));
     const Generation* g = r ? &r->generation : nullptr;
     const HeadSelection focus = document()->focus();
     if (!g || g->generated() < 1 || focus.layer >= g->trace.layers || focus.head >= g->trace.heads) {
-        m_stepLabel->setText(QString());
-        m_text->setText(QString());
-        m_timeline->setMatrix(Matrix(), MatrixPlot::Scale::Probability);
-        m_timeline->setTitle(QString());
-        m_kept->data()->clear();
-        m_dropped->data()->clear();
-        if (title) title->setText(QString());
-        m_barPlot->replot(QCustomPlot::rpQueuedReplot);
+        clearPlots();
         return;
     }
     const int P = g->promptLength, N = g->generated(), T = P + N;
@@ -166,6 +187,79 @@ void GenerationView::showStep()
     m_barPlot->xAxis->setRange(-0.6, p + 0.4);
     if (title)
         title->setText(tr("Step %1 · '%2' · cache: %3 of %4 keys").arg(k).arg(m_labels[p]).arg(held).arg(p + 1));
+    m_barPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void GenerationView::clearPlots()
+{
+    auto* title = qobject_cast<QCPTextElement*>(m_barPlot->plotLayout()->element(0, 0));
+    m_stepLabel->setText(QString());
+    m_text->setText(QString());
+    m_timeline->setMatrix(Matrix(), MatrixPlot::Scale::Probability);
+    m_timeline->setTitle(QString());
+    m_kept->data()->clear();
+    m_dropped->data()->clear();
+    if (title) title->setText(QString());
+    m_barPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// An encoder–decoder's step: the alignment so far and the step's cross-attention row over the source.
+void GenerationView::showWrittenStep(const GenerationResult& r)
+{
+    const TokenGeneration& g = r.written;
+    HeadSelection focus = document()->focus();
+    focus.layer = std::min(focus.layer, g.layers - 1);  // the focus names an encoder layer
+    const int N = g.generated(), S = static_cast<int>(g.source.size());
+    if (N < 1 || focus.head >= g.heads) {
+        clearPlots();
+        return;
+    }
+    const int k = std::clamp(m_step->value(), 1, N);
+    const GenerationStep& step = g.steps[std::size_t(k - 1)];
+    m_stepLabel->setText(tr("then step %1 of %2").arg(k).arg(N));
+    const QStringList written = tokenLabels(r.tokens), source = tokenLabels(r.source);
+
+    // The output so far, the step's token in bold, and what the model weighed it against.
+    QString html = written.front().toHtmlEscaped() + QStringLiteral(" → ");
+    for (int t = 1; t <= N; ++t) {
+        const QString word = written[t].toHtmlEscaped();
+        if (t == k) html += QStringLiteral("<b style=\"color:#3b528b\">[%1]</b> ").arg(word);
+        else if (t < k) html += QStringLiteral("<span style=\"color:#3b528b\">%1</span> ").arg(word);
+        else html += QStringLiteral("<span style=\"color:#999999\">%1</span> ").arg(word);
+    }
+    QStringList candidates;
+    for (const NextToken& c : step.candidates)
+        candidates << QStringLiteral("%1 %2").arg(QString::fromStdString(c.token).toHtmlEscaped()).arg(c.p, 0, 'f', 3);
+    html += QStringLiteral("<br><span style=\"color:#555555\">%1</span>").arg(tr("Step %1's candidates: %2").arg(k).arg(candidates.join(QStringLiteral(" · "))));
+    m_text->setText(html);
+
+    // The alignment: written tokens (rows) × source tokens (columns), the rows after the step not yet written.
+    Matrix rows(N, S);
+    for (int i = 0; i < N; ++i) {
+        const Eigen::RowVectorXf& row = g.steps[std::size_t(i)].attention[std::size_t(focus.layer * g.heads + focus.head)];
+        if (i < k) rows.row(i) = row;
+        else rows.row(i).setConstant(-std::numeric_limits<float>::infinity());
+    }
+    m_timeline->setMatrix(rows, MatrixPlot::Scale::Probability, written.mid(1, N), source);
+    m_timeline->setHighlight(QRect(0, k - 1, S, 1));
+    m_timeline->setTitle(tr("Decoder layer %1 · head %2 · cross-attention of each written token over the source").arg(focus.layer).arg(focus.head));
+
+    QVector<double> keys, weights;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const Eigen::RowVectorXf& row = step.attention[std::size_t(focus.layer * g.heads + focus.head)];
+    const int spacing = std::max(1, (S + 40) / 40);
+    for (int j = 0; j < S; ++j) {
+        keys << j;
+        weights << double(row[j]);
+        if (j % spacing == 0) ticker->addTick(j, source[j]);
+    }
+    m_kept->setData(keys, weights, true);
+    m_dropped->data()->clear();
+    m_dropped->setVisible(false);
+    m_barPlot->xAxis->setTicker(ticker);
+    m_barPlot->xAxis->setRange(-0.6, S - 0.4);
+    if (auto* title = qobject_cast<QCPTextElement*>(m_barPlot->plotLayout()->element(0, 0)))
+        title->setText(tr("Step %1 · '%2' · its cross-attention over the source").arg(k).arg(written[k]));
     m_barPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 

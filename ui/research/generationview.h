@@ -3,8 +3,13 @@
 // them. For the step chosen, the new token's row of attention in the focused head over everything before
 // it, with the keys a streaming KV cache would still hold under the window and sinks settings told apart
 // from the ones it would have dropped; above it, every generated token's row as a heatmap.
+//
+// With an encoder–decoder model (BART) the sentence is the source and the model translates or rewrites it:
+// the heatmap is the alignment, each written token's cross-attention row over the source (the row of the
+// position that chose it), built row by row as the slider moves, and the step's candidates are listed.
 #include <QString>
 
+#include "model/generate.h"
 #include "research/generation.h"
 #include "research/researchview.h"
 
@@ -18,8 +23,11 @@ namespace attnscope {
 class MatrixPlot;
 
 struct GenerationResult : ResearchResult {
-    Generation generation;
+    Generation generation;            // a decoder's
     std::vector<std::string> tokens;  // (T) as the model's tokenizer shows them
+    bool encoderDecoder = false;
+    TokenGeneration written;          // an encoder–decoder's: the source, the decoder input and each step
+    std::vector<std::string> source;  // (S) the source tokens as the encoder read them
 };
 
 class GenerationView : public ResearchView {
@@ -43,11 +51,14 @@ protected:
 
 private:
     void showStep();
+    void showWrittenStep(const GenerationResult& r);
+    void clearPlots();
 
     QSpinBox* m_count;
     QSlider* m_step;
     QLabel* m_stepLabel;
     QLabel* m_text;
+    QLabel* m_note;
     MatrixPlot* m_timeline;
     QCustomPlot* m_barPlot;
     QCPBars* m_kept;

@@ -97,7 +97,7 @@ def seeds_config():
     write("config", "giant-numbers", '{"n_layer":1e400,"n_head":99999999999999999999999,"n_embd":-1,"vocab_size":2147483648,"n_positions":1}')
     write("config", "eps-huge", dict_json(TINY, layer_norm_epsilon=1e300))
     write("config", "eps-string", dict_json(TINY, layer_norm_epsilon="small"))
-    write("config", "activation-unknown", dict_json(TINY, activation_function="swish"))
+    write("config", "activation-unknown", dict_json(TINY, activation_function="mish"))
     write("config", "heads-not-dividing", dict_json(TINY, n_head=3))
     write("config", "product-too-big", dict_json(TINY, n_layer=256, n_embd=16384, n_head=128, vocab_size=1 << 20))
     write("config", "deep-nesting", '{"n_layer":' + "[" * 200 + "]" * 200 + "}")

@@ -19,6 +19,7 @@ packages=(
   libpcre2-dev                     # GPT-2's pre-tokenisation pattern with Unicode classes
   libutf8proc-dev                  # Unicode normalisation (NFC) and categories for tokenizer.json pipelines
   libicu-dev                       # BERT's WordPiece: Unicode categories, lower-casing and NFD for accent stripping
+  libsentencepiece-dev             # Marian's source.spm / target.spm, read by the real SentencePiece library
   libcli11-dev                     # attnscope-cli's subcommands and per-command --help (header-only)
 )
 export DEBIAN_FRONTEND=noninteractive

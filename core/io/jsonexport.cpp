@@ -21,7 +21,7 @@ nlohmann::ordered_json modelInfo(const Model& model)
     j["d_ff"] = c.dFF;
     j["vocab_size"] = c.vocabSize;
     j["context_length"] = c.contextLength;
-    j["positional"] = std::string(toString(c.positional));
+    j["positional"] = c.fixedPositions ? std::string("sinusoidal") : std::string(toString(c.positional));
     j["norm"] = std::string(toString(c.norm));
     j["normalization"] = std::string(toString(c.normKind));
     j["activation"] = std::string(toString(c.activation));

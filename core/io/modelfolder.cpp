@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/bartloader.h"
 #include "io/bertloader.h"
+#include "io/encoderdecoderloader.h"
 #include "io/gpt2loader.h"
 #include "io/llamaloader.h"
 #include "io/wordmodel.h"
@@ -47,10 +47,10 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
     if (*type == "bert" || *type == "distilbert") return loadBertFolder(folder, *type);
     if (*type == "llama" || *type == "qwen2" || *type == "mistral") return loadLlamaFolder(folder);
     if (*type == "attnscope") return loadWordModelFolder(folder);
-    if (*type == "bart") return loadBartFolder(folder);
+    if (*type == "bart" || *type == "marian") return loadEncoderDecoderFolder(folder, *type);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
                    "; AttnScope opens GPT-2 (model_type \"gpt2\"), BERT-family (\"bert\", \"distilbert\"), "
-                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), BART (\"bart\") and its own trained models (\"attnscope\").");
+                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), BART and Marian encoder–decoders (\"bart\", \"marian\") and its own trained models (\"attnscope\").");
 }
 
 } // namespace attnscope

@@ -85,6 +85,7 @@ Status parseActivation(const nlohmann::json& value, const std::string& file, con
     if (a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast") out = Activation::GeluTanh;
     else if (a == "gelu") out = Activation::GeluErf;
     else if (a == "relu") out = Activation::Relu;
+    else if (a == "swish" || a == "silu") out = Activation::Silu;
     else return Status::failure(file + " asks for the " + key + " \"" + a + "\", which AttnScope does not implement.");
     return {};
 }

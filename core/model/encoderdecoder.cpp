@@ -138,9 +138,11 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
         h.row(t) = dec.tokenEmbedding.row(target[std::size_t(t)]);
         if (pos) h.row(t) += pos->row(t);
     }
-    Matrix normed(T, D);
-    layerNorm(h, dec.embNormGain, dec.embNormBias, c.layerNormEps, normed);
-    h = normed;
+    if (dec.embNormGain.size() > 0) {  // BART normalises the summed embeddings; Marian does not
+        Matrix normed(T, D);
+        layerNorm(h, dec.embNormGain, dec.embNormBias, c.layerNormEps, normed);
+        h = normed;
+    }
 
     for (int l = 0; l < L; ++l) {
         const DecoderLayer& layer = dec.stack[std::size_t(l)];

@@ -1,5 +1,5 @@
 #pragma once
-// Encoder–decoder transformers, the architecture of "Attention Is All You Need" (BART today): the source
+// Encoder–decoder transformers, the architecture of "Attention Is All You Need" (BART, Marian): the source
 // runs once through the encoder, a bidirectional stack; the decoder runs on the target prefix, and each of
 // its blocks has three sublayers: masked self-attention over the target, cross-attention whose queries come
 // from the target and whose keys and values come from the encoder's final output, and the feed-forward
@@ -47,7 +47,7 @@ struct DecoderStack {
     Activation activation = Activation::GeluErf;
     Matrix tokenEmbedding;   // (V, D) already multiplied by the embedding scale
     Matrix positionEmbedding;  // (C, D) row p for target position p (a checkpoint's offset already removed)
-    RowVector embNormGain, embNormBias;  // (D) the norm on the summed embeddings
+    RowVector embNormGain, embNormBias;  // (D) the norm on the summed embeddings; empty when there is none
     std::vector<DecoderLayer> stack;     // L entries
     Matrix unembedding;      // (V, D) the LM head (the unscaled shared embedding when tied)
     RowVector logitsBias;    // (V) added to the logits; empty when the checkpoint has none

@@ -110,6 +110,7 @@ void activate(Activation kind, Eigen::Ref<Matrix> m)
     case Activation::GeluErf: m = m.unaryExpr(&gelu_erf); break;
     case Activation::Relu: m = m.cwiseMax(0.0f); break;
     case Activation::SwiGlu: assert(!"SwiGLU is gated; feedForward applies it"); break;
+    case Activation::Silu: m = (m.array() / (1.0f + (-m.array()).exp())).matrix(); break;
     }
 }
 

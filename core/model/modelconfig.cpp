@@ -89,6 +89,7 @@ std::string_view toString(Activation activation)
     case Activation::GeluErf: return "gelu-erf";
     case Activation::Relu: return "relu";
     case Activation::SwiGlu: return "swiglu";
+    case Activation::Silu: return "silu";
     }
     return "relu";
 }

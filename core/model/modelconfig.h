@@ -12,7 +12,8 @@ enum class PositionalKind { Learned, Sinusoidal, None, Rotary };  // Rotary: q a
 enum class NormPlacement { PreLN, PostLN };  // GPT-2 is pre-LN; BERT-style encoders are post-LN
 enum class NormKind { LayerNorm, RmsNorm };   // RmsNorm: x / rms(x) * gain, no mean, no bias (Llama)
 // SwiGlu is a gated feed-forward: (silu(x W_1) * (x W_3)) W_2, with W_1 the gate and W_3 the up projection.
-enum class Activation { GeluTanh, GeluErf, Relu, SwiGlu };
+// Silu (swish) is x * sigmoid(x) on its own, ungated (Marian).
+enum class Activation { GeluTanh, GeluErf, Relu, SwiGlu, Silu };
 
 // Rotary position embedding (RoPE): dimension pair i of a head, (i, i + Dh/2) in the rotate-half layout,
 // turns by position * inverse frequency i, where inverse frequency i = theta^(-2i/Dh), rescaled for long
@@ -48,6 +49,7 @@ struct ModelConfig {
     NormKind normKind = NormKind::LayerNorm;
     RopeConfig rope;           // used when positional is Rotary
     bool tiedEmbeddings = true;  // the unembedding is the token embedding (GPT-2); false: its own matrix
+    bool fixedPositions = false;   // the Learned table is a fixed sinusoid the checkpoint ships (Marian), not learned
     std::vector<int> endTokenIds;  // generation stops at any of these (config.json's eos_token_id); empty: none known
 
     // Hkv, the key/value heads: query head h reads key/value head h / (H / Hkv) (grouped-query attention).

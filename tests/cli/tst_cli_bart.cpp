@@ -13,6 +13,7 @@
 #include "model/encoderdecoder.h"
 #include "model/generate.h"
 #include "tinybart.h"
+#include "tinymarian.h"
 
 using namespace attnscope;
 
@@ -150,6 +151,25 @@ private slots:
         QCOMPARE(clitest::runCli({"generate", "--model", m_bart, "--text", "the cat"}).exitCode, 2);
         QCOMPARE(clitest::runCli({"generate", "--source", "the cat"}).exitCode, 2);
         QCOMPARE(clitest::runCli({"generate", "--text", "the cat", "--max-new-tokens", "0"}).exitCode, 2);
+    }
+
+    // A Marian folder through the same commands: its fixed sinusoidal positions, SentencePiece tokens with
+    // </s> after the source, and the decoder starting from <pad>.
+    void marianThroughTheCli()
+    {
+        const QString marian = QString::fromStdString(tinymarian::writeFolder(m_tmp, "tiny-marian"));
+        const nlohmann::json info = run({"info", "--model", marian});
+        QCOMPARE(info.value("architecture", ""), std::string("marian"));
+        QCOMPARE(info.value("positional", ""), std::string("sinusoidal"));
+        QCOMPARE(info.value("activation", ""), std::string("silu"));
+        QCOMPARE(info.value("tokenizer", ""), std::string("sentencepiece"));
+        const nlohmann::json j = run({"attention", "--model", marian, "--source", "the cat sat", "--text", "lo mi"});
+        QVERIFY(!j.is_null());
+        QCOMPARE(j.at("source_tokens").back().get<std::string>(), std::string("</s>"));
+        QCOMPARE(j.at("token_ids")[0].get<int>(), tinymarian::padId());
+        QCOMPARE(j.at("cross_attention")[1][1].size(), j.at("tokens").size());
+        const nlohmann::json g = run({"generate", "--model", marian, "--source", "the cat sat", "--max-new-tokens", "3"});
+        QVERIFY(!g.at("steps").empty());
     }
 
     void tokenizeSource()

@@ -9,6 +9,10 @@
 //   decoder      x = LN(x + causal self-attention(x)); x = LN(x + cross-attention(x, encoder output));
 //                x = LN(x + fc2(gelu(fc1(x))))
 //   next token   softmax(last decoder row . lm_head rows + final_logits_bias)
+// With Options::marian the same blocks run as Hugging Face's MarianMTModel runs them, with three changes:
+//   embeddings   token row times sqrt(D) + sinusoidal position row p (no offset), computed here from the
+//                formula rather than read from the file, and no layernorm_embedding in either stack
+//   feed-forward swish, x sigmoid(x), in place of GELU
 // Blocked source positions are keys no query may read, in the encoder's self-attention and in every
 // decoder layer's cross-attention, as Hugging Face applies the encoder's attention mask in both.
 //
@@ -40,7 +44,24 @@ struct Options {
     std::string prefix = "model.";    // "" for the bare names a BartModel saves
     bool scaleEmbedding = false;
     bool separateHead = false;        // lm_head.weight instead of the shared embeddings
+    bool marian = false;              // Marian's embeddings and activation (see the top); implies scaleEmbedding
 };
+
+// Marian's fixed position row p (MarianSinusoidalPositionalEmbedding): for j < D / 2 the angle is
+// p / 10000^(2j / D); column j holds its sine and column D / 2 + j its cosine.
+inline std::vector<double> marianPosition(std::size_t p, std::size_t D)
+{
+    const std::size_t half = D / 2;
+    std::vector<double> row(D, 0.0);
+    for (std::size_t j = 0; j < half; ++j) {
+        const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * static_cast<double>(j) / static_cast<double>(D));
+        row[j] = std::sin(angle);
+        row[half + j] = std::cos(angle);
+    }
+    return row;
+}
+
+inline double silu(double v) { return v / (1.0 + std::exp(-v)); }
 
 struct Result {
     std::vector<std::vector<Rows>> encoder, decoderSelf, cross;  // [layer][head]: (S, S), (T, T), (T, S)
@@ -109,20 +130,31 @@ inline Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, in
     const std::string& base = opt.prefix;
     auto get = [&](const std::string& name) { return ck.get(base + name); };
     const bool hasShared = hasTensor(ck, base + "shared.weight");
-    const std::size_t D = get("encoder.layernorm_embedding.weight").size();
+    // d_model from a norm every file of the family has: Marian has no layernorm_embedding.
+    const std::size_t D = !opt.marian            ? get("encoder.layernorm_embedding.weight").size()
+                          : encoderLayers > 0 ? get("encoder.layers.0.self_attn_layer_norm.weight").size()
+                                              : get("decoder.layers.0.self_attn_layer_norm.weight").size();
     const std::size_t Dh = D / static_cast<std::size_t>(heads);
     const double multiplier = (opt.sqrtScaling ? 1.0 / std::sqrt(static_cast<double>(Dh)) : 1.0) / opt.temperature;
 
     // Token rows times the embedding scale, plus learned positions offset by two, then layernorm_embedding.
+    // Marian: scaled token rows plus the sinusoid at row p, and nothing after.
     // The token table: each stack reads its own embed_tokens, falling back to "shared". Hugging Face saves
     // all three with the same values (the stacks hold shared's parameter), so the choice only shows when a
     // test makes them differ.
     auto embed = [&](const std::string& stack, const std::vector<int>& ids) {
         const std::vector<double> tokens =
             hasTensor(ck, base + stack + ".embed_tokens.weight") ? get(stack + ".embed_tokens.weight") : get("shared.weight");
-        const std::vector<double> positions = get(stack + ".embed_positions.weight");
-        const double scale = opt.scaleEmbedding ? std::sqrt(static_cast<double>(D)) : 1.0;
+        const double scale = opt.scaleEmbedding || opt.marian ? std::sqrt(static_cast<double>(D)) : 1.0;
         Rows x(ids.size(), std::vector<double>(D));  // (S or T, D)
+        if (opt.marian) {
+            for (std::size_t t = 0; t < ids.size(); ++t) {
+                const std::vector<double> position = marianPosition(t, D);
+                for (std::size_t d = 0; d < D; ++d) x[t][d] = tokens[static_cast<std::size_t>(ids[t]) * D + d] * scale + position[d];
+            }
+            return x;
+        }
+        const std::vector<double> positions = get(stack + ".embed_positions.weight");
         for (std::size_t t = 0; t < ids.size(); ++t)
             for (std::size_t d = 0; d < D; ++d)
                 x[t][d] = tokens[static_cast<std::size_t>(ids[t]) * D + d] * scale + positions[(t + kPositionOffset) * D + d];
@@ -150,7 +182,7 @@ inline Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, in
     auto feedForward = [&](Rows& x, const std::string& p) {
         Rows hidden = bertref::linear(x, get(p + "fc1.weight"), get(p + "fc1.bias"));  // (rows, F)
         for (auto& row : hidden)
-            for (double& u : row) u = bertref::gelu(u);
+            for (double& u : row) u = opt.marian ? silu(u) : bertref::gelu(u);
         addInPlace(x, bertref::linear(hidden, get(p + "fc2.weight"), get(p + "fc2.bias")));
         x = gpt2ref::layerNorm(x, get(p + "final_layer_norm.weight"), get(p + "final_layer_norm.bias"), kEps);
     };

@@ -52,6 +52,7 @@ inline double activation(Activation kind, double x)
     case Activation::GeluErf: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     case Activation::Relu: return x > 0 ? x : 0.0;
     case Activation::SwiGlu: break;  // gated, Llama-family only: llamareference.h checks it
+    case Activation::Silu: return x / (1.0 + std::exp(-x));
     }
     return x;
 }

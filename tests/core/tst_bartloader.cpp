@@ -3,7 +3,9 @@
 // and shares no code with the core: the encoder's self-attention, the decoder's masked self-attention, the
 // cross-attention and the next-token probabilities, within 1e-4, for tied and separate heads, scaled
 // embeddings, bare and wrapped tensor names, and under every setting that changes them (mask, √dₖ,
-// temperature, blocked source keys). Then the special tokens and one row per kind of bad folder.
+// temperature, blocked source keys). Then the special tokens and one row per kind of bad folder. Marian
+// (tests/core/tinymarian.h, with SentencePiece models trained by the test) against the same reference in its
+// Marian mode: sinusoidal positions, no embedding norm, swish, SentencePiece ids through vocab.json.
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -17,13 +19,16 @@
 #include "io/safetensors.h"
 #include "model/encoderdecoder.h"
 #include "model/forward.h"
+#include "io/encoderdecoderloader.h"
 #include "tinybart.h"
+#include "tinymarian.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
 Q_DECLARE_METATYPE(tinybart::Options)
+Q_DECLARE_METATYPE(tinymarian::Options)
 
 namespace {
 
@@ -259,7 +264,7 @@ private slots:
         row("heads not dividing d_model", "config:encoder_attention_heads=3", "config.json", "not divisible");
         row("mBART's pre-LN", "config:normalize_before=true", "pre-LN", "config.json");
         row("start token outside", "config:decoder_start_token_id=100000", "decoder_start_token_id is 100000", "outside");
-        row("unknown activation", "config:activation_function=\"swish\"", "swish", "config.json");
+        row("unknown activation", "config:activation_function=\"mish\"", "mish", "config.json");
         row("scale_embedding a string", "config:scale_embedding=\"yes\"", "scale_embedding", "config.json");
         row("cross-attention tensor missing", "drop model.decoder.layers.1.encoder_attn.k_proj.bias",
             "decoder.layers.1.encoder_attn.k_proj.bias", "missing");
@@ -289,6 +294,123 @@ private slots:
         }
         const fs::path dir = tinybart::writeFolder(m_tmp, "bad", t);
         fixture::applyFolderChange(dir, c, tinybart::config(V, {}));
+        Result<ModelPtr> r = loadModel(dir.string());
+        fs::remove_all(dir);
+        QVERIFY(!r);
+        QVERIFY2(r.error().find(expected1) != std::string::npos, r.error().c_str());
+        QVERIFY2(r.error().find(expected2) != std::string::npos, r.error().c_str());
+    }
+
+    void marianMatchesReference_data()
+    {
+        QTest::addColumn<tinymarian::Options>("options");
+        QTest::addColumn<bool>("causal");
+        QTest::addColumn<std::vector<int>>("blocked");
+        tinymarian::Options wrapped, bare;
+        bare.wrapped = false;
+        bare.seed = 29;
+        QTest::newRow("wrapped") << wrapped << true << std::vector<int>{};
+        QTest::newRow("bare names") << bare << true << std::vector<int>{};
+        QTest::newRow("no causal mask, blocked source keys") << wrapped << false << std::vector<int>{0, 2};
+    }
+    void marianMatchesReference()
+    {
+        QFETCH(tinymarian::Options, options);
+        QFETCH(bool, causal);
+        QFETCH(std::vector<int>, blocked);
+        const std::string dir = tinymarian::writeFolder(m_tmp, std::string("marian ") + QTest::currentDataTag(), options);
+        Result<ModelPtr> model = loadModel(dir);
+        QVERIFY2(model, model ? "" : model.error().c_str());
+        QCOMPARE((*model)->config.architecture, std::string("marian"));
+        QVERIFY((*model)->config.activation == Activation::Silu);
+        // SentencePiece's pieces through vocab.json, </s> after the source; the decoder starts from <pad>.
+        Result<TokenizedText> source = encodeSource(**model, kSource), target = encodeTarget(**model, "lo mi ta");
+        QVERIFY(source && target);
+        std::vector<int> expectedSource = tinymarian::encode(kSource);
+        expectedSource.push_back(tinymarian::eosId());
+        QCOMPARE(source->ids, expectedSource);
+        std::vector<int> expectedTarget = {tinymarian::padId()};
+        for (int id : tinymarian::encode("lo mi ta", tinymarian::Side::Target)) expectedTarget.push_back(id);
+        QCOMPARE(target->ids, expectedTarget);
+        QCOMPARE(source->tokens.front(), tinymarian::split(kSource).front());
+
+        AttentionSettings s;
+        s.mask = causal ? MaskKind::Causal : MaskKind::None;
+        s.blockedKeys = blocked;
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, source->ids, target->ids, s, true, trace).ok());
+        const gpt2ref::Checkpoint ck((fs::path(dir) / "model.safetensors").string());
+        bartref::Options ro;
+        ro.marian = true;
+        ro.causal = causal;
+        ro.blockedSource = blocked;
+        ro.prefix = options.wrapped ? "model." : "";
+        const bartref::Result ref = bartref::run(ck, tinymarian::kEncL, tinymarian::kDecL, tinymarian::kH, source->ids, target->ids, ro);
+        const int H = tinymarian::kH;
+        const double enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
+                     cross = worst(trace.crossAttention, ref.cross, H);
+        QVERIFY2(enc < 1e-4 && self < 1e-4 && cross < 1e-4, qPrintable(QString("encoder %1, self %2, cross %3").arg(enc).arg(self).arg(cross)));
+        const std::vector<double> p = softmax(trace.nextLogits);
+        double worstP = 0.0;
+        for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
+        QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
+    }
+
+    // The stored table is what the model adds; without one, the loader computes the same sinusoid.
+    void marianPositionsWithoutTheStoredTable()
+    {
+        const int V = tinymarian::vocabularySize();
+        std::vector<NamedTensor> t = tinymarian::tensors(V, {});
+        std::erase_if(t, [](const NamedTensor& x) { return x.name.ends_with("embed_positions.weight"); });
+        Result<ModelPtr> computed = loadModel(tinymarian::writeFolder(m_tmp, "marian-computed", t));
+        Result<ModelPtr> stored = loadModel(tinymarian::writeFolder(m_tmp, "marian-stored"));
+        QVERIFY2(computed, computed ? "" : computed.error().c_str());
+        QVERIFY(stored);
+        QVERIFY(((*computed)->weights.positionEmbedding - (*stored)->weights.positionEmbedding).cwiseAbs().maxCoeff() < 1e-6f);
+        const std::vector<float> table = tinymarian::positionTable(tinymarian::kC, tinymarian::kD);
+        QCOMPARE(marianPositionTable(tinymarian::kC, tinymarian::kD)(5, 1), table[5 * tinymarian::kD + 1]);
+    }
+
+    void marianBadFolders_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<std::string>("expected1");
+        QTest::addColumn<std::string>("expected2");
+        auto row = [](const char* name, const char* change, const char* e1, const char* e2) {
+            QTest::newRow(name) << QString(change) << std::string(e1) << std::string(e2);
+        };
+        row("source.spm missing", "rm source.spm", "no source.spm", "vocab.json, source.spm and target.spm");
+        row("target.spm not a model", "write target.spm:not a protobuf", "target.spm", "could not be loaded");
+        row("vocab.json ids with a gap", "write vocab.json:{\"</s>\":0,\"<unk>\":5}", "vocab.json", "ids must be whole numbers");
+        row("vocab.json without <unk>", "write vocab.json:{\"</s>\":0,\"a\":1}", "vocab.json", "no \"<unk>\"");
+        row("vocab.json one id twice", "write vocab.json:{\"</s>\":0,\"<unk>\":0}", "vocab.json", "more than one piece");
+        row("separate decoder vocabulary", "config:share_encoder_decoder_embeddings=false", "config.json", "vocabulary of its own");
+        row("decoder_vocab_size differs", "config:decoder_vocab_size=10", "config.json", "vocabulary of its own");
+        row("pad_token_id missing", "config:pad_token_id=-", "config.json", "pad_token_id");
+        row("unknown activation", "config:activation_function=\"mish\"", "mish", "config.json");
+        row("position table of the wrong length", "positions", "embed_positions", "implies [32, 8]");
+    }
+    void marianBadFolders()
+    {
+        QFETCH(QString, change);
+        QFETCH(std::string, expected1);
+        QFETCH(std::string, expected2);
+        const int V = tinymarian::vocabularySize();
+        std::vector<NamedTensor> t = tinymarian::tensors(V, {});
+        const std::string c = change.toStdString();
+        if (c == "positions")
+            for (NamedTensor& x : t)
+                if (x.name == "model.encoder.embed_positions.weight") {
+                    x.shape = {tinymarian::kC - 2, tinymarian::kD};
+                    x.values.resize(std::size_t((tinymarian::kC - 2) * tinymarian::kD));
+                }
+        const fs::path dir = tinymarian::writeFolder(m_tmp, "bad-marian", t);
+        if (c.starts_with("write ")) {
+            const std::string rest = c.substr(6);
+            fixture::writeText(dir / rest.substr(0, rest.find(':')), rest.substr(rest.find(':') + 1));
+        } else {
+            fixture::applyFolderChange(dir, c, tinymarian::config(V, {}));
+        }
         Result<ModelPtr> r = loadModel(dir.string());
         fs::remove_all(dir);
         QVERIFY(!r);

@@ -336,7 +336,7 @@ private slots:
         row("vocab_size past 2^31", "config:vocab_size=99999999999", "config.json", "absurd");
         row("type_vocab_size zero", "config:type_vocab_size=0", "type_vocab_size is 0", "config.json");
         row("relative positions", "config:position_embedding_type=\"relative_key\"", "relative_key", "absolute");
-        row("unknown activation", "config:hidden_act=\"swish\"", "swish", "config.json");
+        row("unknown activation", "config:hidden_act=\"mish\"", "mish", "config.json");
         row("eps a string", "config:layer_norm_eps=\"tiny\"", "layer_norm_eps", "not a number");
         row("tensor missing", "drop bert.encoder.layer.1.output.dense.bias", "'encoder.layer.1.output.dense.bias' is missing", "model.safetensors");
         row("segment table missing", "drop bert.embeddings.token_type_embeddings.weight", "token_type_embeddings", "missing");

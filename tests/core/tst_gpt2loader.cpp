@@ -387,7 +387,7 @@ private slots:
         QTest::newRow("n_layer a string") << "config:n_layer=\"12\"" << std::string("config.json") << std::string("not a whole number");
         QTest::newRow("n_head missing") << "config:n_head=-" << std::string("config.json") << std::string("no \"n_head\"");
         QTest::newRow("d_model not divisible by heads") << "config:n_head=3" << std::string("config.json") << std::string("not divisible");
-        QTest::newRow("unknown activation") << "config:activation_function=\"swish\"" << std::string("config.json") << std::string("swish");
+        QTest::newRow("unknown activation") << "config:activation_function=\"mish\"" << std::string("config.json") << std::string("mish");
         QTest::newRow("tensor missing") << "drop h.1.mlp.c_fc.bias" << std::string("'h.1.mlp.c_fc.bias' is missing") << std::string("model.safetensors");
         QTest::newRow("tensor of the wrong shape for config") << "config:n_positions=32" << std::string("wpe.weight") << std::string("has shape [16, 8] but config.json implies [32, 8]");
         QTest::newRow("truncated safetensors") << "truncate" << std::string("model.safetensors") << std::string("outside");

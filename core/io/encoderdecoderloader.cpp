@@ -1,4 +1,4 @@
-#include "io/bartloader.h"
+#include "io/encoderdecoderloader.h"
 
 #include <cassert>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "model/encoderdecoder.h"
 #include "text/bpetokenizer.h"
 #include "text/filetext.h"
+#include "text/sentencepiecetokenizer.h"
 #include "text/specialtokens.h"
 
 namespace attnscope {
@@ -23,14 +24,15 @@ namespace {
 constexpr int kPositionOffset = 2;
 
 struct BartConfig {
-    ModelConfig encoder;  // architecture "bart"
+    ModelConfig encoder;  // architecture "bart" or "marian"
+    bool marian = false;
     int decoderLayers = 0, decoderFF = 0;
     bool scaleEmbedding = false;
     bool tied = true;
     int bos = 0, eos = 2, decoderStart = 2;
 };
 
-Result<BartConfig> readBartConfig(const std::string& configPath)
+Result<BartConfig> readBartConfig(const std::string& configPath, const std::string& modelType)
 {
     using R = Result<BartConfig>;
     const std::string file = "'" + configPath + "'";
@@ -39,11 +41,19 @@ Result<BartConfig> readBartConfig(const std::string& configPath)
     const nlohmann::json& j = *parsed;
 
     BartConfig b;
+    b.marian = modelType == "marian";
     ModelConfig& c = b.encoder;
-    c.architecture = "bart";
+    c.architecture = modelType;
+    c.fixedPositions = b.marian;
     c.positional = PositionalKind::Learned;
     c.norm = NormPlacement::PostLN;
-    c.activation = Activation::GeluErf;
+    // The defaults of each family's config class: BART GELU, Marian swish with √D-scaled embeddings and
+    // </s> as id 0 (its decoder starts from <pad>, which the config names).
+    c.activation = b.marian ? Activation::Silu : Activation::GeluErf;
+    if (b.marian) {
+        b.eos = 0;
+        b.scaleEmbedding = true;
+    }
     c.layerNormEps = 1e-5f;  // BART's norms use PyTorch's default
     c.causal = false;
     int decoderHeads = 0;
@@ -63,15 +73,23 @@ Result<BartConfig> readBartConfig(const std::string& configPath)
     size("decoder_ffn_dim", b.decoderFF);
     size("vocab_size", c.vocabSize);
     size("max_position_embeddings", c.contextLength);
-    size("bos_token_id", b.bos, false);
+    if (!b.marian) size("bos_token_id", b.bos, false);
     size("eos_token_id", b.eos, false);
-    size("decoder_start_token_id", b.decoderStart, false);
+    if (b.marian) size("pad_token_id", b.decoderStart, true);
+    size("decoder_start_token_id", b.decoderStart, b.marian);
     flag("scale_embedding", b.scaleEmbedding);
     flag("tie_word_embeddings", b.tied);
     bool normalizeBefore = false, finalNorm = false;
     flag("normalize_before", normalizeBefore);
     flag("add_final_layer_norm", finalNorm);
+    bool shared = true;
+    flag("share_encoder_decoder_embeddings", shared);
+    int decoderVocab = c.vocabSize;
+    size("decoder_vocab_size", decoderVocab, false);
     if (!problem.ok()) return R::fail(problem.error);
+    if (!shared || decoderVocab != c.vocabSize)
+        return R::fail(file + " gives the decoder a vocabulary of its own (share_encoder_decoder_embeddings false or a "
+                              "decoder_vocab_size of its own); AttnScope opens models whose two stacks share one.");
     if (normalizeBefore || finalNorm)
         return R::fail(file + " describes a pre-LN variant (normalize_before or add_final_layer_norm, as mBART has); "
                               "AttnScope opens BART's post-LN layout only.");
@@ -87,7 +105,8 @@ Result<BartConfig> readBartConfig(const std::string& configPath)
     if (b.decoderLayers < 1 || b.decoderLayers > 1024 || b.decoderFF < 1 || b.decoderFF > (1 << 20))
         return R::fail("in " + file + ", the decoder's sizes (decoder_layers " + std::to_string(b.decoderLayers) +
                        ", decoder_ffn_dim " + std::to_string(b.decoderFF) + ") are not usable.");
-    for (auto [name, id] : {std::pair{"bos_token_id", b.bos}, {"eos_token_id", b.eos}, {"decoder_start_token_id", b.decoderStart}})
+    for (auto [name, id] : {std::pair{"bos_token_id", b.bos}, {"eos_token_id", b.eos},
+                            {b.marian ? "decoder_start_token_id (or pad_token_id)" : "decoder_start_token_id", b.decoderStart}})
         if (id < 0 || id >= c.vocabSize)
             return R::fail("in " + file + ", " + name + " is " + std::to_string(id) + ", outside the vocabulary of " +
                            std::to_string(c.vocabSize) + " tokens.");
@@ -97,7 +116,7 @@ Result<BartConfig> readBartConfig(const std::string& configPath)
 // Reads the tensors in the order the model needs them; the first problem wins.
 class BartReader {
 public:
-    explicit BartReader(TensorSource& src) : m_src(src) {}
+    BartReader(TensorSource& src, bool marian) : m_src(src), m_marian(marian) {}
 
     void step(Status status)
     {
@@ -128,12 +147,23 @@ public:
     {
         step(m_src.matrix({stack + ".embed_tokens.weight", "shared.weight"}, V, D, out));
     }
-    // The learned positions without BART's two leading rows.
+    // BART: the learned positions without the two leading rows. Marian: the stored sinusoidal table, which
+    // is what the model adds when the file has one, else the table computed the same way.
     void positions(const std::string& stack, Eigen::Index C, Eigen::Index D, Matrix& out)
     {
+        if (m_marian) {
+            if (m_src.has({stack + ".embed_positions.weight"})) step(m_src.matrix({stack + ".embed_positions.weight"}, C, D, out));
+            else out = marianPositionTable(static_cast<int>(C), static_cast<int>(D));
+            return;
+        }
         Matrix table;
         step(m_src.matrix({stack + ".embed_positions.weight"}, C + kPositionOffset, D, table));
         if (m_status.ok()) out = table.bottomRows(C);
+    }
+    // BART normalises the summed embeddings; Marian does not.
+    void embeddingNorm(const std::string& stack, Eigen::Index D, RowVector& gain, RowVector& bias)
+    {
+        if (!m_marian) norm(stack + ".layernorm_embedding", D, gain, bias);
     }
 
     void read(const BartConfig& config, ModelWeights& w, DecoderStack& dec)
@@ -144,7 +174,7 @@ public:
 
         embedding("encoder", V, D, w.tokenEmbedding);
         positions("encoder", C, D, w.positionEmbedding);
-        norm("encoder.layernorm_embedding", D, w.embLnGain, w.embLnBias);
+        embeddingNorm("encoder", D, w.embLnGain, w.embLnBias);
         w.layers.resize(static_cast<std::size_t>(c.layers));
         for (int i = 0; i < c.layers && m_status.ok(); ++i) {
             LayerWeights& l = w.layers[static_cast<std::size_t>(i)];
@@ -161,7 +191,7 @@ public:
 
         embedding("decoder", V, D, dec.tokenEmbedding);
         positions("decoder", C, D, dec.positionEmbedding);
-        norm("decoder.layernorm_embedding", D, dec.embNormGain, dec.embNormBias);
+        embeddingNorm("decoder", D, dec.embNormGain, dec.embNormBias);
         dec.stack.resize(static_cast<std::size_t>(dec.layers));
         for (int i = 0; i < dec.layers && m_status.ok(); ++i) {
             DecoderLayer& l = dec.stack[static_cast<std::size_t>(i)];
@@ -189,19 +219,67 @@ public:
 
 private:
     TensorSource& m_src;
+    bool m_marian;
     Status m_status;
 };
 
+// BART: GPT-2's byte-level BPE. Marian: one SentencePiece model per side and the shared vocab.json.
+struct Tokenizers {
+    std::shared_ptr<const Tokenizer> source, target;
+};
+
+Result<Tokenizers> readTokenizers(const fs::path& dir, const std::string& folder, bool marian)
+{
+    using R = Result<Tokenizers>;
+    std::error_code ec;
+    if (marian) {
+        for (const char* name : {"vocab.json", "source.spm", "target.spm"})
+            if (!fs::exists(dir / name, ec))
+                return R::fail("the model folder '" + folder + "' has no " + name +
+                               "; a Marian model needs vocab.json, source.spm and target.spm.");
+        Result<std::shared_ptr<const PieceVocabulary>> vocab = readPieceVocabulary((dir / "vocab.json").string());
+        if (!vocab) return R::fail(vocab.error());
+        Result<std::shared_ptr<const SentencePieceTokenizer>> source = SentencePieceTokenizer::open((dir / "source.spm").string(), *vocab);
+        if (!source) return R::fail(source.error());
+        Result<std::shared_ptr<const SentencePieceTokenizer>> target = SentencePieceTokenizer::open((dir / "target.spm").string(), *vocab);
+        if (!target) return R::fail(target.error());
+        return R::ok({*source, *target});
+    }
+    using TokenizerResult = Result<std::shared_ptr<const BpeTokenizer>>;
+    TokenizerResult tokenizer = TokenizerResult::fail("the model folder '" + folder +
+                                                      "' has no tokenizer: it needs vocab.json and merges.txt, or tokenizer.json.");
+    if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
+        tokenizer = BpeTokenizer::fromVocabAndMerges((dir / "vocab.json").string(), (dir / "merges.txt").string());
+    else if (fs::exists(dir / "tokenizer.json", ec))
+        tokenizer = BpeTokenizer::fromTokenizerJson((dir / "tokenizer.json").string());
+    if (!tokenizer) return R::fail(tokenizer.error());
+    return R::ok({*tokenizer, *tokenizer});
+}
+
 } // namespace
 
-Result<ModelPtr> loadBartFolder(const std::string& folder)
+Matrix marianPositionTable(int positions, int dModel)
+{
+    Matrix table(positions, dModel);  // (C, D)
+    const int half = dModel / 2, sines = dModel - half;  // an odd width gives the sines the extra column
+    for (int j = 0; j < sines; ++j) {
+        const double inverse = std::pow(10000.0, -2.0 * j / dModel);
+        for (int p = 0; p < positions; ++p) {
+            const double angle = p * inverse;
+            table(p, j) = static_cast<float>(std::sin(angle));
+            if (j < half) table(p, sines + j) = static_cast<float>(std::cos(angle));
+        }
+    }
+    return table;
+}
+
+Result<ModelPtr> loadEncoderDecoderFolder(const std::string& folder, const std::string& modelType)
 {
     using R = Result<ModelPtr>;
-    std::error_code ec;
     const fs::path dir(folder);
     if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error);
 
-    Result<BartConfig> config = readBartConfig((dir / "config.json").string());
+    Result<BartConfig> config = readBartConfig((dir / "config.json").string(), modelType);
     if (!config) return R::fail(config.error());
     // Both stacks, the decoder's extra cross-attention and the head, as float32: about twice the encoder's.
     ModelConfig both = config->encoder;
@@ -211,16 +289,10 @@ Result<ModelPtr> loadBartFolder(const std::string& folder)
         !fits.ok())
         return R::fail(fits.error);
 
-    using TokenizerResult = Result<std::shared_ptr<const BpeTokenizer>>;
-    TokenizerResult tokenizer = TokenizerResult::fail("the model folder '" + folder +
-                                                      "' has no tokenizer: it needs vocab.json and merges.txt, or tokenizer.json.");
-    if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
-        tokenizer = BpeTokenizer::fromVocabAndMerges((dir / "vocab.json").string(), (dir / "merges.txt").string());
-    else if (fs::exists(dir / "tokenizer.json", ec))
-        tokenizer = BpeTokenizer::fromTokenizerJson((dir / "tokenizer.json").string());
-    if (!tokenizer) return R::fail(tokenizer.error());
-    if ((*tokenizer)->vocabSize() > config->encoder.vocabSize)
-        return R::fail("the tokenizer in '" + folder + "' has " + std::to_string((*tokenizer)->vocabSize()) +
+    Result<Tokenizers> tokenizers = readTokenizers(dir, folder, config->marian);
+    if (!tokenizers) return R::fail(tokenizers.error());
+    if (tokenizers->source->vocabSize() > config->encoder.vocabSize)
+        return R::fail("the tokenizer in '" + folder + "' has " + std::to_string(tokenizers->source->vocabSize()) +
                        " tokens but config.json's vocab_size is " + std::to_string(config->encoder.vocabSize) + ".");
 
     Result<SafetensorsFile> file = SafetensorsFile::open((dir / "model.safetensors").string());
@@ -234,17 +306,19 @@ Result<ModelPtr> loadBartFolder(const std::string& folder)
     decoder->dFF = config->decoderFF;
     decoder->contextLength = config->encoder.contextLength;
     decoder->activation = config->encoder.activation;
-    decoder->targetTokenizer = *tokenizer;
+    decoder->targetTokenizer = tokenizers->target;
     decoder->decoderStartId = config->decoderStart;
     decoder->endId = config->eos;
     model->config.endTokenIds = {config->eos};
     TensorSource src(*file, *model, {"model."});
-    BartReader reader(src);
+    BartReader reader(src, config->marian);
     reader.read(*config, model->weights, *decoder);
     if (!reader.status().ok()) return R::fail(reader.status().error);
 
-    // The encoder reads <s> … </s>, as BART's tokenizer encodes a text by default.
-    model->tokenizer = std::make_shared<SpecialTokensTokenizer>(*tokenizer, std::vector<int>{config->bos}, std::vector<int>{config->eos});
+    // The encoder reads the source as the family's tokenizer encodes a text by default: BART <s> … </s>,
+    // Marian … </s>.
+    model->tokenizer = std::make_shared<SpecialTokensTokenizer>(
+        tokenizers->source, config->marian ? std::vector<int>{} : std::vector<int>{config->bos}, std::vector<int>{config->eos});
     model->decoder = std::move(decoder);
     assert(model->checkShapes().ok());
     model->finalize();

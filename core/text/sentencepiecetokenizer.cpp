@@ -1,0 +1,96 @@
+#include "text/sentencepiecetokenizer.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <sentencepiece_processor.h>
+
+#include "text/filetext.h"
+#include "text/utf8.h"
+
+namespace attnscope {
+
+namespace {
+
+constexpr std::size_t kMaxVocabularyEntries = 4u << 20;
+constexpr std::uintmax_t kMaxModelBytes = 64u << 20;
+constexpr std::size_t kMaxVocabularyBytes = 256u << 20;
+
+} // namespace
+
+int PieceVocabulary::idOrMinusOne(const std::string& piece) const
+{
+    const auto it = idOf.find(piece);
+    return it == idOf.end() ? -1 : it->second;
+}
+
+Result<std::shared_ptr<const PieceVocabulary>> readPieceVocabulary(const std::string& path)
+{
+    using R = Result<std::shared_ptr<const PieceVocabulary>>;
+    const std::string file = "'" + path + "'";
+    Result<nlohmann::json> j = readJsonObject(path, kMaxVocabularyBytes);
+    if (!j) return R::fail(j.error());
+    if (j->size() > kMaxVocabularyEntries)
+        return R::fail(file + " lists " + std::to_string(j->size()) + " pieces; at most " + std::to_string(kMaxVocabularyEntries) + " are read.");
+    auto v = std::make_shared<PieceVocabulary>();
+    v->pieceOf.resize(j->size());
+    std::vector<bool> seen(j->size(), false);
+    for (const auto& [piece, id] : j->items()) {
+        if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= static_cast<long long>(j->size()))
+            return R::fail(file + " gives the piece " + quoteJsonValue(nlohmann::json(piece)) + " the id " + quoteJsonValue(id) +
+                           "; ids must be whole numbers from 0 to one less than the number of pieces.");
+        const std::size_t i = id.get<std::size_t>();
+        if (seen[i]) return R::fail(file + " gives the id " + std::to_string(i) + " to more than one piece.");
+        if (!utf8::isValid(piece)) return R::fail(file + " holds a piece that is not valid UTF-8 (id " + std::to_string(i) + ").");
+        seen[i] = true;
+        v->pieceOf[i] = piece;
+        v->idOf.emplace(piece, static_cast<int>(i));
+    }
+    v->unknownId = v->idOrMinusOne("<unk>");
+    if (v->unknownId < 0) return R::fail(file + " has no \"<unk>\" piece for the pieces it lacks.");
+    return R::ok(std::move(v));
+}
+
+SentencePieceTokenizer::~SentencePieceTokenizer() = default;
+
+Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::open(const std::string& modelPath,
+                                                                                  std::shared_ptr<const PieceVocabulary> vocabulary)
+{
+    using R = Result<std::shared_ptr<const SentencePieceTokenizer>>;
+    std::error_code ec;
+    const std::uintmax_t bytes = std::filesystem::file_size(modelPath, ec);
+    if (ec) return R::fail("the SentencePiece model '" + modelPath + "' cannot be read: " + ec.message() + ".");
+    if (bytes > kMaxModelBytes)
+        return R::fail("the SentencePiece model '" + modelPath + "' is " + std::to_string(bytes >> 20) + " MB; at most 64 MB is read.");
+    std::shared_ptr<SentencePieceTokenizer> t(new SentencePieceTokenizer);
+    t->m_processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
+    if (const auto status = t->m_processor->Load(modelPath); !status.ok())
+        return R::fail("the SentencePiece model '" + modelPath + "' could not be loaded: " + std::string(status.message()) + ".");
+    t->m_vocabulary = std::move(vocabulary);
+    return R::ok(std::move(t));
+}
+
+Result<TokenizedText> SentencePieceTokenizer::encode(std::string_view utf8) const
+{
+    using R = Result<TokenizedText>;
+    if (const std::size_t bad = utf8::firstInvalidByte(utf8); bad != std::string_view::npos) return R::fail(utf8::invalidMessage(utf8, bad));
+    std::vector<std::string> pieces;
+    if (const auto status = m_processor->Encode(utf8, &pieces); !status.ok())
+        return R::fail("SentencePiece could not split the text: " + std::string(status.message()) + ".");
+    TokenizedText out;
+    out.ids.reserve(pieces.size());
+    for (std::string& piece : pieces) {
+        const int id = m_vocabulary->idOrMinusOne(piece);
+        out.ids.push_back(id >= 0 ? id : m_vocabulary->unknownId);
+        out.tokens.push_back(id >= 0 ? std::move(piece) : m_vocabulary->pieceOf[std::size_t(m_vocabulary->unknownId)]);
+    }
+    return R::ok(std::move(out));
+}
+
+std::string SentencePieceTokenizer::displayToken(int id) const
+{
+    if (id < 0 || id >= vocabSize()) return {};
+    return m_vocabulary->pieceOf[std::size_t(id)];
+}
+
+} // namespace attnscope

@@ -2,7 +2,8 @@
 """Writes the seed corpora in fuzz/corpus/: small valid files of every format and the hostile cases the
 tests check, so each fuzz target starts from inputs that reach deep into its parser. Run from anywhere;
 rerun after changing a case. The files are small (the largest, a whole Llama-family folder with its 300-token
-tokenizer, is about 15 kB) and kept in git."""
+tokenizer, is about 15 kB) and kept in git. The Marian seeds need SentencePiece models, trained here by Debian's
+python3-sentencepiece (run this with /usr/bin/python3); without it they are left as they are."""
 import json
 import os
 import struct
@@ -692,6 +693,79 @@ def seeds_bart_folder():
     put("no-weights", BART_TINY, b"", text="x")
 
 
+# ---- Marian encoder-decoder folders ----
+
+MARIAN_SOURCE = ["the cat sat on the mat", "the dog ran to the river", "a bird sings in the tree",
+                 "hello world", "the cat and the dog"]
+MARIAN_TARGET = ["lo mika sati en lo mata", "lo doga rani al lo riva", "na birda kanta en lo trea",
+                 "salu munda", "lo mika e lo doga"]
+
+
+def spm_model(sentences, vocab_size):
+    """A small unigram SentencePiece model trained on `sentences`, its file's bytes, or None when the
+    Python binding (Debian's python3-sentencepiece, run with /usr/bin/python3) is not installed. The identity
+    normaliser keeps the file small (no character map)."""
+    try:
+        import io
+        import sentencepiece
+    except ImportError:
+        return None
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences), model_writer=model, model_type="unigram", vocab_size=vocab_size,
+        hard_vocab_limit=False, character_coverage=1.0, normalization_rule_name="identity", bos_id=-1, eos_id=1,
+        unk_id=0, pad_id=-1, num_threads=1, minloglevel=2)
+    return model.getvalue()
+
+
+def spm_pieces(model_bytes):
+    import sentencepiece
+    sp = sentencepiece.SentencePieceProcessor(model_proto=model_bytes)
+    return [sp.id_to_piece(i) for i in range(sp.get_piece_size()) if not (sp.is_control(i) or sp.is_unknown(i))]
+
+
+def seeds_marian_folder():
+    source, target = spm_model(MARIAN_SOURCE, 30), spm_model(MARIAN_TARGET, 30)
+    if source is None or target is None:
+        print("make-seeds: no sentencepiece module; the marian_folder seeds are left as they are")
+        return
+    vocab = {"</s>": 0, "<unk>": 1}
+    for piece in spm_pieces(source) + spm_pieces(target):
+        vocab.setdefault(piece, len(vocab))
+    vocab["<pad>"] = len(vocab)
+    V = len(vocab)
+    tiny = {"model_type": "marian", "architectures": ["MarianMTModel"], "d_model": 8, "encoder_layers": 1,
+            "decoder_layers": 2, "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 16,
+            "decoder_ffn_dim": 16, "vocab_size": V, "decoder_vocab_size": V, "max_position_embeddings": 16,
+            "activation_function": "swish", "scale_embedding": True, "pad_token_id": V - 1, "eos_token_id": 0,
+            "decoder_start_token_id": V - 1, "share_encoder_decoder_embeddings": True, "is_encoder_decoder": True}
+    # BART's tensors less the embedding norms and the two offset rows of the (here stored) position tables.
+    tensors = [t for t in bart_tensors(dict(tiny, max_position_embeddings=14), 3) if "layernorm_embedding" not in t[0]]
+
+    def put(name, config, weights, v=None, src=source, tgt=target, text="the cat\n@@@@\nlo mika"):
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights,
+                 json.dumps(vocab if v is None else v, ensure_ascii=False).encode() if v != b"" else b"", src, tgt,
+                 text if isinstance(text, bytes) else text.encode()]
+        write("marian_folder", name, SEP.join(parts))
+
+    put("marian-f32", tiny, tensor_file(tensors))
+    put("marian-bf16-no-positions", tiny, tensor_file([t for t in tensors if "embed_positions" not in t[0]], "BF16"),
+        text="hello world, a bird\n@@@@\nsalu")
+    put("marian-unknown-pieces", tiny, tensor_file(tensors), text="zebra xylophone 日本\n@@@@\nqqq")
+    put("marian-invalid-utf8", tiny, tensor_file(tensors), text=b"ok \xff\xfe")
+    put("huge-weights", tiny,
+        tensor_file(with_tensor(tensors, "model.decoder.layers.1.encoder_attn.q_proj.weight", lambda v: [3e38] * len(v))))
+    # Hostile folders: each is refused with a sentence.
+    put("spm-not-a-model", tiny, tensor_file(tensors), src=b"not a protobuf at all")
+    put("spm-truncated", tiny, tensor_file(tensors), tgt=target[: len(target) // 2])
+    put("no-source-spm", tiny, tensor_file(tensors), src=b"")
+    put("vocab-gap", tiny, tensor_file(tensors), v={"</s>": 0, "<unk>": 7})
+    put("vocab-no-unk", tiny, tensor_file(tensors), v={"</s>": 0, "a": 1})
+    put("separate-decoder-vocab", dict(tiny, share_encoder_decoder_embeddings=False), tensor_file(tensors))
+    put("positions-wrong-length", tiny, tensor_file(with_tensor(tensors, "model.encoder.embed_positions.weight",
+                                                               lambda v: v[: 8 * 8], [8, 8])))
+
+
 # ---- AttnScope's own word models (the built-in model's format) ----
 
 WORD_VOCAB = ["<bos>", "<unk>", "the", ".", ",", "?", "!", "cat", "dog", "sat", "on", "mat", "bank", "river", "money",
@@ -837,6 +911,7 @@ if __name__ == "__main__":
     seeds_llama_folder()
     seeds_bert_folder()
     seeds_bart_folder()
+    seeds_marian_folder()
     seeds_word_folder()
     seeds_cli()
     seeds_scene()

@@ -1,0 +1,14 @@
+// A whole Marian folder: config.json (model_type "marian"), model.safetensors, vocab.json, source.spm and
+// target.spm (SentencePiece models, read by the library), then a source and a target text (separated by
+// fuzzing::kPartSeparator lines; an empty part leaves that file out), checked as encoderdecodercheck.h says.
+#include "encoderdecodercheck.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    static const fuzzing::ScratchFolder folder;
+    static const char* const names[] = {"config.json", "model.safetensors", "vocab.json", "source.spm", "target.spm"};
+    const std::string_view texts = folder.writeFolderAndText(fuzzing::asText(data, size), names);
+    const attnscope::ModelPtr model = fuzzing::loadChecked(folder.path());
+    if (model) fuzzing::checkEncoderDecoder(*model, texts);
+    return 0;
+}

@@ -5,6 +5,7 @@
 #include "common.h"
 #include "io/atomicfile.h"
 #include "dataexport/dataexport.h"
+#include "model/encoderdecoder.h"
 
 namespace attnscope::cli {
 namespace {
@@ -12,7 +13,8 @@ namespace {
 void declare(Options& o)
 {
     o.text().model().settings().head(false);
-    o.value("--what", "WHAT", "attention, scores, weights, stats or trace (required)");
+    o.value("--what", "WHAT", "attention, scores, weights, stats, trace or cross-attention (required)");
+    o.value("--source", "TEXT", "cross-attention: the encoder-decoder's source sentence (--text is the target)");
     o.value("--format", "FORMAT", "csv, json or npy (default: from the --out extension)");
     o.value("--out", "FILE", "the file to write, or - for standard output (required)");
 }
@@ -30,7 +32,7 @@ DataFormat readFormat(const Args& args, const std::string& out)
 
 int run(const Args& args)
 {
-    if (!args.has("--what")) throw Failure{kExitUsage, "'export' needs --what attention|scores|weights|stats|trace."};
+    if (!args.has("--what")) throw Failure{kExitUsage, "'export' needs --what attention|scores|weights|stats|trace|cross-attention."};
     if (!args.has("--out")) throw Failure{kExitUsage, "'export' needs --out FILE (or - for standard output)."};
     DataExportRequest request;
     request.what = orFail(parseDataKind(args.get("--what")));
@@ -41,8 +43,30 @@ int run(const Args& args)
         throw Failure{kExitUsage, "give both --layer and --head (or neither, for every head)."};
     if (request.what == DataKind::Trace && !oneHead) throw Failure{kExitUsage, "'export --what trace' needs --layer and --head."};
 
-    const Input input = readInput(args, request.what != DataKind::Weights);
-    if (oneHead) request.head = readHead(args, input.model->config, true);
+    Input input;
+    if (request.what == DataKind::CrossAttention) {
+        // The target after the decoder's start token, the source with the model's special tokens; blocked keys
+        // are source positions, and the decoder runs causal unless --mask says otherwise.
+        if (!args.has("--source")) throw Failure{kExitUsage, "'export --what cross-attention' needs --source (and --text, the target)."};
+        input.settings = readSettings(args);
+        const std::string text = readText(args);
+        input.model = openModel(args);
+        if (!input.model->isEncoderDecoder())
+            throw Failure{kExitUsage, "'" + input.model->config.name + "' has no decoder, so it has no cross-attention to export."};
+        if (!args.has("--mask")) input.settings.mask = MaskKind::Causal;
+        input.tokens = orFail(encodeTarget(*input.model, text), kExitInput);
+        request.source = orFail(encodeSource(*input.model, args.get("--source")), kExitInput);
+        checkBlockedKeys(input.settings, request.source);
+        if (oneHead) {
+            ModelConfig decoder = input.model->config;
+            decoder.layers = input.model->decoder->layers;
+            request.head = readHead(args, decoder, true);
+        }
+    } else {
+        if (args.has("--source")) throw Failure{kExitUsage, "--source goes with --what cross-attention."};
+        input = readInput(args, request.what != DataKind::Weights);
+        if (oneHead) request.head = readHead(args, input.model->config, true);
+    }
     Result<std::string> bytes = exportData(*input.model, input.tokens, input.settings, request);
     if (!bytes) throw Failure{kExitInput, bytes.error()};
     if (out == "-") {

@@ -8,6 +8,7 @@
 
 #include "analysis/stats.h"
 #include "io/jsonexport.h"
+#include "model/encoderdecoder.h"
 #include "dataexport/npy.h"
 
 namespace attnscope {
@@ -45,6 +46,14 @@ std::vector<HeadSelection> coveredHeads(const std::optional<HeadSelection>& head
     for (int l = 0; l < c.layers; ++l)
         for (int h = 0; h < c.heads; ++h) all.push_back({l, h});
     return all;
+}
+
+// The shape the heads of an export cover: the decoder's layers for cross-attention, else the model's own.
+ModelConfig decoderShape(const Model& model)
+{
+    ModelConfig c = model.config;
+    if (model.decoder) c.layers = model.decoder->layers;
+    return c;
 }
 
 Result<ForwardTrace> run(const Model& model, const TokenizedText& tokens, const AttentionSettings& settings,
@@ -136,6 +145,16 @@ Result<std::vector<Tensor>> compute(const Model& model, const TokenizedText& tok
         }
         break;
     }
+    case DataKind::CrossAttention: {
+        EncoderDecoderTrace trace;
+        if (Status s = forwardEncoderDecoder(model, request.source.ids, tokens.ids, settings, false, trace); !s.ok())
+            return R::fail(s.error);
+        const ModelConfig dc = decoderShape(model);
+        Tensor t{"cross_attention", withHeads(head, dc, {T, request.source.ids.size()}), {}};
+        for (HeadSelection s : coveredHeads(head, dc)) appendRowMajor(t.values, trace.cross(s.layer, s.head));
+        out.push_back(std::move(t));
+        break;
+    }
     }
     return R::ok(std::move(out));
 }
@@ -174,6 +193,10 @@ std::string jsonBytes(const Model& model, const TokenizedText& tokens, const Att
     j["token_ids"] = tokens.ids;
     j["settings"] = json::settings(settings);
     j["what"] = std::string(toString(request.what));
+    if (request.what == DataKind::CrossAttention) {
+        j["source_tokens"] = request.source.tokens;
+        j["source_token_ids"] = request.source.ids;
+    }
     if (request.head) {
         j["layer"] = request.head->layer;
         j["head"] = request.head->head;
@@ -231,10 +254,11 @@ std::string csvBytes(const ModelConfig& c, const TokenizedText& tokens, const Da
     const bool all = !request.head;
     const std::vector<HeadSelection> heads = coveredHeads(request.head, c);
     const std::size_t T = tokens.ids.size();
-    if (request.what == DataKind::Attention || request.what == DataKind::Scores) {
-        // 1. A (T, T) matrix per head: key tokens across, query tokens down.
+    if (request.what == DataKind::Attention || request.what == DataKind::Scores || request.what == DataKind::CrossAttention) {
+        // 1. A (T, K) matrix per head: key tokens across (the source's for cross-attention), query tokens down.
+        const std::vector<std::string>& keys = request.what == DataKind::CrossAttention ? request.source.tokens : tokens.tokens;
         out += all ? "layer,head,query" : "query";
-        for (const std::string& t : tokens.tokens) out += "," + csvField(t);
+        for (const std::string& t : keys) out += "," + csvField(t);
         out += "\n";
         const std::vector<float>& v = tensors.front().values;
         std::size_t at = 0;
@@ -242,7 +266,7 @@ std::string csvBytes(const ModelConfig& c, const TokenizedText& tokens, const Da
             for (std::size_t q = 0; q < T; ++q) {
                 if (all) out += std::to_string(s.layer) + "," + std::to_string(s.head) + ",";
                 out += csvField(tokens.tokens[q]);
-                for (std::size_t k = 0; k < T; ++k) {
+                for (std::size_t k = 0; k < keys.size(); ++k) {
                     out += ",";
                     appendValue(out, v[at++]);
                 }
@@ -294,6 +318,7 @@ std::string_view toString(DataKind k)
     case DataKind::Weights: return "weights";
     case DataKind::Stats: return "stats";
     case DataKind::Trace: return "trace";
+    case DataKind::CrossAttention: return "cross-attention";
     }
     return "attention";
 }
@@ -310,9 +335,11 @@ std::string_view toString(DataFormat f)
 
 Result<DataKind> parseDataKind(std::string_view s)
 {
-    for (DataKind k : {DataKind::Attention, DataKind::Scores, DataKind::Weights, DataKind::Stats, DataKind::Trace})
+    for (DataKind k : {DataKind::Attention, DataKind::Scores, DataKind::Weights, DataKind::Stats, DataKind::Trace,
+                       DataKind::CrossAttention})
         if (s == toString(k)) return Result<DataKind>::ok(k);
-    return Result<DataKind>::fail("what to export must be attention, scores, weights, stats or trace, not '" + std::string(s) + "'.");
+    return Result<DataKind>::fail("what to export must be attention, scores, weights, stats, trace or cross-attention, not '" +
+                                  std::string(s) + "'.");
 }
 
 Result<DataFormat> parseDataFormat(std::string_view s)
@@ -337,7 +364,11 @@ Result<std::string> exportData(const Model& model, const TokenizedText& tokens, 
                                const DataExportRequest& request)
 {
     using R = Result<std::string>;
-    const ModelConfig& c = model.config;
+    const bool cross = request.what == DataKind::CrossAttention;
+    if (cross && !model.isEncoderDecoder())
+        return R::fail("'" + model.config.name + "' has no decoder, so it has no cross-attention to export.");
+    if (cross && request.source.ids.empty()) return R::fail("cross-attention needs a source sentence.");
+    const ModelConfig c = cross ? decoderShape(model) : model.config;
     if (request.head && (request.head->layer < 0 || request.head->head < 0 || request.head->layer >= c.layers ||
                          request.head->head >= c.heads))
         return R::fail("layer " + std::to_string(request.head->layer) + ", head " + std::to_string(request.head->head) +
@@ -347,7 +378,7 @@ Result<std::string> exportData(const Model& model, const TokenizedText& tokens, 
     if (!tensors) return R::fail(tensors.error());
     switch (request.format) {
     case DataFormat::Json: return R::ok(jsonBytes(model, tokens, settings, request, *tensors));
-    case DataFormat::Csv: return R::ok(csvBytes(c, tokens, request, *tensors));
+    case DataFormat::Csv: return R::ok(csvBytes(c, tokens, request, *tensors));  // c: the decoder's layers for cross-attention
     case DataFormat::Npy:
         if (tensors->size() == 1) return R::ok(npyBytes({tensors->front().shape, std::move(tensors->front().values)}));
         std::vector<std::pair<std::string, NpyArray>> arrays;

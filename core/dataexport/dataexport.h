@@ -12,11 +12,16 @@
 //              leading (L, H) for every head
 //   stats      per query row, the entropy in nats and the largest weight: (L, H, T) or (T)
 //   trace      one head's whole pipeline as `attnscope-cli trace` prints it (needs the head)
+//   cross-attention  an encoder–decoder's cross-attention weights, (L_dec, H, T, S) or (T, S): `tokens` is
+//              the decoder input (encodeTarget's), the request's `source` the encoder's (encodeSource's),
+//              and the layer is a decoder layer
 // Formats:
-//   csv   attention and scores: a header row of key tokens and a first column of query tokens (every head:
+//   csv   attention, scores and cross-attention: a header row of key tokens (the source's for cross-attention)
+//         and a first column of query tokens (every head:
 //         "layer", "head" and "query" columns, then one column per key); stats: one row per query;
 //         weights and trace: one row per value, "matrix,row,column,value" (plus "layer,head" for every head)
-//   json  {"model", "tokens", "token_ids", "settings", "what", "shape", "data"}; -inf and NaN as null
+//   json  {"model", "tokens", "token_ids", "settings", "what", "shape", "data"}; -inf and NaN as null;
+//         cross-attention adds "source_tokens" and "source_token_ids"
 //   npy   attention and scores: one little-endian float32 .npy array of the shape above; stats, weights
 //         and trace hold several arrays, so they are an .npz archive of named .npy arrays (numpy.load)
 #include <optional>
@@ -31,7 +36,7 @@
 
 namespace attnscope {
 
-enum class DataKind { Attention, Scores, Weights, Stats, Trace };
+enum class DataKind { Attention, Scores, Weights, Stats, Trace, CrossAttention };
 enum class DataFormat { Csv, Json, Npy };
 
 std::string_view toString(DataKind);
@@ -47,6 +52,7 @@ struct DataExportRequest {
     DataKind what = DataKind::Attention;
     DataFormat format = DataFormat::Json;
     std::optional<HeadSelection> head;  // one head; every head when absent (trace needs one)
+    TokenizedText source;               // cross-attention only: the encoder's input
 };
 
 // Runs the forward passes the request needs (scores of every head take one per head) and returns the

@@ -172,6 +172,37 @@ private slots:
         QVERIFY(!g.at("steps").empty());
     }
 
+    // export --what cross-attention: the core's cross-attention, (L_dec, H, T, S) or one head's (T, S), with the
+    // source tokens across a CSV's header.
+    void exportCrossAttention()
+    {
+        const nlohmann::json j = run({"export", "--model", m_bart, "--what", "cross-attention", "--source", "the cat sat on the mat",
+                                      "--text", "the cat", "--format", "json", "--out", "-"});
+        QVERIFY(!j.is_null());
+        Result<ModelPtr> model = loadModel(m_bart.toStdString());
+        const TokenizedText source = *encodeSource(**model, "the cat sat on the mat"), target = *encodeTarget(**model, "the cat");
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, source.ids, target.ids, {}, false, trace).ok());
+        QCOMPARE(j.at("shape").get<std::vector<int>>(),
+                 (std::vector<int>{tinybart::kDecL, tinybart::kH, int(target.ids.size()), int(source.ids.size())}));
+        QCOMPARE(j.at("source_token_ids").get<std::vector<int>>(), source.ids);
+        QCOMPARE(j.at("token_ids").get<std::vector<int>>(), target.ids);
+        QVERIFY(worst(j.at("data"), trace.crossAttention, tinybart::kH) < 1e-6);
+
+        // One decoder layer past the encoder's: the layer counts the decoder's layers.
+        const clitest::Run csv = clitest::runCli({"export", "--model", m_bart, "--what", "cross-attention", "--source", "the cat",
+                                                  "--text", "a", "--layer", "2", "--head", "1", "--format", "csv", "--out", "-"});
+        QCOMPARE(csv.exitCode, 0);
+        const QList<QByteArray> lines = csv.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1 + 2);                                       // the header, then </s> and "a"
+        QVERIFY2(lines[0].startsWith("query,<s>,the,"), lines[0].constData());  // the source across
+
+        QCOMPARE(clitest::runCli({"export", "--model", m_bart, "--what", "cross-attention", "--text", "a", "--out", "-"}).exitCode, 2);
+        QCOMPARE(clitest::runCli({"export", "--what", "cross-attention", "--source", "a", "--text", "a", "--out", "-"}).exitCode, 2);
+        QCOMPARE(clitest::runCli({"export", "--model", m_bart, "--what", "cross-attention", "--source", "a", "--text", "a",
+                                  "--layer", "3", "--head", "0", "--out", "-", "--format", "json"}).exitCode, 1);
+    }
+
     void tokenizeSource()
     {
         const nlohmann::json j = run({"tokenize", "--model", m_bart, "--source", "the cat"});

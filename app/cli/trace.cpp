@@ -1,15 +1,59 @@
 // attnscope-cli trace: the focused head's whole pipeline, every matrix as a list of rows.
 #include "common.h"
 #include "io/jsonexport.h"
+#include "model/encoderdecoder.h"
 
 namespace attnscope::cli {
 namespace {
 
-void declare(Options& o) { o.text().head(true).model().settings(); }
+void declare(Options& o)
+{
+    o.text().head(true).model().settings();
+    o.value("--source", "TEXT", "an encoder-decoder's source: trace the decoder layer's cross-attention head (--text is the target)");
+}
+
+// An encoder-decoder's cross-attention head: queries from the decoder stream of the target, keys and values
+// from the encoder's output for the source; --layer counts the decoder's layers.
+int runCross(const Args& args)
+{
+    AttentionSettings settings = readSettings(args);
+    const std::string text = readText(args);
+    ModelPtr model = openModel(args);
+    if (!model->isEncoderDecoder())
+        throw Failure{kExitUsage, "--source is for encoder-decoder models; '" + model->config.name + "' reads one text."};
+    if (!args.has("--mask")) settings.mask = MaskKind::Causal;
+    const TokenizedText source = orFail(encodeSource(*model, args.get("--source")), kExitInput);
+    const TokenizedText target = orFail(encodeTarget(*model, text), kExitInput);
+    checkBlockedKeys(settings, source);
+    ModelConfig decoder = model->config;
+    decoder.layers = model->decoder->layers;
+    const HeadSelection head = readHead(args, decoder, true);
+    EncoderDecoderTrace trace;
+    if (Status s = forwardEncoderDecoder(*model, source.ids, target.ids, settings, false, trace, head); !s.ok())
+        throw Failure{kExitInput, s.error};
+    const HeadDetail& d = trace.crossDetail;
+    nlohmann::ordered_json out;
+    out["kind"] = "cross-attention";
+    out["source_tokens"] = source.tokens;
+    out["tokens"] = target.tokens;
+    out["x"] = json::matrix(d.x);
+    out["memory"] = json::matrix(trace.encoder.finalHidden);
+    out["q"] = json::matrix(d.q);
+    out["k"] = json::matrix(d.k);
+    out["v"] = json::matrix(d.v);
+    out["scores"] = json::matrix(d.scores);
+    out["scaled"] = json::matrix(d.scaled);
+    out["masked"] = json::matrix(d.masked);
+    out["weights"] = json::matrix(d.weights);
+    out["head_output"] = json::matrix(d.headOutput);
+    print(out);
+    return 0;
+}
 
 // Masked entries of "masked" print as null.
 int run(const Args& args)
 {
+    if (args.has("--source")) return runCross(args);
     const OneHead run = runOneHead(args);
     const HeadDetail& d = run.trace.detail;
     nlohmann::ordered_json out;

@@ -203,6 +203,35 @@ private slots:
                                   "--layer", "3", "--head", "0", "--out", "-", "--format", "json"}).exitCode, 1);
     }
 
+    // trace --source: a decoder layer's cross-attention head step by step, each step recomputable from the one
+    // before it: scores = q kᵀ, weights = softmax(m · scores) over the source, head_output = weights v.
+    void traceCrossAttentionHead()
+    {
+        const nlohmann::json j = run({"trace", "--model", m_bart, "--source", "the cat sat on the mat", "--text", "the cat",
+                                      "--layer", "2", "--head", "1"});
+        QVERIFY(!j.is_null());
+        auto matrix = [&](const char* key) {
+            const nlohmann::json& rows = j.at(key);
+            Matrix m(Eigen::Index(rows.size()), Eigen::Index(rows[0].size()));
+            for (Eigen::Index r = 0; r < m.rows(); ++r)
+                for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = rows[std::size_t(r)][std::size_t(c)].get<float>();
+            return m;
+        };
+        const Matrix q = matrix("q"), k = matrix("k"), v = matrix("v"), scores = matrix("scores"), weights = matrix("weights");
+        const std::size_t S = j.at("source_tokens").size(), T = j.at("tokens").size();
+        QCOMPARE(k.rows(), Eigen::Index(S));
+        QCOMPARE(q.rows(), Eigen::Index(T));
+        QCOMPARE(matrix("memory").rows(), Eigen::Index(S));
+        QVERIFY((scores - q * k.transpose()).cwiseAbs().maxCoeff() < 1e-4f);
+        QVERIFY((matrix("head_output") - weights * v).cwiseAbs().maxCoeff() < 1e-4f);
+        // The weights are the core's cross-attention for that head.
+        Result<ModelPtr> model = loadModel(m_bart.toStdString());
+        const TokenizedText source = *encodeSource(**model, "the cat sat on the mat"), target = *encodeTarget(**model, "the cat");
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, source.ids, target.ids, {}, false, trace).ok());
+        QVERIFY((weights - trace.cross(2, 1)).cwiseAbs().maxCoeff() < 1e-6f);
+    }
+
     void tokenizeSource()
     {
         const nlohmann::json j = run({"tokenize", "--model", m_bart, "--source", "the cat"});

@@ -1,5 +1,6 @@
 #include "text/sentencepiecetokenizer.h"
 
+#include <exception>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -64,8 +65,16 @@ Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::op
         return R::fail("the SentencePiece model '" + modelPath + "' is " + std::to_string(bytes >> 20) + " MB; at most 64 MB is read.");
     std::shared_ptr<SentencePieceTokenizer> t(new SentencePieceTokenizer);
     t->m_processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
-    if (const auto status = t->m_processor->Load(modelPath); !status.ok())
-        return R::fail("the SentencePiece model '" + modelPath + "' could not be loaded: " + std::string(status.message()) + ".");
+    // The library reports most problems as a status, but some hostile files make it throw instead (a
+    // zero-length piece stops its trie builder with an exception, found by fuzz/targets/marian_folder).
+    try {
+        if (const auto status = t->m_processor->Load(modelPath); !status.ok())
+            return R::fail("the SentencePiece model '" + modelPath + "' could not be loaded: " + std::string(status.message()) + ".");
+    } catch (const std::exception& e) {
+        return R::fail("the SentencePiece model '" + modelPath + "' could not be loaded: " + e.what() + ".");
+    } catch (...) {
+        return R::fail("the SentencePiece model '" + modelPath + "' could not be loaded.");
+    }
     t->m_vocabulary = std::move(vocabulary);
     return R::ok(std::move(t));
 }
@@ -75,8 +84,12 @@ Result<TokenizedText> SentencePieceTokenizer::encode(std::string_view utf8) cons
     using R = Result<TokenizedText>;
     if (const std::size_t bad = utf8::firstInvalidByte(utf8); bad != std::string_view::npos) return R::fail(utf8::invalidMessage(utf8, bad));
     std::vector<std::string> pieces;
-    if (const auto status = m_processor->Encode(utf8, &pieces); !status.ok())
-        return R::fail("SentencePiece could not split the text: " + std::string(status.message()) + ".");
+    try {
+        if (const auto status = m_processor->Encode(utf8, &pieces); !status.ok())
+            return R::fail("SentencePiece could not split the text: " + std::string(status.message()) + ".");
+    } catch (const std::exception& e) {
+        return R::fail(std::string("SentencePiece could not split the text: ") + e.what() + ".");
+    }
     TokenizedText out;
     out.ids.reserve(pieces.size());
     for (std::string& piece : pieces) {

@@ -11,10 +11,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/crossattention.h"
+#include "fuzzing.h"
 #include "bartreference.h"
 #include "io/safetensors.h"
 #include "model/encoderdecoder.h"
@@ -369,6 +372,24 @@ private slots:
         QVERIFY(((*computed)->weights.positionEmbedding - (*stored)->weights.positionEmbedding).cwiseAbs().maxCoeff() < 1e-6f);
         const std::vector<float> table = tinymarian::positionTable(tinymarian::kC, tinymarian::kD);
         QCOMPARE(marianPositionTable(tinymarian::kC, tinymarian::kD)(5, 1), table[5 * tinymarian::kD + 1]);
+    }
+
+    // A SentencePiece model with a zero-length piece makes the library throw from its trie builder instead of
+    // returning a status (found by fuzz/targets/marian_folder): a sentence, not a terminated program.
+    void marianSpmThatThrowsIsRefused()
+    {
+        std::ifstream in(std::string(ATTNSCOPE_FUZZ_DIR) + "/regressions/marian_folder/spm-zero-length-piece-throws", std::ios::binary);
+        const std::string input((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        QVERIFY(!input.empty());
+        const std::vector<std::string_view> parts = fuzzing::splitParts(input, 6);
+        const fs::path dir = fs::path(m_tmp.path().toStdString()) / "marian-throws";
+        fs::create_directories(dir);
+        const char* const names[] = {"config.json", "model.safetensors", "vocab.json", "source.spm", "target.spm"};
+        for (int i = 0; i < 5; ++i)
+            if (!parts[std::size_t(i)].empty()) fixture::writeText(dir / names[i], std::string(parts[std::size_t(i)]));
+        Result<ModelPtr> r = loadModel(dir.string());
+        QVERIFY(!r);
+        QVERIFY2(r.error().find(".spm' could not be loaded") != std::string::npos, r.error().c_str());
     }
 
     void marianBadFolders_data()

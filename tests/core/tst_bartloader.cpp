@@ -176,12 +176,14 @@ private slots:
         QVERIFY2(enc < 1e-4, qPrintable(QString("encoder self-attention differs by %1").arg(enc)));
         QVERIFY2(self < 1e-4, qPrintable(QString("decoder self-attention differs by %1").arg(self)));
         QVERIFY2(cross < 1e-4, qPrintable(QString("cross-attention differs by %1").arg(cross)));
+        qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", enc, self, cross);
         QVERIFY(trace.hasLogits);
         const std::vector<double> p = softmax(trace.nextLogits);
         QCOMPARE(p.size(), ref.nextProbabilities.size());
         double worstP = 0.0;
         for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
         QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
+        qInfo("next-token probabilities: worst difference %.2g", worstP);
 
         // The attention is not trivially uniform (a test that cannot fail would pass on uniform rows too).
         double spread = 0.0;
@@ -353,10 +355,12 @@ private slots:
         const double enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
                      cross = worst(trace.crossAttention, ref.cross, H);
         QVERIFY2(enc < 1e-4 && self < 1e-4 && cross < 1e-4, qPrintable(QString("encoder %1, self %2, cross %3").arg(enc).arg(self).arg(cross)));
+        qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", enc, self, cross);
         const std::vector<double> p = softmax(trace.nextLogits);
         double worstP = 0.0;
         for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
         QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
+        qInfo("next-token probabilities: worst difference %.2g", worstP);
     }
 
     // The stored table is what the model adds; without one, the loader computes the same sinusoid.

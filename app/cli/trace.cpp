@@ -12,6 +12,19 @@ void declare(Options& o)
     o.value("--source", "TEXT", "an encoder-decoder's source: trace the decoder layer's cross-attention head (--text is the target)");
 }
 
+// A head's steps from its projections to its output; masked entries of "masked" print as null.
+void addSteps(nlohmann::ordered_json& out, const HeadDetail& d)
+{
+    out["q"] = json::matrix(d.q);
+    out["k"] = json::matrix(d.k);
+    out["v"] = json::matrix(d.v);
+    out["scores"] = json::matrix(d.scores);
+    out["scaled"] = json::matrix(d.scaled);
+    out["masked"] = json::matrix(d.masked);
+    out["weights"] = json::matrix(d.weights);
+    out["head_output"] = json::matrix(d.headOutput);
+}
+
 // An encoder-decoder's cross-attention head: queries from the decoder stream of the target, keys and values
 // from the encoder's output for the source; --layer counts the decoder's layers.
 int runCross(const Args& args)
@@ -38,14 +51,7 @@ int runCross(const Args& args)
     out["tokens"] = target.tokens;
     out["x"] = json::matrix(d.x);
     out["memory"] = json::matrix(trace.encoder.finalHidden);
-    out["q"] = json::matrix(d.q);
-    out["k"] = json::matrix(d.k);
-    out["v"] = json::matrix(d.v);
-    out["scores"] = json::matrix(d.scores);
-    out["scaled"] = json::matrix(d.scaled);
-    out["masked"] = json::matrix(d.masked);
-    out["weights"] = json::matrix(d.weights);
-    out["head_output"] = json::matrix(d.headOutput);
+    addSteps(out, d);
     print(out);
     return 0;
 }
@@ -58,14 +64,7 @@ int run(const Args& args)
     const HeadDetail& d = run.trace.detail;
     nlohmann::ordered_json out;
     out["x"] = json::matrix(d.x);
-    out["q"] = json::matrix(d.q);
-    out["k"] = json::matrix(d.k);
-    out["v"] = json::matrix(d.v);
-    out["scores"] = json::matrix(d.scores);
-    out["scaled"] = json::matrix(d.scaled);
-    out["masked"] = json::matrix(d.masked);
-    out["weights"] = json::matrix(d.weights);
-    out["head_output"] = json::matrix(d.headOutput);
+    addSteps(out, d);
     out["concat"] = json::matrix(d.concat);
     out["attn_output"] = json::matrix(d.attnOutput);
     print(out);

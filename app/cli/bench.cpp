@@ -32,7 +32,7 @@ double forwardFlops(const ModelConfig& c, double T, bool causal)
     const double pairs = causal ? T * (T + 1) / 2 : T * T;
     const double projections = 2 * T * D * (D + 2 * kv) + 2 * T * D * D;
     const double attention = 2 * 2 * pairs * c.dHead * c.heads;
-    const double feedForward = 2 * T * D * F * (c.activation == Activation::SwiGlu ? 3 : 2);
+    const double feedForward = 2 * T * D * F * (isGated(c.activation) ? 3 : 2);
     return c.layers * (projections + attention + feedForward);
 }
 

@@ -12,7 +12,7 @@ int run(const Args& args)
     const OneHead run = runOneHead(args);
     const int dHead = run.model->config.dHead;
     const SaturationSweep s = saturationSweep(run.trace.detail.scores, attentionMask(run.settings, run.trace.tokens),
-                                              dHead, run.settings.multiplier(dHead));
+                                              dHead, run.settings.multiplier(dHead, run.model->config.scaleFolded));
     nlohmann::ordered_json out;
     out["multipliers"] = s.multipliers;
     out["entropy"] = s.entropy;

@@ -71,7 +71,7 @@ Result<CrossAttentionResult> crossAttention(const Model& model, const std::vecto
 
     CrossAttentionResult r;
     r.selection = selection;
-    r.multiplier = settings.multiplier(c.dHead);
+    r.multiplier = settings.multiplier(c.dHead, c.scaleFolded);
     r.targetX = std::move(target->x);
     r.sourceX = std::move(source->x);
     // 1. The head's slice of each projection, as each sentence's own pass made it: queries ask from the

@@ -201,7 +201,7 @@ std::string jsonBytes(const Model& model, const TokenizedText& tokens, const Att
         j["layer"] = request.head->layer;
         j["head"] = request.head->head;
     }
-    if (request.what == DataKind::Scores) j["multiplier"] = settings.multiplier(model.config.dHead);
+    if (request.what == DataKind::Scores) j["multiplier"] = settings.multiplier(model.config.dHead, model.config.scaleFolded);
     if (tensors.size() == 1) {
         j["shape"] = tensors.front().shape;
         j["data"] = nested(tensors.front());

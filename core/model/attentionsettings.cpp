@@ -7,10 +7,11 @@
 
 namespace attnscope {
 
-double AttentionSettings::multiplier(int dHead) const
+double AttentionSettings::multiplier(int dHead, bool scaleFolded) const
 {
     if (multiplierOverride) return *multiplierOverride;
-    const double scale = scaling == Scaling::SqrtDk ? 1.0 / std::sqrt(static_cast<double>(dHead)) : 1.0;
+    const double root = std::sqrt(static_cast<double>(dHead));
+    const double scale = scaleFolded ? (scaling == Scaling::SqrtDk ? 1.0 : root) : (scaling == Scaling::SqrtDk ? 1.0 / root : 1.0);
     return scale / temperature;
 }
 

@@ -45,8 +45,9 @@ struct AttentionSettings {
 
     bool operator==(const AttentionSettings&) const = default;
 
-    // The factor m in scores_used = m * Q K^T.
-    double multiplier(int dHead) const;
+    // The factor m in scores_used = m * Q K^T. `scaleFolded`: the model was trained without the 1/√dₖ
+    // (T5 folds it into W_Q), so scaling on means as trained, and off multiplies the scores by √dₖ.
+    double multiplier(int dHead, bool scaleFolded = false) const;
     bool isBlocked(int key) const;
     // True when the causal mask is on with a window: keys more than window - 1 before a query are hidden.
     bool hasWindow() const { return mask == MaskKind::Causal && window > 0; }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "model/relativebias.h"
+
 namespace attnscope {
 
 namespace {
@@ -16,11 +18,12 @@ Matrix affine(const Matrix& x, const Matrix& w, const RowVector& b)
 }
 
 // The position rows a stack adds for this pass, or null: learned (the stack's table), sinusoidal (the
-// model's derived table) or none, as the settings choose.
+// model's derived table) or none, as the settings choose. Relative buckets add no rows.
 const Matrix* positions(const Model& model, const Matrix& learned, PositionalOverride choice)
 {
     switch (choice) {
     case PositionalOverride::Default:
+        return model.config.positional == PositionalKind::RelativeBuckets ? nullptr : &learned;
     case PositionalOverride::Learned: return &learned;
     case PositionalOverride::Sinusoidal: return &model.sinusoidal;
     case PositionalOverride::None: return nullptr;
@@ -31,9 +34,10 @@ const Matrix* positions(const Model& model, const Matrix& learned, PositionalOve
 // One multi-head attention sublayer: queries from `queries`, keys and values from `keys`; each head's
 // weights into weights[first + head]; returns the output projection of the heads side by side. Head
 // `detailHead`'s pipeline goes into `detail` when that is given.
+// `bias`, when given, is each head's relative position bias by offset (model/relativebias.h).
 Matrix attend(const AttentionWeights& a, const Matrix& queries, const Matrix& keys, int heads, float multiplier,
               const AttentionSettings& settings, std::vector<Matrix>& weights, std::size_t first,
-              HeadDetail* detail = nullptr, int detailHead = -1)
+              HeadDetail* detail = nullptr, int detailHead = -1, const std::vector<RowVector>* bias = nullptr)
 {
     const Eigen::Index Dh = a.wq.cols() / heads;
     const Matrix q = affine(queries, a.wq, a.bq), k = affine(keys, a.wk, a.bk), v = affine(keys, a.wv, a.bv);
@@ -43,16 +47,31 @@ Matrix attend(const AttentionWeights& a, const Matrix& queries, const Matrix& ke
         Matrix& w = weights[first + std::size_t(h)];
         w.resize(q.rows(), k.rows());
         attendHead(q.middleCols(h * Dh, Dh), k.middleCols(h * Dh, Dh), v.middleCols(h * Dh, Dh), multiplier, settings,
-                   scores, w, concat.middleCols(h * Dh, Dh), h == detailHead ? detail : nullptr);
+                   scores, w, concat.middleCols(h * Dh, Dh), h == detailHead ? detail : nullptr, nullptr,
+                   bias ? &(*bias)[std::size_t(h)] : nullptr);
     }
     return affine(concat, a.wo, a.bo);
 }
 
-// Post-LN: the norm of the stream plus a sublayer's output.
-void addAndNorm(Matrix& stream, const Matrix& sublayer, const RowVector& gain, const RowVector& bias, float eps)
+void normalize(const ModelConfig& c, const Matrix& in, const RowVector& gain, const RowVector& bias, Matrix& out)
 {
-    const Matrix sum = stream + sublayer;
-    layerNorm(sum, gain, bias, eps, stream);
+    if (c.normKind == NormKind::RmsNorm) rmsNorm(in, gain, c.layerNormEps, out);
+    else layerNorm(in, gain, bias, c.layerNormEps, out);
+}
+
+// One residual sublayer. Post-LN: stream = norm(stream + f(stream)); pre-LN: stream += f(norm(stream)).
+// `f` receives the input it reads and returns the sublayer's output.
+template <class F>
+void sublayer(const ModelConfig& c, NormPlacement placement, Matrix& stream, const RowVector& gain, const RowVector& bias, F&& f)
+{
+    if (placement == NormPlacement::PreLN) {
+        Matrix normed(stream.rows(), stream.cols());
+        normalize(c, stream, gain, bias, normed);
+        stream += f(normed);
+        return;
+    }
+    const Matrix sum = stream + f(stream);
+    normalize(c, sum, gain, bias, stream);
 }
 
 } // namespace
@@ -96,6 +115,8 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
         return Status::failure("the decoder has no cross-attention head " + std::to_string(crossDetail->layer) + "." +
                                std::to_string(crossDetail->head) + " (" + std::to_string(dec.layers) + " layers of " +
                                std::to_string(c.heads) + " heads, numbered from 0).");
+    if (settings.positional == PositionalOverride::Learned && dec.positionEmbedding.rows() < static_cast<Eigen::Index>(target.size()))
+        return Status::failure("this model has no learned positional table long enough for the decoder input.");
     if (settings.positional == PositionalOverride::Sinusoidal && model.sinusoidal.rows() < static_cast<Eigen::Index>(target.size()))
         return Status::failure("the positional table is shorter than the decoder input.");
 
@@ -109,10 +130,13 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
     capture.finalHidden = true;
     Workspace ws;
     if (Status problem = forward(model, source, encoderSettings, capture, trace.encoder, ws); !problem.ok()) return problem;
-    const Matrix& memory = trace.encoder.finalHidden;  // (S, D)
+    // What cross-attention reads: the stream leaving the encoder, through its final norm in a pre-LN stack.
+    Matrix memory = trace.encoder.finalHidden;  // (S, D)
+    if (c.norm == NormPlacement::PreLN && model.weights.lnfGain.size() == c.dModel)
+        normalize(c, trace.encoder.finalHidden, model.weights.lnfGain, model.weights.lnfBias, memory);
 
     const int L = dec.layers, H = c.heads, T = static_cast<int>(target.size()), D = c.dModel;
-    const float m = static_cast<float>(settings.multiplier(c.dHead));
+    const float m = static_cast<float>(settings.multiplier(c.dHead, c.scaleFolded));
     trace.encoderLayers = c.layers;
     trace.decoderLayers = L;
     trace.heads = H;
@@ -144,29 +168,53 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
         h = normed;
     }
 
+    // T5: the self-attention's relative bias, causal buckets, the same in every layer.
+    std::vector<RowVector> selfBias;
+    const bool relative = dec.relativeBias.size() > 0 && settings.positional == PositionalOverride::Default;
+    if (relative) {
+        selfBias.resize(std::size_t(H));
+        for (int hd = 0; hd < H; ++hd)
+            relativeBiasByOffset(dec.relativeBias, hd, T, T, false, c.relativeMaxDistance, selfBias[std::size_t(hd)]);
+    }
+
     for (int l = 0; l < L; ++l) {
         const DecoderLayer& layer = dec.stack[std::size_t(l)];
         const std::size_t first = std::size_t(l * H);
-        addAndNorm(h, attend(layer.self, h, h, H, m, selfSettings, trace.selfAttention, first), layer.self.normGain,
-                   layer.self.normBias, c.layerNormEps);
+        sublayer(c, dec.norm, h, layer.self.normGain, layer.self.normBias, [&](const Matrix& x) {
+            return attend(layer.self, x, x, H, m, selfSettings, trace.selfAttention, first, nullptr, -1,
+                          relative ? &selfBias : nullptr);
+        });
         HeadDetail* detail = nullptr;
         if (crossDetail && crossDetail->layer == l) {
             detail = &trace.crossDetail;
             detail->selection = *crossDetail;
-            detail->x = h;
         }
-        addAndNorm(h, attend(layer.cross, h, memory, H, m, crossSettings, trace.crossAttention, first, detail,
-                             detail ? crossDetail->head : -1),
-                   layer.cross.normGain, layer.cross.normBias, c.layerNormEps);
-        Matrix hidden = affine(h, layer.w1, layer.b1);  // (T, F)
-        activate(dec.activation, hidden);
-        addAndNorm(h, affine(hidden, layer.w2, layer.b2), layer.ffNormGain, layer.ffNormBias, c.layerNormEps);
+        sublayer(c, dec.norm, h, layer.cross.normGain, layer.cross.normBias, [&](const Matrix& x) {
+            if (detail) detail->x = x;
+            return attend(layer.cross, x, memory, H, m, crossSettings, trace.crossAttention, first, detail,
+                          detail ? crossDetail->head : -1);
+        });
+        sublayer(c, dec.norm, h, layer.ffNormGain, layer.ffNormBias, [&](const Matrix& x) {
+            Matrix hidden = affine(x, layer.w1, layer.b1);  // (T, F)
+            if (layer.w3.size() > 0) {  // gated: act(x W_1) ⊙ x W_3
+                activate(dec.activation == Activation::GeGlu ? Activation::GeluTanh : Activation::Silu, hidden);
+                hidden.array() *= (x * layer.w3).array();
+            } else {
+                activate(dec.activation, hidden);
+            }
+            return affine(hidden, layer.w2, layer.b2);
+        });
+    }
+    if (dec.finalNormGain.size() == D) {
+        Matrix normed(T, D);
+        normalize(c, h, dec.finalNormGain, dec.finalNormBias, normed);
+        h = normed;
     }
 
     trace.hasCrossDetail = crossDetail.has_value();
     trace.hasLogits = nextLogits;
     if (nextLogits) {
-        trace.nextLogits = h.row(T - 1) * dec.unembedding.transpose();  // (V)
+        trace.nextLogits = (h.row(T - 1) * dec.logitScale) * dec.unembedding.transpose();  // (V)
         if (dec.logitsBias.size() == trace.nextLogits.size()) trace.nextLogits += dec.logitsBias;
     }
     return {};

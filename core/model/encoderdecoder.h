@@ -1,5 +1,5 @@
 #pragma once
-// Encoder–decoder transformers, the architecture of "Attention Is All You Need" (BART, Marian): the source
+// Encoder–decoder transformers, the architecture of "Attention Is All You Need" (BART, Marian, T5): the source
 // runs once through the encoder, a bidirectional stack; the decoder runs on the target prefix, and each of
 // its blocks has three sublayers: masked self-attention over the target, cross-attention whose queries come
 // from the target and whose keys and values come from the encoder's final output, and the feed-forward
@@ -23,7 +23,8 @@
 
 namespace attnscope {
 
-// One attention sublayer's projections, y = x W + b with W (in, out), and the norm after it (post-LN).
+// One attention sublayer's projections, y = x W + b with W (in, out), and its norm: after the sublayer
+// in post-LN stacks (BART, Marian), before it in pre-LN ones (T5). Biases are zero in models without them.
 struct AttentionWeights {
     Matrix wq, wk, wv, wo;        // (D, D)
     RowVector bq, bk, bv, bo;     // (D)
@@ -37,7 +38,8 @@ struct DecoderLayer {
     RowVector b1;            // (F)
     Matrix w2;               // (F, D)
     RowVector b2;            // (D)
-    RowVector ffNormGain, ffNormBias;  // (D) the norm after the feed-forward
+    Matrix w3;               // (D, F) the up projection of a gated feed-forward (T5's gated-gelu); else empty
+    RowVector ffNormGain, ffNormBias;  // (D) the feed-forward's norm
 };
 
 struct DecoderStack {
@@ -45,12 +47,16 @@ struct DecoderStack {
     int dFF = 0;             // F
     int contextLength = 0;   // the longest target the learned positions cover
     Activation activation = Activation::GeluErf;
+    NormPlacement norm = NormPlacement::PostLN;  // the norm kind and epsilon are the encoder's (ModelConfig)
     Matrix tokenEmbedding;   // (V, D) already multiplied by the embedding scale
     Matrix positionEmbedding;  // (C, D) row p for target position p (a checkpoint's offset already removed)
     RowVector embNormGain, embNormBias;  // (D) the norm on the summed embeddings; empty when there is none
     std::vector<DecoderLayer> stack;     // L entries
+    RowVector finalNormGain, finalNormBias;  // (D) pre-LN stacks' norm after the last layer; empty in post-LN
+    Matrix relativeBias;     // (buckets, H) the self-attention's relative position bias (T5, causal buckets)
     Matrix unembedding;      // (V, D) the LM head (the unscaled shared embedding when tied)
     RowVector logitsBias;    // (V) added to the logits; empty when the checkpoint has none
+    float logitScale = 1.0f; // the last row is multiplied by this first (T5's D^-0.5 with a tied head)
     // The decoder's tokenizer, without special tokens (the Model's own tokenizer is the encoder's, which
     // adds the source's, e.g. BART's <s> … </s>); the decoder input is the start token followed by the target.
     std::shared_ptr<const Tokenizer> targetTokenizer;
@@ -85,7 +91,8 @@ Result<TokenizedText> encodeTarget(const Model& model, std::string_view text);
 // applies to the decoder's self-attention, the encoder being bidirectional; blocked keys are source
 // positions, hidden from the encoder's self-attention and from cross-attention; √dₖ scaling, temperature
 // and a multiplier override apply to all three kinds; the positional choice to both stacks (learned, none,
-// or the sinusoidal table). Ablation is not applied. Fails with a sentence when the model has no decoder,
+// or the sinusoidal table; T5's relative buckets, which its cross-attention does not have, stay unless
+// the choice is none or a table). Ablation is not applied. Fails with a sentence when the model has no decoder,
 // a sequence is empty or too long, or an id is outside the vocabulary.
 // `crossDetail` asks for one cross-attention head's pipeline (its layer counts the decoder's layers).
 Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source, const std::vector<int>& target,

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "compute/products.h"
+#include "model/relativebias.h"
 #include "model/rope.h"
 #include "model/storedweights.h"
 
@@ -69,8 +70,6 @@ void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, f
     });
 }
 
-namespace {
-
 // RMSNorm, row-wise: x / sqrt(mean(x^2) + eps) * gain. Llama's norm: no mean subtracted and no bias.
 void rmsNorm(const Matrix& in, const RowVector& gain, float eps, Matrix& out)
 {
@@ -85,6 +84,8 @@ void rmsNorm(const Matrix& in, const RowVector& gain, float eps, Matrix& out)
                 (in.col(d).segment(r0, n).cast<double>().array() * inv.array() * double(gain[d])).cast<float>().matrix();
     });
 }
+
+namespace {
 
 // The model's own normalisation: layer norm (GPT-2) or RMSNorm (Llama).
 void normalize(const ModelConfig& c, const Matrix& in, const RowVector& gain, const RowVector& bias, Matrix& out)
@@ -109,7 +110,8 @@ void activate(Activation kind, Eigen::Ref<Matrix> m)
     }
     case Activation::GeluErf: m = m.unaryExpr(&gelu_erf); break;
     case Activation::Relu: m = m.cwiseMax(0.0f); break;
-    case Activation::SwiGlu: assert(!"SwiGLU is gated; feedForward applies it"); break;
+    case Activation::SwiGlu:
+    case Activation::GeGlu: assert(!"a gated activation is applied by feedForward"); break;
     case Activation::Silu: m = (m.array() / (1.0f + (-m.array()).exp())).matrix(); break;
     }
 }
@@ -129,8 +131,9 @@ auto addToResidual(Workspace& ws)
 void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
 {
     const PackedLayer* packed = lw.packed.get();
-    if (c.activation == Activation::SwiGlu) {
-        // SwiGLU: silu(x W_1) gates x W_3 element by element; silu(g) = g / (1 + exp(-g)). The gate and
+    if (isGated(c.activation)) {
+        // SwiGLU: silu(x W_1) gates x W_3 element by element; silu(g) = g / (1 + exp(-g)); GeGLU the same
+        // with the tanh GELU (T5's gated-gelu). The gate and
         // the up projection are cut into the same column blocks, and each block of the gate is finished
         // once the matching block of the other product is there too: the up product is computed in the
         // gate's task, from the same packed rows when the weights are packed.
@@ -146,7 +149,12 @@ void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
                 multiplyInto(ws.x, lw.w3.middleCols(c0, n), up, ws.products[std::size_t(worker)]);  // (T, n)
             }
             auto g = ws.hidden.middleCols(c0, n);
-            g = (g.array() / (1.0f + (-g.array()).exp()) * up.array()).matrix();
+            if (c.activation == Activation::GeGlu) {
+                activate(Activation::GeluTanh, g);
+                g = (g.array() * up.array()).matrix();
+            } else {
+                g = (g.array() / (1.0f + (-g.array()).exp()) * up.array()).matrix();
+            }
         }, packedUp ? &ws.packedRows : nullptr, ws.products.data());
     } else {
         parallelProducts({Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden, packed ? &packed->w1 : nullptr}},
@@ -176,7 +184,8 @@ const Matrix* positionTable(const Model& model, PositionalOverride override)
     case PositionalKind::Learned: return &model.weights.positionEmbedding;
     case PositionalKind::Sinusoidal: return &model.sinusoidal;
     case PositionalKind::None:
-    case PositionalKind::Rotary: return nullptr;
+    case PositionalKind::Rotary:
+    case PositionalKind::RelativeBuckets: return nullptr;
     }
     return nullptr;
 }
@@ -301,7 +310,8 @@ void maskOutsideWindow(const AttentionSettings& settings, Eigen::Index row0, Eig
 // is not masked.
 void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                   const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
-                  Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, ProductScratch& scratch)
+                  Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, ProductScratch& scratch,
+                  const RowVector* bias)
 {
     const Eigen::Index T = q.rows();
     const bool window = settings.hasWindow();
@@ -313,6 +323,10 @@ void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matr
         auto s = scores.block(r0, 0, rows, n);  // (rows, sinks + band)
         if (sinks > 0) multiplyTransposedInto(q.middleRows(r0, rows), k.topRows(sinks), s.leftCols(sinks), scratch);
         multiplyTransposedInto(q.middleRows(r0, rows), k.middleRows(lo, band), s.rightCols(band), scratch);
+        if (bias) {
+            if (sinks > 0) addRelativeBias(s.leftCols(sinks), r0, 0, *bias, T);
+            addRelativeBias(s.rightCols(band), r0, lo, *bias, T);
+        }
         s *= multiplier;
         // Inside the block's diagonal square, key j is masked for query i when j > i.
         s.rightCols(rows).triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
@@ -344,17 +358,18 @@ void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matr
 void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                 const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
                 Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture,
-                ProductScratch* products)
+                ProductScratch* products, const RowVector* bias)
 {
     const Eigen::Index Tq = q.rows(), Tk = k.rows();
     ensure(scores, Tq, Tk);
     ProductScratch own;  // only for callers that bring none: it allocates
     ProductScratch& scratch = products ? *products : own;
     if (!capture && settings.mask == MaskKind::Causal && Tq == Tk && Tq > kCausalBlockRows) {
-        attendCausal(q, k, v, multiplier, settings, scores, weights, out, scratch);
+        attendCausal(q, k, v, multiplier, settings, scores, weights, out, scratch, bias);
         return;
     }
     multiplyTransposedInto(q, k, scores, scratch);  // (Tq, Tk)
+    if (bias) addRelativeBias(scores, 0, 0, *bias, Tq);
     if (capture) capture->scores = scores;
     scores *= multiplier;
     if (capture) capture->scaled = scores;
@@ -455,7 +470,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     const Eigen::Index T = static_cast<Eigen::Index>(ids.size());
     const Eigen::Index D = c.dModel, Dh = c.dHead, F = c.dFF;
     const int L = c.layers, H = c.heads;
-    const float m = static_cast<float>(settings.multiplier(c.dHead));
+    const float m = static_cast<float>(settings.multiplier(c.dHead, c.scaleFolded));
 
     trace.layers = L;
     trace.heads = H;
@@ -507,6 +522,14 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     if (capture.layerResiduals) trace.residuals[0] = ws.h;
     const bool rotary = positionalKind(model, settings.positional) == PositionalKind::Rotary;
     if (rotary) ropeTables(model.ropeFrequencies, T, ws.ropeCos, ws.ropeSin);
+    // Relative buckets: every layer adds the same per-head bias, computed once (the encoder's, bidirectional).
+    const bool relative = positionalKind(model, settings.positional) == PositionalKind::RelativeBuckets;
+    if (relative) {
+        ws.headBias.resize(static_cast<std::size_t>(H));
+        for (int hd = 0; hd < H; ++hd)
+            relativeBiasByOffset(model.weights.relativeBias, hd, T, T, !c.causal, c.relativeMaxDistance,
+                                 ws.headBias[static_cast<std::size_t>(hd)]);
+    }
 
     // 2. The mask is the same for every layer and head; note the rows that can see no key at all. Keys
     //    are tried from the query's own position down, then up, so under a causal mask or a window the
@@ -551,7 +574,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
             Matrix& probs = capture.allAttention ? trace.attention[static_cast<std::size_t>(l * H + hd)] : scratch.probs;
             attendHead(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
                        scratch.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr,
-                       &ws.products[static_cast<std::size_t>(worker)]);
+                       &ws.products[static_cast<std::size_t>(worker)], relative ? &ws.headBias[static_cast<std::size_t>(hd)] : nullptr);
             if (detailHead) {
                 d.selection = *capture.detail;
                 d.x = ws.x;

@@ -50,7 +50,7 @@ struct HeadDetail {
     Matrix x;            // (T, D)  the layer-norm output the projections read (the raw residual in post-LN)
     Matrix q, k, v;      // (T, Dh) as the scores use them: after the rotation when positions are rotary;
                          //         k and v are the key/value head this query head shares
-    Matrix scores;       // (T, T)  Q K^T
+    Matrix scores;       // (T, T)  Q K^T (plus the relative position bias, in models that have one)
     Matrix scaled;       // (T, T)  multiplier * Q K^T
     Matrix masked;       // (T, T)  scaled with -infinity where the mask forbids the pair
     Matrix weights;      // (T, T)  row-wise softmax of masked; masked entries exactly 0
@@ -116,6 +116,7 @@ struct Workspace {
     // Only for models that need them (empty otherwise):
     Matrix up;                  // (T, F) SwiGLU's x W_3
     Matrix ropeCos, ropeSin;    // (T, Dh/2) rotary angles of positions 0..T-1
+    std::vector<RowVector> headBias;  // H of (2T - 1): relative position bias by offset (model/relativebias.h)
     LayerWeights layer;         // the current layer in float32, for models with stored weights
     Matrix vocabChunk;          // (D, chunk) a stored unembedding, a block of the vocabulary at a time
     Eigen::RowVectorXf headMean; // (Dh) a mean-ablated head's output averaged over the positions
@@ -145,11 +146,13 @@ Result<ForwardTrace> forward(const Model& model, const std::vector<int>& ids, co
 // out = weights v. `scores` is (T, T) scratch and ends holding the masked scores (without `capture`, under
 // the causal mask, only its lower triangle and the diagonal blocks are written). When `capture` is set,
 // its scores, scaled, masked, weights, q, k, v and headOutput are filled. `products` holds the buffers of
-// its two matrix products (without it they are allocated for the call).
+// its two matrix products (without it they are allocated for the call). `bias`, when given, is a relative
+// position bias by offset (model/relativebias.h) added to Q K^T before the multiplier: the captured
+// `scores` then include it, as the model's own logits do.
 void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                 const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
                 Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture = nullptr,
-                ProductScratch* products = nullptr);
+                ProductScratch* products = nullptr, const RowVector* bias = nullptr);
 
 // True where query i may not look at key j under these settings.
 inline bool isMaskedPair(const AttentionSettings& settings, Eigen::Index i, Eigen::Index j)
@@ -168,6 +171,8 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
 
 // Row-wise layer norm with the biased variance, as PyTorch's LayerNorm computes it; `out` must not be `in`.
 void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, float eps, Matrix& out);
+// Row-wise RMSNorm, x / sqrt(mean(x^2) + eps) * gain (Llama, T5); `out` must not be `in`.
+void rmsNorm(const Matrix& in, const RowVector& gain, float eps, Matrix& out);
 // The feed-forward activation, in place.
 void activate(Activation kind, Eigen::Ref<Matrix> m);
 

@@ -49,6 +49,8 @@ Status Model::checkShapes() const
     first(checkMatrix(w.tokenEmbedding, c.vocabSize, c.dModel, "the token embedding"));
     if (c.positional == PositionalKind::Learned)
         first(checkMatrix(w.positionEmbedding, c.contextLength, c.dModel, "the position embedding"));
+    if (c.positional == PositionalKind::RelativeBuckets)
+        first(checkMatrix(w.relativeBias, c.relativeBuckets, c.heads, "the relative position bias"));
     if (w.layers.size() != static_cast<std::size_t>(c.layers)) first(Status::failure("the model has the wrong number of layers."));
     for (std::size_t i = 0; i < w.layers.size() && p.ok(); ++i) {
         const LayerWeights& l = w.layers[i];

@@ -44,6 +44,11 @@ Status ModelConfig::validate() const
             return Status::failure("the llama3 rope scaling needs 0 < low_freq_factor < high_freq_factor and a positive "
                                    "original_max_position_embeddings.");
     }
+    if (positional == PositionalKind::RelativeBuckets &&
+        (relativeBuckets < 4 || relativeBuckets > 4096 || relativeMaxDistance <= relativeBuckets / 2 ||
+         relativeMaxDistance > kMaxContext * 64))
+        return Status::failure("relative position buckets need between 4 and 4096 buckets and a maximum distance longer than half "
+                               "their number.");
     // Each size alone may be plausible while their product is not. Whether a model fits is decided by the
     // memory the machine has (compute/memoryfit.h); this bound only keeps the sums far from overflow and
     // absurd files from being weighed at all (80 GB of float32, more than the machines this runs on hold).
@@ -57,13 +62,13 @@ Status ModelConfig::validate() const
 double ModelConfig::layerParameterCount() const
 {
     const double kvWidth = double(keyValueHeads()) * dHead;
-    return 2.0 * dModel * dModel + 2.0 * dModel * kvWidth + (activation == Activation::SwiGlu ? 3.0 : 2.0) * dModel * dFF;
+    return 2.0 * dModel * dModel + 2.0 * dModel * kvWidth + (isGated(activation) ? 3.0 : 2.0) * dModel * dFF;
 }
 
 double ModelConfig::parameterCount() const
 {
     return double(vocabSize) * dModel * (tiedEmbeddings ? 1.0 : 2.0) +
-           (positional == PositionalKind::Rotary ? 0.0 : double(contextLength) * dModel) + double(layers) * layerParameterCount();
+           (positional == PositionalKind::Rotary || positional == PositionalKind::RelativeBuckets ? 0.0 : double(contextLength) * dModel) + double(layers) * layerParameterCount();
 }
 
 std::string_view toString(PositionalKind kind)
@@ -73,6 +78,7 @@ std::string_view toString(PositionalKind kind)
     case PositionalKind::Sinusoidal: return "sinusoidal";
     case PositionalKind::None: return "none";
     case PositionalKind::Rotary: return "rotary";
+    case PositionalKind::RelativeBuckets: return "relative-buckets";
     }
     return "none";
 }
@@ -90,6 +96,7 @@ std::string_view toString(Activation activation)
     case Activation::Relu: return "relu";
     case Activation::SwiGlu: return "swiglu";
     case Activation::Silu: return "silu";
+    case Activation::GeGlu: return "gated-gelu";
     }
     return "relu";
 }

@@ -8,12 +8,17 @@
 
 namespace attnscope {
 
-enum class PositionalKind { Learned, Sinusoidal, None, Rotary };  // Rotary: q and k rotated by position (Llama)
+// Rotary: q and k rotated by position (Llama). RelativeBuckets: no table; each head adds a learned bias to
+// its scores, looked up by the bucket of the key's offset from the query (T5, model/relativebias.h).
+enum class PositionalKind { Learned, Sinusoidal, None, Rotary, RelativeBuckets };
 enum class NormPlacement { PreLN, PostLN };  // GPT-2 is pre-LN; BERT-style encoders are post-LN
 enum class NormKind { LayerNorm, RmsNorm };   // RmsNorm: x / rms(x) * gain, no mean, no bias (Llama)
 // SwiGlu is a gated feed-forward: (silu(x W_1) * (x W_3)) W_2, with W_1 the gate and W_3 the up projection.
+// GeGlu is the same gate with GPT-2's tanh GELU in place of silu (T5's "gated-gelu").
 // Silu (swish) is x * sigmoid(x) on its own, ungated (Marian).
-enum class Activation { GeluTanh, GeluErf, Relu, SwiGlu, Silu };
+enum class Activation { GeluTanh, GeluErf, Relu, SwiGlu, Silu, GeGlu };
+// True for the gated feed-forwards, which have a third projection (W_3).
+constexpr bool isGated(Activation a) { return a == Activation::SwiGlu || a == Activation::GeGlu; }
 
 // Rotary position embedding (RoPE): dimension pair i of a head, (i, i + Dh/2) in the rotate-half layout,
 // turns by position * inverse frequency i, where inverse frequency i = theta^(-2i/Dh), rescaled for long
@@ -51,6 +56,12 @@ struct ModelConfig {
     bool tiedEmbeddings = true;  // the unembedding is the token embedding (GPT-2); false: its own matrix
     bool fixedPositions = false;   // the Learned table is a fixed sinusoid the checkpoint ships (Marian), not learned
     std::vector<int> endTokenIds;  // generation stops at any of these (config.json's eos_token_id); empty: none known
+    // T5: the model was trained without dividing its scores by √dₖ (its initialisation folds that factor
+    // into W_Q), so the √dₖ setting's "on" is the model as trained, and "off" multiplies the scores by √dₖ.
+    bool scaleFolded = false;
+    // RelativeBuckets: how many buckets, and the offset from which the last bucket holds every longer one.
+    int relativeBuckets = 32;
+    int relativeMaxDistance = 128;
 
     // Hkv, the key/value heads: query head h reads key/value head h / (H / Hkv) (grouped-query attention).
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }

@@ -62,6 +62,7 @@ struct ModelWeights {
     Matrix positionEmbedding;  // (C, D) learned table; empty when the model has none
     std::vector<LayerWeights> layers;  // L entries; empty when `stored`
     RowVector lnfGain, lnfBias;        // (D) final norm (pre-LN models); empty in post-LN encoders
+    Matrix relativeBias;               // (buckets, H) the relative position bias (T5); empty otherwise
     // Set for models that keep their checkpoint's tensors in the file's precision (memory-mapped BF16, say)
     // and convert them to float32 a layer at a time as the forward pass reaches them; the embedding, the
     // layers and an untied unembedding then come from here.

@@ -51,7 +51,8 @@ inline double activation(Activation kind, double x)
     case Activation::GeluTanh: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
     case Activation::GeluErf: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     case Activation::Relu: return x > 0 ? x : 0.0;
-    case Activation::SwiGlu: break;  // gated, Llama-family only: llamareference.h checks it
+    case Activation::SwiGlu:
+    case Activation::GeGlu: break;  // gated: llamareference.h and bartreference.h check them
     case Activation::Silu: return x / (1.0 + std::exp(-x));
     }
     return x;

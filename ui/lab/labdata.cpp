@@ -18,7 +18,7 @@ std::shared_ptr<const SaturationSweep> computeSweep(const SnapshotPtr& snapshot)
     if (!snapshot || !snapshot->model || !snapshot->trace.hasDetail) return nullptr;
     const int dh = snapshot->model->config.dHead;
     return std::make_shared<const SaturationSweep>(saturationSweep(
-        snapshot->trace.detail.scores, snapshotMask(*snapshot), dh, snapshot->settings.multiplier(dh)));
+        snapshot->trace.detail.scores, snapshotMask(*snapshot), dh, snapshot->settings.multiplier(dh, snapshot->model->config.scaleFolded)));
 }
 
 KeyMask snapshotMask(const Snapshot& snapshot)

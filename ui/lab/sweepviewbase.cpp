@@ -104,7 +104,7 @@ void SweepViewBase::followSettings(const AttentionSettings& settings)
 {
     const ModelPtr& model = m_document->model();
     if (!model) return;
-    const double m = settings.multiplier(model->config.dHead);
+    const double m = settings.multiplier(model->config.dHead, model->config.scaleFolded);
     labplot::moveMarker(m_current, m, QStringLiteral("current m = %1").arg(labplot::multiplierText(m)));
     // Until the new snapshot arrives (large models compute on a worker), the dot would sit at the old m.
     if (m_currentDot && (!m_sweep || m_sweep->current != m)) m_currentDot->data()->clear();

@@ -28,6 +28,8 @@ QString stepTitle(const StepInfo& s, const ModelConfig& c)
     if (name == QLatin1String("ln2") && c.normKind == NormKind::RmsNorm) return QStringLiteral("RMSNorm");
     if (name == QLatin1String("ff_hidden") && c.activation == Activation::SwiGlu)
         return QStringLiteral("FFN: silu(x W_1) ⊙ x W_3 (SwiGLU)");
+    if (name == QLatin1String("ff_hidden") && c.activation == Activation::GeGlu)
+        return QStringLiteral("FFN: gelu(x W_1) ⊙ x W_3 (GeGLU)");
     return QString::fromUtf8(c.norm == NormPlacement::PostLN ? s.postLnTitle : s.title);
 }
 

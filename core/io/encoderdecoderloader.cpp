@@ -105,11 +105,11 @@ Result<BartConfig> readBartConfig(const std::string& configPath, const std::stri
     if (b.decoderLayers < 1 || b.decoderLayers > 1024 || b.decoderFF < 1 || b.decoderFF > (1 << 20))
         return R::fail("in " + file + ", the decoder's sizes (decoder_layers " + std::to_string(b.decoderLayers) +
                        ", decoder_ffn_dim " + std::to_string(b.decoderFF) + ") are not usable.");
-    for (auto [name, id] : {std::pair{"bos_token_id", b.bos}, {"eos_token_id", b.eos},
-                            {b.marian ? "decoder_start_token_id (or pad_token_id)" : "decoder_start_token_id", b.decoderStart}})
-        if (id < 0 || id >= c.vocabSize)
-            return R::fail("in " + file + ", " + name + " is " + std::to_string(id) + ", outside the vocabulary of " +
-                           std::to_string(c.vocabSize) + " tokens.");
+    if (Status bad = checkSpecialIds({{"bos_token_id", b.bos}, {"eos_token_id", b.eos},
+                                      {b.marian ? "decoder_start_token_id (or pad_token_id)" : "decoder_start_token_id", b.decoderStart}},
+                                     c.vocabSize, file);
+        !bad.ok())
+        return R::fail(bad.error);
     return R::ok(std::move(b));
 }
 
@@ -273,6 +273,24 @@ Matrix marianPositionTable(int positions, int dModel)
     return table;
 }
 
+Status checkSpecialIds(const std::vector<std::pair<const char*, int>>& ids, int vocabSize, const std::string& file)
+{
+    for (const auto& [name, id] : ids)
+        if (id < 0 || id >= vocabSize)
+            return Status::failure("in " + file + ", " + name + " is " + std::to_string(id) + ", outside the vocabulary of " +
+                                   std::to_string(vocabSize) + " tokens.");
+    return {};
+}
+
+Status checkEncoderDecoderFits(const ModelConfig& encoder, int decoderLayers, const std::string& folder)
+{
+    // Each decoder layer weighs about two encoder layers (its cross-attention), and the head a second table.
+    ModelConfig both = encoder;
+    both.layers = encoder.layers + decoderLayers * 2;
+    return checkMemoryFits(memoryNeed(both, float32WeightBytes(both) + 2.0 * 4.0 * both.vocabSize * both.dModel),
+                           "the model in '" + folder + "'");
+}
+
 Result<ModelPtr> loadEncoderDecoderFolder(const std::string& folder, const std::string& modelType)
 {
     using R = Result<ModelPtr>;
@@ -281,13 +299,7 @@ Result<ModelPtr> loadEncoderDecoderFolder(const std::string& folder, const std::
 
     Result<BartConfig> config = readBartConfig((dir / "config.json").string(), modelType);
     if (!config) return R::fail(config.error());
-    // Both stacks, the decoder's extra cross-attention and the head, as float32: about twice the encoder's.
-    ModelConfig both = config->encoder;
-    both.layers = config->encoder.layers + config->decoderLayers * 2;
-    if (Status fits = checkMemoryFits(memoryNeed(both, float32WeightBytes(both) + 2.0 * 4.0 * both.vocabSize * both.dModel),
-                                      "the model in '" + folder + "'");
-        !fits.ok())
-        return R::fail(fits.error);
+    if (Status fits = checkEncoderDecoderFits(config->encoder, config->decoderLayers, folder); !fits.ok()) return R::fail(fits.error);
 
     Result<Tokenizers> tokenizers = readTokenizers(dir, folder, config->marian);
     if (!tokenizers) return R::fail(tokenizers.error());

@@ -13,6 +13,8 @@
 // LM head tied to the shared embedding (or lm_head.weight when stored) plus final_logits_bias. Names may
 // carry the "model." prefix of the generation model or not (the base model).
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/model.h"
 #include "result.h"
@@ -21,6 +23,12 @@ namespace attnscope {
 
 // Marian's position table (C, D): row p, column j < D/2 is sin(p / 10000^(2j/D)), column D/2 + j its cosine.
 Matrix marianPositionTable(int positions, int dModel);
+
+// What the encoder–decoder loaders (this one and io/t5loader.h) share. The special ids a config names, each
+// inside the vocabulary, or a sentence naming the first that is not (`file` quoted):
+Status checkSpecialIds(const std::vector<std::pair<const char*, int>>& ids, int vocabSize, const std::string& file);
+// Both stacks (the decoder's layers hold a second attention) and the head as float32 fit this machine.
+Status checkEncoderDecoderFits(const ModelConfig& encoder, int decoderLayers, const std::string& folder);
 
 // `modelType` is "bart" or "marian". Fails with one sentence naming the file and the problem; non-finite
 // weights load with a warning.

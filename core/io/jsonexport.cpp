@@ -32,6 +32,11 @@ nlohmann::ordered_json modelInfo(const Model& model)
         j["rope_scaling"] = c.rope.scaling == RopeConfig::Scaling::Llama3 ? "llama3"
                             : c.rope.scaling == RopeConfig::Scaling::Linear ? "linear" : "none";
     }
+    if (c.positional == PositionalKind::RelativeBuckets) {
+        j["relative_buckets"] = c.relativeBuckets;
+        j["relative_max_distance"] = c.relativeMaxDistance;
+    }
+    if (c.scaleFolded) j["sqrt_dk_folded_into_weights"] = true;
     j["tied_embeddings"] = c.tiedEmbeddings;
     j["encoder_decoder"] = model.isEncoderDecoder();
     if (model.isEncoderDecoder()) {

@@ -6,6 +6,7 @@
 
 #include "io/bertloader.h"
 #include "io/encoderdecoderloader.h"
+#include "io/t5loader.h"
 #include "io/gpt2loader.h"
 #include "io/llamaloader.h"
 #include "io/wordmodel.h"
@@ -48,9 +49,10 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
     if (*type == "llama" || *type == "qwen2" || *type == "mistral") return loadLlamaFolder(folder);
     if (*type == "attnscope") return loadWordModelFolder(folder);
     if (*type == "bart" || *type == "marian") return loadEncoderDecoderFolder(folder, *type);
+    if (*type == "t5") return loadT5Folder(folder);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
                    "; AttnScope opens GPT-2 (model_type \"gpt2\"), BERT-family (\"bert\", \"distilbert\"), "
-                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), BART and Marian encoder–decoders (\"bart\", \"marian\") and its own trained models (\"attnscope\").");
+                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), BART, Marian and T5 encoder–decoders (\"bart\", \"marian\", \"t5\") and its own trained models (\"attnscope\").");
 }
 
 } // namespace attnscope

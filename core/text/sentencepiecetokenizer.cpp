@@ -79,6 +79,29 @@ Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::op
     return R::ok(std::move(t));
 }
 
+Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::openWithOwnIds(const std::string& modelPath, int extraIds)
+{
+    using R = Result<std::shared_ptr<const SentencePieceTokenizer>>;
+    R opened = open(modelPath, nullptr);
+    if (!opened) return opened;
+    if (extraIds < 0 || extraIds > 100000) return R::fail("the number of sentinel tokens (" + std::to_string(extraIds) + ") is not usable.");
+    std::shared_ptr<SentencePieceTokenizer> t = std::const_pointer_cast<SentencePieceTokenizer>(*opened);
+    const sentencepiece::SentencePieceProcessor& sp = *t->m_processor;
+    auto v = std::make_shared<PieceVocabulary>();
+    const int pieces = sp.GetPieceSize();
+    if (pieces < 1 || static_cast<std::size_t>(pieces) > kMaxVocabularyEntries)
+        return R::fail("the SentencePiece model '" + modelPath + "' has " + std::to_string(pieces) + " pieces, not a usable number.");
+    v->pieceOf.reserve(std::size_t(pieces + extraIds));
+    for (int i = 0; i < pieces; ++i) v->pieceOf.push_back(sp.IdToPiece(i));
+    for (int k = extraIds - 1; k >= 0; --k) v->pieceOf.push_back("<extra_id_" + std::to_string(k) + ">");
+    for (std::size_t i = 0; i < v->pieceOf.size(); ++i) v->idOf.emplace(v->pieceOf[i], static_cast<int>(i));
+    v->unknownId = sp.unk_id();
+    if (v->unknownId < 0 || v->unknownId >= pieces)
+        return R::fail("the SentencePiece model '" + modelPath + "' has no unknown piece for the text it cannot cut.");
+    t->m_vocabulary = std::move(v);
+    return R::ok(std::move(t));
+}
+
 Result<TokenizedText> SentencePieceTokenizer::encode(std::string_view utf8) const
 {
     using R = Result<TokenizedText>;

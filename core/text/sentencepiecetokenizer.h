@@ -1,8 +1,9 @@
 #pragma once
-// Marian's tokenizers: a SentencePiece model file (source.spm for the source, target.spm for the target)
+// Marian's and T5's tokenizers: a SentencePiece model file (source.spm for the source, target.spm for the target)
 // cuts the text into pieces with the real SentencePiece library (Debian's libsentencepiece), normalising it
-// as the model file says, and the model folder's vocab.json gives each piece its id; a piece the vocabulary
-// lacks becomes <unk>. Both of a model's tokenizers share one vocabulary.
+// as the model file says, and the model folder's vocab.json gives each piece its id (Marian; T5 uses the
+// file's own numbering); a piece the vocabulary lacks becomes <unk>. Both of a model's tokenizers share
+// one vocabulary.
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -34,6 +35,9 @@ public:
     // Loads `modelPath` (at most 64 MB) with SentencePiece; fails with a sentence naming the file.
     static Result<std::shared_ptr<const SentencePieceTokenizer>> open(const std::string& modelPath,
                                                                      std::shared_ptr<const PieceVocabulary> vocabulary);
+    // T5's form: the ids are the model file's own (piece i has id i), followed by `extraIds` sentinel
+    // tokens, <extra_id_0> last, as Hugging Face's T5 tokenizer numbers them.
+    static Result<std::shared_ptr<const SentencePieceTokenizer>> openWithOwnIds(const std::string& modelPath, int extraIds);
     ~SentencePieceTokenizer() override;
 
     Result<TokenizedText> encode(std::string_view utf8) const override;

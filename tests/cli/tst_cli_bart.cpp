@@ -14,6 +14,7 @@
 #include "model/generate.h"
 #include "tinybart.h"
 #include "tinymarian.h"
+#include "tinyt5.h"
 
 using namespace attnscope;
 
@@ -169,6 +170,39 @@ private slots:
         QCOMPARE(j.at("token_ids")[0].get<int>(), tinymarian::padId());
         QCOMPARE(j.at("cross_attention")[1][1].size(), j.at("tokens").size());
         const nlohmann::json g = run({"generate", "--model", marian, "--source", "the cat sat", "--max-new-tokens", "3"});
+        QVERIFY(!g.at("steps").empty());
+    }
+
+    // A T5 folder: relative buckets, the folded √dₖ and gated-gelu said by info; attention matches the core's
+    // own run; generation stops or runs out of steps without an error.
+    void t5ThroughTheCli()
+    {
+        tinyt5::Options gated;
+        gated.gated = true;
+        const std::string dir = tinyt5::writeFolder(m_tmp, "tiny-t5", gated);
+        const QString t5 = QString::fromStdString(dir);
+        const nlohmann::json info = run({"info", "--model", t5});
+        QCOMPARE(info.value("architecture", ""), std::string("t5"));
+        QCOMPARE(info.value("positional", ""), std::string("relative-buckets"));
+        QCOMPARE(info.value("activation", ""), std::string("gated-gelu"));
+        QCOMPARE(info.value("normalization", ""), std::string("rms-norm"));
+        QCOMPARE(info.value("relative_buckets", 0), tinyt5::kBuckets);
+        QCOMPARE(info.value("sqrt_dk_folded_into_weights", false), true);
+        QCOMPARE(info.value("encoder_decoder", false), true);
+        const nlohmann::json j = run({"attention", "--model", t5, "--source", "the cat sat on the mat", "--text", "lo miska"});
+        QVERIFY(!j.is_null());
+        QCOMPARE(j.at("source_tokens").back().get<std::string>(), std::string("</s>"));
+        QCOMPARE(j.at("token_ids")[0].get<int>(), tinyt5::kPadId);
+        Result<ModelPtr> model = loadModel(dir);
+        QVERIFY(model);
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, encodeSource(**model, "the cat sat on the mat")->ids,
+                                      encodeTarget(**model, "lo miska")->ids, AttentionSettings{}, false, trace)
+                    .ok());
+        QVERIFY(worst(j.at("cross_attention"), trace.crossAttention, tinyt5::kH) < 1e-6);
+        QVERIFY(worst(j.at("attention"), trace.selfAttention, tinyt5::kH) < 1e-6);
+        QVERIFY(worst(j.at("encoder_attention"), trace.encoder.attention, tinyt5::kH) < 1e-6);
+        const nlohmann::json g = run({"generate", "--model", t5, "--source", "the cat sat", "--max-new-tokens", "3"});
         QVERIFY(!g.at("steps").empty());
     }
 

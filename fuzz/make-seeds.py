@@ -701,10 +701,11 @@ MARIAN_TARGET = ["lo mika sati en lo mata", "lo doga rani al lo riva", "na birda
                  "salu munda", "lo mika e lo doga"]
 
 
-def spm_model(sentences, vocab_size):
+def spm_model(sentences, vocab_size, ids=None):
     """A small unigram SentencePiece model trained on `sentences`, its file's bytes, or None when the
     Python binding (Debian's python3-sentencepiece, run with /usr/bin/python3) is not installed. The identity
-    normaliser keeps the file small (no character map)."""
+    normaliser keeps the file small (no character map). `ids` overrides the special ids (Marian's by default:
+    <unk> 0, </s> 1, no <s> or <pad>)."""
     try:
         import io
         import sentencepiece
@@ -713,8 +714,8 @@ def spm_model(sentences, vocab_size):
     model = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(
         sentence_iterator=iter(sentences), model_writer=model, model_type="unigram", vocab_size=vocab_size,
-        hard_vocab_limit=False, character_coverage=1.0, normalization_rule_name="identity", bos_id=-1, eos_id=1,
-        unk_id=0, pad_id=-1, num_threads=1, minloglevel=2)
+        hard_vocab_limit=False, character_coverage=1.0, normalization_rule_name="identity", num_threads=1,
+        minloglevel=2, **(ids or dict(bos_id=-1, eos_id=1, unk_id=0, pad_id=-1)))
     return model.getvalue()
 
 
@@ -773,6 +774,88 @@ WORD_VOCAB = ["<bos>", "<unk>", "the", ".", ",", "?", "!", "cat", "dog", "sat", 
 WORD_TINY = {"model_type": "attnscope", "name": "tiny", "tokenizer": "word-vocab", "n_layer": 2, "n_head": 2,
              "n_embd": 8, "n_inner": 16, "vocab_size": len(WORD_VOCAB), "n_positions": 16, "layer_norm_epsilon": 1e-05,
              "activation_function": "gelu_new", "bos_token": "<bos>", "unk_token": "<unk>"}
+
+
+def t5_tensors(config, seed, gated=False, tied=True):
+    """A T5ForConditionalGeneration's tensors: nn.Linear weights [out, in] without biases, norms with weights
+    only, a relative position bias in block 0 of each stack."""
+    rnd = random.Random(seed)
+    D, V, F, H, Dk = config["d_model"], config["vocab_size"], config["d_ff"], config["num_heads"], config["d_kv"]
+    B = config["relative_attention_num_buckets"]
+    out = []
+
+    def t(name, *shape, offset=0.0):
+        n = 1
+        for s in shape:
+            n *= s
+        out.append((name, list(shape), [offset + rnd.uniform(-0.5, 0.5) for _ in range(n)]))
+
+    def attention(name, relative):
+        for proj in ["q", "k", "v"]:
+            t(name + "." + proj + ".weight", H * Dk, D)
+        t(name + ".o.weight", D, H * Dk)
+        if relative:
+            t(name + ".relative_attention_bias.weight", B, H)
+
+    def ff(name):
+        for wi in (["wi_0", "wi_1"] if gated else ["wi"]):
+            t(name + "." + wi + ".weight", F, D)
+        t(name + ".wo.weight", D, F)
+
+    t("shared.weight", V, D)
+    for stack, layers in [("encoder", config["num_layers"]), ("decoder", config["num_decoder_layers"])]:
+        for i in range(layers):
+            p = "%s.block.%d.layer." % (stack, i)
+            attention(p + "0.SelfAttention", i == 0)
+            t(p + "0.layer_norm.weight", D, offset=1.0)
+            if stack == "decoder":
+                attention(p + "1.EncDecAttention", False)
+                t(p + "1.layer_norm.weight", D, offset=1.0)
+            last = p + ("2" if stack == "decoder" else "1")
+            ff(last + ".DenseReluDense")
+            t(last + ".layer_norm.weight", D, offset=1.0)
+        t(stack + ".final_layer_norm.weight", D, offset=1.0)
+    if not tied:
+        t("lm_head.weight", V, D)
+    return out
+
+
+def seeds_t5_folder():
+    spm = spm_model(MARIAN_SOURCE + MARIAN_TARGET, 40, ids=dict(pad_id=0, eos_id=1, unk_id=2, bos_id=-1))  # T5's ids
+    if spm is None:
+        print("make-seeds: no sentencepiece module; the t5_folder seeds are left as they are")
+        return
+    import sentencepiece
+    pieces = sentencepiece.SentencePieceProcessor(model_proto=spm).get_piece_size()
+    tiny = {"model_type": "t5", "architectures": ["T5ForConditionalGeneration"], "d_model": 8, "d_kv": 4, "d_ff": 16,
+            "num_layers": 1, "num_decoder_layers": 2, "num_heads": 2, "vocab_size": pieces + 100,
+            "relative_attention_num_buckets": 8, "relative_attention_max_distance": 12, "feed_forward_proj": "relu",
+            "tie_word_embeddings": True, "eos_token_id": 1, "pad_token_id": 0, "decoder_start_token_id": 0,
+            "is_encoder_decoder": True}
+    relu, gated = t5_tensors(tiny, 5), t5_tensors(tiny, 6, gated=True)
+
+    def put(name, config, weights, model=spm, text="the cat sat on the mat and the dog\n@@@@\nlo mika"):
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights, model,
+                 text if isinstance(text, bytes) else text.encode()]
+        write("t5_folder", name, SEP.join(parts))
+
+    put("t5-relu-f32", tiny, tensor_file(relu))
+    put("t5-gated-bf16", dict(tiny, feed_forward_proj="gated-gelu"), tensor_file(gated, "BF16"),
+        text="hello world, a bird sings in the tree by the river\n@@@@\nsalu munda")
+    put("t5-untied", dict(tiny, tie_word_embeddings=False), tensor_file(t5_tensors(tiny, 7, tied=False)))
+    put("t5-sentinels-and-unknown", tiny, tensor_file(relu), text="<extra_id_0> zebra 日本\n@@@@\n<extra_id_1>")
+    put("t5-invalid-utf8", tiny, tensor_file(relu), text=b"ok \xff\xfe")
+    put("huge-weights", tiny, tensor_file(with_tensor(relu, "decoder.block.1.layer.1.EncDecAttention.q.weight",
+                                                      lambda v: [3e38] * len(v))))
+    # Hostile folders: each is refused with a sentence.
+    put("heads-do-not-fill-d-model", dict(tiny, num_heads=3), tensor_file(relu))
+    put("buckets-absurd", dict(tiny, relative_attention_num_buckets=1 << 30), tensor_file(relu))
+    put("no-relative-bias", tiny, tensor_file([t for t in relu if "relative_attention_bias" not in t[0]]))
+    put("gated-without-wi-1", dict(tiny, feed_forward_proj="gated-gelu"), tensor_file(relu))
+    put("spm-not-a-model", tiny, tensor_file(relu), model=b"not a protobuf at all")
+    put("spm-truncated", tiny, tensor_file(relu), model=spm[: len(spm) // 2])
+    put("no-spm", tiny, tensor_file(relu), model=b"")
+    put("vocab-smaller-than-spm", dict(tiny, vocab_size=10), tensor_file(t5_tensors(dict(tiny, vocab_size=10), 5)))
 
 
 def seeds_word_folder():
@@ -912,6 +995,7 @@ if __name__ == "__main__":
     seeds_bert_folder()
     seeds_bart_folder()
     seeds_marian_folder()
+    seeds_t5_folder()
     seeds_word_folder()
     seeds_cli()
     seeds_scene()

@@ -254,7 +254,8 @@ std::string loadLlamaFolder(const fs::path& dir, const std::string& input)
     return m ? std::string() : m.error();
 }
 
-// A model folder and then a text for its tokenizer (the bert_folder, bart_folder, marian_folder and word_folder targets).
+// A model folder and then a text for its tokenizer (the bert_folder, bart_folder, marian_folder, t5_folder and
+// word_folder targets).
 std::string loadFolderAndText(const fs::path& dir, const std::string& input, const std::vector<const char*>& names)
 {
     const std::vector<std::string_view> parts = fuzzing::splitParts(input, names.size() + 1);
@@ -282,6 +283,11 @@ std::string loadMarianFolder(const fs::path& dir, const std::string& input)
     return loadFolderAndText(dir, input, {"config.json", "model.safetensors", "vocab.json", "source.spm", "target.spm"});
 }
 
+std::string loadT5Folder(const fs::path& dir, const std::string& input)
+{
+    return loadFolderAndText(dir, input, {"config.json", "model.safetensors", "spiece.model"});
+}
+
 std::string loadWordFolder(const fs::path& dir, const std::string& input)
 {
     return loadFolderAndText(dir, input, {"config.json", "model.safetensors", "vocab.txt"});
@@ -299,6 +305,7 @@ const std::map<std::string, Loader>& loaders()
                                                         {"bert_folder", loadBertFolder},
                                                         {"bart_folder", loadBartFolder},
                                                         {"marian_folder", loadMarianFolder},
+                                                        {"t5_folder", loadT5Folder},
                                                         {"word_folder", loadWordFolder}};
     return table;
 }

@@ -3,7 +3,8 @@
 // exactly the core's numbers (greyed with the reason when the checkpoint has no head), and every view
 // the renderer knows draws an encoder. Then BART, an encoder with a decoder: the Cross-attention view shows
 // the decoder's own sublayer, the Generation view translates the sentence with the core's alignment built
-// row by row, and every view draws.
+// row by row, and every view draws. Then T5: the √dₖ box says the factor is folded into W_Q, and every view
+// draws a model whose positions are relative buckets.
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -24,6 +25,7 @@
 #include "steps/crossattentionview.h"
 #include "tinybart.h"
 #include "tinybert.h"
+#include "tinyt5.h"
 #include "window/controlpanel.h"
 #include "window/mainwindow.h"
 #include "window/renderer.h"
@@ -276,6 +278,51 @@ private slots:
         for (const QString& view : renderViewNames()) {
             RenderOptions options;
             options.outPath = m_tmp.filePath(QStringLiteral("bart-") + view + QStringLiteral(".png"));
+            options.width = 640;
+            options.height = 480;
+            const Status status = renderView(view, doc, options);
+            if (refused.contains(view)) {
+                QVERIFY2(!status.ok() && status.error.find(refused.value(view)) != std::string::npos,
+                         qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
+                continue;
+            }
+            QVERIFY2(status.ok(), qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
+            QCOMPARE(QImage(options.outPath).size(), QSize(640, 480));
+        }
+    }
+
+    void t5SaysTheScaleIsFoldedAndEveryViewDraws()
+    {
+        tinyt5::Options gated;
+        gated.gated = true;
+        const QString t5 = QString::fromStdString(tinyt5::writeFolder(m_tmp, "tiny-t5", gated));
+        {
+            MainWindow w;
+            QVERIFY(w.openModel(t5).ok());
+            const auto* box = w.findChild<QCheckBox*>(QStringLiteral("sqrt-dk"));
+            QVERIFY(box);
+            QVERIFY2(box->text().contains(QStringLiteral("folded into W_Q")), qPrintable(box->text()));
+            QVERIFY(box->isChecked());
+            QVERIFY(w.document()->settings().mask == MaskKind::None);
+            // Back to a model that divides: the box says so again.
+            QVERIFY(w.openModel(QStringLiteral("builtin")).ok());
+            QCOMPARE(box->text(), QStringLiteral("Divide by √dₖ"));
+        }
+        Result<ModelPtr> model = loadModel(t5.toStdString());
+        QVERIFY(model);
+        Document doc;
+        doc.setModel(*model);
+        doc.setText(QStringLiteral("the cat sat on the mat and the dog sat on the log"));
+        attnscope::AttentionSettings settings = doc.settings();
+        settings.ablated = {{0, 1}};
+        doc.setSettings(settings);
+        const QMap<QString, std::string> refused{{QStringLiteral("importance"), "not trained to predict"},
+                                                 {QStringLiteral("attribution"), "no next-token logits"},
+                                                 {QStringLiteral("logit-lens"), "masked-language-model head"},
+                                                 {QStringLiteral("patching"), "this model is an encoder"}};
+        for (const QString& view : renderViewNames()) {
+            RenderOptions options;
+            options.outPath = m_tmp.filePath(QStringLiteral("t5-") + view + QStringLiteral(".png"));
             options.width = 640;
             options.height = 480;
             const Status status = renderView(view, doc, options);

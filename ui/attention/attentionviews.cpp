@@ -73,7 +73,7 @@ QWidget* makeGrid(Document*, QWidget* parent)
 Status prepareGrid(QWidget* view, Document& document, const RenderOptions&)
 {
     const SnapshotPtr snapshot = document.snapshot();
-    QString title = QObject::tr("All heads (layers down, heads across) · %1").arg(settingsSummary(snapshot->settings));
+    QString title = QObject::tr("All heads (layers down, heads across) · %1").arg(settingsSummary(snapshot->settings, snapshot->model && snapshot->model->config.scaleFolded));
     if (snapshot->display == AttentionDisplay::ValueWeighted) title += QStringLiteral(" · ") + displayLabel(snapshot->display);
     view->findChild<QLabel*>(QStringLiteral("grid-title"))->setText(title);
     labelWeightScale(view->findChild<QCustomPlot*>(QStringLiteral("grid-scale")), snapshot->display);

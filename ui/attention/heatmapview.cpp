@@ -106,7 +106,7 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     m_placeholder->setVisible(!valid);
     m_titleParts.clear();
     if (snapshot && snapshot->model) {
-        m_titleParts << tr("Layer %1 · head %2").arg(m_head.layer).arg(m_head.head) << settingsSummary(snapshot->settings);
+        m_titleParts << tr("Layer %1 · head %2").arg(m_head.layer).arg(m_head.head) << settingsSummary(snapshot->settings, snapshot->model && snapshot->model->config.scaleFolded);
         if (snapshot->display == AttentionDisplay::ValueWeighted) m_titleParts << displayLabel(snapshot->display);
         // A mask other than the one the model was trained with (GPT-2 unmasked, BERT causal) is a counterfactual.
         const std::string note = counterfactualNote(snapshot->model->config, snapshot->settings);

@@ -14,11 +14,12 @@ QString maskSummary(const AttentionSettings& s)
     return s.sinks == 1 ? QObject::tr("%1 + 1 sink").arg(window) : QObject::tr("%1 + %2 sinks").arg(window).arg(s.sinks);
 }
 
-QString settingsSummary(const AttentionSettings& s)
+QString settingsSummary(const AttentionSettings& s, bool scaleFolded)
 {
     QStringList parts;
     parts << maskSummary(s);
-    parts << (s.scaling == Scaling::SqrtDk ? QObject::tr("÷√dₖ") : QObject::tr("unscaled"));
+    if (scaleFolded) parts << (s.scaling == Scaling::SqrtDk ? QObject::tr("√dₖ as trained") : QObject::tr("×√dₖ"));
+    else parts << (s.scaling == Scaling::SqrtDk ? QObject::tr("÷√dₖ") : QObject::tr("unscaled"));
     parts << QObject::tr("T = %1").arg(s.temperature, 0, 'f', 2);
     if (s.positional != PositionalOverride::Default)
         parts << QObject::tr("positions: %1").arg(QString::fromUtf8(toString(s.positional).data(), int(toString(s.positional).size())));

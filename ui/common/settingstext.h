@@ -7,7 +7,9 @@
 
 namespace attnscope {
 
-QString settingsSummary(const AttentionSettings& settings);
+// `scaleFolded`: the model was trained without the division (T5), so the scaling reads "√dₖ as trained" or
+// "×√dₖ" (ModelConfig::scaleFolded).
+QString settingsSummary(const AttentionSettings& settings, bool scaleFolded = false);
 // The mask alone: "causal mask", "no mask", "window of 64", "window of 64 + 4 sinks".
 QString maskSummary(const AttentionSettings& settings);
 

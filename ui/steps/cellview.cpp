@@ -7,6 +7,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "model/relativebias.h"
+
 namespace attnscope {
 
 namespace {
@@ -153,8 +155,19 @@ void CellView::refresh()
     row->axis(QCPAxis::atBottom)->setRange(-0.7, T - 0.3);
 
     QString text;
-    text += QStringLiteral("1. q_%1 · k_%2 = Σ_d q_%1,d × k_%2,d = %3   (the score matrix holds %4)\n")
-                .arg(e.query).arg(e.key).arg(number(e.sumOfProducts)).arg(number(e.rawScore));
+    const Model* model = snap->model.get();
+    if (model && model->config.positional == PositionalKind::RelativeBuckets && snap->settings.positional == PositionalOverride::Default) {
+        // T5: the score is the dot product plus the head's learned bias for the bucket of the key's offset.
+        const ModelConfig& c = model->config;
+        const int bucket = relativeBucket(e.key - e.query, !c.causal, c.relativeBuckets, c.relativeMaxDistance);
+        text += QStringLiteral("1. q_%1 · k_%2 = Σ_d q_%1,d × k_%2,d = %3, plus the position bias of offset %4 (bucket %5) %6: "
+                               "the score matrix holds %7\n")
+                    .arg(e.query).arg(e.key).arg(number(e.sumOfProducts)).arg(e.key - e.query).arg(bucket)
+                    .arg(number(model->weights.relativeBias(bucket, focus.head))).arg(number(e.rawScore));
+    } else {
+        text += QStringLiteral("1. q_%1 · k_%2 = Σ_d q_%1,d × k_%2,d = %3   (the score matrix holds %4)\n")
+                    .arg(e.query).arg(e.key).arg(number(e.sumOfProducts)).arg(number(e.rawScore));
+    }
     text += QStringLiteral("2. scaled: %1 × %2 = %3\n").arg(number(e.rawScore)).arg(QString::number(e.multiplier, 'f', 4)).arg(number(e.scaled));
     text += e.masked ? QStringLiteral("3. mask: key %1 is hidden from query %2, the score becomes −∞\n").arg(e.key).arg(e.query)
                      : QStringLiteral("3. mask: key %1 is visible to query %2, the score stays %3\n").arg(e.key).arg(e.query).arg(number(e.scaled));

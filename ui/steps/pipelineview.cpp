@@ -114,12 +114,16 @@ void PipelineView::refresh()
         bool keysAsColumns;
     };
     const QString mult = QString::number(t.multiplier, 'g', 4);
+    // T5 adds its relative position bias to the scores before scaling (model/relativebias.h).
+    const bool relativeBias = snap->model && snap->model->config.positional == PositionalKind::RelativeBuckets &&
+                              snap->settings.positional == PositionalOverride::Default;
     const Step all[] = {
         {"x", d.x, "X", shape(d.x, "T", "d_model"), S::Symmetric, false},
         {"q", d.q, "Q", shape(d.q, "T", "d_head"), S::Symmetric, false},
         {"k", d.k, "K", shape(d.k, "T", "d_head"), S::Symmetric, false},
         {"v", d.v, "V", shape(d.v, "T", "d_head"), S::Symmetric, false},
-        {"scores", d.scores, "scores Q Kᵀ", shape(d.scores, "T", "T"), S::Symmetric, true},
+        {"scores", d.scores, relativeBias ? "scores Q Kᵀ + position bias" : "scores Q Kᵀ", shape(d.scores, "T", "T"),
+         S::Symmetric, true},
         {"scaled", d.scaled, "scaled × " + mult, shape(d.scaled, "T", "T"), S::Symmetric, true},
         {"masked", d.masked, "masked", shape(d.masked, "T", "T"), S::Symmetric, true},
         {"weights", d.weights, "weights", shape(d.weights, "T", "T"), S::Probability, true},

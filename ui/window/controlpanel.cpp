@@ -172,6 +172,17 @@ void ControlPanel::showModel(const ModelPtr& model)
     if (model && model->weights.positionEmbedding.rows() > 0)
         m_positional->addItem(tr("Learned"), int(PositionalOverride::Learned));
     m_positional->addItem(tr("None"), int(PositionalOverride::None));
+    // T5 was trained without the division: its initialisation folds 1/√dₖ into W_Q. The box then means "as
+    // trained", and clearing it undoes the folded factor.
+    if (model && model->config.scaleFolded) {
+        m_sqrtDk->setText(tr("√dₖ as trained (folded into W_Q)"));
+        m_sqrtDk->setToolTip(tr("This model never divides its scores by √dₖ: the factor was folded into W_Q when it was "
+                                "trained. Checked, the scores are the model's own; cleared, they are multiplied by √dₖ, "
+                                "as if the fold were undone, and the softmax saturates."));
+    } else {
+        m_sqrtDk->setText(tr("Divide by √dₖ"));
+        m_sqrtDk->setToolTip(tr("Divide the scores q·k by √dₖ, which keeps their spread near 1 whatever the head size, so the softmax does not saturate."));
+    }
     showSettings(m_document->settings());
     showFocus(m_document->focus());
 }

@@ -92,7 +92,12 @@ Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::op
     if (pieces < 1 || static_cast<std::size_t>(pieces) > kMaxVocabularyEntries)
         return R::fail("the SentencePiece model '" + modelPath + "' has " + std::to_string(pieces) + " pieces, not a usable number.");
     v->pieceOf.reserve(std::size_t(pieces + extraIds));
-    for (int i = 0; i < pieces; ++i) v->pieceOf.push_back(sp.IdToPiece(i));
+    for (int i = 0; i < pieces; ++i) {
+        // The file is a protobuf: nothing promises its pieces are text (found by fuzz/targets/t5_folder).
+        v->pieceOf.push_back(sp.IdToPiece(i));
+        if (!utf8::isValid(v->pieceOf.back()))
+            return R::fail("the SentencePiece model '" + modelPath + "' holds a piece that is not valid UTF-8 (id " + std::to_string(i) + ").");
+    }
     for (int k = extraIds - 1; k >= 0; --k) v->pieceOf.push_back("<extra_id_" + std::to_string(k) + ">");
     for (std::size_t i = 0; i < v->pieceOf.size(); ++i) v->idOf.emplace(v->pieceOf[i], static_cast<int>(i));
     v->unknownId = sp.unk_id();

@@ -10,8 +10,11 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "encdeccompare.h"
+#include "fuzzing.h"
 #include "io/safetensors.h"
 #include "model/encoderdecoder.h"
 #include "model/forward.h"
@@ -217,6 +220,24 @@ private slots:
         QVERIFY((d.scores - d.q * d.k.transpose()).cwiseAbs().maxCoeff() < 1e-5f);
         QVERIFY((d.scaled - d.scores).cwiseAbs().maxCoeff() < 1e-6f);  // T5 as trained: a multiplier of 1
         QVERIFY((d.weights - trace.cross(1, 1)).cwiseAbs().maxCoeff() < 1e-7f);
+    }
+
+    // A SentencePiece model whose piece is not UTF-8 loads in the library, but its pieces are shown as text:
+    // refused with a sentence naming the id (found by fuzz/targets/t5_folder).
+    void spmPieceThatIsNotTextIsRefused()
+    {
+        std::ifstream in(std::string(ATTNSCOPE_FUZZ_DIR) + "/regressions/t5_folder/spm-piece-not-utf8", std::ios::binary);
+        const std::string input((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        QVERIFY(!input.empty());
+        const std::vector<std::string_view> parts = fuzzing::splitParts(input, 4);
+        const fs::path dir = fs::path(m_tmp.path().toStdString()) / "spm-not-text";
+        fs::create_directories(dir);
+        const char* const names[] = {"config.json", "model.safetensors", "spiece.model"};
+        for (int i = 0; i < 3; ++i)
+            if (!parts[std::size_t(i)].empty()) fixture::writeText(dir / names[i], std::string(parts[std::size_t(i)]));
+        Result<ModelPtr> r = loadModel(dir.string());
+        QVERIFY(!r);
+        QVERIFY2(r.error().find("holds a piece that is not valid UTF-8") != std::string::npos, r.error().c_str());
     }
 
     void refusesBadFolders_data()

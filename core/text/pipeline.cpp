@@ -251,6 +251,31 @@ Status TokenizerPipeline::normalize(std::string& text) const
         case NormalizerStep::Kind::Nfkd:
             if (Status s = unicodeNormalize(text, UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT); !s.ok()) return s;
             break;
+        case NormalizerStep::Kind::Precompiled:
+            text = step.charsMap->normalize(text);
+            break;
+        case NormalizerStep::Kind::Strip: {
+            // White space as Unicode defines it; the ASCII kinds, NBSP's relatives and the wide spaces are the
+            // ones a text carries at its ends.
+            auto isSpace = [](char32_t c) {
+                return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+                       c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+            };
+            std::size_t begin = 0, end = text.size();
+            while (step.left && begin < text.size()) {
+                std::size_t next = begin;
+                if (!isSpace(utf8::next(text, next))) break;
+                begin = next;
+            }
+            if (step.right) {
+                std::size_t last = begin;  // the end of the last character that is not white space
+                for (std::size_t i = begin; i < text.size();)
+                    if (!isSpace(utf8::next(text, i))) last = i;
+                end = last;
+            }
+            text = text.substr(begin, end - begin);
+            break;
+        }
         }
     }
     return Status::success();
@@ -263,6 +288,9 @@ Status TokenizerPipeline::preTokenize(std::vector<Piece>& pieces) const
         case PreTokenizerStep::Kind::Split:
         case PreTokenizerStep::Kind::Digits:
             if (Status s = splitPieces(*step.pattern, step.behavior, step.invert, pieces); !s.ok()) return s;
+            break;
+        case PreTokenizerStep::Kind::WhitespaceSplit:
+            if (Status s = splitPieces(*step.pattern, SplitBehavior::Removed, false, pieces); !s.ok()) return s;
             break;
         case PreTokenizerStep::Kind::ByteLevel:
             if (step.addPrefixSpace)

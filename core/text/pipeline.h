@@ -10,6 +10,7 @@
 // pipelinejson.cpp; running them is here.
 #include <array>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "result.h"
+#include "text/charsmap.h"
 #include "text/regex.h"
 
 namespace attnscope {
@@ -33,20 +35,22 @@ struct AddedToken {
 };
 
 struct NormalizerStep {
-    enum class Kind { Prepend, Replace, Nfc, Nfd, Nfkc, Nfkd };
+    enum class Kind { Prepend, Replace, Nfc, Nfd, Nfkc, Nfkd, Precompiled, Strip };
     Kind kind = Kind::Nfc;
     std::string text;              // Prepend: the prefix; Replace: the replacement
     std::optional<Regex> pattern;  // Replace: what is replaced
+    std::shared_ptr<const CharsMap> charsMap;  // Precompiled: SentencePiece's character map (T5)
+    bool left = false, right = false;          // Strip: which ends lose their white space
 };
 
 // How a split treats what its pattern matched (Hugging Face's SplitDelimiterBehavior).
 enum class SplitBehavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
 
 struct PreTokenizerStep {
-    enum class Kind { Split, ByteLevel, Digits, Metaspace };
+    enum class Kind { Split, ByteLevel, Digits, Metaspace, WhitespaceSplit };
     enum class Prepend { Always, First, Never };
     Kind kind = Kind::Split;
-    std::optional<Regex> pattern;  // Split; ByteLevel with use_regex; Digits; Metaspace with split
+    std::optional<Regex> pattern;  // Split; ByteLevel with use_regex; Digits; Metaspace with split; WhitespaceSplit
     SplitBehavior behavior = SplitBehavior::Isolated;
     bool invert = false;           // Split: the pieces are what the pattern does not match
     bool addPrefixSpace = false;   // ByteLevel

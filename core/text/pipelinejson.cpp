@@ -107,9 +107,23 @@ void readNormalizer(Reader& r, const nlohmann::json& j, std::vector<NormalizerSt
         step.kind = NormalizerStep::Kind::Nfkc;
     } else if (type == "NFKD") {
         step.kind = NormalizerStep::Kind::Nfkd;
+    } else if (type == "Strip") {
+        step.kind = NormalizerStep::Kind::Strip;
+        step.left = r.flag(j, "strip_left", false);
+        step.right = r.flag(j, "strip_right", false);
+    } else if (type == "Precompiled") {
+        step.kind = NormalizerStep::Kind::Precompiled;
+        const std::string encoded = r.string(j, "precompiled_charsmap", "Precompiled normalizer");
+        if (!r.ok()) return;
+        Result<std::string> bytes = decodeBase64(encoded);
+        if (!bytes) return r.fail("has a Precompiled normalizer whose map is not base64.");
+        Result<CharsMap> map = CharsMap::parse(*bytes);
+        if (!map) return r.fail("has a Precompiled normalizer that cannot be used: " + map.error());
+        step.charsMap = std::make_shared<const CharsMap>(std::move(*map));
     } else if (!type.empty()) {
         return r.fail("uses the normalizer " + quoteJsonValue(nlohmann::json(type)) +
-                      ", which AttnScope does not implement (it implements Sequence, Prepend, Replace, NFC, NFD, NFKC and NFKD).");
+                      ", which AttnScope does not implement (it implements Sequence, Prepend, Replace, Strip, Precompiled, "
+                      "NFC, NFD, NFKC and NFKD).");
     }
     if (r.ok()) steps.push_back(std::move(step));
 }
@@ -165,9 +179,13 @@ void readPreTokenizer(Reader& r, const nlohmann::json& j, std::vector<PreTokeniz
         else return r.fail("has a Metaspace pre_tokenizer with the unknown prepend_scheme " + quoteJsonValue(given) + ".");
         if (!r.flag(j, "add_prefix_space", true)) step.prepend = PreTokenizerStep::Prepend::Never;
         if (r.flag(j, "split", true) && r.ok()) step.pattern = *Regex::compile(step.replacement, true);
+    } else if (type == "WhitespaceSplit") {
+        step.kind = PreTokenizerStep::Kind::WhitespaceSplit;
+        step.pattern = *Regex::compile(R"(\s+)");
     } else if (!type.empty()) {
         return r.fail("uses the pre_tokenizer " + quoteJsonValue(nlohmann::json(type)) +
-                      ", which AttnScope does not implement (it implements Sequence, Split, ByteLevel, Digits and Metaspace).");
+                      ", which AttnScope does not implement (it implements Sequence, Split, ByteLevel, Digits, Metaspace and "
+                      "WhitespaceSplit).");
     }
     if (r.ok()) steps.push_back(std::move(step));
 }

@@ -9,6 +9,7 @@
 #include "model/encoderdecoder.h"
 #include "text/sentencepiecetokenizer.h"
 #include "text/specialtokens.h"
+#include "text/unigramtokenizer.h"
 
 namespace attnscope {
 
@@ -189,11 +190,18 @@ Result<ModelPtr> loadT5Folder(const std::string& folder)
     if (!config) return R::fail(config.error());
     if (Status fits = checkEncoderDecoderFits(config->encoder, config->decoderLayers, folder); !fits.ok()) return R::fail(fits.error);
 
+    // spiece.model through SentencePiece when the folder has it, else tokenizer.json's Unigram model.
     std::error_code ec;
-    if (!fs::exists(dir / "spiece.model", ec))
-        return R::fail("the model folder '" + folder + "' has no spiece.model; a T5 model needs its SentencePiece tokenizer.");
-    Result<std::shared_ptr<const SentencePieceTokenizer>> tokenizer =
-        SentencePieceTokenizer::openWithOwnIds((dir / "spiece.model").string(), kExtraIds);
+    using TokenizerResult = Result<std::shared_ptr<const Tokenizer>>;
+    TokenizerResult tokenizer = TokenizerResult::fail("the model folder '" + folder +
+                                                      "' has neither spiece.model nor tokenizer.json; a T5 model needs its tokenizer.");
+    if (fs::exists(dir / "spiece.model", ec)) {
+        auto spm = SentencePieceTokenizer::openWithOwnIds((dir / "spiece.model").string(), kExtraIds);
+        tokenizer = spm ? TokenizerResult::ok(*spm) : TokenizerResult::fail(spm.error());
+    } else if (fs::exists(dir / "tokenizer.json", ec)) {
+        auto unigram = UnigramTokenizer::fromTokenizerJson((dir / "tokenizer.json").string());
+        tokenizer = unigram ? TokenizerResult::ok(*unigram) : TokenizerResult::fail(unigram.error());
+    }
     if (!tokenizer) return R::fail(tokenizer.error());
     if ((*tokenizer)->vocabSize() > config->encoder.vocabSize)
         return R::fail("the tokenizer in '" + folder + "' has " + std::to_string((*tokenizer)->vocabSize()) +

@@ -9,7 +9,8 @@
 // - an LM head tied to the shared embedding, the decoder's last row then multiplied by D^-0.5, or
 //   lm_head.weight when tie_word_embeddings is false;
 // - the tokenizer is spiece.model through SentencePiece, ids as the file numbers them followed by the
-//   sentinel tokens; the source gets </s> after it, and the decoder starts from decoder_start_token_id.
+//   sentinel tokens, or, in a folder without it, tokenizer.json's Unigram model (text/unigramtokenizer.h);
+//   the source gets </s> after it, and the decoder starts from decoder_start_token_id.
 // AttnScope needs num_heads × d_kv = d_model (true of t5-small/base/large and flan-t5-base/large; not of
 // flan-t5-small), and refuses other layouts with a sentence.
 #include <string>

@@ -145,6 +145,105 @@ inline std::vector<NamedTensor> tensors(int vocabSize, const Options& opt = {})
     return list.tensors;
 }
 
+// The precompiled character map inside a SentencePiece model file: ModelProto field 3 (normalizer_spec),
+// inside it field 2 (precompiled_charsmap). A minimal protobuf walk, enough for a file SentencePiece wrote.
+inline std::string charsmapOf(const std::string& model)
+{
+    auto varint = [](const std::string& b, std::size_t& i) {
+        std::uint64_t v = 0;
+        for (int shift = 0; i < b.size(); shift += 7) {
+            const auto c = static_cast<unsigned char>(b[i++]);
+            v |= std::uint64_t(c & 0x7F) << shift;
+            if (!(c & 0x80)) break;
+        }
+        return v;
+    };
+    // The bytes of the first length-delimited field `wanted` of the message `b`.
+    auto field = [&](const std::string& b, std::uint64_t wanted) {
+        for (std::size_t i = 0; i < b.size();) {
+            const std::uint64_t tag = varint(b, i);
+            const std::uint64_t number = tag >> 3, wire = tag & 7;
+            if (wire == 0) varint(b, i);
+            else if (wire == 1) i += 8;
+            else if (wire == 5) i += 4;
+            else if (wire == 2) {
+                const std::size_t n = std::size_t(varint(b, i));
+                if (number == wanted) return b.substr(i, n);
+                i += n;
+            } else {
+                throw std::runtime_error("charsmapOf: a wire type this walk does not know");
+            }
+        }
+        return std::string();
+    };
+    return field(field(model, 3), 2);
+}
+
+inline std::string base64(const std::string& bytes)
+{
+    static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const std::uint32_t v = (std::uint32_t(static_cast<unsigned char>(bytes[i])) << 16) |
+                                (std::uint32_t(static_cast<unsigned char>(bytes[i + 1])) << 8) | static_cast<unsigned char>(bytes[i + 2]);
+        for (int k = 3; k >= 0; --k) out += digits[(v >> (6 * k)) & 63];
+    }
+    if (i < bytes.size()) {
+        std::uint32_t v = std::uint32_t(static_cast<unsigned char>(bytes[i])) << 16;
+        if (i + 1 < bytes.size()) v |= std::uint32_t(static_cast<unsigned char>(bytes[i + 1])) << 8;
+        out += digits[(v >> 18) & 63];
+        out += digits[(v >> 12) & 63];
+        out += i + 1 < bytes.size() ? digits[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+// The tokenizer.json Hugging Face's converter makes of the trained model: the pieces with their scores, then
+// the sentinels (score 0) as special added tokens with <pad>, </s> and <unk>; the Precompiled normaliser
+// with the model's own character map; "$A </s>" after a sequence. `newerLayout`: the layout later converters
+// write (the map, a right Strip and a Replace that collapses runs of spaces, then Metaspace with
+// prepend_scheme "always"); otherwise t5-small's (the map, then WhitespaceSplit and Metaspace with
+// add_prefix_space).
+inline nlohmann::ordered_json tokenizerJson(bool newerLayout = false)
+{
+    const sentencepiece::SentencePieceProcessor& sp = detail::spm().processor;
+    nlohmann::ordered_json vocab = nlohmann::ordered_json::array(), added = nlohmann::ordered_json::array();
+    auto special = [&](int id, const std::string& content) {
+        added.push_back({{"id", id}, {"content", content}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
+                         {"normalized", false}, {"special", true}});
+    };
+    for (int i = 0; i < sp.GetPieceSize(); ++i) {
+        vocab.push_back({sp.IdToPiece(i), sp.IsControl(i) || sp.IsUnknown(i) ? 0.0 : double(sp.GetScore(i))});
+        if (sp.IsControl(i) || sp.IsUnknown(i)) special(i, sp.IdToPiece(i));
+    }
+    for (int k = kExtraIds - 1; k >= 0; --k) {
+        const std::string s = "<extra_id_" + std::to_string(k) + ">";
+        special(static_cast<int>(vocab.size()), s);
+        vocab.push_back({s, 0.0});
+    }
+    nlohmann::ordered_json normalizer = {{"type", "Precompiled"}, {"precompiled_charsmap", base64(charsmapOf(detail::spm().bytes))}};
+    nlohmann::ordered_json pre;
+    if (newerLayout) {
+        normalizer = {{"type", "Sequence"},
+                      {"normalizers", {normalizer, {{"type", "Strip"}, {"strip_left", false}, {"strip_right", true}},
+                                       {{"type", "Replace"}, {"pattern", {{"Regex", " {2,}"}}}, {"content", " "}}}}};
+        pre = {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "always"}, {"split", true}};
+    } else {
+        pre = {{"type", "Sequence"},
+               {"pretokenizers", {{{"type", "WhitespaceSplit"}}, {{"type", "Metaspace"}, {"replacement", "▁"}, {"add_prefix_space", true}}}}};
+    }
+    return {{"version", "1.0"}, {"truncation", nullptr}, {"padding", nullptr}, {"added_tokens", added},
+            {"normalizer", normalizer}, {"pre_tokenizer", pre},
+            {"post_processor", {{"type", "TemplateProcessing"},
+                                {"single", {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}}, {{"SpecialToken", {{"id", "</s>"}, {"type_id", 0}}}}}},
+                                {"pair", nlohmann::ordered_json::array()},
+                                {"special_tokens", {{"</s>", {{"id", "</s>"}, {"ids", {kEosId}}, {"tokens", {"</s>"}}}}}}}},
+            {"decoder", {{"type", "Metaspace"}, {"replacement", "▁"}, {"add_prefix_space", true}}},
+            {"model", {{"type", "Unigram"}, {"unk_id", kUnkId}, {"vocab", vocab}}}};
+}
+
 // config.json, model.safetensors and spiece.model.
 inline std::string writeFolder(const QTemporaryDir& tmp, const std::string& name, const std::vector<NamedTensor>& t,
                                const Options& opt = {}, DType dtype = DType::F32)

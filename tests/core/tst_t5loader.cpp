@@ -244,7 +244,7 @@ private slots:
     {
         QTest::addColumn<std::string>("change");
         QTest::addColumn<std::string>("expected");
-        QTest::newRow("no spiece.model") << std::string("rm spiece.model") << std::string("has no spiece.model");
+        QTest::newRow("no tokenizer") << std::string("rm spiece.model") << std::string("has neither spiece.model nor tokenizer.json");
         QTest::newRow("heads do not fill d_model") << std::string("config:num_heads=3") << std::string("num_heads × d_kv = d_model");
         QTest::newRow("unknown feed-forward") << std::string("config:feed_forward_proj=\"gated-swoosh\"")
                                               << std::string("feed_forward_proj is \"gated-swoosh\"");

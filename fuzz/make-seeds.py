@@ -704,7 +704,7 @@ MARIAN_TARGET = ["lo mika sati en lo mata", "lo doga rani al lo riva", "na birda
 def spm_model(sentences, vocab_size, ids=None):
     """A small unigram SentencePiece model trained on `sentences`, its file's bytes, or None when the
     Python binding (Debian's python3-sentencepiece, run with /usr/bin/python3) is not installed. The identity
-    normaliser keeps the file small (no character map). `ids` overrides the special ids (Marian's by default:
+    normaliser keeps the file small (no character map). `ids` overrides the special ids or the normaliser (Marian's by default:
     <unk> 0, </s> 1, no <s> or <pad>)."""
     try:
         import io
@@ -714,8 +714,8 @@ def spm_model(sentences, vocab_size, ids=None):
     model = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(
         sentence_iterator=iter(sentences), model_writer=model, model_type="unigram", vocab_size=vocab_size,
-        hard_vocab_limit=False, character_coverage=1.0, normalization_rule_name="identity", num_threads=1,
-        minloglevel=2, **(ids or dict(bos_id=-1, eos_id=1, unk_id=0, pad_id=-1)))
+        hard_vocab_limit=False, character_coverage=1.0, num_threads=1, minloglevel=2,
+        **dict(dict(normalization_rule_name="identity", bos_id=-1, eos_id=1, unk_id=0, pad_id=-1), **(ids or {})))
     return model.getvalue()
 
 
@@ -820,6 +820,66 @@ def t5_tensors(config, seed, gated=False, tied=True):
     return out
 
 
+def protobuf_field(message, wanted):
+    """The bytes of the first length-delimited field `wanted` of a protobuf message (a minimal walk)."""
+    i = 0
+
+    def varint():
+        nonlocal i
+        value, shift = 0, 0
+        while True:
+            b = message[i]
+            i += 1
+            value |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return value
+
+    while i < len(message):
+        tag = varint()
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            varint()
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        elif wire == 2:
+            n = varint()
+            if number == wanted:
+                return message[i:i + n]
+            i += n
+        else:
+            raise ValueError("unknown wire type")
+    return b""
+
+
+def t5_tokenizer_json(spm):
+    """tokenizer.json as Hugging Face's converter writes it for T5: the pieces and their scores, the 100
+    sentinels, the Precompiled normaliser with the model's character map (normalizer_spec, field 3, then
+    precompiled_charsmap, field 2), WhitespaceSplit and Metaspace."""
+    import base64
+    import sentencepiece
+    sp = sentencepiece.SentencePieceProcessor(model_proto=spm)
+    vocab, added = [], []
+    for i in range(sp.get_piece_size()):
+        special = sp.is_control(i) or sp.is_unknown(i)
+        vocab.append([sp.id_to_piece(i), 0.0 if special else sp.get_score(i)])
+        if special:
+            added.append({"id": i, "content": sp.id_to_piece(i), "special": True, "normalized": False})
+    for k in range(99, -1, -1):
+        added.append({"id": len(vocab), "content": "<extra_id_%d>" % k, "special": True, "normalized": False})
+        vocab.append(["<extra_id_%d>" % k, 0.0])
+    charsmap = protobuf_field(protobuf_field(spm, 3), 2)
+    return {"added_tokens": added,
+            "normalizer": {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode()},
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+                {"type": "WhitespaceSplit"}, {"type": "Metaspace", "replacement": "\u2581", "add_prefix_space": True}]},
+            "post_processor": {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A"}}, {"SpecialToken": {"id": "</s>"}}],
+                               "special_tokens": {"</s>": {"id": "</s>", "ids": [1], "tokens": ["</s>"]}}},
+            "model": {"type": "Unigram", "unk_id": 2, "vocab": vocab}}
+
+
 def seeds_t5_folder():
     spm = spm_model(MARIAN_SOURCE + MARIAN_TARGET, 40, ids=dict(pad_id=0, eos_id=1, unk_id=2, bos_id=-1))  # T5's ids
     if spm is None:
@@ -834,8 +894,8 @@ def seeds_t5_folder():
             "is_encoder_decoder": True}
     relu, gated = t5_tensors(tiny, 5), t5_tensors(tiny, 6, gated=True)
 
-    def put(name, config, weights, model=spm, text="the cat sat on the mat and the dog\n@@@@\nlo mika"):
-        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights, model,
+    def put(name, config, weights, model=spm, text="the cat sat on the mat and the dog\n@@@@\nlo mika", tokenizer=b""):
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights, model, tokenizer,
                  text if isinstance(text, bytes) else text.encode()]
         write("t5_folder", name, SEP.join(parts))
 
@@ -855,6 +915,17 @@ def seeds_t5_folder():
     put("spm-not-a-model", tiny, tensor_file(relu), model=b"not a protobuf at all")
     put("spm-truncated", tiny, tensor_file(relu), model=spm[: len(spm) // 2])
     put("no-spm", tiny, tensor_file(relu), model=b"")
+    # tokenizer.json alone (no spiece.model): a model trained with nmt_nfkc, whose character map the
+    # Precompiled normaliser carries.
+    nfkc = spm_model(MARIAN_SOURCE + MARIAN_TARGET, 40, ids=dict(pad_id=0, eos_id=1, unk_id=2, bos_id=-1, normalization_rule_name="nmt_nfkc"))
+    unigram = json.dumps(t5_tokenizer_json(nfkc), ensure_ascii=False).encode()
+    nfkc_tiny = dict(tiny, vocab_size=sentencepiece.SentencePieceProcessor(model_proto=nfkc).get_piece_size() + 100)
+    put("tokenizer-json-only", nfkc_tiny, tensor_file(t5_tensors(nfkc_tiny, 8)), model=b"", tokenizer=unigram,
+        text="\uff34\uff48\uff45 \ufb01sh  caf\u00e9 \u2460 \u65e5\u672c\n@@@@\n<extra_id_0> lo")
+    # The identity model's file (no map of its own) with a small map whose trie claims more than it has.
+    small = t5_tokenizer_json(spm)
+    small["normalizer"]["precompiled_charsmap"] = "/////wAAAAA="
+    put("tokenizer-json-bad-charsmap", tiny, tensor_file(relu), model=b"", tokenizer=json.dumps(small).encode())
     put("vocab-smaller-than-spm", dict(tiny, vocab_size=10), tensor_file(t5_tensors(dict(tiny, vocab_size=10), 5)))
 
 

@@ -285,7 +285,7 @@ std::string loadMarianFolder(const fs::path& dir, const std::string& input)
 
 std::string loadT5Folder(const fs::path& dir, const std::string& input)
 {
-    return loadFolderAndText(dir, input, {"config.json", "model.safetensors", "spiece.model"});
+    return loadFolderAndText(dir, input, {"config.json", "model.safetensors", "spiece.model", "tokenizer.json"});
 }
 
 std::string loadWordFolder(const fs::path& dir, const std::string& input)

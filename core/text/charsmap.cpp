@@ -37,6 +37,10 @@ Result<CharsMap> CharsMap::parse(std::string_view bytes)
         map.m_units[i] = u;
     }
     map.m_strings.assign(bytes.substr(4 + trieBytes));
+    // The replacements are text: a map whose strings are not UTF-8 would hand the regular expressions after
+    // it bytes they are told are valid (found by fuzz/targets/t5_folder).
+    if (const std::size_t bad = utf8::firstInvalidByte(map.m_strings); bad != std::string::npos)
+        return R::fail("the precompiled character map's replacement strings are not valid UTF-8 (byte " + std::to_string(bad) + ").");
     return R::ok(std::move(map));
 }
 
@@ -53,11 +57,16 @@ std::pair<std::string_view, std::size_t> CharsMap::longestMatch(std::string_view
         if (labelOf(unit) != c) break;
         node ^= offsetOf(unit);
         if (node >= m_units.size()) break;
-        if (hasLeaf(unit)) {
+        // A rule counts only when its key ends where a character ends and its replacement starts where one
+        // starts: a hostile map could otherwise cut a character in two.
+        const bool wholeCharacters = i + 1 == text.size() || (static_cast<unsigned char>(text[i + 1]) & 0xC0) != 0x80;
+        if (hasLeaf(unit) && wholeCharacters) {
             const std::size_t at = valueOf(m_units[node]);
             if (at >= m_strings.size()) break;  // a hostile map: the rule points past the strings
             const std::size_t end = m_strings.find('\0', at);
-            best = {std::string_view(m_strings).substr(at, (end == std::string::npos ? m_strings.size() : end) - at), i + 1};
+            const std::string_view replacement =
+                std::string_view(m_strings).substr(at, (end == std::string::npos ? m_strings.size() : end) - at);
+            if (utf8::isValid(replacement)) best = {replacement, i + 1};
         }
     }
     return best;

@@ -253,6 +253,7 @@ Status TokenizerPipeline::normalize(std::string& text) const
             break;
         case NormalizerStep::Kind::Precompiled:
             text = step.charsMap->normalize(text);
+            if (!utf8::isValid(text)) return Status::failure("the tokenizer's character map turned the text into bytes that are not UTF-8.");
             break;
         case NormalizerStep::Kind::Strip: {
             // White space as Unicode defines it; the ASCII kinds, NBSP's relatives and the wide spaces are the

@@ -110,6 +110,13 @@ private slots:
         Result<CharsMap> odd = CharsMap::parse(garbage);
         QVERIFY(odd);
         (void)odd->normalize("ZZZZ any text ZZ");
+        // Replacement strings that are not UTF-8 are refused (the map feeds regular expressions told the text is
+        // valid); the fuzz input that cut a character in two is replayed by fuzzreplay_t5_folder.
+        std::string broken = tinyt5::charsmapOf(tinyt5::detail::spm().bytes);
+        broken[broken.size() - 2] = '\xFF';
+        Result<CharsMap> refused = CharsMap::parse(broken);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().find("not valid UTF-8") != std::string::npos, refused.error().c_str());
         QCOMPARE(*decodeBase64("aGVsbG8="), std::string("hello"));
         QVERIFY(!decodeBase64("not base64!"));
     }

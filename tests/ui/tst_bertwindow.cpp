@@ -23,6 +23,7 @@
 #include "model/generate.h"
 #include "research/generationview.h"
 #include "steps/crossattentionview.h"
+#include "steps/pipelineview.h"
 #include "tinybart.h"
 #include "tinybert.h"
 #include "tinyt5.h"
@@ -313,6 +314,15 @@ private slots:
         Document doc;
         doc.setModel(*model);
         doc.setText(QStringLiteral("the cat sat on the mat and the dog sat on the log"));
+        {
+            // Step by step says what T5's scores hold and which multiplier they get.
+            PipelineView pipeline(&doc);
+            pipeline.resize(1200, 800);
+            QCOMPARE(pipeline.plot(QStringLiteral("scores"))->title().section(QLatin1Char('\n'), 0, 0), QStringLiteral("scores Q Kᵀ + bias"));
+            QCOMPARE(pipeline.plot(QStringLiteral("scaled"))->title().section(QLatin1Char('\n'), 0, 0), QStringLiteral("scaled × 1"));
+            const auto labels = pipeline.findChildren<QLabel*>();
+            QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) { return l->text() == QStringLiteral("→\n× 1"); }));
+        }
         attnscope::AttentionSettings settings = doc.settings();
         settings.ablated = {{0, 1}};
         doc.setSettings(settings);

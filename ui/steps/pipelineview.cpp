@@ -47,7 +47,11 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
     for (const auto* row : {&first, &second}) {
         auto* line = new QHBoxLayout;
         for (const auto& [name, op] : *row) {
-            if (!op.isEmpty()) line->addWidget(arrow(op, steps));
+            if (!op.isEmpty()) {
+                QLabel* a = arrow(op, steps);
+                if (name == QLatin1String("scaled")) m_scaleArrow = a;
+                line->addWidget(a);
+            }
             auto* p = new MatrixPlot(steps);
             p->setShowColorScale(name == "weights");
             m_plots.append({name, p});
@@ -114,6 +118,9 @@ void PipelineView::refresh()
         bool keysAsColumns;
     };
     const QString mult = QString::number(t.multiplier, 'g', 4);
+    // T5 never divides by √dₖ (the factor is folded into W_Q): the arrow names the multiplier it applies.
+    const bool folded = snap->model && snap->model->config.scaleFolded;
+    m_scaleArrow->setText(QStringLiteral("→\n") + (folded ? QStringLiteral("× ") + mult : QStringLiteral("÷ √dₖ")));
     // T5 adds its relative position bias to the scores before scaling (model/relativebias.h).
     const bool relativeBias = snap->model && snap->model->config.positional == PositionalKind::RelativeBuckets &&
                               snap->settings.positional == PositionalOverride::Default;
@@ -122,7 +129,7 @@ void PipelineView::refresh()
         {"q", d.q, "Q", shape(d.q, "T", "d_head"), S::Symmetric, false},
         {"k", d.k, "K", shape(d.k, "T", "d_head"), S::Symmetric, false},
         {"v", d.v, "V", shape(d.v, "T", "d_head"), S::Symmetric, false},
-        {"scores", d.scores, relativeBias ? "scores Q Kᵀ + position bias" : "scores Q Kᵀ", shape(d.scores, "T", "T"),
+        {"scores", d.scores, relativeBias ? "scores Q Kᵀ + bias" : "scores Q Kᵀ", shape(d.scores, "T", "T"),
          S::Symmetric, true},
         {"scaled", d.scaled, "scaled × " + mult, shape(d.scaled, "T", "T"), S::Symmetric, true},
         {"masked", d.masked, "masked", shape(d.masked, "T", "T"), S::Symmetric, true},

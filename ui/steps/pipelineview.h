@@ -3,6 +3,8 @@
 // weights V, each a small heatmap with its shape. Clicking a cell of any (T, T) step explains it below.
 #include <QWidget>
 
+class QLabel;
+
 #include "common/document.h"
 
 namespace attnscope {
@@ -26,6 +28,7 @@ private:
 
     Document* m_document;
     QList<QPair<QString, MatrixPlot*>> m_plots;
+    QLabel* m_scaleArrow = nullptr;  // "÷ √dₖ", or "× m" for a model trained without the division
     CellView* m_cell;
 };
 

@@ -24,6 +24,7 @@
 #include "research/generationview.h"
 #include "steps/crossattentionview.h"
 #include "steps/pipelineview.h"
+#include "steps/positionalview.h"
 #include "tinybart.h"
 #include "tinybert.h"
 #include "tinyt5.h"
@@ -322,6 +323,19 @@ private slots:
             QCOMPARE(pipeline.plot(QStringLiteral("scaled"))->title().section(QLatin1Char('\n'), 0, 0), QStringLiteral("scaled × 1"));
             const auto labels = pipeline.findChildren<QLabel*>();
             QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) { return l->text() == QStringLiteral("→\n× 1"); }));
+        }
+        {
+            // The Positional view draws the bias each head adds by offset: entry (h, 32 + o) is the table's value
+            // for the bucket of offset o, looked up here by hand from the tiny model's 8 buckets and distance 12
+            // (bidirectional: offsets 0 and -1 exact, -2..-4 bucket 2, further back 3; after the query 4 + that).
+            PositionalView positional(&doc);
+            const Matrix shown = positional.learnedPlot()->shown();
+            QCOMPARE(shown.rows(), Eigen::Index(tinyt5::kH));
+            QCOMPARE(shown.cols(), Eigen::Index(65));
+            const Matrix& table = (*model)->weights.relativeBias;
+            const std::pair<int, int> offsetBucket[] = {{0, 0}, {-1, 1}, {-3, 2}, {-20, 3}, {1, 5}, {3, 6}, {32, 7}};
+            for (int h = 0; h < tinyt5::kH; ++h)
+                for (auto [offset, bucket] : offsetBucket) QCOMPARE(shown(h, 32 + offset), table(bucket, h));
         }
         attnscope::AttentionSettings settings = doc.settings();
         settings.ablated = {{0, 1}};

@@ -8,6 +8,7 @@
 #include "common/matrixplot.h"
 #include "analysis/permutation.h"
 #include "common/refreshgate.h"
+#include "model/relativebias.h"
 
 namespace attnscope {
 
@@ -62,12 +63,35 @@ void PositionalView::refreshTables()
     m_sinusoidal->setTitle(QStringLiteral("sinusoidal table, positions 0–%1 × d_model %2").arg(ns - 1).arg(D));
     m_sinusoidal->setMatrix(sin.topRows(ns), MatrixPlot::Scale::Symmetric);
     const Matrix& learned = model->weights.positionEmbedding;
-    if (learned.rows() == 0) {
+    if (model->config.positional == PositionalKind::RelativeBuckets) {
+        // T5 has no table to add: each head adds a learned number to every score, by the key's offset from the
+        // query. One row per head, one column per offset in -kReach..kReach, as the encoder uses them.
+        constexpr int kReach = 32;
+        const int H = model->config.heads;
+        Matrix byOffset(H, 2 * kReach + 1);  // (H, offsets)
+        RowVector row;
+        for (int h = 0; h < H; ++h) {
+            relativeBiasByOffset(model->weights.relativeBias, h, kReach + 1, kReach + 1, !model->config.causal,
+                                 model->config.relativeMaxDistance, row);
+            byOffset.row(h) = row;
+        }
+        QStringList heads, offsets;
+        for (int h = 0; h < H; ++h) heads << QStringLiteral("H%1").arg(h);
+        for (int o = -kReach; o <= kReach; ++o) offsets << QString::number(o);
+        m_learned->setTitle(QStringLiteral("relative position bias: the score each head adds, by key − query offset"));
+        m_learned->setMatrix(byOffset, MatrixPlot::Scale::Symmetric, heads, offsets);
+        m_learned->xAxis->setLabel(QStringLiteral("key − query offset"));
+        m_learned->yAxis->setLabel(QStringLiteral("head (encoder)"));
+    } else if (learned.rows() == 0) {
+        m_learned->xAxis->setLabel(QStringLiteral("dimension"));
+        m_learned->yAxis->setLabel(QStringLiteral("position"));
         m_learned->setTitle(QStringLiteral("this model has no learned positional table"));
         m_learned->setMatrix(Matrix(), MatrixPlot::Scale::Symmetric);
     } else {
         const int nl = std::min<int>(kShownPositions, int(learned.rows()));
         m_learned->setTitle(QStringLiteral("learned table (the model's own), positions 0–%1 × d_model %2").arg(nl - 1).arg(D));
+        m_learned->xAxis->setLabel(QStringLiteral("dimension"));
+        m_learned->yAxis->setLabel(QStringLiteral("position"));
         m_learned->setMatrix(learned.topRows(nl), MatrixPlot::Scale::Symmetric);
     }
 }

@@ -104,6 +104,7 @@ Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::op
     if (v->unknownId < 0 || v->unknownId >= pieces)
         return R::fail("the SentencePiece model '" + modelPath + "' has no unknown piece for the text it cannot cut.");
     t->m_vocabulary = std::move(v);
+    t->m_extraIds = extraIds;
     return R::ok(std::move(t));
 }
 
@@ -111,21 +112,45 @@ Result<TokenizedText> SentencePieceTokenizer::encode(std::string_view utf8) cons
 {
     using R = Result<TokenizedText>;
     if (const std::size_t bad = utf8::firstInvalidByte(utf8); bad != std::string_view::npos) return R::fail(utf8::invalidMessage(utf8, bad));
+    TokenizedText out;
+    // T5's sentinels "<extra_id_N>" (N below the count) are cut out first, each one token.
+    static constexpr std::string_view kOpen = "<extra_id_";
+    std::size_t done = 0;
+    for (std::size_t at = m_extraIds > 0 ? utf8.find(kOpen) : std::string_view::npos; at != std::string_view::npos;
+         at = utf8.find(kOpen, at + 1)) {
+        std::size_t end = at + kOpen.size();
+        int n = 0;
+        while (end < utf8.size() && end - at - kOpen.size() < 6 && utf8[end] >= '0' && utf8[end] <= '9') n = n * 10 + (utf8[end++] - '0');
+        const std::size_t digits = end - at - kOpen.size();
+        if (digits == 0 || (digits > 1 && utf8[at + kOpen.size()] == '0') || end >= utf8.size() || utf8[end] != '>' || n >= m_extraIds)
+            continue;
+        if (Status s = encodePieces(utf8.substr(done, at - done), out); !s.ok()) return R::fail(s.error);
+        const int id = vocabSize() - 1 - n;
+        out.ids.push_back(id);
+        out.tokens.push_back(m_vocabulary->pieceOf[std::size_t(id)]);
+        done = end + 1;
+        at = end;
+    }
+    if (Status s = encodePieces(utf8.substr(done), out); !s.ok()) return R::fail(s.error);
+    return R::ok(std::move(out));
+}
+
+Status SentencePieceTokenizer::encodePieces(std::string_view text, TokenizedText& out) const
+{
+    if (text.empty()) return {};
     std::vector<std::string> pieces;
     try {
-        if (const auto status = m_processor->Encode(utf8, &pieces); !status.ok())
-            return R::fail("SentencePiece could not split the text: " + std::string(status.message()) + ".");
+        if (const auto status = m_processor->Encode(text, &pieces); !status.ok())
+            return Status::failure("SentencePiece could not split the text: " + std::string(status.message()) + ".");
     } catch (const std::exception& e) {
-        return R::fail(std::string("SentencePiece could not split the text: ") + e.what() + ".");
+        return Status::failure(std::string("SentencePiece could not split the text: ") + e.what() + ".");
     }
-    TokenizedText out;
-    out.ids.reserve(pieces.size());
     for (std::string& piece : pieces) {
         const int id = m_vocabulary->idOrMinusOne(piece);
         out.ids.push_back(id >= 0 ? id : m_vocabulary->unknownId);
         out.tokens.push_back(id >= 0 ? std::move(piece) : m_vocabulary->pieceOf[std::size_t(m_vocabulary->unknownId)]);
     }
-    return R::ok(std::move(out));
+    return {};
 }
 
 std::string SentencePieceTokenizer::displayToken(int id) const

@@ -36,7 +36,8 @@ public:
     static Result<std::shared_ptr<const SentencePieceTokenizer>> open(const std::string& modelPath,
                                                                      std::shared_ptr<const PieceVocabulary> vocabulary);
     // T5's form: the ids are the model file's own (piece i has id i), followed by `extraIds` sentinel
-    // tokens, <extra_id_0> last, as Hugging Face's T5 tokenizer numbers them.
+    // tokens, <extra_id_0> last, as Hugging Face's T5 tokenizer numbers them. A sentinel typed in the text
+    // is one token, as the tokenizer's added tokens are; the text around it is cut on its own.
     static Result<std::shared_ptr<const SentencePieceTokenizer>> openWithOwnIds(const std::string& modelPath, int extraIds);
     ~SentencePieceTokenizer() override;
 
@@ -49,6 +50,8 @@ private:
     SentencePieceTokenizer() = default;
     std::unique_ptr<sentencepiece::SentencePieceProcessor> m_processor;
     std::shared_ptr<const PieceVocabulary> m_vocabulary;
+    int m_extraIds = 0;  // T5's sentinels, ids V - m_extraIds .. V - 1
+    Status encodePieces(std::string_view text, TokenizedText& out) const;
 };
 
 } // namespace attnscope

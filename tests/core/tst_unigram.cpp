@@ -173,6 +173,13 @@ private slots:
             QCOMPARE(encodeSource(**b, text)->ids, encodeSource(**a, text)->ids);
             QCOMPARE(encodeTarget(**b, text)->ids, encodeTarget(**a, text)->ids);
         }
+        // Typed sentinels are one id each on both paths, with the text around them cut on its own.
+        for (const char* text : {"<extra_id_0> cat", "the <extra_id_1>mat<extra_id_99>", "<extra_id_100> <extra_id_01> <extra_id_", "a<extra_id_5>"}) {
+            QCOMPARE(encodeSource(**b, text)->ids, encodeSource(**a, text)->ids);
+            QCOMPARE(encodeTarget(**b, text)->ids, encodeTarget(**a, text)->ids);
+        }
+        QCOMPARE(encodeSource(**a, "<extra_id_0> cat")->ids.front(), tinyt5::pieceCount() + tinyt5::kExtraIds - 1);
+        QCOMPARE(encodeSource(**a, "<extra_id_0> cat")->tokens.front(), std::string("<extra_id_0>"));
         QCOMPARE((*b)->tokenizer->kind(), std::string("unigram"));
         // Neither file: a sentence naming both.
         fs::remove(withJson / "tokenizer.json");

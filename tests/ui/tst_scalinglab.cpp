@@ -440,12 +440,12 @@ void TestScalingLab::hiddenTabsCatchUpWhenShown()
     lab.resize(1000, 700);
     lab.show();
     QVERIFY(QTest::qWaitForWindowExposed(&lab));
-    lab.setCurrentWidget(lab.saturation());
+    lab.setCurrentView(lab.saturation());
     const double before = lab.dashboard()->cellValue(0, 1);
     doc.setScaling(Scaling::None);
     QCOMPARE(lab.saturation()->markerMultiplier(), 1.0);       // the visible tab follows at once
     QCOMPARE(lab.dashboard()->cellValue(0, 1), before);        // the hidden one waits
-    lab.setCurrentWidget(lab.dashboard());
+    lab.setCurrentView(lab.dashboard());
     const HeadSaturation core = headSaturation(doc.snapshot()->trace);
     QCOMPARE(lab.dashboard()->cellValue(0, 1), double(core.meanEntropy(0, 1)));
 }

@@ -1,6 +1,7 @@
 #pragma once
 // A tab widget whose pages are views of one Document, built from a tab folder's list of views
 // (common/viewregistry.h): the scaling lab, the step-by-step tab and the research tab.
+#include <QScrollArea>
 #include <QTabWidget>
 
 #include "common/tabnames.h"
@@ -10,17 +11,56 @@ namespace attnscope {
 
 class Document;
 
+// The scroll area a view page sits in. QScrollArea resizes its view from inside its own event filter when
+// the view resizes or asks for a new layout; with wrapped words (whose height depends on the width) and
+// a scroll bar that comes and goes with that height, the resize it makes can start the next one, and
+// the two can alternate until the stack runs out. A nested call is left out: the outer one finishes the
+// layout, and any later request from the view still arrives as usual.
+class PageScrollArea : public QScrollArea {
+public:
+    using QScrollArea::QScrollArea;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (m_inFilter) return false;
+        m_inFilter = true;
+        const bool handled = QScrollArea::eventFilter(watched, event);
+        m_inFilter = false;
+        return handled;
+    }
+
+private:
+    bool m_inFilter = false;
+};
+
 class DocumentTabs : public QTabWidget {
 public:
     DocumentTabs(Document* document, const ViewList& views, QWidget* parent = nullptr) : QTabWidget(parent)
     {
         // A page's object name is how scenes, lessons and the render command call it (common/tabnames.h).
+        // Each view sits in a scroll area that gives it the room it needs and nothing less: on a small
+        // screen, beside a lesson or at presenter mode's doubled type, a view whose plots and words no
+        // longer fit scrolls instead of being squeezed until its labels are cut and its plots are gone.
+        // With room to spare the view fills the page exactly as before.
         for (const ViewEntry& entry : views) {
             if (!entry.page) continue;
-            QWidget* view = entry.make(document, this);
+            auto* area = new PageScrollArea(this);
+            area->setFrameShape(QFrame::NoFrame);
+            area->setWidgetResizable(true);
+            QWidget* view = entry.make(document, area);
             view->setObjectName(entry.name);
-            addTab(view, entry.title);
+            area->setWidget(view);
+            addTab(area, entry.title);
         }
+    }
+
+    // Shows the page that holds `view` (a view is inside its page's scroll area, so QTabWidget's
+    // setCurrentWidget does not find it).
+    void setCurrentView(const QWidget* view)
+    {
+        for (int i = 0; i < count(); ++i)
+            if (pageView(this, i) == view) setCurrentIndex(i);
     }
 
     // The page called `name`, as its class.
@@ -28,7 +68,7 @@ public:
     View* page(const QString& name) const
     {
         const int index = pageIndex(this, name);
-        return index < 0 ? nullptr : qobject_cast<View*>(widget(index));
+        return qobject_cast<View*>(pageView(this, index));
     }
 };
 

@@ -1,5 +1,6 @@
 #include "common/tabnames.h"
 
+#include <QScrollArea>
 #include <QTabWidget>
 
 namespace attnscope {
@@ -22,7 +23,7 @@ QString nameFromTitle(const QString& title)
 QString pageName(const QTabWidget* tabs, int index)
 {
     if (!tabs || index < 0 || index >= tabs->count()) return {};
-    const QWidget* page = tabs->widget(index);
+    const QWidget* page = pageView(tabs, index);
     if (page && !page->objectName().isEmpty()) return page->objectName();
     return nameFromTitle(tabs->tabText(index));
 }
@@ -33,6 +34,14 @@ int pageIndex(const QTabWidget* tabs, const QString& name)
     for (int i = 0; i < tabs->count(); ++i)
         if (pageName(tabs, i) == name) return i;
     return -1;
+}
+
+QWidget* pageView(const QTabWidget* tabs, int index)
+{
+    if (!tabs || index < 0 || index >= tabs->count()) return nullptr;
+    QWidget* page = tabs->widget(index);
+    if (const auto* area = qobject_cast<const QScrollArea*>(page); area && area->widget()) return area->widget();
+    return page;
 }
 
 QTabWidget* viewTabs(QWidget* page)

@@ -84,7 +84,10 @@ void ControlHighlight::paintEvent(QPaintEvent*)
     const double glow = 0.5 - 0.5 * std::cos(phase * 2.0 * 3.14159265358979);
     for (const QPointer<QWidget>& t : m_targets) {
         if (!t || !t->isVisible()) continue;
-        const QRect r = QRect(t->mapTo(parentWidget(), QPoint(0, 0)), t->size()).adjusted(-kPad, -kPad, kPad, kPad);
+        // The part a person can see: a view in a scroll area may be larger than its page.
+        const QRect seen = t->visibleRegion().boundingRect();
+        if (seen.isEmpty()) continue;
+        const QRect r = QRect(t->mapTo(parentWidget(), seen.topLeft()), seen.size()).adjusted(-kPad, -kPad, kPad, kPad);
         QPainterPath path;
         path.addRoundedRect(QRectF(r), 6, 6);
         // A soft halo that breathes, and a solid line that does not, so the outline is never lost.

@@ -135,6 +135,21 @@ void MatrixPlot::setTitle(const QString& title)
 
 QString MatrixPlot::title() const { return m_title ? fullTitle(m_title) : QString(); }
 
+void MatrixPlot::setKeepsReadableSize(bool on)
+{
+    m_readable = on;
+    updateGeometry();
+}
+
+QSize MatrixPlot::minimumSizeHint() const
+{
+    // The title's width is left out: titles wrap to the width they are given (common/plottitles.h).
+    if (!m_readable) return QCustomPlot::minimumSizeHint();
+    const int title = QFontMetrics(m_title->font()).height();
+    const int tick = QFontMetrics(yAxis->tickLabelFont()).height();
+    return {6 * tick, 3 * title + 6 * tick};
+}
+
 void MatrixPlot::setShowColorScale(bool on)
 {
     m_scale->setVisible(on);

@@ -31,6 +31,11 @@ public:
     // Draws a frame around rows [row0, row0+rows) x columns [col0, col0+cols); an empty rect removes it.
     void setHighlight(const QRect& cells);
     void setShowColorScale(bool on);
+    // A plot that keeps a readable size: its minimum holds a title of three lines (the most plot titles
+    // wrap to) above a few rows of cells, in whatever type it has now (presenter mode doubles it), instead
+    // of shrinking until the cells are gone. Off by default, so grids of thumbnails may stay small.
+    void setKeepsReadableSize(bool on);
+    QSize minimumSizeHint() const override;
 
     // The values the map holds, masked cells as -infinity. (R, K)
     Matrix shown() const;
@@ -49,6 +54,7 @@ private:
     QCPItemRect* m_highlight = nullptr;
     int m_rows = 0, m_cols = 0;
     QStringList m_rowLabels, m_colLabels;  // (R) and (K), or empty for indices
+    bool m_readable = false;
     int m_rowSpacing = 1, m_colSpacing = 1;  // at least this many rows (columns) between two labels
     static constexpr double kMinLabelledSize = 9.0;  // font heights a plot needs each way to keep its labels
 };

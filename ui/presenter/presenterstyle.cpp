@@ -90,8 +90,12 @@ void PresenterStyle::scalePlotFonts(QWidget* root, double factor)
         });
         for (const auto& f : apply) f();
         const bool changed = !apply.empty();
-        // A resize makes views that thin their labels to fit (the heatmap) measure the new font.
-        if (changed) QCoreApplication::postEvent(plot, new QResizeEvent(plot->size(), plot->size()));
+        // A resize makes views that thin their labels to fit (the heatmap) measure the new font; a plot that
+        // keeps a readable size asks its layout for the room the new type needs.
+        if (changed) {
+            QCoreApplication::postEvent(plot, new QResizeEvent(plot->size(), plot->size()));
+            plot->updateGeometry();
+        }
     }
 }
 
@@ -106,7 +110,10 @@ void PresenterStyle::restorePlotFonts(QWidget* root)
             owner->setProperty(key, QVariant());
             changed = true;
         });
-        if (changed) QCoreApplication::postEvent(plot, new QResizeEvent(plot->size(), plot->size()));
+        if (changed) {
+            QCoreApplication::postEvent(plot, new QResizeEvent(plot->size(), plot->size()));
+            plot->updateGeometry();
+        }
     }
 }
 

@@ -57,6 +57,9 @@ CellView::CellView(Document* document, QWidget* parent) : QWidget(parent), m_doc
     m_summary = new QLabel(this);
     m_summary->setTextFormat(Qt::PlainText);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Both wrap: a long formula must not make the page wider than a narrow window.
+    m_header->setWordWrap(true);
+    m_summary->setWordWrap(true);
     m_plot = new QCustomPlot(this);
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setMinimumHeight(220);
@@ -78,9 +81,10 @@ CellView::CellView(Document* document, QWidget* parent) : QWidget(parent), m_doc
         b->setBarsGroup(group);
     }
     dims->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("dimension d of d_head"));
-    auto whole = QSharedPointer<QCPAxisTickerFixed>::create();  // dimensions are whole numbers
+    // Dimensions are whole numbers: a step of 1, or of 2, 3, ... when a short axis has room for fewer labels.
+    auto whole = QSharedPointer<QCPAxisTickerFixed>::create();
     whole->setTickStep(1.0);
-    whole->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+    whole->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     dims->axis(QCPAxis::atBottom)->setTicker(whole);
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(QFont(font().family(), 7));

@@ -1,8 +1,10 @@
 #include "steps/pipelineview.h"
 
+#include <QAbstractScrollArea>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QSplitter>
+#include <QStyle>
 #include <QVBoxLayout>
 
 #include "steps/cellview.h"
@@ -33,10 +35,10 @@ const char* const kScoreSteps[] = {"scores", "scaled", "masked", "weights"};
 
 PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
 {
+    // The steps above the explained cell, three parts to two. One layout rather than a splitter: a layout
+    // gives a wrapped line of the explanation the height it needs, and the page scrolls when both do not fit.
     auto* outer = new QVBoxLayout(this);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    outer->addWidget(splitter);
-    auto* steps = new QWidget(splitter);
+    auto* steps = new QWidget(this);
     auto* rows = new QVBoxLayout(steps);
     rows->setSpacing(2);
 
@@ -44,21 +46,23 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
     const QList<QPair<QString, QString>> first = {{"x", ""}, {"q", "× W_Q"}, {"k", "× W_K"}, {"v", "× W_V"}};
     const QList<QPair<QString, QString>> second = {
         {"scores", "Q Kᵀ"}, {"scaled", "÷ √dₖ"}, {"masked", "+ mask"}, {"weights", "softmax"}, {"head_output", "× V"}};
+    m_stepRows = rows;
     for (const auto* row : {&first, &second}) {
-        auto* line = new QHBoxLayout;
         for (const auto& [name, op] : *row) {
+            Unit unit;
+            unit.firstOfRow = name == row->front().first;
             if (!op.isEmpty()) {
-                QLabel* a = arrow(op, steps);
-                if (name == QLatin1String("scaled")) m_scaleArrow = a;
-                line->addWidget(a);
+                unit.arrow = arrow(op, steps);
+                if (name == QLatin1String("scaled")) m_scaleArrow = unit.arrow;
             }
-            auto* p = new MatrixPlot(steps);
-            p->setShowColorScale(name == "weights");
-            m_plots.append({name, p});
-            line->addWidget(p, 1);
+            unit.plot = new MatrixPlot(steps);
+            unit.plot->setShowColorScale(name == "weights");
+            unit.plot->setKeepsReadableSize(true);
+            m_plots.append({name, unit.plot});
+            m_units.push_back(unit);
         }
-        rows->addLayout(line, 1);
     }
+    arrange();
     // What the colours mean, once for every plot rather than squeezed into a title.
     auto* legend = new QLabel(QStringLiteral("Blue < 0 < red, each plot scaled to its largest |value|; weights on the "
                                              "Attention tab's 0–1 scale. Grey: masked (−∞ before the softmax, weight 0 "
@@ -67,9 +71,9 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
     legend->setWordWrap(true);
     legend->setTextFormat(Qt::PlainText);
     rows->addWidget(legend);
-    m_cell = new CellView(document, splitter);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    m_cell = new CellView(document, this);
+    outer->addWidget(steps, 3);
+    outer->addWidget(m_cell, 2);
 
     for (const char* name : kScoreSteps)
         connect(plot(QString::fromLatin1(name)), &MatrixPlot::cellClicked, this, &PipelineView::selectCell);
@@ -77,6 +81,78 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
     auto* gate = new RefreshGate(this, [this] { refresh(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     refresh();
+}
+
+int PipelineView::roomWidth() const
+{
+    for (const QWidget* p = parentWidget(); p && !p->isWindow(); p = p->parentWidget())
+        if (const auto* area = qobject_cast<const QAbstractScrollArea*>(p)) return area->viewport()->width();
+    return width();
+}
+
+void PipelineView::arrange()
+{
+    // Each step with the arrow before it is a unit; the units of a row fill lines as wide as the room, the
+    // second row starting a new line. Normally two lines; on a narrow page or at presenter mode's type,
+    // more, and the page scrolls down instead of cutting an arrow's words or a plot's cells.
+    const int room = roomWidth() - layout()->contentsMargins().left() - layout()->contentsMargins().right() -
+                     2 * style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing);
+    // More lines are taller, so a vertical scroll bar that comes with them only narrows the room further:
+    // the choice cannot flip back and forth.
+    const int usable = room;
+    std::vector<int> breaks;  // index of the first unit of each line
+    int used = 0;
+    for (int i = 0; i < int(m_units.size()); ++i) {
+        const Unit& u = m_units[size_t(i)];
+        const int spacing = style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing);
+        const int width = u.plot->minimumSizeHint().width() + (u.arrow ? u.arrow->sizeHint().width() + spacing : 0) + spacing;
+        if (u.firstOfRow || used + width > usable) {
+            breaks.push_back(i);
+            used = 0;
+        }
+        used += width;
+    }
+    if (breaks == m_breaks) return;
+    m_breaks = breaks;
+    for (QHBoxLayout* line : m_lines) {
+        for (const Unit& u : m_units) {
+            if (u.arrow) line->removeWidget(u.arrow);
+            line->removeWidget(u.plot);
+        }
+        m_stepRows->removeItem(line);
+        delete line;
+    }
+    m_lines.clear();
+    for (size_t l = 0; l < breaks.size(); ++l) {
+        auto* line = new QHBoxLayout;
+        const size_t end = l + 1 < breaks.size() ? size_t(breaks[l + 1]) : m_units.size();
+        for (size_t i = size_t(breaks[l]); i < end; ++i) {
+            if (m_units[i].arrow) line->addWidget(m_units[i].arrow);
+            line->addWidget(m_units[i].plot, 1);
+        }
+        m_stepRows->insertLayout(int(l), line, 1);
+        m_lines.push_back(line);
+    }
+}
+
+bool PipelineView::eventFilter(QObject* watched, QEvent* event)
+{
+    // The scroll area's viewport: narrower than the view's minimum, it resizes without the view.
+    if (watched == parentWidget() && event->type() == QEvent::Resize) arrange();
+    return QWidget::eventFilter(watched, event);
+}
+
+void PipelineView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::ParentChange && parentWidget()) parentWidget()->installEventFilter(this);
+    if (event->type() == QEvent::FontChange) arrange();
+    QWidget::changeEvent(event);
+}
+
+void PipelineView::resizeEvent(QResizeEvent* event)
+{
+    arrange();
+    QWidget::resizeEvent(event);
 }
 
 MatrixPlot* PipelineView::plot(const QString& step) const

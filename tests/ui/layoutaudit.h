@@ -36,10 +36,19 @@ inline QString widgetPath(const QWidget* w)
     return parts.join(QLatin1Char('/'));
 }
 
-// On screen: shown, with an area, and not scrolled or clipped entirely out of view.
+// Inside a scroll area's contents: reachable by scrolling, so judged even where it is scrolled out of view.
+inline bool inScrollArea(const QWidget* w)
+{
+    for (const QWidget* p = w->parentWidget(); p && !p->isWindow(); p = p->parentWidget())
+        if (const auto* area = qobject_cast<const QAbstractScrollArea*>(p->parentWidget()); area && area->viewport() == p) return true;
+    return false;
+}
+
+// On screen: shown, with an area, and not clipped entirely out of view (a part of a scroll area's contents
+// counts wherever it is scrolled, since a person can scroll to it).
 inline bool onScreen(const QWidget* w)
 {
-    return w->isVisible() && w->width() > 0 && w->height() > 0 && !w->visibleRegion().isEmpty();
+    return w->isVisible() && w->width() > 0 && w->height() > 0 && (!w->visibleRegion().isEmpty() || inScrollArea(w));
 }
 
 inline int widestLine(const QFontMetrics& fm, const QString& text)
@@ -138,7 +147,7 @@ inline void auditClipping(const QWidget* root, QStringList& problems)
 // w wide and h tall, shifted by t along the axis, are apart iff |t·u| >= w or |t·n| >= h, with u the text's
 // direction and n its normal: for a horizontal axis |t·u| = d·|cos θ| and |t·n| = d·|sin θ|, for a
 // vertical one the other way round.
-inline void auditAxis(QCustomPlot* plot, QCPAxis* axis, const QString& where, QStringList& problems)
+inline void auditAxis(QCustomPlot* plot, QCPAxis* axis, const QString& where, QStringList& problems, bool checkEnds = true)
 {
     const QFontMetrics fm(axis->tickLabelFont());
     const bool horizontal = axis->orientation() == Qt::Horizontal;
@@ -169,12 +178,14 @@ inline void auditAxis(QCustomPlot* plot, QCPAxis* axis, const QString& where, QS
         }
     }
     // Unrotated labels are centred on their ticks; the first and last must stay inside the plot.
-    if (!ticks.empty() && axis->tickLabelRotation() == 0) {
+    if (checkEnds && !ticks.empty() && axis->tickLabelRotation() == 0) {
         const double half = horizontal ? ticks.front().w / 2.0 : ticks.front().h / 2.0;
         const double halfLast = horizontal ? ticks.back().w / 2.0 : ticks.back().h / 2.0;
         const double extent = horizontal ? plot->width() : plot->height();
-        if (ticks.front().px - half < -1 || ticks.back().px + halfLast > extent + 1)
-            problems << QStringLiteral("%1: a tick label runs off the plot").arg(where);
+        if (ticks.front().px - half < -1)
+            problems << QStringLiteral("%1: a tick label runs off the plot (\"%2\")").arg(where, ticks.front().text.simplified());
+        else if (ticks.back().px + halfLast > extent + 1)
+            problems << QStringLiteral("%1: a tick label runs off the plot (\"%2\")").arg(where, ticks.back().text.simplified());
     }
     if (!axis->label().isEmpty()) {
         const int need = widestLine(QFontMetrics(axis->labelFont()), axis->label());
@@ -199,6 +210,10 @@ inline void auditPlots(const QWidget* root, QStringList& problems)
             for (QCPAxis* axis : rect->axes())
                 if (axis->visible() && axis->tickLabels()) auditAxis(plot, axis, where, problems);
         }
+        for (QCPColorScale* scale : plot->findChildren<QCPColorScale*>())
+            if (scale->visible() && scale->axis() && scale->axis()->tickLabels() && scale->rect().height() > 0)
+                // Its end labels sit beside the bar's ends, where the plot leaves them room by design.
+                auditAxis(plot, scale->axis(), where + QStringLiteral(" (colour scale)"), problems, false);
         for (QCPTextElement* text : plot->findChildren<QCPTextElement*>()) {
             if (!text->visible() || text->text().isEmpty()) continue;
             // A title is drawn within (and clipped to) its cell of the plot's layout.

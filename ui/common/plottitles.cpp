@@ -127,6 +127,44 @@ bool fitTextTicks(QCPAxis* axis)
 // plot: it is put away until the plot is large enough again, and its entries, each in its line's colour,
 // are read from the plot's tooltip instead. A legend its view hid is left alone. True when it was put
 // away or shown again; `entries` gets the tooltip's lines (rich text) while it is away.
+// Unturned tick labels are centred on their ticks, so the label of a tick at the very end of an axis
+// ("1024" at the right end of a log axis) reaches half its width past the axis rectangle, into a margin
+// that QCustomPlot sizes for the other axes only. The rectangle's minimum margins make room for it. True
+// when they changed.
+bool fitEndLabels(QCPAxisRect* rect)
+{
+    if (rect->width() <= 0 || rect->height() <= 0) return false;
+    const QRect inner = rect->rect();
+    int left = 0, right = 0, top = 0, bottom = 0;
+    for (QCPAxis* axis : rect->axes()) {
+        if (!axis->visible() || !axis->tickLabels() || axis->tickLabelRotation() != 0) continue;
+        const QFontMetrics metrics(axis->tickLabelFont());
+        const QVector<double> at = axis->tickVector();
+        const QVector<QString> labels = axis->tickVectorLabels();
+        for (int i = 0; i < std::min(at.size(), labels.size()); ++i) {
+            if (labels[i].isEmpty() || !axis->range().contains(at[i])) continue;
+            const double px = axis->coordToPixel(at[i]);
+            if (axis->orientation() == Qt::Horizontal) {
+                const double half = metrics.horizontalAdvance(labels[i]) / 2.0 + 2;
+                left = std::max(left, int(std::ceil(inner.left() - (px - half))));
+                right = std::max(right, int(std::ceil(px + half - inner.right())));
+            } else {
+                const double half = metrics.height() / 2.0 + 1;
+                top = std::max(top, int(std::ceil(inner.top() - (px - half))));
+                bottom = std::max(bottom, int(std::ceil(px + half - inner.bottom())));
+            }
+        }
+    }
+    // At least what the view asked for itself, which is kept on the rectangle the first time.
+    const char* const kOwn = "attnscope.margins.own";
+    if (!rect->property(kOwn).isValid()) rect->setProperty(kOwn, QVariant::fromValue(rect->minimumMargins()));
+    const QMargins own = rect->property(kOwn).value<QMargins>();
+    const QMargins next(std::max(own.left(), left), std::max(own.top(), top), std::max(own.right(), right), std::max(own.bottom(), bottom));
+    if (next == rect->minimumMargins()) return false;
+    rect->setMinimumMargins(next);
+    return true;
+}
+
 bool fitLegend(QCustomPlot* plot, QStringList& entries)
 {
     const char* const kHidden = "attnscope.legend.hidden";
@@ -182,6 +220,21 @@ bool fitTitles(QCustomPlot* plot)
                 changed = true;
                 rect->update(QCPLayoutElement::upPreparation);
             }
+        }
+    }
+    for (QCPAxisRect* rect : plot->axisRects()) changed |= fitEndLabels(rect);
+    // A colour scale's numbers follow the same rule along the bar (the weights step's bar is short in a
+    // row of five plots).
+    for (QCPColorScale* scale : plot->findChildren<QCPColorScale*>()) {
+        if (!scale->visible() || !scale->axis()) continue;
+        QCPAxis* axis = scale->axis();
+        const int length = scale->type() == QCPAxis::atLeft || scale->type() == QCPAxis::atRight ? scale->rect().height() : scale->rect().width();
+        if (length <= 0) continue;  // not laid out yet
+        if (!axis->label().isEmpty())
+            changed |= fitText(axis, axis->label(), axis->labelFont(), length, 2, [axis](const QString& t) { axis->setLabel(t); }, tips);
+        if (fitTickCount(axis, length)) {
+            changed = true;
+            scale->update(QCPLayoutElement::upPreparation);
         }
     }
     QStringList legend;
@@ -246,8 +299,13 @@ void fitPlotTitles(QWidget* root)
         QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitTitles(plot); });
         // The layout may have given a title's cell a new width (the first layout, a resize): fitted to it,
         // the title is laid out again in the next replot.
+        // A wrapped title or a wider margin also changes the plot's minimum size, which the widget layout
+        // around it reads: it is asked again, or the plot may be left larger than the page it is on.
         QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
-            if (fitTitles(plot)) plot->replot(QCustomPlot::rpQueuedReplot);
+            if (fitTitles(plot)) {
+                plot->updateGeometry();
+                plot->replot(QCustomPlot::rpQueuedReplot);
+            }
         });
     }
 }

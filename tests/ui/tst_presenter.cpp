@@ -70,7 +70,7 @@ private slots:
         Shown s;
         QVERIFY(QTest::qWaitForWindowActive(&s.window));
         const double before = s.window.font().pointSizeF();
-        const double tickBefore = s.window.heatmap()->xAxis->tickLabelFont().pointSizeF();
+        const double tickBefore = s.window.heatmap()->wantedTickFont().pointSizeF();
         QTest::keyClick(&s.window, Qt::Key_F11);
         QVERIFY(s.presenter()->isActive());
         QVERIFY(s.window.windowState() & Qt::WindowFullScreen);
@@ -78,7 +78,7 @@ private slots:
         // Twice the type, in the widgets and in the plots' own fonts, from the back of the room.
         QVERIFY2(s.window.font().pointSizeF() >= 2 * before - 1e-9, qPrintable(QString::number(s.window.font().pointSizeF())));
         QVERIFY(s.window.controls()->font().pointSizeF() >= 2 * before - 1e-9);
-        QVERIFY(s.window.heatmap()->xAxis->tickLabelFont().pointSizeF() >= 2 * tickBefore - 1e-9);
+        QVERIFY(s.window.heatmap()->wantedTickFont().pointSizeF() >= 2 * tickBefore - 1e-9);
         // High contrast, the strip in place of the menu and status bars.
         QCOMPARE(s.window.palette().color(QPalette::Window), QColor(Qt::black));
         QCOMPARE(s.window.palette().color(QPalette::WindowText), QColor(Qt::white));
@@ -99,7 +99,7 @@ private slots:
         QVERIFY(!s.presenter()->isActive());
         QVERIFY(!(s.window.windowState() & Qt::WindowFullScreen));
         QCOMPARE(s.window.font().pointSizeF(), before);
-        QCOMPARE(s.window.heatmap()->xAxis->tickLabelFont().pointSizeF(), tickBefore);
+        QCOMPARE(s.window.heatmap()->wantedTickFont().pointSizeF(), tickBefore);
         QVERIFY(s.window.menuBar()->isVisible());
         QVERIFY(!s.presenter()->strip()->isVisible());
         QVERIFY(!s.window.actions()->action(QStringLiteral("presenter"))->isChecked());

@@ -1,6 +1,7 @@
 #include "attention/heatmapview.h"
 
 #include <QToolTip>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -47,6 +48,7 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     xAxis->setTicker(m_keyTicker);
     yAxis->setTicker(m_queryTicker);
     for (QCPAxis* axis : {xAxis, yAxis}) {
+        axis->setProperty(kWantedTickFont, QVariant::fromValue(axis->tickLabelFont()));
         axis->grid()->setVisible(false);
         axis->setSubTicks(false);
         axis->setTickLength(0, 3);
@@ -74,6 +76,11 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
     side->setRowStretchFactor(1, 0.001);
     legend->setVisible(true);
     legend->setBorderPen(Qt::NoPen);
+    // It shares the colour scale's column, which QCustomPlot holds to the bar and its numbers: a swatch the
+    // size of the marker and tight padding keep the entry within that width.
+    legend->setIconSize(11, 11);
+    legend->setIconTextPadding(4);
+    legend->setMargins(QMargins(2, 2, 2, 2));
 
     auto* group = new QCPMarginGroup(this);
     axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
@@ -256,7 +263,9 @@ void HeatmapView::keepCellsSquare()
     const double keys = r.width() / cell, queries = r.height() / cell;
     const QCPRange x(-0.5 - (keys - m_tokens) / 2, -0.5 - (keys - m_tokens) / 2 + keys);
     const QCPRange y(-0.5 - (queries - m_tokens) / 2, -0.5 - (queries - m_tokens) / 2 + queries);
-    // Label every k-th token, k from the cells' real size now that the layout has given it.
+    // The labels' type no taller than a cell; then every k-th token, k from the cells' real size now that
+    // the layout has given it (1 unless the type reached its smallest).
+    if (fitTickFont(cell)) replot(rpQueuedReplot);  // the margins follow the new type
     const int line = QFontMetrics(xAxis->tickLabelFont()).height() + 2;
     const int step = std::max(1, int(std::ceil(line / cell)));
     const bool relabel = step != m_labelStep;
@@ -268,6 +277,40 @@ void HeatmapView::keepCellsSquare()
         yAxis->setRange(y);
     }
     if (relabel || reranged) axisRect()->update(QCPLayoutElement::upPreparation);  // the tick vectors drawn now
+}
+
+QFont HeatmapView::wantedTickFont() const
+{
+    const QVariant wanted = yAxis->property(kWantedTickFont);
+    return wanted.isValid() ? wanted.value<QFont>() : yAxis->tickLabelFont();
+}
+
+bool HeatmapView::fitTickFont(double cell)
+{
+    // A label takes its line's height plus 2 pixels between neighbours; the tallest type that leaves every
+    // token its label, between 7 points and the type wanted. Smaller labels free margin, the cells grow and
+    // the type may grow back: it does so only by 3 pixels or more, or back to the wanted type, so the
+    // layout settles instead of going back and forth.
+    const QFont wanted = wantedTickFont();
+    const int wantedHeight = QFontMetrics(wanted).height();
+    QFont smallest = wanted;
+    smallest.setPointSizeF(7.0);
+    const int floorHeight = std::min(wantedHeight, QFontMetrics(smallest).height());
+    const int target = std::clamp(int(std::floor(cell)) - 2, floorHeight, wantedHeight);
+    const int shown = QFontMetrics(yAxis->tickLabelFont()).height();
+    const bool shrink = target < shown;
+    const bool grow = target > shown && (target >= shown + 3 || target == wantedHeight);
+    if (!shrink && !grow && shown <= wantedHeight && yAxis->tickLabelFont().family() == wanted.family()) return false;
+    QFont font = wanted;
+    if (target < wantedHeight && wanted.pointSizeF() > 0) {
+        double points = wanted.pointSizeF() * target / wantedHeight;
+        font.setPointSizeF(points);
+        while (points > 7.0 && QFontMetrics(font).height() > target) font.setPointSizeF(points -= 0.25);
+    }
+    if (font == yAxis->tickLabelFont()) return false;
+    xAxis->setTickLabelFont(font);
+    yAxis->setTickLabelFont(font);
+    return true;
 }
 
 void HeatmapView::updateTicks()

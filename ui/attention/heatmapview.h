@@ -27,6 +27,9 @@ public:
     QCPRange colourRange() const { return m_map->dataRange(); }
     bool isMaskedCell(int q, int k) const;  // drawn in the masked grey
     int labelStep() const { return m_labelStep; }  // every labelStep-th token is labelled
+    // The type the token labels would like (presenter mode doubles it); they are drawn in it, or smaller
+    // when the cells are smaller, down to 7 points, below which every k-th token is labelled instead.
+    QFont wantedTickFont() const;
     QString cellToolTip(int q, int k) const;
     // The line above the map: which head, under which settings, and "counterfactual" when the mask is not
     // the one the model was trained with. Drawn on one line per part when one line does not fit.
@@ -42,6 +45,7 @@ private:
     bool fitTitle();  // true when the drawn title changed
     void keepCellsSquare();  // after each layout: square cells, and labels thinned to the cells' size
     void setLabels(int step);  // every step-th token labelled
+    bool fitTickFont(double cell);  // true when the labels' type changed
     void updateTicks();
 
     QCPColorMap* m_map = nullptr;

@@ -22,6 +22,10 @@ QString wrapToWidth(const QString& text, const QFontMetrics& metrics, int width,
 // A title whose element has the property "attnscope.fits-itself" set is left to its view.
 void fitPlotTitles(QWidget* root);
 
+// An axis whose view sizes its tick labels to fit (the heatmap's labels, never larger than its cells) keeps
+// the type it would like in this property (a QFont); presenter mode scales that one, not the fitted one.
+inline constexpr char kWantedTickFont[] = "attnscope.tickfont.wanted";
+
 // The title as its view set it, before any line breaks fitPlotTitles put in.
 QString fullTitle(const QCPTextElement* title);
 // The axis label as its view set it.

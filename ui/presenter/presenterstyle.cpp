@@ -8,6 +8,8 @@
 #include <vector>
 #include <qcustomplot.h>
 
+#include "common/plottitles.h"
+
 namespace attnscope {
 
 namespace {
@@ -30,7 +32,17 @@ void forEachFont(QCustomPlot* plot, Visit visit)
 {
     for (QCPAxis* axis : plot->findChildren<QCPAxis*>()) {
         visit(axis, kOriginal, [axis] { return axis->labelFont(); }, [axis](const QFont& f) { axis->setLabelFont(f); });
-        visit(axis, kOriginalTicks, [axis] { return axis->tickLabelFont(); }, [axis](const QFont& f) { axis->setTickLabelFont(f); });
+        // A view that fits its tick labels to its cells is given the type it would like (common/plottitles.h).
+        visit(
+            axis, kOriginalTicks,
+            [axis] {
+                const QVariant wanted = axis->property(kWantedTickFont);
+                return wanted.isValid() ? wanted.value<QFont>() : axis->tickLabelFont();
+            },
+            [axis](const QFont& f) {
+                if (axis->property(kWantedTickFont).isValid()) axis->setProperty(kWantedTickFont, QVariant::fromValue(f));
+                else axis->setTickLabelFont(f);
+            });
     }
     for (QCPTextElement* text : plot->findChildren<QCPTextElement*>())
         visit(text, kOriginal, [text] { return text->font(); }, [text](const QFont& f) { text->setFont(f); });

@@ -226,7 +226,12 @@ inline void auditPlots(const QWidget* root, QStringList& problems)
             if (!legend->visible() || legend->itemCount() == 0) continue;
             // A legend over the plot must fit the plot's area; one laid out beside or below it, its own cell.
             const bool over = qobject_cast<QCPLayoutInset*>(legend->layout()) != nullptr;
-            const QRect room = over ? (plot->axisRect() ? plot->axisRect()->rect() : plot->rect()) : legend->outerRect();
+            QRect room = legend->outerRect();
+            if (over) {  // the rectangle it is laid over (a plot of several rectangles has a legend over each)
+                room = plot->rect();
+                for (QCPAxisRect* rect : plot->axisRects())
+                    if (rect->insetLayout() == legend->layout()) room = rect->rect();
+            }
             const QSize need = legend->minimumOuterSizeHint();
             if (need.width() > room.width() + 1 || need.height() > room.height() + 1)
                 problems << QStringLiteral("%1: the legend (%2x%3) is larger than %4 (%5x%6)")

@@ -167,28 +167,37 @@ bool fitEndLabels(QCPAxisRect* rect)
 
 bool fitLegend(QCustomPlot* plot, QStringList& entries)
 {
+    // Every legend laid over an axis rectangle (a plot of several rectangles has one over each): one
+    // larger than its rectangle is hidden and its entries go to the tooltip, until it fits again.
     const char* const kHidden = "attnscope.legend.hidden";
-    QCPLegend* legend = plot->legend;
-    QCPAxisRect* rect = plot->axisRect();
-    if (!legend || !rect || !qobject_cast<QCPLayoutInset*>(legend->layout()) || legend->itemCount() == 0) return false;
-    const bool hiddenHere = legend->property(kHidden).toBool();
-    if (!legend->visible() && !hiddenHere) return false;
-    if (rect->width() <= 0 || rect->height() <= 0) return false;  // not laid out yet
-    const QSize need = legend->minimumOuterSizeHint();
-    const bool tooLarge = need.width() > rect->width() || need.height() > rect->height();
-    if (tooLarge) {
-        for (int i = 0; i < legend->itemCount(); ++i) {
-            auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
-            const QCPAbstractPlottable* line = item ? item->plottable() : nullptr;
-            if (!line) continue;
-            const QColor colour = line->pen().style() != Qt::NoPen ? line->pen().color() : line->brush().color();
-            entries << QStringLiteral("<span style=\"color:%1\">&#9632;</span> %2").arg(colour.name(), line->name().toHtmlEscaped());
+    bool changed = false;
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        if (rect->width() <= 0 || rect->height() <= 0) continue;  // not laid out yet
+        QCPLayoutInset* inset = rect->insetLayout();
+        for (int e = 0; e < inset->elementCount(); ++e) {
+            auto* legend = qobject_cast<QCPLegend*>(inset->elementAt(e));
+            if (!legend || legend->itemCount() == 0) continue;
+            const bool hiddenHere = legend->property(kHidden).toBool();
+            if (!legend->visible() && !hiddenHere) continue;  // hidden by its view
+            const QSize need = legend->minimumOuterSizeHint();
+            const bool tooLarge = need.width() > rect->width() || need.height() > rect->height();
+            if (tooLarge) {
+                for (int i = 0; i < legend->itemCount(); ++i) {
+                    auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+                    const QCPAbstractPlottable* line = item ? item->plottable() : nullptr;
+                    if (!line) continue;
+                    const QColor colour = line->pen().style() != Qt::NoPen ? line->pen().color() : line->brush().color();
+                    const QString entry = QStringLiteral("<span style=\"color:%1\">&#9632;</span> %2").arg(colour.name(), line->name().toHtmlEscaped());
+                    if (!entries.contains(entry)) entries << entry;
+                }
+            }
+            if (tooLarge == hiddenHere) continue;
+            legend->setProperty(kHidden, tooLarge);
+            legend->setVisible(!tooLarge);
+            changed = true;
         }
     }
-    if (tooLarge == hiddenHere) return false;
-    legend->setProperty(kHidden, tooLarge);
-    legend->setVisible(!tooLarge);
-    return true;
+    return changed;
 }
 
 // True when a title or an axis label changed.

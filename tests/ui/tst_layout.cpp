@@ -6,10 +6,10 @@
 // overprint, the heatmap's cells are square and at least as tall as its type, and the presenter strip's
 // words fit. ATTNSCOPE_LAYOUT_SHOTS=DIR saves a picture of every combination for a person to look at.
 //
-// What is not fixed yet is listed in tests/data/layout-known-problems.txt (numbers written as N, since a
-// pixel more or less is the same problem): the test fails on any problem not listed there, so no view gets
-// worse, and names the listed ones that no longer occur, so the list only shrinks. Issue 29 stays open
-// until the list is empty.
+// A problem accepted for now is listed in tests/data/layout-known-problems.txt (numbers written as N, since
+// a pixel more or less is the same problem): the test fails on any problem not listed there, so no view
+// gets worse, and names the listed ones that no longer occur, so the list only shrinks. It has been empty
+// since issue 29.
 #include <QDir>
 #include <QFile>
 #include <QDockWidget>

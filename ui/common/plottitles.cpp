@@ -58,14 +58,35 @@ bool fitTickCount(QCPAxis* axis, int length)
     // widest label the axis drew last, and a gap of one line between neighbours.
     const QFontMetrics metrics(axis->tickLabelFont());
     int extent = metrics.height();
-    if (axis->orientation() == Qt::Horizontal && axis->tickLabelRotation() == 0) {
+    const bool alongText = axis->orientation() == Qt::Horizontal && axis->tickLabelRotation() == 0;
+    // Along a horizontal axis the labels' width counts: the widest drawn while they were shown (hidden,
+    // the axis makes no labels to measure).
+    const char* const kWidest = "attnscope.ticks.widest";
+    if (alongText) {
         int widest = 0;
-        for (const QString& label : axis->tickVectorLabels()) widest = std::max(widest, metrics.horizontalAdvance(label));
+        if (axis->tickLabels())
+            for (const QString& label : axis->tickVectorLabels()) widest = std::max(widest, metrics.horizontalAdvance(label));
+        if (widest > 0) axis->setProperty(kWidest, widest);
+        widest = std::max(widest, axis->property(kWidest).toInt());
         extent = widest + metrics.height() / 2;
     }
     const int wanted = std::clamp(length / std::max(1, 2 * extent), 2, std::max(2, asked));
     if (ticker->tickCount() != wanted) ticker->setTickCount(wanted);
-    const bool tooShort = length < 2 * metrics.height() + 2;
+    // Two labels need their own extent each: a line each way along a vertical axis, their width along a
+    // horizontal one.
+    // A ticker asked for two ticks may still make three (-0.5, 0 and 0.5): labels that overprint at the
+    // fewest ticks are hidden, and come back once the axis is long enough for three.
+    bool overprint = false;
+    if (alongText && axis->tickLabels()) {
+        const QVector<double> at = axis->tickVector();
+        const QVector<QString> labels = axis->tickVectorLabels();
+        for (int i = 1; i < std::min(at.size(), labels.size()); ++i) {
+            const double apart = std::abs(axis->coordToPixel(at[i]) - axis->coordToPixel(at[i - 1]));
+            if (apart < (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) / 2.0 + 2) overprint = true;
+        }
+    }
+    const bool tooShort = alongText ? length < 2 * extent || (overprint && wanted == 2) || (hiddenHere && length < 3 * extent)
+                                    : length < 2 * metrics.height() + 2;
     if (tooShort == hiddenHere) return false;
     axis->setProperty(kHidden, tooShort);
     axis->setTickLabels(!tooShort);
@@ -206,6 +227,10 @@ bool fitTitles(QCustomPlot* plot)
     bool changed = false;
     QStringList tips;
     for (QCPTextElement* title : plot->findChildren<QCPTextElement*>()) {
+        // A title wraps to the width it is given, so its one-line width must not become the plot's minimum
+        // width (which the widget layout around the plot reads: a long title would make the page scroll
+        // sideways). Its height still counts.
+        if (title->minimumSize().width() != 1) title->setMinimumSize(1, 0);
         if (title->property(kFitsItself).toBool()) continue;
         // A title draws within its cell of the plot's layout (a column of it, beside a colour scale); the
         // cell's width at the last layout, or the plot's before the first.

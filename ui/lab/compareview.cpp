@@ -59,6 +59,7 @@ struct CompareView::Pane {
     Pane(QWidget* parent, const QCPColorGradient& gradient, const QString& scaleLabel)
     {
         plot = labplot::makePlot(parent);
+        plot->setMinimumWidth(140);  // three side by side still fit beside a lesson on a 1024-pixel screen
         plot->plotLayout()->insertRow(0);
         plot->plotLayout()->insertRow(1);
         title = new QCPTextElement(plot, QString(), QFont(parent->font().family(), 10, QFont::Bold));

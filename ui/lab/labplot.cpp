@@ -12,7 +12,9 @@ QCustomPlot* makePlot(QWidget* parent)
     auto* plot = new QCustomPlot(parent);
     plot->setNoAntialiasingOnDrag(true);
     plot->setBackground(Qt::white);
-    plot->setMinimumSize(320, 220);
+    // Narrow enough that two fit side by side beside a lesson on a 1024-pixel screen (the axes thin their
+    // ticks and the titles wrap to fit); tall enough for a plot under its title at twice the type.
+    plot->setMinimumSize(200, 220);
     return plot;
 }
 

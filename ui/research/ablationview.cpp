@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "attention/headgridview.h"
+#include "common/flowlayout.h"
 #include "common/matrixplot.h"
 
 namespace attnscope {
@@ -29,11 +30,13 @@ AblationView::AblationView(Document* document, QWidget* parent)
     m_mode->addItem(tr("zero the output"), int(AblationMode::Zero));
     m_mode->addItem(tr("mean over positions"), int(AblationMode::Mean));
     m_mode->setToolTip(tr("What replaces an ablated head's output before W_O"));
-    auto* top = new QHBoxLayout;
+    // A flow, so beside a lesson or at twice the type the controls break into lines instead of making the
+    // page wider than its window.
+    auto* top = new FlowLayout;
     top->addWidget(new QLabel(tr("Click heads to knock them out. Replace by")));
     top->addWidget(m_mode);
     top->addWidget(m_clear);
-    top->addWidget(m_ablated, 1);
+    top->addWidget(m_ablated);
 
     m_grid->setToolTip(tr("Click a head to ablate it or bring it back"));
     m_predictions->setColumnCount(4);

@@ -23,7 +23,7 @@ PositionalView::PositionalView(Document* document, QWidget* parent) : QWidget(pa
     }
     grid->addWidget(m_sinusoidal, 0, 0, 1, 2);
     grid->addWidget(m_learned, 0, 2, 1, 2);
-    auto* button = new QPushButton(QStringLiteral("Show: “%1” vs “%2”, positions off and on").arg(kFirst, kSecond), this);
+    auto* button = new QPushButton(QStringLiteral("Show: “%1” vs “%2”").arg(kFirst, kSecond), this);
     grid->addWidget(button, 1, 0, 1, 4);
     for (int i = 0; i < 4; ++i) {
         m_demo[i] = new MatrixPlot(this);

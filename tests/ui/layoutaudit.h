@@ -1,5 +1,6 @@
 #pragma once
-// Layout rules a person would notice, checked against fonts and geometry instead of by eye: a label whose
+// Layout rules a person would notice, checked against fonts and geometry instead of by eye: a view page that
+// scrolls sideways; a label whose
 // text is wider (or, wrapped, taller) than its box; a button whose text is cut; a tab bar that has to
 // scroll; a widget that pokes out of its parent; plot tick labels that overprint each other or leave the
 // plot; axis labels and plot titles longer than the plot; a legend bigger than its axis rect; a heatmap
@@ -11,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QRadioButton>
+#include <QScrollArea>
 #include <QStyle>
 #include <QStyleOption>
 #include <QTabBar>
@@ -257,9 +259,23 @@ inline void auditHeatmaps(const QWidget* root, QStringList& problems)
     }
 }
 
+// A view page may scroll down (its plots keep their room), but one that scrolls sideways has a line that
+// does not wrap or a control that does not shrink: read in front of a class, every line would need a scroll.
+inline void auditSidewaysScrolling(const QWidget* root, QStringList& problems)
+{
+    for (const QAbstractScrollArea* area : root->findChildren<QAbstractScrollArea*>()) {
+        const auto* scroll = qobject_cast<const QScrollArea*>(area);
+        if (!scroll || !scroll->widget() || !scroll->widgetResizable() || !onScreen(area)) continue;
+        if (scroll->widget()->width() > area->viewport()->width() + 1)
+            problems << QStringLiteral("%1: the page scrolls sideways (its view needs %2 px, the page has %3)")
+                            .arg(widgetPath(scroll->widget())).arg(scroll->widget()->width()).arg(area->viewport()->width());
+    }
+}
+
 inline QStringList auditLayout(const QWidget* root)
 {
     QStringList problems;
+    auditSidewaysScrolling(root, problems);
     auditLabels(root, problems);
     auditButtons(root, problems);
     auditTabBars(root, problems);

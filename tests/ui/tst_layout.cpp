@@ -2,9 +2,9 @@
 // a lesson open, in presenter mode and out of it, drawn at the screen size this run was given (CTest runs
 // it three times, on an offscreen screen of 1024 x 768, 1280 x 720 and 1920 x 1080). It checks rules that
 // can fail, from font metrics against geometry (layoutaudit.h): the window fits the screen, the views keep
-// their share of its width, no text is wider than its box, no tab bar scrolls, no plot's tick labels
-// overprint, the heatmap's cells are square and at least as tall as its type, and the presenter strip's
-// words fit. ATTNSCOPE_LAYOUT_SHOTS=DIR saves a picture of every combination for a person to look at.
+// their share of its width, no page scrolls sideways (down is allowed), no text is wider than its box, no
+// tab bar scrolls, no plot's tick labels overprint, the heatmap's cells are square and at least as tall as
+// its type, and the presenter strip's words fit. ATTNSCOPE_LAYOUT_SHOTS=DIR saves a picture of every combination for a person to look at.
 //
 // A problem accepted for now is listed in tests/data/layout-known-problems.txt (numbers written as N, since
 // a pixel more or less is the same problem): the test fails on any problem not listed there, so no view

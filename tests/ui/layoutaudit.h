@@ -224,6 +224,20 @@ inline void auditPlots(const QWidget* root, QStringList& problems)
             if (need > room)
                 problems << QStringLiteral("%1: title \"%2\" needs %3 px, its place in the plot has %4").arg(where, text->text().simplified().left(40)).arg(need).arg(room);
         }
+        // A text item (a marker's label) is drawn whole inside its axis rectangle, clear of the axes' numbers.
+        for (QCPItemText* item : plot->findChildren<QCPItemText*>()) {
+            if (!item->visible() || item->text().isEmpty()) continue;
+            const QFontMetrics fm(item->font());
+            const QMargins pad = item->padding();
+            const QSize box(widestLine(fm, item->text()) + pad.left() + pad.right(),
+                            fm.height() * int(item->text().count(QLatin1Char('\n')) + 1) + pad.top() + pad.bottom());
+            const QPointF at = item->position->pixelPosition();
+            const Qt::Alignment a = item->positionAlignment();
+            const double left = a & Qt::AlignRight ? at.x() - box.width() : a & Qt::AlignHCenter ? at.x() - box.width() / 2.0 : at.x();
+            const QRect area = item->position->axisRect() ? item->position->axisRect()->rect() : plot->rect();
+            if (left < area.left() - 1 || left + box.width() > area.right() + 2)
+                problems << QStringLiteral("%1: the text \"%2\" runs out of its plot area").arg(where, item->text().simplified().left(40));
+        }
         for (QCPLegend* legend : plot->findChildren<QCPLegend*>()) {
             if (!legend->visible() || legend->itemCount() == 0) continue;
             // A legend over the plot must fit the plot's area; one laid out beside or below it, its own cell.

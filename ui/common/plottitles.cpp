@@ -257,6 +257,43 @@ bool fitTitles(QCustomPlot* plot)
         }
     }
     for (QCPAxisRect* rect : plot->axisRects()) changed |= fitEndLabels(rect);
+    // A text item beside a line or a point (a marker's "dₖ = 23: var 22.7 → 0.99") stays inside its axis
+    // rectangle, over the data and off the axes' numbers: it hangs on the side of its anchor with more room
+    // when it does not fit where its view put it, breaks into two lines if that is enough, and otherwise
+    // is left out of the picture and read from the plot's tooltip until the plot is wide enough again.
+    for (QCPItemText* item : plot->findChildren<QCPItemText*>()) {
+        const QString full = fullText(item, item->text());
+        if (!item->visible() || full.isEmpty()) continue;
+        const Qt::Alignment align = item->positionAlignment();
+        if (!(align & (Qt::AlignLeft | Qt::AlignRight))) continue;  // centred on its anchor: left as set
+        const QRect area = item->position->axisRect() ? item->position->axisRect()->rect() : plot->rect();
+        if (area.width() <= 0) continue;  // not laid out yet
+        const double x = item->position->pixelPosition().x();
+        const QMargins pad = item->padding();
+        const int onRight = int(area.right() - x) - pad.left() - pad.right() - 2;
+        const int onLeft = int(x - area.left()) - pad.left() - pad.right() - 2;
+        const QFontMetrics metrics(item->font());
+        const int need = metrics.horizontalAdvance(full);
+        const bool right = align & Qt::AlignLeft;  // hangs to the right of its anchor
+        int room = right ? onRight : onLeft;
+        if (need > room && (right ? onLeft : onRight) > room) {
+            item->setPositionAlignment((align & ~Qt::AlignHorizontal_Mask) | (right ? Qt::AlignRight : Qt::AlignLeft));
+            room = right ? onLeft : onRight;
+            changed = true;
+        }
+        QString fitted = full;
+        if (need > room) {
+            const QString two = room > 0 ? wrapToWidth(full, metrics, room, 2) : QString();
+            fitted = two.contains(QChar(0x2026)) ? QString() : two;  // cut even on two lines: left out
+        }
+        item->setProperty(kFull, full);
+        item->setProperty(kFitted, fitted);
+        if (fitted != full) tips << full;
+        if (fitted != item->text()) {
+            item->setText(fitted);
+            changed = true;
+        }
+    }
     // A colour scale's numbers follow the same rule along the bar (the weights step's bar is short in a
     // row of five plots).
     for (QCPColorScale* scale : plot->findChildren<QCPColorScale*>()) {

@@ -9,7 +9,9 @@ namespace attnscope {
 
 namespace {
 constexpr int kPulseMs = 1100;
-constexpr int kPad = 4;  // the outline stands this far outside the control
+constexpr int kFrameMs = 50;  // twenty frames a second are enough for a slow glow
+constexpr int kPad = 4;       // the outline stands this far outside the control
+constexpr int kHalo = 8;      // the glow's half width at its widest, and a pixel to spare
 }
 
 ControlHighlight::ControlHighlight(QWidget* window) : QWidget(window)
@@ -23,7 +25,7 @@ ControlHighlight::ControlHighlight(QWidget* window) : QWidget(window)
     m_pulse.setEndValue(1.0);
     m_pulse.setDuration(kPulseMs);
     m_pulse.setLoopCount(-1);
-    connect(&m_pulse, &QVariantAnimation::valueChanged, this, [this] { update(); });
+    connect(&m_pulse, &QVariantAnimation::valueChanged, this, &ControlHighlight::pulse);
     hide();
 }
 
@@ -76,6 +78,28 @@ bool ControlHighlight::eventFilter(QObject* watched, QEvent* event)
     return false;
 }
 
+QRect ControlHighlight::outlineRect(const QWidget* t) const
+{
+    if (!t || !t->isVisible()) return {};
+    // The part a person can see: a view in a scroll area may be larger than its page.
+    const QRect seen = t->visibleRegion().boundingRect();
+    if (seen.isEmpty()) return {};
+    return QRect(t->mapTo(parentWidget(), seen.topLeft()), seen.size()).adjusted(-kPad, -kPad, kPad, kPad);
+}
+
+void ControlHighlight::pulse()
+{
+    if (m_lastFrame.isValid() && m_lastFrame.elapsed() < kFrameMs) return;
+    m_lastFrame.start();
+    QRegion rings;
+    for (const QPointer<QWidget>& t : m_targets) {
+        const QRect r = outlineRect(t);
+        if (r.isEmpty()) continue;
+        rings += QRegion(r.adjusted(-kHalo, -kHalo, kHalo, kHalo)).subtracted(QRegion(r.adjusted(kHalo, kHalo, -kHalo, -kHalo)));
+    }
+    if (!rings.isEmpty()) update(rings);
+}
+
 void ControlHighlight::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
@@ -83,11 +107,8 @@ void ControlHighlight::paintEvent(QPaintEvent*)
     const double phase = m_pulse.currentValue().toDouble();  // 0 -> 1, then again
     const double glow = 0.5 - 0.5 * std::cos(phase * 2.0 * 3.14159265358979);
     for (const QPointer<QWidget>& t : m_targets) {
-        if (!t || !t->isVisible()) continue;
-        // The part a person can see: a view in a scroll area may be larger than its page.
-        const QRect seen = t->visibleRegion().boundingRect();
-        if (seen.isEmpty()) continue;
-        const QRect r = QRect(t->mapTo(parentWidget(), seen.topLeft()), seen.size()).adjusted(-kPad, -kPad, kPad, kPad);
+        const QRect r = outlineRect(t);
+        if (r.isEmpty()) continue;
         QPainterPath path;
         path.addRoundedRect(QRectF(r), 6, 6);
         // A soft halo that breathes, and a solid line that does not, so the outline is never lost.

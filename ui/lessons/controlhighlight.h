@@ -3,6 +3,7 @@
 // each one, following it as the window resizes. The overlay lets every click through; clicking a
 // highlighted control (or moving to another step) ends its highlight.
 #include <QPointer>
+#include <QElapsedTimer>
 #include <QVariantAnimation>
 #include <QWidget>
 #include <vector>
@@ -23,8 +24,16 @@ protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
+    // Where a target's outline is drawn, in this widget's coordinates; empty when none of it can be seen.
+    QRect outlineRect(const QWidget* target) const;
+    // Repaints the rings around the targets, at most every kFrameMs: the overlay covers the whole window,
+    // and repainting all of it at the animation's rate repainted everything beneath it (a sentence box
+    // holding a long text costs tens of milliseconds to draw), until the window stopped answering.
+    void pulse();
+
     std::vector<QPointer<QWidget>> m_targets;
     QVariantAnimation m_pulse;
+    QElapsedTimer m_lastFrame;
 };
 
 } // namespace attnscope

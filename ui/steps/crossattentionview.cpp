@@ -5,6 +5,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include "common/matrixplot.h"
@@ -40,8 +41,10 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     connect(m_source, &QLineEdit::textChanged, gate, &RefreshGate::request);
     connect(m_target, &QLineEdit::textEdited, this, [this] { m_targetEdited = true; });
     connect(m_target, &QLineEdit::textChanged, gate, &RefreshGate::request);
-    connect(m_document, &Document::textChanged, this, [this](const QString& text) {
-        if (!m_targetEdited) m_target->setText(text);
+    // The target box follows the sentence until it is edited, when the view is shown: a hidden line edit
+    // given every keystroke's text lays all of it out again (tens of milliseconds for a pasted page).
+    connect(m_document, &Document::textChanged, gate, [this, gate] {
+        if (!m_targetEdited) gate->request();
     });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     recompute();
@@ -69,6 +72,10 @@ void CrossAttentionView::recompute()
                               "is no causal mask across the two: the whole source is known before decoding starts. This model "
                               "has no such sublayer, so here the focused layer's own W_Q (on the target) and W_K, W_V (on the "
                               "source) demonstrate the mechanism; open an encoder–decoder model (BART) for the real one."));
+    if (!m_targetEdited && m_target->text() != m_document->text()) {
+        const QSignalBlocker quiet(m_target);  // this is the recompute its change would ask for
+        m_target->setText(m_document->text());
+    }
     const std::string targetText = m_target->text().toStdString(), sourceText = m_source->text().toStdString();
     Result<TokenizedText> target = real ? encodeTarget(*model, targetText) : model->tokenizer->encode(targetText);
     Result<TokenizedText> source = real ? encodeSource(*model, sourceText) : model->tokenizer->encode(sourceText);

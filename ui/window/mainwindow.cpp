@@ -33,6 +33,7 @@
 #include "research/researchtab.h"
 #include "steps/stepbystep.h"
 #include "training/trainview.h"
+#include "window/sentencevalidator.h"
 #include "window/tokenchips.h"
 #include "model/trainingmask.h"
 #include "presenter/presentermode.h"
@@ -51,6 +52,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     m_sentence = new QLineEdit(central);
     m_sentence->setPlaceholderText(tr("Type a sentence…"));
     m_sentence->setClearButtonEnabled(true);
+    // Runs of combining marks longer than any script needs are cut before the box lays them out (a
+    // pasted run of thousands froze the window on every keystroke), and the window says so.
+    auto* guard = new SentenceValidator(m_sentence);
+    m_sentence->setValidator(guard);
+    connect(guard, &SentenceValidator::marksCut, this, [this](qsizetype removed) {
+        showNotice(tr("%n combining mark(s) were cut from the text: a letter keeps at most %1 in a row, "
+                      "as no script needs more and thousands freeze the text box.", nullptr, int(removed))
+                       .arg(SentenceValidator::kMaxMarks));
+    });
 
     m_chips = new TokenChips;
     m_chipScroll = new QScrollArea(central);

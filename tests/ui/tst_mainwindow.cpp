@@ -24,6 +24,7 @@
 #include "model/nexttokens.h"
 #include "attention/nexttokenview.h"
 #include "window/randommodeldialog.h"
+#include "window/sentencevalidator.h"
 #include "hostiletext.h"
 #include "tinygpt2.h"
 #include "window/tokenchips.h"
@@ -78,6 +79,8 @@ private slots:
     void tooLongInputShowsErrorNotNumbers();
     void tokenLimitBelowContextOffersToKeepWhatFits();
     void hostileTextNeverCrashesTheWindow();
+    void longRunsOfCombiningMarksAreCut();
+    void theSentenceBoxCutsMarksFromEveryPath();
     void workerPathGivesTheSameWeights();
     void tooltipShowsWeightAndScoresFromSnapshot();
     void valueWeightedDisplayShowsTheCoresProducts();
@@ -693,6 +696,66 @@ void TestMainWindow::hostileTextNeverCrashesTheWindow()
             QCOMPARE(drawn, 0);
         }
     }
+}
+
+void TestMainWindow::longRunsOfCombiningMarksAreCut()
+{
+    const QChar acute(0x0301);                                 // combining acute accent (Mn)
+    const QString smpMark = QString::fromUcs4(U"\U0001D167");  // combining musical tremolo (Mn), a surrogate pair
+    qsizetype cut = -1;
+
+    // Text without a long run comes back unchanged, and nothing is counted.
+    const QString plain = QStringLiteral("caf") + QChar(0x0065) + acute + QStringLiteral(" na") + QChar(0x0131) + acute + acute;
+    QCOMPARE(capCombiningMarks(plain, 30, &cut), plain);
+    QCOMPARE(cut, qsizetype(0));
+
+    // One letter with 100 marks keeps its first 30; the next word is untouched.
+    const QString zalgo = QStringLiteral("e") + QString(100, acute) + QStringLiteral(" x");
+    QCOMPARE(capCombiningMarks(zalgo, 30, &cut), QStringLiteral("e") + QString(30, acute) + QStringLiteral(" x"));
+    QCOMPARE(cut, qsizetype(70));
+
+    // Two runs are counted apart: a base letter ends a run.
+    const QString two = QStringLiteral("a") + QString(5, acute) + QStringLiteral("b") + QString(8, acute);
+    QCOMPARE(capCombiningMarks(two, 6, &cut), QStringLiteral("a") + QString(5, acute) + QStringLiteral("b") + QString(6, acute));
+    QCOMPARE(cut, qsizetype(2));
+
+    // A mark outside the BMP counts once and is never split from its other half.
+    QString smp = QStringLiteral("o");
+    for (int i = 0; i < 4; ++i) smp += smpMark;
+    QString smpKept = QStringLiteral("o");
+    for (int i = 0; i < 3; ++i) smpKept += smpMark;
+    QCOMPARE(capCombiningMarks(smp, 3, &cut), smpKept);
+    QCOMPARE(cut, qsizetype(1));
+
+    // A lone high surrogate is not a mark and is kept as it is.
+    const QString lone = QStringLiteral("a") + QChar(0xD800) + QString(3, acute);
+    QCOMPARE(capCombiningMarks(lone, 2, &cut), QStringLiteral("a") + QChar(0xD800) + QString(2, acute));
+    QCOMPARE(cut, qsizetype(1));
+}
+
+void TestMainWindow::theSentenceBoxCutsMarksFromEveryPath()
+{
+    MainWindow w;
+    w.show();
+    const QChar acute(0x0301);
+    const QString expected = QStringLiteral("the e") + QString(SentenceValidator::kMaxMarks, acute) + QStringLiteral(" dog");
+    const QString pasted = QStringLiteral("the e") + QString(10'000, acute) + QStringLiteral(" dog");
+
+    // Pasted into the box, as a person does.
+    w.sentenceEdit()->selectAll();
+    w.sentenceEdit()->insert(pasted);
+    QCOMPARE(w.sentenceEdit()->text(), expected);
+    QCOMPARE(w.document()->text(), expected);
+    QVERIFY(w.noticeLabel()->isVisibleTo(&w));
+    QVERIFY2(w.noticeLabel()->text().contains(QStringLiteral("9970 combining marks")), qPrintable(w.noticeLabel()->text()));
+
+    // Set on the document (a scene, a restored window, a lesson): the box cuts it and the document follows.
+    w.document()->setText(QStringLiteral("x"));
+    w.document()->setText(pasted);
+    QCOMPARE(w.sentenceEdit()->text(), expected);
+    QCOMPARE(w.document()->text(), expected);
+    w.document()->waitForIdle();
+    QVERIFY(w.document()->error().isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)

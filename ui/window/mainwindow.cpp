@@ -57,8 +57,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     auto* guard = new SentenceValidator(m_sentence);
     m_sentence->setValidator(guard);
     connect(guard, &SentenceValidator::marksCut, this, [this](qsizetype removed) {
-        showNotice(tr("%n combining mark(s) were cut from the text: a letter keeps at most %1 in a row, "
-                      "as no script needs more and thousands freeze the text box.", nullptr, int(removed))
+        const QString what = removed == 1 ? tr("1 combining mark was") : tr("%1 combining marks were").arg(removed);
+        showNotice(tr("%1 cut from the text: a letter keeps at most %2 in a row, as no script needs more "
+                      "and thousands freeze the text box.")
+                       .arg(what)
                        .arg(SentenceValidator::kMaxMarks));
     });
 

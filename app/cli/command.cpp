@@ -37,10 +37,11 @@ Options& Options::flag(const std::string& name, const std::string& help)
 Options& Options::model()
 {
     return value("--model", "SPEC",
-                 "random[:layers=2,heads=4,d_model=64,seed=1], builtin, or a model folder: GPT-2 (config.json, "
+                 "builtin (the default), random[:layers=2,heads=4,d_model=64,seed=1], hf:ORG/NAME[@REVISION] (a model "
+                 "in the Hugging Face cache; see the models command), or a model folder: GPT-2 (config.json, "
                  "model.safetensors, vocab.json + merges.txt or tokenizer.json), BERT/DistilBERT (config.json, "
-                 "model.safetensors, vocab.txt or tokenizer.json) or Llama, Qwen2, Mistral (config.json, "
-                 "model.safetensors or its shards with model.safetensors.index.json, tokenizer.json); random by default");
+                 "model.safetensors, vocab.txt or tokenizer.json), Llama, Qwen2, Mistral (config.json, "
+                 "model.safetensors or its shards with model.safetensors.index.json, tokenizer.json), BART, Marian or T5");
 }
 
 Options& Options::text()

@@ -1,5 +1,6 @@
 #include "io/modelfolder.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,12 @@ Result<std::string> readModelType(const std::string& folder)
     if (type == j->end() || type->is_null()) return R::ok("gpt2");
     if (!type->is_string()) return R::fail(file + " gives \"model_type\" as " + quoteJsonValue(*type) + ", which is not a name.");
     return R::ok(type->get<std::string>());
+}
+
+bool isSupportedModelType(const std::string& type)
+{
+    static const char* const kTypes[] = {"gpt2", "bert", "distilbert", "llama", "qwen2", "mistral", "attnscope", "bart", "marian", "t5"};
+    return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
 }
 
 Result<ModelPtr> loadModelFolder(const std::string& folder)

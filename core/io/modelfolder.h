@@ -13,6 +13,9 @@ namespace attnscope {
 // or a sentence naming the problem (no folder, no config.json, config.json not a JSON object).
 Result<std::string> readModelType(const std::string& folder);
 
+// Whether a "model_type" is one of the families AttnScope's loaders open.
+bool isSupportedModelType(const std::string& type);
+
 // Fails with one sentence naming the file and the problem, including a family AttnScope does not open.
 Result<ModelPtr> loadModelFolder(const std::string& folder);
 

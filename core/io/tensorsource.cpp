@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "hub/hfcache.h"
 #include "text/filetext.h"
 
 namespace attnscope {
@@ -92,7 +93,11 @@ Status parseActivation(const nlohmann::json& value, const std::string& file, con
 
 std::string folderDisplayName(const fs::path& dir)
 {
-    return dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+    const fs::path d = dir.filename().empty() ? dir.parent_path() : dir;
+    // A snapshot in the Hugging Face cache (models--ORG--NAME/snapshots/COMMIT) is named by its repository.
+    if (d.parent_path().filename() == "snapshots")
+        if (std::optional<std::string> repo = hubRepoFromFolderName(d.parent_path().parent_path().filename().string())) return *repo;
+    return d.filename().string();
 }
 
 TensorSource::TensorSource(const SafetensorsFile& file, Model& model, std::vector<std::string> prefixes)

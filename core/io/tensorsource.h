@@ -38,7 +38,7 @@ Status readEndTokenIds(const nlohmann::json& config, const std::string& file, in
 // A Hugging Face activation name ("gelu", "gelu_new", "relu", ...), or a sentence saying it is not known.
 Status parseActivation(const nlohmann::json& value, const std::string& file, const char* key, Activation& out);
 
-// The folder's name, as the model's display name.
+// The folder's name, as the model's display name; a Hugging Face cache snapshot's is its repository's.
 std::string folderDisplayName(const std::filesystem::path& dir);
 
 // Tensors in the order a loader needs them. Each name may be given with alternatives (old and new

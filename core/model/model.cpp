@@ -7,6 +7,7 @@
 #include "compute/threadpool.h"
 #include "model/forward.h"
 #include "builtin/builtinfiles.h"
+#include "hub/hfcache.h"
 #include "io/modelfolder.h"
 #include "io/wordmodel.h"
 #include "model/randommodel.h"
@@ -178,6 +179,14 @@ Result<ModelPtr> loadModel(std::string_view spec)
         // Loaded once: every window, test and command that asks for it shares the same immutable model.
         static const Result<ModelPtr> builtin = loadBuiltinModel();
         return builtin;
+    }
+    if (isHubSpec(spec)) {
+        // hf:ORG/NAME[@REVISION]: the snapshot the Hugging Face cache holds for that revision.
+        Result<HubModelRef> ref = parseHubSpec(spec);
+        if (!ref) return Result<ModelPtr>::fail(ref.error());
+        Result<std::string> snapshot = resolveCachedSnapshot(huggingFaceCacheFolder(), *ref);
+        if (!snapshot) return Result<ModelPtr>::fail(snapshot.error());
+        return loadModelFolder(*snapshot);
     }
     // Anything else names a model folder in the Hugging Face layout.
     return loadModelFolder(std::string(spec));

@@ -13,7 +13,8 @@ namespace attnscope {
 // or a sentence naming the problem (no folder, no config.json, config.json not a JSON object).
 Result<std::string> readModelType(const std::string& folder);
 
-// Whether a "model_type" is one of the families AttnScope's loaders open.
+// Whether a "model_type" is one of the families loadModelFolder hands to a loader (what the Hugging Face
+// cache's listing calls supported); tst_hfcache checks that each one reaches a loader and others do not.
 bool isSupportedModelType(const std::string& type);
 
 // Fails with one sentence naming the file and the problem, including a family AttnScope does not open.

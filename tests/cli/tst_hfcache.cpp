@@ -167,6 +167,22 @@ private slots:
         QCOMPARE(QString::fromStdString(ref->revision), revision);
     }
 
+    // The listing's "supported" and the loaders agree: every family it names reaches its loader (which then
+    // finds the folder empty), and a family it does not name is refused by loadModelFolder for its type.
+    void supportedTypesAreTheLoadersTypes()
+    {
+        const char* const types[] = {"gpt2", "bert", "distilbert", "llama", "qwen2", "mistral", "attnscope", "bart",
+                                     "marian", "t5", "whisper", "roberta", "gemma", "vit", ""};
+        for (const char* type : types) {
+            QTemporaryDir dir;
+            std::ofstream(dir.filePath("config.json").toStdString()) << nlohmann::json{{"model_type", type}}.dump();
+            Result<ModelPtr> m = loadModelFolder(dir.path().toStdString());
+            QVERIFY(!m);
+            const bool refusedForItsType = m.error().find("holds a model of type") != std::string::npos;
+            QVERIFY2(isSupportedModelType(type) != refusedForItsType, (std::string(type) + ": " + m.error()).c_str());
+        }
+    }
+
     void folderNamesRoundTrip()
     {
         QCOMPARE(hubRepoFolderName("openai-community/gpt2"), std::string("models--openai-community--gpt2"));

@@ -1,6 +1,12 @@
 // The window against the core: every number the views display must be the snapshot's, and the
 // controls must change the document the way the core says they do.
 #include <QCheckBox>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTimer>
 #include <QComboBox>
 #include <QLabel>
 #include <QMimeData>
@@ -23,7 +29,11 @@
 #include "window/mainwindow.h"
 #include "model/nexttokens.h"
 #include "attention/nexttokenview.h"
-#include "window/randommodeldialog.h"
+#include "models/hubcachedialog.h"
+#include "models/modelmenu.h"
+#include "models/randommodeldialog.h"
+#include "common/preferences.h"
+#include "hubcache.h"
 #include "window/sentencevalidator.h"
 #include "hostiletext.h"
 #include "tinygpt2.h"
@@ -81,6 +91,8 @@ private slots:
     void hostileTextNeverCrashesTheWindow();
     void longRunsOfCombiningMarksAreCut();
     void theSentenceBoxCutsMarksFromEveryPath();
+    void theHubCacheDialogListsWhatOpens();
+    void modelsOpenedFromTheMenuAreRecent();
     void workerPathGivesTheSameWeights();
     void tooltipShowsWeightAndScoresFromSnapshot();
     void valueWeightedDisplayShowsTheCoresProducts();
@@ -756,6 +768,99 @@ void TestMainWindow::theSentenceBoxCutsMarksFromEveryPath()
     QCOMPARE(w.document()->text(), expected);
     w.document()->waitForIdle();
     QVERIFY(w.document()->error().isEmpty());
+}
+
+void TestMainWindow::theHubCacheDialogListsWhatOpens()
+{
+    QTemporaryDir tmp;
+    const std::filesystem::path cache = std::filesystem::path(tmp.path().toStdString()) / "hub";
+    hubcache::addSnapshot(cache, "test-org/tiny-gpt2", tinygpt2::writeFolder(tmp, "a", tinygpt2::tinyTensors(1)), hubcache::commitOf('a'), "main");
+    hubcache::addSnapshot(cache, "test-org/tiny-gpt2", tinygpt2::writeFolder(tmp, "b", tinygpt2::tinyTensors(2)), hubcache::commitOf('b'), "v1");
+    nlohmann::json whisper = tinygpt2::tinyConfig();
+    whisper["model_type"] = "whisper";
+    hubcache::addSnapshot(cache, "test-org/whisper", tinygpt2::writeFolder(tmp, "w", tinygpt2::tinyTensors(1), DType::F32, whisper),
+                          hubcache::commitOf('c'), "main");
+
+    HubCacheDialog dialog(nullptr, QString::fromStdString(cache.string()));
+    QTableWidget* table = dialog.table();
+    QCOMPARE(table->rowCount(), 3);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("test-org/tiny-gpt2"));
+    QCOMPARE(table->item(1, 1)->text(), QStringLiteral("v1"));
+    QCOMPARE(table->item(0, 2)->text(), QStringLiteral("gpt2"));
+    // The parameters the safetensors header declares: 50257 × 8 embeddings and the rest of the tiny model.
+    std::int64_t parameters = 0;
+    for (const NamedTensor& t : tinygpt2::tinyTensors(1)) parameters += std::int64_t(t.values.size());
+    QCOMPARE(table->item(0, 3)->text(), QStringLiteral("%1 k").arg(double(parameters) / 1e3, 0, 'f', 1));
+    // The first model that opens is chosen, so Enter opens it; a revision other than main is named.
+    QCOMPARE(dialog.spec(), QStringLiteral("hf:test-org/tiny-gpt2"));
+    QVERIFY(dialog.openButton()->isEnabled());
+    table->selectRow(1);
+    QCOMPARE(dialog.spec(), QStringLiteral("hf:test-org/tiny-gpt2@v1"));
+    // One that does not open says why, and cannot be chosen.
+    table->selectRow(2);
+    QVERIFY(dialog.spec().isEmpty());
+    QVERIFY(!dialog.openButton()->isEnabled());
+    QVERIFY2(table->item(2, 5)->text().contains(QStringLiteral("\"whisper\"")), qPrintable(table->item(2, 5)->text()));
+
+    // An empty cache says how to fill it.
+    HubCacheDialog empty(nullptr, tmp.filePath(QStringLiteral("nothing")));
+    QCOMPARE(empty.table()->rowCount(), 0);
+    QVERIFY(!empty.openButton()->isEnabled());
+}
+
+void TestMainWindow::modelsOpenedFromTheMenuAreRecent()
+{
+    QStandardPaths::setTestModeEnabled(true);  // the recent list goes to a test folder, not the person's
+    for (const QString& spec : Preferences::recentModels()) Preferences::removeRecentModel(spec);
+    QTemporaryDir tmp;
+    const std::filesystem::path cache = std::filesystem::path(tmp.path().toStdString()) / "hub";
+    hubcache::addSnapshot(cache, "test-org/tiny-gpt2", tinygpt2::writeFolder(tmp, "a", tinygpt2::tinyTensors(1)), hubcache::commitOf('a'), "main");
+    const QString folder = QString::fromStdString(tinygpt2::writeFolder(tmp, "plain", tinygpt2::tinyTensors(2)));
+    const QByteArray oldCache = qgetenv("HF_HUB_CACHE");
+    qputenv("HF_HUB_CACHE", QByteArray::fromStdString(cache.string()));
+
+    MainWindow w;
+    w.show();
+    QSignalSpy finished(&w, &MainWindow::modelOpenFinished);
+    const auto openAndWait = [&](const QString& spec) {
+        finished.clear();
+        w.modelMenu()->open(spec);
+        return finished.wait(testing::kWorkTimeoutMs) || !finished.isEmpty();
+    };
+    QVERIFY(openAndWait(QStringLiteral("hf:test-org/tiny-gpt2")));
+    QCOMPARE(finished.last().at(1).toBool(), true);
+    QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("test-org/tiny-gpt2"));
+    QVERIFY(openAndWait(folder));
+    QVERIFY(openAndWait(QStringLiteral("random:layers=1,heads=2,d_model=16,seed=3")));  // not a model to find again
+    QCOMPARE(Preferences::recentModels(), (QStringList{folder, QStringLiteral("hf:test-org/tiny-gpt2")}));
+    QList<QAction*> recent = w.modelMenu()->recentMenu()->actions();
+    QCOMPARE(recent.size(), 2);
+    QCOMPARE(recent[1]->data().toString(), QStringLiteral("hf:test-org/tiny-gpt2"));
+    QVERIFY(recent[1]->text().contains(QStringLiteral("Hugging Face cache")));
+
+    // Choosing a recent model opens it and puts it first.
+    finished.clear();
+    recent[1]->trigger();
+    QVERIFY(finished.wait(testing::kWorkTimeoutMs) || !finished.isEmpty());
+    QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("test-org/tiny-gpt2"));
+    QCOMPARE(Preferences::recentModels().first(), QStringLiteral("hf:test-org/tiny-gpt2"));
+
+    // A recent folder that is gone says so (the dialog is closed here) and leaves the list.
+    QDir(folder).removeRecursively();
+    QTimer closer;
+    connect(&closer, &QTimer::timeout, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) box->accept();
+    });
+    closer.start(50);
+    QVERIFY(openAndWait(folder));
+    closer.stop();
+    QCOMPARE(finished.last().at(1).toBool(), false);
+    QCOMPARE(Preferences::recentModels(), QStringList{QStringLiteral("hf:test-org/tiny-gpt2")});
+    QCOMPARE(w.modelMenu()->recentMenu()->actions().size(), 1);
+
+    if (oldCache.isNull()) qunsetenv("HF_HUB_CACHE");
+    else qputenv("HF_HUB_CACHE", oldCache);
+    Preferences::removeRecentModel(QStringLiteral("hf:test-org/tiny-gpt2"));
 }
 
 QTEST_MAIN(TestMainWindow)

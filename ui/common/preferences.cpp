@@ -18,6 +18,7 @@ QSettings settings()
 
 const QString kColorMapKey = QStringLiteral("view/colormap");
 const QString kRecentKey = QStringLiteral("scenes/recent");
+const QString kRecentModelsKey = QStringLiteral("models/recent");
 const QString kGeometryKey = QStringLiteral("window/geometry");
 
 } // namespace
@@ -33,31 +34,53 @@ QByteArray Preferences::windowGeometry() { return settings().value(kGeometryKey)
 
 void Preferences::setWindowGeometry(const QByteArray& geometry) { settings().setValue(kGeometryKey, geometry); }
 
-QStringList Preferences::recentScenes()
+namespace {
+
+// A most-recent-first list of at most kMaxRecent distinct entries.
+QStringList recentList(const QString& key)
 {
-    QStringList list = settings().value(kRecentKey).toStringList();
+    QStringList list = settings().value(key).toStringList();
     list.removeAll(QString());
     list.removeDuplicates();
-    while (list.size() > kMaxRecent) list.removeLast();
+    while (list.size() > Preferences::kMaxRecent) list.removeLast();
     return list;
 }
 
-void Preferences::addRecentScene(const QString& path)
+void putFirst(const QString& key, const QString& entry)
 {
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    QStringList list = recentScenes();
-    list.removeAll(absolute);
-    list.prepend(absolute);
-    while (list.size() > kMaxRecent) list.removeLast();
-    settings().setValue(kRecentKey, list);
+    QStringList list = recentList(key);
+    list.removeAll(entry);
+    list.prepend(entry);
+    while (list.size() > Preferences::kMaxRecent) list.removeLast();
+    settings().setValue(key, list);
 }
 
-void Preferences::removeRecentScene(const QString& path)
+void removeFrom(const QString& key, const QString& entry)
 {
-    QStringList list = recentScenes();
-    list.removeAll(QFileInfo(path).absoluteFilePath());
-    settings().setValue(kRecentKey, list);
+    QStringList list = recentList(key);
+    list.removeAll(entry);
+    settings().setValue(key, list);
 }
+
+// A folder spec as an absolute path; anything else ("hf:...") as it is.
+QString modelEntry(const QString& spec)
+{
+    return spec.startsWith(QStringLiteral("hf:")) ? spec : QFileInfo(spec).absoluteFilePath();
+}
+
+} // namespace
+
+QStringList Preferences::recentScenes() { return recentList(kRecentKey); }
+
+void Preferences::addRecentScene(const QString& path) { putFirst(kRecentKey, QFileInfo(path).absoluteFilePath()); }
+
+void Preferences::removeRecentScene(const QString& path) { removeFrom(kRecentKey, QFileInfo(path).absoluteFilePath()); }
+
+QStringList Preferences::recentModels() { return recentList(kRecentModelsKey); }
+
+void Preferences::addRecentModel(const QString& spec) { putFirst(kRecentModelsKey, modelEntry(spec)); }
+
+void Preferences::removeRecentModel(const QString& spec) { removeFrom(kRecentModelsKey, modelEntry(spec)); }
 
 QString Preferences::lastSessionPath()
 {

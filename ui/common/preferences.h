@@ -1,5 +1,5 @@
 #pragma once
-// What the window remembers between runs: the colour map and the recently used scenes. Stored with
+// What the window remembers between runs: the colour map and the recently used scenes and models. Stored with
 // QSettings in AttnScope's configuration folder (QSettings writes through a temporary file and a rename,
 // so a crash never leaves half a file). The window reads them at start (app/main.cpp) and writes them
 // when a person changes them; nothing else does, so tests and the command-line tool never depend on them.
@@ -22,6 +22,12 @@ public:
     static QStringList recentScenes();
     static void addRecentScene(const QString& path);
     static void removeRecentScene(const QString& path);
+
+    // Models opened from a folder or the Hugging Face cache (their specs), most recent first, at most
+    // kMaxRecent. A folder is kept as its absolute path.
+    static QStringList recentModels();
+    static void addRecentModel(const QString& spec);
+    static void removeRecentModel(const QString& spec);
 
     // The window's position and size, as QWidget::saveGeometry() gives them; empty before the first run.
     static QByteArray windowGeometry();

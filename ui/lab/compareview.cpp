@@ -27,7 +27,7 @@
 #include "lab/labdata.h"
 #include "common/refreshgate.h"
 #include "analysis/stats.h"
-#include "window/randommodeldialog.h"
+#include "models/randommodeldialog.h"
 
 namespace attnscope {
 

@@ -2,8 +2,6 @@
 
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
-#include <QInputDialog>
 #include <QFileInfo>
 #include <QKeyEvent>
 #include <QLabel>
@@ -27,7 +25,7 @@
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
 #include "attention/nexttokenview.h"
-#include "window/randommodeldialog.h"
+#include "models/modelmenu.h"
 #include "lab/scalinglab.h"
 #include "research/ablationview.h"
 #include "research/researchtab.h"
@@ -142,7 +140,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
 
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
-    buildMenus();
+    m_modelMenu = new ModelMenu(this);
     nameAndExplainControls();
     m_actions = new WindowActions(this);
 
@@ -252,34 +250,6 @@ void MainWindow::nameAndExplainControls()
     m_nextTokens->setObjectName(QStringLiteral("next-tokens"));
     m_nextTokens->setToolTip(tr("What the model predicts after the last token, from the final layer: the most probable next tokens."));
     m_truncate->setToolTip(tr("Cut the text to the longest start that fits the model's context window."));
-}
-
-void MainWindow::buildMenus()
-{
-    QMenu* model = menuBar()->addMenu(tr("&Model"));
-    model->addAction(tr("&Built-in default"), this, [this] { openModelInBackground(QStringLiteral("builtin")); });
-    model->addAction(tr("&Random model…"), this, [this] {
-        RandomModelDialog dialog(this);
-        if (dialog.exec() == QDialog::Accepted) openModelInBackground(dialog.spec());
-    });
-    model->addAction(tr("&Open Model Folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"));
-        if (!dir.isEmpty()) openModelInBackground(dir);
-    });
-    model->addAction(tr("&Token Limit…"), this, [this] {
-        // Longer text is refused with both lengths and the offer to keep what fits; 0 is the model's context.
-        const int context = m_document->model() ? m_document->model()->config.contextLength : 1'000'000;
-        bool ok = false;
-        const int limit = QInputDialog::getInt(this, tr("Token Limit"),
-                                               tr("Most tokens a text may have (0: the model's context, %1):").arg(context),
-                                               m_document->settings().tokenLimit, 0, context, 1, &ok);
-        if (!ok) return;
-        AttentionSettings s = m_document->settings();
-        s.tokenLimit = limit;
-        m_document->setSettings(s);
-    });
-    model->addSeparator();
-    model->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }
 
 Status MainWindow::openModel(const QString& spec)
@@ -392,7 +362,7 @@ void MainWindow::dropEvent(QDropEvent* event)
     const QList<QUrl> urls = event->mimeData()->urls();
     if (urls.isEmpty()) return;
     event->acceptProposedAction();
-    openModelInBackground(urls.front().toLocalFile());
+    m_modelMenu->open(urls.front().toLocalFile());
 }
 
 } // namespace attnscope

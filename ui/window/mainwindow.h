@@ -18,6 +18,7 @@ namespace attnscope {
 class ControlPanel;
 class HeadGridView;
 class HeatmapView;
+class ModelMenu;
 class NextTokenView;
 class TokenChips;
 class WindowActions;
@@ -48,6 +49,8 @@ public:
     double lastRenderMs() const { return m_renderMs; }
     // The File, View and Help menus: scenes, export, presenter mode, lessons, colour map (windowactions.h).
     WindowActions* actions() const { return m_actions; }
+    // The Model menu: built-in, random, folder, Hugging Face cache, recent models (models/modelmenu.h).
+    ModelMenu* modelMenu() const { return m_modelMenu; }
 
     // Loads a model spec or folder and makes it current; the error sentence when it cannot.
     Status openModel(const QString& spec);
@@ -67,7 +70,6 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void buildMenus();
     void nameAndExplainControls();
     void showSnapshot(const SnapshotPtr& snapshot);
     void showError(const QString& error);
@@ -95,6 +97,7 @@ private:
     bool m_renderPending = false;
     double m_renderMs = 0.0;
     WindowActions* m_actions = nullptr;
+    ModelMenu* m_modelMenu = nullptr;
 };
 
 } // namespace attnscope

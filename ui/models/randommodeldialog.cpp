@@ -1,4 +1,4 @@
-#include "window/randommodeldialog.h"
+#include "models/randommodeldialog.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>

@@ -1,0 +1,98 @@
+#include "models/modelmenu.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenuBar>
+
+#include "common/preferences.h"
+#include "models/hubcachedialog.h"
+#include "models/randommodeldialog.h"
+#include "window/mainwindow.h"
+
+namespace attnscope {
+
+namespace {
+
+bool remembered(const QString& spec) { return spec != QStringLiteral("builtin") && !spec.startsWith(QStringLiteral("random")); }
+
+// How a recent model reads in the menu: "openai-community/gpt2 (Hugging Face cache)", "gpt2   /models".
+QString recentText(const QString& spec)
+{
+    if (spec.startsWith(QStringLiteral("hf:"))) return QObject::tr("%1 (Hugging Face cache)").arg(spec.mid(3));
+    const QFileInfo info(spec);
+    return info.fileName() + QStringLiteral("   ") + QDir::toNativeSeparators(info.path());
+}
+
+} // namespace
+
+ModelMenu::ModelMenu(MainWindow* window) : QObject(window), m_window(window)
+{
+    QMenu* menu = window->menuBar()->addMenu(tr("&Model"));
+    menu->addAction(tr("&Built-in default"), this, [this] { open(QStringLiteral("builtin")); });
+    menu->addAction(tr("&Random model…"), this, [this] {
+        RandomModelDialog dialog(m_window);
+        if (dialog.exec() == QDialog::Accepted) open(dialog.spec());
+    });
+    menu->addAction(tr("&Open Model Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(m_window, tr("Open Model Folder"));
+        if (!dir.isEmpty()) open(dir);
+    });
+    QAction* hub = menu->addAction(tr("Open From &Hugging Face Cache…"), this, [this] {
+        HubCacheDialog dialog(m_window);
+        if (dialog.exec() == QDialog::Accepted && !dialog.spec().isEmpty()) open(dialog.spec());
+    });
+    hub->setObjectName(QStringLiteral("open-hf-cache"));
+    hub->setStatusTip(tr("Open a model that transformers or huggingface_hub downloaded, where it is."));
+    m_recent = menu->addMenu(tr("R&ecent"));
+    m_recent->setObjectName(QStringLiteral("recent-models"));
+    menu->addAction(tr("&Token Limit…"), this, [this] {
+        // Longer text is refused with both lengths and the offer to keep what fits; 0 is the model's context.
+        Document* doc = m_window->document();
+        const int context = doc->model() ? doc->model()->config.contextLength : 1'000'000;
+        bool ok = false;
+        const int limit = QInputDialog::getInt(m_window, tr("Token Limit"),
+                                               tr("Most tokens a text may have (0: the model's context, %1):").arg(context),
+                                               doc->settings().tokenLimit, 0, context, 1, &ok);
+        if (!ok) return;
+        AttentionSettings s = doc->settings();
+        s.tokenLimit = limit;
+        doc->setSettings(s);
+    });
+    menu->addSeparator();
+    menu->addAction(tr("&Quit"), QKeySequence::Quit, m_window, &QWidget::close);
+
+    connect(m_window, &MainWindow::modelOpenFinished, this, &ModelMenu::openFinished);
+    rebuildRecent();
+}
+
+void ModelMenu::open(const QString& spec)
+{
+    m_remember = remembered(spec) ? spec : QString();
+    m_window->openModelInBackground(spec);
+}
+
+void ModelMenu::openFinished(const QString& spec, bool ok)
+{
+    if (m_remember.isEmpty() || spec != m_remember) return;
+    m_remember.clear();
+    // A model that opened comes first; one that no longer opens (its folder is gone) is forgotten.
+    if (ok) Preferences::addRecentModel(spec);
+    else Preferences::removeRecentModel(spec);
+    rebuildRecent();
+}
+
+void ModelMenu::rebuildRecent()
+{
+    m_recent->clear();
+    const QStringList recent = Preferences::recentModels();
+    for (const QString& spec : recent) {
+        QAction* a = m_recent->addAction(recentText(spec), this, [this, spec] { open(spec); });
+        a->setData(spec);
+        a->setStatusTip(spec);
+    }
+    if (recent.isEmpty()) m_recent->addAction(tr("No models yet"))->setEnabled(false);
+}
+
+} // namespace attnscope

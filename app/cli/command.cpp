@@ -27,6 +27,13 @@ Options& Options::value(const std::string& name, const std::string& typeName, co
     return *this;
 }
 
+Options& Options::positional(const std::string& name, const std::string& typeName, const std::string& help)
+{
+    CLI::Option* option = m_app.add_option(name, help)->type_name(typeName)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    m_declared.push_back({name, option, false});
+    return *this;
+}
+
 Options& Options::flag(const std::string& name, const std::string& help)
 {
     CLI::Option* option = m_app.add_flag(name)->description(help);

@@ -43,6 +43,8 @@ public:
 
     // An option followed by one value, e.g. value("--layer", "L", "the layer, from 0").
     Options& value(const std::string& name, const std::string& typeName, const std::string& help);
+    // A word without a dash before it, e.g. positional("repo", "ORG/NAME", "..."): read back as args.get("repo").
+    Options& positional(const std::string& name, const std::string& typeName, const std::string& help);
     // An option that takes no value.
     Options& flag(const std::string& name, const std::string& help);
 

@@ -178,7 +178,7 @@ std::optional<std::string> hubRepoFromFolderName(const std::string& folderName)
 Result<std::string> resolveCachedSnapshot(const std::string& cache, const HubModelRef& ref)
 {
     using R = Result<std::string>;
-    const std::string hint = " Download it with a Hugging Face client (for example `huggingface-cli download " + ref.repo + "`) into '" + cache + "'.";
+    const std::string hint = " Download it with `attnscope-cli download " + ref.repo + "` (or Model > Download… in the window, or any Hugging Face client) into '" + cache + "'.";
     const fs::path repoDir = fs::path(cache) / hubRepoFolderName(ref.repo);
     std::error_code ec;
     if (!fs::is_directory(repoDir, ec)) return R::fail("the Hugging Face cache '" + cache + "' does not hold the model " + ref.repo + "." + hint);

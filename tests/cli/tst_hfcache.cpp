@@ -11,6 +11,7 @@
 
 #include "clirunner.h"
 #include "hub/hfcache.h"
+#include "hub/hubdownloadplan.h"
 #include "hubcache.h"
 #include "io/modelfolder.h"
 #include "model/forward.h"
@@ -181,6 +182,41 @@ private slots:
             const bool refusedForItsType = m.error().find("holds a model of type") != std::string::npos;
             QVERIFY2(isSupportedModelType(type) != refusedForItsType, (std::string(type) + ": " + m.error()).c_str());
         }
+    }
+
+    // What a download plans from the hub's answers, each of which may be hostile.
+    void downloadPlansRefuseWhatIsNotPlain()
+    {
+        QVERIFY(plainFileName("model-00001-of-00002.safetensors"));
+        for (const char* bad : {"", "..", ".hidden", "../config.json", "a/b", "a\\b", "x\ny"}) QVERIFY2(!plainFileName(bad), bad);
+
+        QCOMPARE(etagHash("\"" + std::string(64, 'A') + "\"").value_or(""), std::string(64, 'a'));
+        QCOMPARE(etagHash("W/\"" + std::string(40, '0') + "\"").value_or(""), std::string(40, '0'));
+        for (const std::string bad : {std::string("\"../../x\""), std::string(63, 'a'), std::string(40, 'g'), std::string()})
+            QVERIFY2(!etagHash(bad), bad.c_str());
+
+        const std::string commit(40, 'f');
+        Result<RevisionInfo> info = parseRevisionInfo(
+            R"({"sha":")" + commit + R"(","siblings":[{"rfilename":"config.json"},{"rfilename":"onnx/model.onnx"},{"rfilename":"../x"},)"
+            R"({"rfilename":"model.safetensors"},{"rfilename":"pytorch_model.bin"},{"rfilename":"tokenizer.json"},{"rfilename":"README.md"},7]})",
+            "a/b");
+        QVERIFY2(info, info ? "" : info.error().c_str());
+        QCOMPARE(info->commit, commit);
+        QCOMPARE(info->files, (std::vector<std::string>{"config.json", "model.safetensors", "pytorch_model.bin", "tokenizer.json", "README.md"}));
+        Result<std::vector<std::string>> plan = filesToDownload(*info, "a/b");
+        QVERIFY(plan);
+        QCOMPARE(*plan, (std::vector<std::string>{"config.json", "tokenizer.json", "model.safetensors"}));
+        for (const std::string bad : {std::string(R"({"sha":"../../etc","siblings":[]})"), std::string(R"({"siblings":[]})"),
+                                      R"({"sha":")" + commit + R"("})", std::string("[1]"), std::string("{")})
+            QVERIFY2(!parseRevisionInfo(bad, "a/b"), bad.c_str());
+
+        Result<std::vector<std::string>> shards = shardsOfIndex(R"({"weight_map":{"b":"s2.safetensors","a":"s1.safetensors","c":"s2.safetensors"}})",
+                                                                {"s1.safetensors", "s2.safetensors"});
+        QVERIFY(shards);
+        QCOMPARE(*shards, (std::vector<std::string>{"s1.safetensors", "s2.safetensors"}));
+        QVERIFY(!shardsOfIndex(R"({"weight_map":{"a":"../s1.safetensors"}})", {"../s1.safetensors"}));
+        QVERIFY(!shardsOfIndex(R"({"weight_map":{"a":"absent.safetensors"}})", {"s1.safetensors"}));
+        QVERIFY(!shardsOfIndex(R"({"weight_map":{}})", {}));
     }
 
     void folderNamesRoundTrip()

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "compute/memoryfit.h"
 #include "hub/hfcache.h"
 #include "hub/hubclient.h"
 #include "hub/hubdownloadplan.h"
@@ -27,8 +26,8 @@ void declare(Options& o)
 void printProgress(const HubDownloadProgress& p)
 {
     const double left = p.bytesPerSecond > 0 ? double(p.total - p.received) / p.bytesPerSecond : 0;
-    std::fprintf(stderr, "\r%s  %s of %s, %s/s, %.0f s left\033[K", p.file.c_str(), formatBytes(double(p.received)).c_str(),
-                 formatBytes(double(p.total)).c_str(), formatBytes(p.bytesPerSecond).c_str(), std::ceil(left));
+    std::fprintf(stderr, "\r%s  %s of %s, %s/s, %.0f s left\033[K", p.file.c_str(), formatTransferBytes(double(p.received)).c_str(),
+                 formatTransferBytes(double(p.total)).c_str(), formatTransferBytes(p.bytesPerSecond).c_str(), std::ceil(left));
 }
 
 int run(const Args& args)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -161,6 +162,15 @@ Status writeHubRef(const std::string& cache, const std::string& repo, const std:
     fs::create_directories(file.parent_path(), ec);
     if (ec) return Status::failure("cannot create the folder '" + file.parent_path().string() + "' (" + ec.message() + ").");
     return writeFileAtomically(file.string(), commit);
+}
+
+std::string formatTransferBytes(double bytes)
+{
+    char text[32];
+    if (bytes >= 1e9) std::snprintf(text, sizeof text, "%.2f GB", bytes / 1e9);
+    else if (bytes >= 1e6) std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+    else std::snprintf(text, sizeof text, "%.0f kB", std::max(0.0, bytes / 1e3));
+    return text;
 }
 
 std::string huggingFaceToken()

@@ -45,6 +45,9 @@ Status linkSnapshotFile(const std::string& cache, const std::string& repo, const
 // Writes refs/REVISION = COMMIT, whole or not at all. Done last, once every file is linked.
 Status writeHubRef(const std::string& cache, const std::string& repo, const std::string& revision, const std::string& commit);
 
+// A size or a rate as a download shows it, fine enough to see it move: "850 kB", "1.6 MB", "1.24 GB".
+std::string formatTransferBytes(double bytes);
+
 // The token for gated models: HF_TOKEN, else the file $HF_HOME/token (~/.cache/huggingface/token); empty
 // when neither is set.
 std::string huggingFaceToken();

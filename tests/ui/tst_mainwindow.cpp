@@ -1,7 +1,9 @@
 // The window against the core: every number the views display must be the snapshot's, and the
 // controls must change the document the way the core says they do.
 #include <QCheckBox>
+#include <QComboBox>
 #include <QMenu>
+#include <QProgressBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStandardPaths>
@@ -29,7 +31,9 @@
 #include "window/mainwindow.h"
 #include "model/nexttokens.h"
 #include "attention/nexttokenview.h"
+#include "models/downloaddialog.h"
 #include "models/hubcachedialog.h"
+#include "hubserver.h"
 #include "models/modelmenu.h"
 #include "models/randommodeldialog.h"
 #include "common/preferences.h"
@@ -93,6 +97,7 @@ private slots:
     void theSentenceBoxCutsMarksFromEveryPath();
     void theHubCacheDialogListsWhatOpens();
     void modelsOpenedFromTheMenuAreRecent();
+    void aDownloadRunsWhileTheWindowWorks();
     void workerPathGivesTheSameWeights();
     void tooltipShowsWeightAndScoresFromSnapshot();
     void valueWeightedDisplayShowsTheCoresProducts();
@@ -861,6 +866,70 @@ void TestMainWindow::modelsOpenedFromTheMenuAreRecent()
     if (oldCache.isNull()) qunsetenv("HF_HUB_CACHE");
     else qputenv("HF_HUB_CACHE", oldCache);
     Preferences::removeRecentModel(QStringLiteral("hf:test-org/tiny-gpt2"));
+}
+
+// Model > Download… against the CLI tests' stand-in hub: the window answers while the bytes trickle in,
+// Cancel keeps what was complete, the next download resumes with a range and the model opens.
+void TestMainWindow::aDownloadRunsWhileTheWindowWorks()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QTemporaryDir tmp;
+    const std::filesystem::path folder = tinygpt2::writeFolder(tmp, "src", tinygpt2::tinyTensors(5));
+    const auto bytes = [](const std::filesystem::path& p) {
+        QFile f(QString::fromStdString(p.string()));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    hubtest::Repo repo;
+    repo.commit = QByteArray(40, 'd');
+    for (const char* f : {"config.json", "vocab.json", "merges.txt"}) repo.files[f] = {bytes(folder / f), false};
+    repo.files["model.safetensors"] = {bytes(folder / "model.safetensors"), true};
+    hubtest::HubServer server;
+    server.addRepo("test-org/tiny-gpt2", repo);
+    const std::filesystem::path cache = std::filesystem::path(tmp.path().toStdString()) / "hub";
+    const std::filesystem::path snapshot = cache / "models--test-org--tiny-gpt2" / "snapshots" / std::string(40, 'd');
+    qputenv("HF_HUB_CACHE", QByteArray::fromStdString(cache.string()));
+    qputenv("HF_ENDPOINT", server.endpoint().toUtf8());
+    qputenv("HF_HOME", tmp.filePath(QStringLiteral("hf-home")).toUtf8());
+    qunsetenv("HF_TOKEN");
+    qunsetenv("HF_HUB_OFFLINE");
+
+    MainWindow w;
+    w.show();
+    server.setFaults({.file = "model.safetensors", .trickleBytes = 16 * 1024, .trickleMs = 20});
+    DownloadDialog* dialog = w.modelMenu()->showDownloads();
+    QVERIFY(dialog->isVisible() && !dialog->isModal());
+    dialog->repository()->setEditText(QStringLiteral("test-org/tiny-gpt2"));
+    dialog->startDownload();
+    QVERIFY(dialog->isDownloading());
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->fileBar()->value() > 0 && dialog->fileBar()->format().contains(QStringLiteral(" of ")), testing::kWorkTimeoutMs);
+    // The window still answers: typing reaches the document and is computed while the weights arrive.
+    w.sentenceEdit()->setText(QStringLiteral("typing during a download"));
+    w.document()->waitForIdle();
+    QCOMPARE(w.tokenChips()->chipCount(), int(w.document()->snapshot()->tokens.ids.size()));
+    QVERIFY(dialog->isDownloading());
+    dialog->cancelDownload();
+    QVERIFY(!dialog->isDownloading());
+    QVERIFY2(dialog->statusLabel()->text().contains(QStringLiteral("cancelled")), qPrintable(dialog->statusLabel()->text()));
+    QVERIFY(std::filesystem::exists(snapshot / "config.json"));  // complete, kept
+    QVERIFY(!std::filesystem::exists(snapshot / "model.safetensors"));
+    QVERIFY(!std::filesystem::exists(cache / "models--test-org--tiny-gpt2" / "refs" / "main"));
+
+    server.setFaults({});
+    server.clearRequests();
+    QSignalSpy opened(&w, &MainWindow::modelOpenFinished);
+    dialog->startDownload();
+    QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), testing::kWorkTimeoutMs);
+    QCOMPARE(opened.last().at(0).toString(), QStringLiteral("hf:test-org/tiny-gpt2"));
+    QCOMPARE(opened.last().at(1).toBool(), true);
+    QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("test-org/tiny-gpt2"));
+    QVERIFY(!dialog->isVisible());
+    int resumed = 0;
+    for (const hubtest::Request& r : server.requests()) resumed += r.range.startsWith("bytes=") && !r.range.startsWith("bytes=0-");
+    QCOMPARE(resumed, 1);  // from what arrived before Cancel, not from zero
+    QCOMPARE(Preferences::recentModels().value(0), QStringLiteral("hf:test-org/tiny-gpt2"));
+
+    Preferences::removeRecentModel(QStringLiteral("hf:test-org/tiny-gpt2"));
+    for (const char* name : {"HF_HUB_CACHE", "HF_ENDPOINT", "HF_HOME"}) qunsetenv(name);
 }
 
 QTEST_MAIN(TestMainWindow)

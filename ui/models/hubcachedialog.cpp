@@ -9,7 +9,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "compute/memoryfit.h"
+#include "hub/hubdownloadplan.h"
 
 namespace attnscope {
 
@@ -74,7 +74,7 @@ HubCacheDialog::HubCacheDialog(QWidget* parent, const QString& cache) : QDialog(
         m_table->setItem(row, Revision, cell(QString::fromStdString(m.revision), QString::fromStdString(m.commit), m.supported));
         m_table->setItem(row, Architecture, cell(QString::fromStdString(m.architecture), tip, m.supported));
         m_table->setItem(row, Parameters, cell(parameterText(m.parameters), tip, m.supported, right));
-        m_table->setItem(row, Size, cell(QString::fromStdString(formatBytes(double(m.bytes))), tip, m.supported, right));
+        m_table->setItem(row, Size, cell(QString::fromStdString(formatTransferBytes(double(m.bytes))), tip, m.supported, right));
         m_table->setItem(row, Opens, cell(m.supported ? tr("yes") : tr("no: %1").arg(reason), tip, m.supported));
     }
     m_table->resizeColumnsToContents();

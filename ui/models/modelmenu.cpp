@@ -7,6 +7,7 @@
 #include <QMenuBar>
 
 #include "common/preferences.h"
+#include "models/downloaddialog.h"
 #include "models/hubcachedialog.h"
 #include "models/randommodeldialog.h"
 #include "window/mainwindow.h"
@@ -45,6 +46,9 @@ ModelMenu::ModelMenu(MainWindow* window) : QObject(window), m_window(window)
     });
     hub->setObjectName(QStringLiteral("open-hf-cache"));
     hub->setStatusTip(tr("Open a model that transformers or huggingface_hub downloaded, where it is."));
+    QAction* download = menu->addAction(tr("&Download…"), this, &ModelMenu::showDownloads);
+    download->setObjectName(QStringLiteral("download-model"));
+    download->setStatusTip(tr("Fetch a model from the Hugging Face hub into the shared cache, then open it."));
     m_recent = menu->addMenu(tr("R&ecent"));
     m_recent->setObjectName(QStringLiteral("recent-models"));
     menu->addAction(tr("&Token Limit…"), this, [this] {
@@ -65,6 +69,21 @@ ModelMenu::ModelMenu(MainWindow* window) : QObject(window), m_window(window)
 
     connect(m_window, &MainWindow::modelOpenFinished, this, &ModelMenu::openFinished);
     rebuildRecent();
+}
+
+DownloadDialog* ModelMenu::showDownloads()
+{
+    // One dialog, not modal: the window goes on working while a model arrives, and it opens when it is there.
+    if (!m_downloads) {
+        m_downloads = new DownloadDialog(m_window);
+        connect(m_downloads, &DownloadDialog::downloaded, this, [this](const QString& spec) {
+            m_downloads->close();
+            open(spec);
+        });
+    }
+    m_downloads->show();
+    m_downloads->raise();
+    return m_downloads;
 }
 
 void ModelMenu::open(const QString& spec)

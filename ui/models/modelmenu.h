@@ -10,6 +10,7 @@ class QMenu;
 
 namespace attnscope {
 
+class DownloadDialog;
 class MainWindow;
 
 class ModelMenu : public QObject {
@@ -22,6 +23,8 @@ public:
     // a folder or a cache model and it opens.
     void open(const QString& spec);
     QMenu* recentMenu() const { return m_recent; }
+    // Model > Download…: shows the download dialog (one, not modal); the model opens once it has arrived.
+    DownloadDialog* showDownloads();
 
 private:
     void rebuildRecent();
@@ -29,6 +32,7 @@ private:
 
     MainWindow* m_window;
     QMenu* m_recent;
+    DownloadDialog* m_downloads = nullptr;
     QString m_remember;  // the last spec open() was asked for and may remember
 };
 

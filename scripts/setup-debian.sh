@@ -12,7 +12,7 @@ case "$mode" in run|test) ;; *) echo "usage: $0 run|test" >&2; exit 2 ;; esac
 
 packages=(
   g++ cmake make pkg-config        # toolchain
-  qt6-base-dev qt6-svg-dev libgl-dev # Qt Widgets, Test, PrintSupport, Concurrent; SVG export
+  qt6-base-dev qt6-svg-dev libgl-dev # Qt Widgets, Test, PrintSupport, Concurrent, Network (downloads); SVG export
   libqcustomplot-dev               # heatmaps and plots (its Qt 6 build)
   libeigen3-dev                    # the transformer core
   nlohmann-json3-dev               # CLI output, config.json and safetensors headers
@@ -21,6 +21,7 @@ packages=(
   libicu-dev                       # BERT's WordPiece: Unicode categories, lower-casing and NFD for accent stripping
   libsentencepiece-dev             # Marian's source.spm / target.spm, read by the real SentencePiece library
   libcli11-dev                     # attnscope-cli's subcommands and per-command --help (header-only)
+  dpkg-dev appstream               # cpack's .deb: dependencies from dpkg-shlibdeps; the AppStream file checked
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <set>
 
+#include <unistd.h>
+
 #include "hub/hfcache.h"
 #include "io/atomicfile.h"
 #include "text/filetext.h"
@@ -146,7 +148,8 @@ Status linkSnapshotFile(const std::string& cache, const std::string& repo, const
     if (ec) return Status::failure("cannot create the folder '" + dir.string() + "' (" + ec.message() + ").");
     // A new link beside the old one, then renamed over it: a reader never finds the file missing.
     const fs::path link = dir / file;
-    const fs::path temporary = dir / ("." + file + ".link");
+    // Named for this process, so two downloads linking the same file at once do not take each other's.
+    const fs::path temporary = dir / ("." + file + ".link-" + std::to_string(::getpid()));
     fs::remove(temporary, ec);
     fs::create_symlink(fs::path("..") / ".." / "blobs" / etag, temporary, ec);
     if (ec) return Status::failure("cannot link '" + link.string() + "' (" + ec.message() + ").");

@@ -43,6 +43,7 @@ struct Faults {
 
 struct Request {
     QByteArray method, path, range, authorization;
+    QByteArray proxiedHost;  // set when the request came as to a proxy ("GET http://host/path")
 };
 
 inline QByteArray gitBlobSha1(const QByteArray& bytes)
@@ -129,7 +130,13 @@ private:
     {
         const QList<QByteArray> lines = head.split('\n');
         const QList<QByteArray> first = lines.value(0).trimmed().split(' ');
-        Request r{first.value(0), first.value(1), {}, {}};
+        Request r{first.value(0), first.value(1), {}, {}, {}};
+        if (r.path.startsWith("http://")) {
+            // Asked as a proxy: the target is absolute. Answer as the hub it names would.
+            const qsizetype slash = r.path.indexOf('/', 7);
+            r.proxiedHost = r.path.mid(7, slash - 7);
+            r.path = r.path.mid(slash);
+        }
         for (const QByteArray& line : lines.mid(1)) {
             const qsizetype colon = line.indexOf(':');
             const QByteArray key = line.left(colon).trimmed().toLower(), value = line.mid(colon + 1).trimmed();

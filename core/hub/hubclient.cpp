@@ -96,6 +96,11 @@ void HubDownload::start()
                    QStringLiteral("/revision/") + QString::fromLatin1(QUrl::toPercentEncoding(QString::fromStdString(m_revision))));
     QNetworkReply* reply = send(url, false);
     reply->setReadBufferSize(0);
+    // A file list is a few kilobytes; an answer that keeps growing is cut off before it fills the memory.
+    connect(reply, &QNetworkReply::readyRead, this, [this, reply] {
+        if (reply->bytesAvailable() > kMaxApiAnswerBytes)
+            fail("the hub's answer about " + m_repo + " is larger than " + std::to_string(kMaxApiAnswerBytes >> 20) + " MB, which no file list is.");
+    });
     connect(reply, &QNetworkReply::finished, this, &HubDownload::revisionAnswered);
 }
 
@@ -412,6 +417,7 @@ void HubDownload::fail(const std::string& sentence)
     if (m_reply) {
         m_reply->disconnect(this);
         m_reply->abort();
+        m_reply->deleteLater();
     }
     if (m_part.isOpen()) m_part.close();
     unlockBlob();

@@ -28,6 +28,14 @@ std::string environment(const char* name)
     return value ? std::string(value) : std::string();
 }
 
+std::string trimmed(std::string s)
+{
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+    std::size_t i = 0;
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    return s.substr(i);
+}
+
 // A character the hub allows in a repository's owner or name.
 bool repoChar(char c)
 {
@@ -66,8 +74,7 @@ std::optional<std::string> readRef(const fs::path& file)
 {
     Result<std::string> text = readSmallFile(file.string(), 1024);
     if (!text) return std::nullopt;
-    std::string commit = *text;
-    while (!commit.empty() && std::isspace(static_cast<unsigned char>(commit.back()))) commit.pop_back();
+    const std::string commit = trimmed(*text);
     if (!isCommit(commit)) return std::nullopt;
     return commit;
 }
@@ -246,6 +253,33 @@ std::vector<CachedModel> listCachedModels(const std::string& cache)
         return std::tie(a.repo, a.revision) < std::tie(b.repo, b.revision);
     });
     return out;
+}
+
+std::string huggingFaceToken()
+{
+    if (std::string t = trimmed(environment("HF_TOKEN")); !t.empty()) return t;
+    std::string home = environment("HF_HOME");
+    if (home.empty()) {
+        const std::string xdg = environment("XDG_CACHE_HOME");
+        home = ((xdg.empty() ? fs::path(environment("HOME")) / ".cache" : fs::path(xdg)) / "huggingface").string();
+    }
+    Result<std::string> t = readSmallFile((fs::path(home) / "token").string(), 4096);
+    return t ? trimmed(*t) : std::string();
+}
+
+std::string huggingFaceEndpoint()
+{
+    std::string e = trimmed(environment("HF_ENDPOINT"));
+    if (e.empty()) e = "https://huggingface.co";
+    while (!e.empty() && e.back() == '/') e.pop_back();
+    return e;
+}
+
+bool huggingFaceOffline()
+{
+    std::string v = trimmed(environment("HF_HUB_OFFLINE"));
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return v == "1" || v == "true" || v == "yes" || v == "on";
 }
 
 } // namespace attnscope

@@ -23,6 +23,14 @@ namespace attnscope {
 // $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub. The folder need not exist.
 std::string huggingFaceCacheFolder();
 
+// The token for gated models: HF_TOKEN, else the file $HF_HOME/token (~/.cache/huggingface/token); empty
+// when neither is set.
+std::string huggingFaceToken();
+// The hub's address: HF_ENDPOINT, else https://huggingface.co, without a trailing '/'.
+std::string huggingFaceEndpoint();
+// HF_HUB_OFFLINE is set to 1 (or true, yes, on): nothing may be fetched.
+bool huggingFaceOffline();
+
 // A repository and a revision, from "hf:ORG/NAME" or "hf:ORG/NAME@REVISION".
 struct HubModelRef {
     std::string repo;             // "openai-community/gpt2", or "gpt2" for the hub's old unprefixed names

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -22,20 +21,6 @@ namespace {
 bool hexDigits(std::string_view s)
 {
     return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
-std::string environment(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
-
-std::string trimmed(std::string s)
-{
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    std::size_t i = 0;
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    return s.substr(i);
 }
 
 // The tokenizer and its settings, in every spelling AttnScope's families use; each is fetched when present.
@@ -116,7 +101,7 @@ Result<std::vector<std::string>> shardsOfIndex(std::string_view indexJson, const
 
 std::optional<std::string> etagHash(std::string_view header)
 {
-    std::string s = trimmed(std::string(header));
+    std::string s(header);  // Qt hands header values over without surrounding white space
     if (s.starts_with("W/")) s = s.substr(2);
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -174,33 +159,6 @@ std::string formatTransferBytes(double bytes)
     else if (bytes >= 1e6) std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
     else std::snprintf(text, sizeof text, "%.0f kB", std::max(0.0, bytes / 1e3));
     return text;
-}
-
-std::string huggingFaceToken()
-{
-    if (std::string t = trimmed(environment("HF_TOKEN")); !t.empty()) return t;
-    std::string home = environment("HF_HOME");
-    if (home.empty()) {
-        const std::string xdg = environment("XDG_CACHE_HOME");
-        home = ((xdg.empty() ? fs::path(environment("HOME")) / ".cache" : fs::path(xdg)) / "huggingface").string();
-    }
-    Result<std::string> t = readSmallFile((fs::path(home) / "token").string(), 4096);
-    return t ? trimmed(*t) : std::string();
-}
-
-std::string huggingFaceEndpoint()
-{
-    std::string e = trimmed(environment("HF_ENDPOINT"));
-    if (e.empty()) e = "https://huggingface.co";
-    while (!e.empty() && e.back() == '/') e.pop_back();
-    return e;
-}
-
-bool huggingFaceOffline()
-{
-    std::string v = trimmed(environment("HF_HUB_OFFLINE"));
-    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return v == "1" || v == "true" || v == "yes" || v == "on";
 }
 
 } // namespace attnscope

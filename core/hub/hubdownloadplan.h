@@ -48,12 +48,4 @@ Status writeHubRef(const std::string& cache, const std::string& repo, const std:
 // A size or a rate as a download shows it, fine enough to see it move: "850 kB", "1.6 MB", "1.24 GB".
 std::string formatTransferBytes(double bytes);
 
-// The token for gated models: HF_TOKEN, else the file $HF_HOME/token (~/.cache/huggingface/token); empty
-// when neither is set.
-std::string huggingFaceToken();
-// The hub's address: HF_ENDPOINT, else https://huggingface.co, without a trailing '/'.
-std::string huggingFaceEndpoint();
-// HF_HUB_OFFLINE is set to 1 (or true, yes, on): nothing may be fetched.
-bool huggingFaceOffline();
-
 } // namespace attnscope

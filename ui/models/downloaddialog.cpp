@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <limits>
 
 #include "hub/hfcache.h"
 #include "hub/hubdownloadplan.h"

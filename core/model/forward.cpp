@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <atomic>
 #include <limits>
 
 #include "compute/products.h"
+#include "model/relativebias.h"
+#include "model/rope.h"
+#include "model/forwardsteps.h"
 #include "model/relativebias.h"
 #include "model/rope.h"
 #include "model/storedweights.h"
@@ -15,233 +19,6 @@ namespace attnscope {
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-// Resizes only on a change of shape: Eigen's resize to the same size is free, so a warmed-up workspace
-// never touches the heap.
-void ensure(Matrix& m, Eigen::Index rows, Eigen::Index cols)
-{
-    if (m.rows() != rows || m.cols() != cols) m.resize(rows, cols);
-}
-
-} // namespace
-
-namespace {
-
-// Per-row statistics for the norms and the softmax live on the stack, kStackRows rows at a time, so no
-// thread ever allocates for them (a pool thread may run its first head in any pass, and a text may be
-// longer than any before it): f(r0, n, a, b) is called for every chunk of n <= kStackRows rows from r0,
-// with a and b (n) of scratch each.
-constexpr Eigen::Index kStackRows = 2048;
-
-template <class Scalar = float, class F>
-void forRowChunks(Eigen::Index T, F&& f)
-{
-    using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-    alignas(64) Scalar stack[2 * kStackRows];
-    for (Eigen::Index r0 = 0; r0 < T; r0 += kStackRows) {
-        const Eigen::Index n = std::min(kStackRows, T - r0);
-        Eigen::Map<Vector> a(stack, n), b(stack + kStackRows, n);
-        f(r0, n, a, b);
-    }
-}
-
-} // namespace
-
-// Row-wise layer norm with the biased variance, as GPT-2 and PyTorch's LayerNorm compute it. The storage
-// is column-major, so the statistics of all rows are gathered a column at a time: contiguous, vectorised.
-void layerNorm(const Matrix& in, const RowVector& gain, const RowVector& bias, float eps, Matrix& out)
-{
-    // The sums run over D columns one after another, so they are kept in double: summed that way in float
-    // they drifted by 1e-5 from the reference on the portable build at temperature 0.3 without scaling.
-    const Eigen::Index T = in.rows(), D = in.cols();
-    const double invD = 1.0 / static_cast<double>(D);
-    forRowChunks<double>(T, [&](Eigen::Index r0, Eigen::Index n, Eigen::Map<Eigen::VectorXd>& mean, Eigen::Map<Eigen::VectorXd>& inv) {
-        mean.setZero();
-        for (Eigen::Index d = 0; d < D; ++d) mean += in.col(d).segment(r0, n).cast<double>();
-        mean *= invD;
-        inv.setZero();
-        for (Eigen::Index d = 0; d < D; ++d) inv.array() += (in.col(d).segment(r0, n).cast<double>() - mean).array().square();
-        inv = (inv.array() * invD + double(eps)).sqrt().inverse().matrix();
-        for (Eigen::Index d = 0; d < D; ++d)
-            out.col(d).segment(r0, n) =
-                ((in.col(d).segment(r0, n).cast<double>() - mean).array() * inv.array() * double(gain[d]) + double(bias[d]))
-                    .cast<float>()
-                    .matrix();
-    });
-}
-
-// RMSNorm, row-wise: x / sqrt(mean(x^2) + eps) * gain. Llama's norm: no mean subtracted and no bias.
-void rmsNorm(const Matrix& in, const RowVector& gain, float eps, Matrix& out)
-{
-    const Eigen::Index T = in.rows(), D = in.cols();
-    const double invD = 1.0 / static_cast<double>(D);
-    forRowChunks<double>(T, [&](Eigen::Index r0, Eigen::Index n, Eigen::Map<Eigen::VectorXd>& inv, Eigen::Map<Eigen::VectorXd>&) {
-        inv.setZero();
-        for (Eigen::Index d = 0; d < D; ++d) inv.array() += in.col(d).segment(r0, n).cast<double>().array().square();
-        inv = (inv.array() * invD + double(eps)).sqrt().inverse().matrix();
-        for (Eigen::Index d = 0; d < D; ++d)
-            out.col(d).segment(r0, n) =
-                (in.col(d).segment(r0, n).cast<double>().array() * inv.array() * double(gain[d])).cast<float>().matrix();
-    });
-}
-
-namespace {
-
-// The model's own normalisation: layer norm (GPT-2) or RMSNorm (Llama).
-void normalize(const ModelConfig& c, const Matrix& in, const RowVector& gain, const RowVector& bias, Matrix& out)
-{
-    if (c.normKind == NormKind::RmsNorm) rmsNorm(in, gain, c.layerNormEps, out);
-    else layerNorm(in, gain, bias, c.layerNormEps, out);
-}
-
-float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f)); }
-
-} // namespace
-
-void activate(Activation kind, Eigen::Ref<Matrix> m)
-{
-    switch (kind) {
-    case Activation::GeluTanh: {
-        // GPT-2's approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as array expressions so
-        // Eigen's vectorised tanh does the work.
-        constexpr float k = 0.7978845608028654f;
-        m = (0.5f * m.array() * (1.0f + (k * (m.array() + 0.044715f * m.array().cube())).tanh())).matrix();
-        break;
-    }
-    case Activation::GeluErf: m = m.unaryExpr(&gelu_erf); break;
-    case Activation::Relu: m = m.cwiseMax(0.0f); break;
-    case Activation::SwiGlu:
-    case Activation::GeGlu: assert(!"a gated activation is applied by feedForward"); break;
-    case Activation::Silu: m = (m.array() / (1.0f + (-m.array()).exp())).matrix(); break;
-    }
-}
-
-namespace {
-
-void noFinish(std::size_t, Eigen::Index, Eigen::Index, int) {}
-
-// A sublayer's output block joins the residual stream as soon as it is computed, on the thread that
-// computed it, instead of in one pass over (T, D) on the calling thread afterwards.
-auto addToResidual(Workspace& ws)
-{
-    return [&ws](std::size_t, Eigen::Index c0, Eigen::Index n, int) { ws.h.middleCols(c0, n) += ws.proj.middleCols(c0, n); };
-}
-
-// The feed-forward sublayer on ws.x into ws.proj, added to ws.h: expand to F, activate, project back.
-void feedForward(const ModelConfig& c, const LayerWeights& lw, Workspace& ws)
-{
-    const PackedLayer* packed = lw.packed.get();
-    if (isGated(c.activation)) {
-        // SwiGLU: silu(x W_1) gates x W_3 element by element; silu(g) = g / (1 + exp(-g)); GeGLU the same
-        // with the tanh GELU (T5's gated-gelu). The gate and
-        // the up projection are cut into the same column blocks, and each block of the gate is finished
-        // once the matching block of the other product is there too: the up product is computed in the
-        // gate's task, from the same packed rows when the weights are packed.
-        ensure(ws.up, ws.x.rows(), lw.w3.cols());
-        const Product gate[] = {Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden, packed ? &packed->w1 : nullptr}};
-        const bool packedUp = allPacked(gate) && packed->w3.packs(lw.w3);
-        parallelProducts(gate, [&](std::size_t, Eigen::Index c0, Eigen::Index n, int worker) {
-            auto up = ws.up.middleCols(c0, n);
-            if (packedUp) {
-                up.setZero();
-                multiplyPacked(ws.packedRows, packed->w3, c0, n, ws.up);
-            } else {
-                multiplyInto(ws.x, lw.w3.middleCols(c0, n), up, ws.products[std::size_t(worker)]);  // (T, n)
-            }
-            auto g = ws.hidden.middleCols(c0, n);
-            if (c.activation == Activation::GeGlu) {
-                activate(Activation::GeluTanh, g);
-                g = (g.array() * up.array()).matrix();
-            } else {
-                g = (g.array() / (1.0f + (-g.array()).exp()) * up.array()).matrix();
-            }
-        }, packedUp ? &ws.packedRows : nullptr, ws.products.data());
-    } else {
-        parallelProducts({Product{&ws.x, &lw.w1, &lw.b1, &ws.hidden, packed ? &packed->w1 : nullptr}},
-                         [&](std::size_t, Eigen::Index c0, Eigen::Index n, int) { activate(c.activation, ws.hidden.middleCols(c0, n)); },
-                         &ws.packedRows, ws.products.data());
-    }
-    parallelProducts({Product{&ws.hidden, &lw.w2, &lw.b2, &ws.proj, packed ? &packed->w2 : nullptr}}, addToResidual(ws),
-                     &ws.packedRows, ws.products.data());  // (T, D)
-}
-
-// The positional scheme a pass uses: the model's own unless the settings override it.
-PositionalKind positionalKind(const Model& model, PositionalOverride override)
-{
-    switch (override) {
-    case PositionalOverride::Default: return model.config.positional;
-    case PositionalOverride::Sinusoidal: return PositionalKind::Sinusoidal;
-    case PositionalOverride::Learned: return PositionalKind::Learned;
-    case PositionalOverride::None: return PositionalKind::None;
-    }
-    return model.config.positional;
-}
-
-// The table added to the embeddings; none for rotary positions, which act on q and k instead.
-const Matrix* positionTable(const Model& model, PositionalOverride override)
-{
-    switch (positionalKind(model, override)) {
-    case PositionalKind::Learned: return &model.weights.positionEmbedding;
-    case PositionalKind::Sinusoidal: return &model.sinusoidal;
-    case PositionalKind::None:
-    case PositionalKind::Rotary:
-    case PositionalKind::RelativeBuckets: return nullptr;
-    }
-    return nullptr;
-}
-
-// Layer l in float32: the model's own matrices, or a stored model's layer converted into the workspace.
-const LayerWeights& layerWeights(const Model& model, int l, Workspace& ws)
-{
-    if (!model.weights.stored) return model.weights.layers[static_cast<std::size_t>(l)];
-    model.weights.stored->loadLayer(l, ws.layer);
-    return ws.layer;
-}
-
-// Token rows, plus the positional row when the pass adds a table, plus segment 0's row in BERT-family encoders.
-void embedTokens(const Model& model, const std::vector<int>& ids, const Matrix* pos, Matrix& h)
-{
-    const ModelWeights& w = model.weights;
-    const bool segment = w.tokenTypeEmbedding.rows() > 0;
-    for (Eigen::Index t = 0; t < h.rows(); ++t) {
-        const int id = ids[static_cast<std::size_t>(t)];
-        if (w.stored) w.stored->embeddingRow(id, h, t);
-        else h.row(t) = w.tokenEmbedding.row(id);
-        if (pos) h.row(t) += pos->row(t);
-        if (segment) h.row(t) += w.tokenTypeEmbedding.row(0);
-    }
-}
-
-// Logits over the vocabulary for the last position: final norm (pre-LN models), then the unembedding.
-void nextTokenLogits(const Model& model, Workspace& ws, ForwardTrace& trace)
-{
-    const ModelConfig& c = model.config;
-    const ModelWeights& w = model.weights;
-    ws.lastRow = ws.h.row(ws.h.rows() - 1);
-    if (c.norm == NormPlacement::PreLN && c.normKind == NormKind::RmsNorm) {
-        const float inv = 1.0f / std::sqrt(ws.lastRow.squaredNorm() / static_cast<float>(ws.lastRow.size()) + c.layerNormEps);
-        ws.lastRow = (ws.lastRow.array() * inv * w.lnfGain.array()).matrix();
-    } else if (c.norm == NormPlacement::PreLN) {
-        const float mean = ws.lastRow.mean();
-        const float var = (ws.lastRow.array() - mean).square().mean();
-        ws.lastRow = ((ws.lastRow.array() - mean) / std::sqrt(var + c.layerNormEps) * w.lnfGain.array() + w.lnfBias.array()).matrix();
-    }
-    if (w.stored) {
-        if (trace.nextLogits.size() != c.vocabSize) trace.nextLogits.resize(c.vocabSize);
-        w.stored->logits(ws.lastRow, trace.nextLogits, ws.vocabChunk);
-    } else {
-        // (V), tied: E x in blocks of the vocabulary over the pool. It reads the whole (V, D) table for one
-        // row, so memory bandwidth, not arithmetic, sets its time, and more threads draw more of it.
-        if (trace.nextLogits.size() != c.vocabSize) trace.nextLogits.resize(c.vocabSize);
-        constexpr Eigen::Index kRows = 4096;
-        const Eigen::Index V = c.vocabSize;
-        ThreadPool::shared().run(static_cast<int>((V + kRows - 1) / kRows), [&](int block, int) {
-            const Eigen::Index r0 = block * kRows, n = std::min(kRows, V - r0);
-            trace.nextLogits.segment(r0, n).noalias() = ws.lastRow * w.tokenEmbedding.middleRows(r0, n).transpose();
-        });
-    }
-    trace.hasLogits = true;
-}
 
 } // namespace
 
@@ -301,6 +78,23 @@ void maskOutsideWindow(const AttentionSettings& settings, Eigen::Index row0, Eig
         if (last >= sinks) scores.row(r).segment(sinks, last - sinks + 1).setConstant(kNegInf);
     }
 }
+
+} // namespace
+
+void maskScoreRows(const AttentionSettings& settings, Eigen::Index row0, Eigen::Ref<Matrix> scores)
+{
+    const Eigen::Index keys = scores.cols();
+    if (settings.mask == MaskKind::Causal)
+        for (Eigen::Index r = 0; r < scores.rows(); ++r) {
+            const Eigen::Index after = row0 + r + 1;  // the first key after the query
+            if (after < keys) scores.row(r).tail(keys - after).setConstant(kNegInf);
+        }
+    maskOutsideWindow(settings, row0, scores);
+    for (int key : settings.blockedKeys)
+        if (key < keys) scores.col(key).setConstant(kNegInf);
+}
+
+namespace {
 
 // The causal mask without computing what it discards: the queries of rows [r0, r1) see keys [0, r1) only,
 // so each row block multiplies by that prefix of K and V, and the weights to its right are set to zero.
@@ -390,20 +184,6 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
     }
 }
 
-Matrix sinusoidalTable(int positions, int dModel)
-{
-    Matrix table(positions, dModel);  // (C, D)
-    // Column by column: one power per dimension rather than per entry, and contiguous writes.
-    for (int i = 0; i < dModel; ++i) {
-        const double exponent = static_cast<double>(2 * (i / 2)) / static_cast<double>(dModel);
-        const double wavelength = std::pow(10000.0, exponent);
-        for (int p = 0; p < positions; ++p) {
-            const double angle = p / wavelength;
-            table(p, i) = static_cast<float>(i % 2 == 0 ? std::sin(angle) : std::cos(angle));
-        }
-    }
-    return table;
-}
 
 Status checkInput(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings)
 {
@@ -446,8 +226,8 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     return forward(model, ids, settings, capture, none, trace, ws);
 }
 
-Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
-               const CaptureRequest& capture, const Intervention& iv, ForwardTrace& trace, Workspace& ws)
+Status checkPass(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+                 const CaptureRequest& capture, const Intervention& iv)
 {
     if (Status problem = checkInput(model, ids, settings); !problem.ok()) return problem;
     if (iv.streamLayer >= 0 && (iv.streamLayer > model.config.layers || iv.streamPosition < 0 ||
@@ -465,10 +245,43 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         return Status::failure("keeping the attention of all " + std::to_string(model.config.layers * model.config.heads) +
                                " heads for " + std::to_string(ids.size()) + " tokens would need " +
                                std::to_string(static_cast<long long>(keptFloats * 4 / 1e9)) + " GB; use a shorter text.");
+    return Status::success();
+}
 
+void markFullyMaskedRows(const AttentionSettings& settings, Eigen::Index T, std::vector<unsigned char>& rows)
+{
+    // Keys are tried from the query's own position down, then up, so under a causal mask or a window the
+    // first try usually finds a visible key.
+    rows.assign(static_cast<std::size_t>(T), 0);
+    for (Eigen::Index i = 0; i < T; ++i) {
+        bool any = false;
+        for (Eigen::Index j = i; j >= 0 && !any; --j) any = !isMaskedPair(settings, i, j);
+        for (Eigen::Index j = i + 1; j < T && !any; ++j) any = !isMaskedPair(settings, i, j);
+        rows[static_cast<std::size_t>(i)] = any ? 0 : 1;
+    }
+}
+
+std::uint64_t nextPassNumber()
+{
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
+}
+
+Status forward(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+               const CaptureRequest& capture, const Intervention& iv, ForwardTrace& trace, Workspace& ws)
+{
+    if (Status problem = checkPass(model, ids, settings, capture, iv); !problem.ok()) return problem;
+    forwardPass(model, ids, settings, capture, iv, trace, ws, nullptr);
+    return Status::success();
+}
+
+void forwardPass(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+                 const CaptureRequest& capture, const Intervention& iv, ForwardTrace& trace, Workspace& ws,
+                 const KeptKeysValues* keep)
+{
     const ModelConfig& c = model.config;
     const Eigen::Index T = static_cast<Eigen::Index>(ids.size());
-    const Eigen::Index D = c.dModel, Dh = c.dHead, F = c.dFF;
+    const Eigen::Index D = c.dModel, Dh = c.dHead;
     const int L = c.layers, H = c.heads;
     const float m = static_cast<float>(settings.multiplier(c.dHead, c.scaleFolded));
 
@@ -476,9 +289,9 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     trace.heads = H;
     trace.tokens = static_cast<int>(T);
     trace.multiplier = m;
+    trace.pass = nextPassNumber();
     trace.attention.resize(capture.allAttention ? static_cast<std::size_t>(L * H) : 0);
     for (Matrix& a : trace.attention) ensure(a, T, T);
-    trace.rowFullyMasked.assign(static_cast<std::size_t>(T), 0);
     trace.hasDetail = false;
     trace.hasLogits = false;
     trace.hasFinalHidden = false;
@@ -493,28 +306,17 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     trace.residuals.resize(capture.layerResiduals ? static_cast<std::size_t>(L + 1) : 0);
     for (Matrix& r : trace.residuals) ensure(r, T, D);
 
-    const Eigen::Index kvWidth = Eigen::Index(c.keyValueHeads()) * Dh;
-    ensure(ws.h, T, D);
-    ensure(ws.x, T, D);
-    ensure(ws.q, T, D);
-    ensure(ws.k, T, kvWidth);
-    ensure(ws.v, T, kvWidth);
-    const int threads = ThreadPool::shared().threads();
-    if (ws.perThread.size() < static_cast<std::size_t>(threads)) ws.perThread.resize(static_cast<std::size_t>(threads));
-    if (ws.products.size() < static_cast<std::size_t>(threads)) ws.products.resize(static_cast<std::size_t>(threads));
+    sizeWorkspace(c, T, ws);
     for (Workspace::PerThread& p : ws.perThread) {
         ensure(p.scores, T, T);
         if (!capture.allAttention) ensure(p.probs, T, T);
     }
-    ensure(ws.concat, T, D);
-    ensure(ws.proj, T, D);
-    ensure(ws.hidden, T, F);
     if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
     // 1. Embed: token rows plus the positional table chosen by the settings; BERT-family encoders also add
     //    segment 0's row (one sentence) and normalise the sum. Rotary positions instead turn q and k by
     //    these angles in every layer.
-    embedTokens(model, ids, positionTable(model, settings.positional), ws.h);
+    embedTokens(model, ids, 0, positionTable(model, settings.positional), ws.h);
     if (const ModelWeights& w = model.weights; w.embLnGain.size() > 0) {
         layerNorm(ws.h, w.embLnGain, w.embLnBias, c.layerNormEps, ws.x);
         ws.h = ws.x;
@@ -531,15 +333,8 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
                                  ws.headBias[static_cast<std::size_t>(hd)]);
     }
 
-    // 2. The mask is the same for every layer and head; note the rows that can see no key at all. Keys
-    //    are tried from the query's own position down, then up, so under a causal mask or a window the
-    //    first try usually finds a visible key.
-    for (Eigen::Index i = 0; i < T; ++i) {
-        bool any = false;
-        for (Eigen::Index j = i; j >= 0 && !any; --j) any = !isMaskedPair(settings, i, j);
-        for (Eigen::Index j = i + 1; j < T && !any; ++j) any = !isMaskedPair(settings, i, j);
-        trace.rowFullyMasked[static_cast<std::size_t>(i)] = any ? 0 : 1;
-    }
+    // 2. The mask is the same for every layer and head; note the rows that can see no key at all.
+    markFullyMaskedRows(settings, T, trace.rowFullyMasked);
 
     const bool preLN = c.norm == NormPlacement::PreLN;
     // Scores and weighted sums of one layer, every pair counted: a tiny model's heads run on this thread.
@@ -554,14 +349,11 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
         // 3. Attention sublayer: project once for all heads, then each head reads its Dh-wide slice.
         if (preLN) normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);
         else ws.x = ws.h;
+        projectQueriesKeysValues(c, lw, rotary ? &ws.ropeCos : nullptr, rotary ? &ws.ropeSin : nullptr, 0, ws);
         const PackedLayer* packed = lw.packed.get();
-        parallelProducts({Product{&ws.x, &lw.wq, &lw.bq, &ws.q, packed ? &packed->wq : nullptr},
-                          Product{&ws.x, &lw.wk, &lw.bk, &ws.k, packed ? &packed->wk : nullptr},
-                          Product{&ws.x, &lw.wv, &lw.bv, &ws.v, packed ? &packed->wv : nullptr}},
-                         noFinish, &ws.packedRows, ws.products.data());
-        if (rotary) {
-            applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.q);
-            applyRotary(ws.ropeCos, ws.ropeSin, c.dHead, ws.k);
+        if (keep) {
+            (*keep->keys)[static_cast<std::size_t>(l)].topRows(T) = ws.k;
+            (*keep->values)[static_cast<std::size_t>(l)].topRows(T) = ws.v;
         }
 
         // The heads are independent: each task reads its slices and writes its own weights and its own
@@ -645,7 +437,6 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     // 5. Next-token logits from the last position through the final norm and the unembedding.
     if (capture.nextTokenLogits && T > 0) nextTokenLogits(model, ws, trace);
     ProductScratch::equalize(ws.products);
-    return Status::success();
 }
 
 Matrix valueWeightedAttention(const ForwardTrace& trace, int layer, int head)

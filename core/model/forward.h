@@ -2,6 +2,7 @@
 // The forward pass: token ids and attention settings in, a trace of what every head did out.
 //
 // Dimension letters: T tokens, D d_model, Dh d_head, F d_ff, V vocabulary, L layers, H heads.
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct CaptureRequest {
     bool layerResiduals = false;   // the residual stream entering the first block and leaving every block
     bool headOutputs = false;      // every layer's heads' outputs side by side, as W_O reads them
     bool valueNorms = false;       // every head's ‖v_j W_O^h‖ per key j (Kobayashi et al. 2020)
+    bool operator==(const CaptureRequest&) const = default;
 };
 
 // A change to one run of the model, for activation patching: the residual stream entering block
@@ -68,6 +70,7 @@ struct HeadDetail {
 struct ForwardTrace {
     int layers = 0, heads = 0, tokens = 0;
     double multiplier = 1.0;                // the m in m * Q K^T that was used
+    std::uint64_t pass = 0;                 // which pass filled the trace: a number unique in the process
     std::vector<Matrix> attention;          // L*H entries of (T, T), index layer*H + head
     std::vector<unsigned char> rowFullyMasked;  // (T) 1 where every key of the row is masked: the row is all 0
     bool hasDetail = false;

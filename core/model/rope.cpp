@@ -61,17 +61,17 @@ void ropeTables(const Eigen::VectorXd& omega, Eigen::Index tokens, Matrix& cos, 
         }
 }
 
-void applyRotary(const Matrix& cos, const Matrix& sin, int dHead, Matrix& x)
+void applyRotary(const Matrix& cos, const Matrix& sin, int dHead, Matrix& x, Eigen::Index first)
 {
     const Eigen::Index T = x.rows(), P = dHead / 2, heads = x.cols() / dHead;
-    assert(cos.rows() >= T && cos.cols() == P);
+    assert(cos.rows() >= first + T && cos.cols() == P);
     for (Eigen::Index h = 0; h < heads; ++h)
         for (Eigen::Index i = 0; i < P; ++i) {
             // Pair (a, b) = (i, i + Dh/2) of head h turns as a 2-D vector: (a, b) -> (a cos - b sin, b cos + a sin).
             float* a = x.col(h * dHead + i).data();
             float* b = x.col(h * dHead + P + i).data();
-            const float* c = cos.col(i).data();
-            const float* s = sin.col(i).data();
+            const float* c = cos.col(i).data() + first;
+            const float* s = sin.col(i).data() + first;
             for (Eigen::Index t = 0; t < T; ++t) {
                 const float ra = a[t] * c[t] - b[t] * s[t];
                 const float rb = b[t] * c[t] + a[t] * s[t];

@@ -22,8 +22,9 @@ Eigen::VectorXd ropeBaseFrequencies(double theta, int dHead);
 // cos(p * omega_i) and sin(p * omega_i) for positions 0..T-1; resized only when the shape changes.
 void ropeTables(const Eigen::VectorXd& omega, Eigen::Index tokens, Matrix& cos, Matrix& sin);  // (T, P) each
 
-// Rotates each of the N heads' Dh-wide column slices of x in place by its row's position.   x: (T, N*Dh)
-void applyRotary(const Matrix& cos, const Matrix& sin, int dHead, Matrix& x);
+// Rotates each of the N heads' Dh-wide column slices of x in place by its row's position, first + row
+// (the tables' row).   x: (T, N*Dh)
+void applyRotary(const Matrix& cos, const Matrix& sin, int dHead, Matrix& x, Eigen::Index first = 0);
 
 // q . k for a query rotated to position m + distance and a key rotated to position m, for distances
 // 0..maxDistance (it does not depend on m). q and k are one head's un-rotated vectors.   (maxDistance + 1)

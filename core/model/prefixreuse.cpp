@@ -1,0 +1,322 @@
+#include "model/prefixreuse.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "compute/products.h"
+#include "model/forwardsteps.h"
+#include "model/rope.h"
+
+namespace attnscope {
+
+void PrefixCache::clear()
+{
+    pass = 0;
+    model = nullptr;
+    ids.clear();
+    keys.clear();
+    values.clear();
+    ropeCos.resize(0, 0);
+    ropeSin.resize(0, 0);
+}
+
+std::size_t PrefixCache::bytes() const
+{
+    std::size_t floats = std::size_t(ropeCos.size() + ropeSin.size());
+    for (const Matrix& m : keys) floats += std::size_t(m.size());
+    for (const Matrix& m : values) floats += std::size_t(m.size());
+    return floats * sizeof(float);
+}
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Settings under which every row depends only on the rows up to it.
+bool rowsStandAlone(const Model& model, const AttentionSettings& settings)
+{
+    if (settings.mask != MaskKind::Causal) return false;
+    if (positionalKind(model, settings.positional) == PositionalKind::RelativeBuckets) return false;
+    return settings.ablated.empty() || settings.ablationMode != AblationMode::Mean;
+}
+
+// How many leading tokens the last pass computed exactly as this one would: 0 when it must be whole. At
+// least the last token is always recomputed (its row makes the logits), and an edit in the first quarter
+// makes a whole pass, which skips the masked half of the scores that a pass over rows cannot.
+Eigen::Index reusablePrefix(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+                            const CaptureRequest& capture, const ForwardTrace* previous, const PrefixCache& cache)
+{
+    if (!previous || cache.pass == 0 || previous->pass != cache.pass || cache.model != &model) return 0;
+    if (!(settings == cache.settings) || !(capture == cache.capture) || !rowsStandAlone(model, settings)) return 0;
+    if (previous->tokens != static_cast<int>(cache.ids.size())) return 0;
+    const auto [a, b] = std::mismatch(ids.begin(), ids.end(), cache.ids.begin(), cache.ids.end());
+    const Eigen::Index T = static_cast<Eigen::Index>(ids.size());
+    const Eigen::Index p = std::min<Eigen::Index>(a - ids.begin(), T - 1);
+    return p > 0 && 4 * p >= T ? p : 0;
+}
+
+// Room for T rows of keys and values in every layer, keeping the first `keepRows`: grown to the next power
+// of two (at least 64 rows) so typing does not reallocate at every token. False when that passes the budget.
+bool reserveRows(PrefixCache& cache, const Model& model, Eigen::Index T, Eigen::Index keepRows)
+{
+    const ModelConfig& c = model.config;
+    const Eigen::Index width = Eigen::Index(c.keyValueHeads()) * c.dHead;
+    const std::size_t L = static_cast<std::size_t>(c.layers);
+    if (cache.keys.size() == L && !cache.keys.empty() && cache.keys[0].rows() >= T && cache.keys[0].cols() == width) return true;
+    Eigen::Index rows = 64;
+    while (rows < T) rows *= 2;
+    if (2.0 * double(L) * double(rows) * double(width) * sizeof(float) > double(kMaxPrefixCacheBytes)) rows = T;
+    if (2.0 * double(L) * double(rows) * double(width) * sizeof(float) > double(kMaxPrefixCacheBytes)) return false;
+    const bool keep = keepRows > 0 && cache.keys.size() == L;
+    cache.keys.resize(L);
+    cache.values.resize(L);
+    for (std::size_t l = 0; l < L; ++l)
+        for (Matrix* m : {&cache.keys[l], &cache.values[l]}) {
+            if (keep) m->conservativeResize(rows, width);
+            else m->resize(rows, width);
+        }
+    return true;
+}
+
+// `out` becomes (rows, cols) holding the top-left (keepRows, keepCols) block of `old`, which may be `out`
+// itself; the caller fills the rest.
+void carry(const Matrix& old, Matrix& out, Eigen::Index keepRows, Eigen::Index keepCols, Eigen::Index rows, Eigen::Index cols)
+{
+    if (&old == &out) {
+        out.conservativeResize(rows, cols);
+        return;
+    }
+    ensure(out, rows, cols);
+    out.topLeftCorner(keepRows, keepCols) = old.topLeftCorner(keepRows, keepCols);
+}
+
+void carryRows(const Matrix& old, Matrix& out, Eigen::Index keepRows, Eigen::Index rows)
+{
+    carry(old, out, keepRows, old.cols(), rows, old.cols());
+}
+
+void carryVector(const RowVector& old, RowVector& out, Eigen::Index keep, Eigen::Index size)
+{
+    if (&old == &out) {
+        out.conservativeResize(size);
+        return;
+    }
+    if (out.size() != size) out.resize(size);
+    out.head(keep) = old.head(keep);
+}
+
+// Queries row0.. (n of them) of one head against all T keys: masked scores, weights and the weighted sum.
+void attendRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
+                Eigen::Index row0, float multiplier, const AttentionSettings& settings, Matrix& scores,
+                Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, ProductScratch& scratch)
+{
+    ensure(scores, q.rows(), k.rows());
+    multiplyTransposedInto(q, k, scores, scratch);  // (n, T)
+    scores *= multiplier;
+    maskScoreRows(settings, row0, scores);
+    maskedSoftmax(scores, weights);
+    multiplyInto(weights, v, out, scratch);  // (n, Dh)
+}
+
+// The trace's rows 0..p-1 from `prev`, sized for T; every row from p on is left for the layers to fill.
+void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequest& capture, Eigen::Index p, Eigen::Index T)
+{
+    const bool inPlace = &prev == &trace;
+    const bool hadDetail = prev.hasDetail;  // read before it is reset: prev may be trace
+    if (!inPlace) {
+        trace.attention.resize(prev.attention.size());
+        trace.headOutputs.resize(prev.headOutputs.size());
+        trace.valueNorms.resize(prev.valueNorms.size());
+        trace.residuals.resize(prev.residuals.size());
+    }
+    for (std::size_t i = 0; i < trace.attention.size(); ++i) {
+        carry(prev.attention[i], trace.attention[i], p, p, T, T);
+        trace.attention[i].topRightCorner(p, T - p).setZero();  // the old rows never see the new keys
+    }
+    for (std::size_t i = 0; i < trace.headOutputs.size(); ++i) carryRows(prev.headOutputs[i], trace.headOutputs[i], p, T);
+    for (std::size_t i = 0; i < trace.residuals.size(); ++i) carryRows(prev.residuals[i], trace.residuals[i], p, T);
+    for (std::size_t i = 0; i < trace.valueNorms.size(); ++i) carryVector(prev.valueNorms[i], trace.valueNorms[i], p, T);
+    if (capture.finalHidden) carryRows(prev.finalHidden, trace.finalHidden, p, T);
+    trace.hasFinalHidden = capture.finalHidden;
+    trace.hasHeadOutputs = capture.headOutputs;
+    trace.hasValueNorms = capture.valueNorms && capture.allAttention;
+    trace.hasResiduals = capture.layerResiduals;
+    trace.hasLogits = false;
+    trace.hasDetail = false;
+
+    if (!capture.detail || !hadDetail) return;
+    const HeadDetail& pd = prev.detail;
+    HeadDetail& d = trace.detail;
+    for (auto member : {&HeadDetail::x, &HeadDetail::q, &HeadDetail::headOutput, &HeadDetail::concat, &HeadDetail::attnOutput,
+                        &HeadDetail::residualIn, &HeadDetail::residualMid, &HeadDetail::ln2, &HeadDetail::ffHidden,
+                        &HeadDetail::ffOutput, &HeadDetail::residualOut})
+        carryRows(pd.*member, d.*member, p, T);
+    for (auto member : {&HeadDetail::scores, &HeadDetail::scaled, &HeadDetail::masked, &HeadDetail::weights})
+        carry(pd.*member, d.*member, p, p, T, T);
+    d.selection = pd.selection;
+}
+
+// Rows p..T-1 of the pass through every layer; rows before p come from `prev` and the cache.
+void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p, const AttentionSettings& settings,
+                 const CaptureRequest& capture, const ForwardTrace& prev, ForwardTrace& trace, PrefixCache& cache, Workspace& ws)
+{
+    const ModelConfig& c = model.config;
+    const Eigen::Index T = static_cast<Eigen::Index>(ids.size()), n = T - p;
+    const Eigen::Index D = c.dModel, Dh = c.dHead;
+    const int L = c.layers, H = c.heads;
+    const float m = static_cast<float>(settings.multiplier(c.dHead, c.scaleFolded));
+    const bool detail = capture.detail && prev.hasDetail;
+
+    carryTrace(prev, trace, capture, p, T);
+    trace.layers = L;
+    trace.heads = H;
+    trace.tokens = static_cast<int>(T);
+    trace.multiplier = m;
+    trace.pass = nextPassNumber();
+    markFullyMaskedRows(settings, T, trace.rowFullyMasked);
+
+    sizeWorkspace(c, n, ws);
+    for (Workspace::PerThread& s : ws.perThread)
+        if (!capture.allAttention) ensure(s.probs, n, T);
+
+    embedTokens(model, ids, p, positionTable(model, settings.positional), ws.h);
+    if (const ModelWeights& w = model.weights; w.embLnGain.size() > 0) {
+        layerNorm(ws.h, w.embLnGain, w.embLnBias, c.layerNormEps, ws.x);
+        ws.h = ws.x;
+    }
+    if (capture.layerResiduals) trace.residuals[0].bottomRows(n) = ws.h;
+    const bool rotary = positionalKind(model, settings.positional) == PositionalKind::Rotary;
+    if (rotary && cache.ropeCos.rows() < T) ropeTables(model.ropeFrequencies, cache.keys[0].rows(), cache.ropeCos, cache.ropeSin);
+
+    const bool preLN = c.norm == NormPlacement::PreLN;
+    const bool headsWorthSharing = 2.0 * double(n) * double(T) * double(Dh) * H >= ThreadPool::shared().minSharedMultiplyAdds();
+    HeadDetail& d = trace.detail;
+    for (int l = 0; l < L; ++l) {
+        const LayerWeights& lw = layerWeights(model, l, ws);
+        const bool detailHere = detail && capture.detail->layer == l;
+        if (detailHere) d.residualIn.bottomRows(n) = ws.h;
+
+        if (preLN) normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);
+        else ws.x = ws.h;
+        projectQueriesKeysValues(c, lw, rotary ? &cache.ropeCos : nullptr, rotary ? &cache.ropeSin : nullptr, p, ws);
+        const PackedLayer* packed = lw.packed.get();
+        Matrix& keyRows = cache.keys[static_cast<std::size_t>(l)];
+        Matrix& valueRows = cache.values[static_cast<std::size_t>(l)];
+        keyRows.middleRows(p, n) = ws.k;
+        valueRows.middleRows(p, n) = ws.v;
+        const auto keys = keyRows.topRows(T), values = valueRows.topRows(T);  // (T, Hkv*Dh)
+
+        ThreadPool::shared().run(H, [&](int hd, int worker) {
+            const Eigen::Index c0 = hd * Dh, kv0 = c.kvHeadOf(hd) * Dh;
+            Workspace::PerThread& scratch = ws.perThread[static_cast<std::size_t>(worker)];
+            ProductScratch& products = ws.products[static_cast<std::size_t>(worker)];
+            auto out = ws.concat.middleCols(c0, Dh);
+            if (capture.allAttention) {
+                auto weights = trace.attention[static_cast<std::size_t>(l * H + hd)].bottomRows(n);
+                attendRows(ws.q.middleCols(c0, Dh), keys.middleCols(kv0, Dh), values.middleCols(kv0, Dh), p, m, settings,
+                           scratch.scores, weights, out, products);
+                if (detailHere && capture.detail->head == hd) d.weights.bottomRows(n) = weights;
+            } else {
+                attendRows(ws.q.middleCols(c0, Dh), keys.middleCols(kv0, Dh), values.middleCols(kv0, Dh), p, m, settings,
+                           scratch.scores, scratch.probs, out, products);
+                if (detailHere && capture.detail->head == hd) d.weights.bottomRows(n) = scratch.probs;
+            }
+            if (detailHere && capture.detail->head == hd) {
+                d.x.bottomRows(n) = ws.x;
+                d.q.bottomRows(n) = ws.q.middleCols(c0, Dh);
+                d.headOutput.bottomRows(n) = out;
+            }
+        }, headsWorthSharing);
+        if (trace.hasValueNorms) {
+            ensure(ws.valueOut, n, D);
+            for (int hd = 0; hd < H; ++hd) {
+                ws.valueOut.noalias() = ws.v.middleCols(c.kvHeadOf(hd) * Dh, Dh) * lw.wo.middleRows(hd * Dh, Dh);
+                trace.valueNorms[static_cast<std::size_t>(l * H + hd)].tail(n) = ws.valueOut.rowwise().norm().transpose();
+            }
+        }
+        for (const AblatedHead& a : settings.ablated)  // zero ablation: mean ablation makes a whole pass
+            if (a.layer == l) ws.concat.middleCols(a.head * Dh, Dh).setZero();
+        if (capture.headOutputs) trace.headOutputs[static_cast<std::size_t>(l)].bottomRows(n) = ws.concat;
+        parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, addToResidual(ws),
+                         &ws.packedRows, ws.products.data());
+        if (detailHere) {
+            d.concat.bottomRows(n) = ws.concat;
+            d.attnOutput.bottomRows(n) = ws.proj;
+        }
+        if (!preLN) {
+            normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);
+            ws.h = ws.x;
+        }
+        if (detailHere) d.residualMid.bottomRows(n) = ws.h;
+
+        if (preLN) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
+        else ws.x = ws.h;
+        feedForward(c, lw, ws);
+        if (!preLN) {
+            normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
+            ws.h = ws.x;
+        }
+        if (detailHere) {
+            d.ln2.bottomRows(n) = preLN ? ws.x : d.residualMid.bottomRows(n);
+            d.ffHidden.bottomRows(n) = ws.hidden;
+            d.ffOutput.bottomRows(n) = ws.proj;
+            d.residualOut.bottomRows(n) = ws.h;
+            // The focused head's scores are kept whole, above the diagonal too: the old rows against the new keys.
+            const Eigen::Index kv0 = c.kvHeadOf(capture.detail->head) * Dh;
+            d.k = keys.middleCols(kv0, Dh);
+            d.v = values.middleCols(kv0, Dh);
+            d.scores.bottomRows(n).noalias() = d.q.bottomRows(n) * d.k.transpose();
+            d.scores.topRightCorner(p, n).noalias() = d.q.topRows(p) * d.k.bottomRows(n).transpose();
+            d.scaled.bottomRows(n) = m * d.scores.bottomRows(n);
+            d.scaled.topRightCorner(p, n) = m * d.scores.topRightCorner(p, n);
+            d.masked.bottomRows(n) = d.scaled.bottomRows(n);
+            maskScoreRows(settings, p, d.masked.bottomRows(n));
+            d.masked.topRightCorner(p, n).setConstant(kNegInf);
+            d.weights.topRightCorner(p, n).setZero();
+            d.selection = *capture.detail;
+            trace.hasDetail = true;
+        }
+        if (capture.layerResiduals) trace.residuals[static_cast<std::size_t>(l + 1)].bottomRows(n) = ws.h;
+    }
+    if (capture.finalHidden) trace.finalHidden.bottomRows(n) = ws.h;
+    if (capture.nextTokenLogits) nextTokenLogits(model, ws, trace);
+    ProductScratch::equalize(ws.products);
+}
+
+} // namespace
+
+Status forwardReusingPrefix(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+                            const CaptureRequest& capture, const ForwardTrace* previous, ForwardTrace& trace,
+                            PrefixCache& cache, Workspace& ws, int* reused)
+{
+    static const Intervention none;
+    if (Status problem = checkPass(model, ids, settings, capture, none); !problem.ok()) return problem;
+    const Eigen::Index T = static_cast<Eigen::Index>(ids.size());
+    Eigen::Index p = reusablePrefix(model, ids, settings, capture, previous, cache);
+    // The pass overwrites rows of the cache: until it has finished, nothing may reuse them.
+    cache.pass = 0;
+    const bool keep = T > 0 && rowsStandAlone(model, settings) && reserveRows(cache, model, T, p);
+    if (!keep) {
+        p = 0;
+        cache.clear();
+        forwardPass(model, ids, settings, capture, none, trace, ws, nullptr);
+    } else if (p == 0) {
+        cache.ropeCos.resize(0, 0);  // another model may turn by other angles: made again when needed
+        cache.ropeSin.resize(0, 0);
+        const KeptKeysValues kept{&cache.keys, &cache.values};
+        forwardPass(model, ids, settings, capture, none, trace, ws, &kept);
+    } else {
+        forwardRows(model, ids, p, settings, capture, *previous, trace, cache, ws);
+    }
+    if (reused) *reused = static_cast<int>(p);
+    if (keep) {
+        cache.pass = trace.pass;
+        cache.model = &model;
+        cache.settings = settings;
+        cache.capture = capture;
+        cache.ids = ids;
+    }
+    return Status::success();
+}
+
+} // namespace attnscope

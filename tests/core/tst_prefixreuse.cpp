@@ -1,0 +1,300 @@
+// Prefix reuse (model/prefixreuse.h): after seeded random edits (tokens appended, deleted at the end, changed
+// in the second half, changed at the start), the pass that recomputes only the rows after the unchanged
+// prefix is compared with a fresh whole pass on every causal family (GPT-2 layout, Llama with rotary
+// positions and grouped keys, the built-in model, a BERT folder under the causal mask, stored BF16 weights),
+// under windows, sinks, blocked keys and zero ablation: every weight, the logits, the fully masked rows, the
+// focused head's whole pipeline, the residual streams, the heads' outputs and the value norms. Reuse must
+// also happen (a pass that always fell back would pass the comparison), and must not where a row's inputs
+// changed everywhere: another setting, model, capture or trace, mean ablation, the mask off.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+#include "model/forward.h"
+#include "model/prefixreuse.h"
+#include "loadmodel.h"
+#include "tinybert.h"
+#include "tinyllama.h"
+
+using namespace attnscope;
+
+namespace {
+
+double worst(const Matrix& a, const Matrix& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+    double w = 0.0;
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+        for (Eigen::Index i = 0; i < a.rows(); ++i) {
+            const float x = a(i, j), y = b(i, j);
+            if (std::isinf(x) || std::isinf(y)) {
+                if (x != y) return INFINITY;
+                continue;
+            }
+            // Relative past 1, absolute below: logits and residuals reach tens, weights stay in [0, 1].
+            w = std::max(w, std::abs(double(x) - double(y)) / std::max(1.0, std::abs(double(y))));
+        }
+    return w;
+}
+
+// The largest difference between the two traces over everything the capture asked for, and the name of
+// the worst part (for the failure message).
+std::pair<double, std::string> compareTraces(const ForwardTrace& got, const ForwardTrace& want)
+{
+    double w = 0.0;
+    std::string where = "nothing";
+    auto note = [&](double d, const std::string& what) {
+        if (d > w || std::isnan(d)) {
+            w = std::isnan(d) ? INFINITY : d;
+            where = what;
+        }
+    };
+    if (got.tokens != want.tokens || got.layers != want.layers || got.heads != want.heads) return {INFINITY, "shape"};
+    if (got.rowFullyMasked != want.rowFullyMasked) return {INFINITY, "fully masked rows"};
+    if (got.attention.size() != want.attention.size()) return {INFINITY, "attention count"};
+    for (std::size_t i = 0; i < got.attention.size(); ++i) note(worst(got.attention[i], want.attention[i]), "weights " + std::to_string(i));
+    if (got.hasLogits != want.hasLogits) return {INFINITY, "logits kept"};
+    if (want.hasLogits) note(worst(got.nextLogits, want.nextLogits), "logits");
+    if (got.hasDetail != want.hasDetail) return {INFINITY, "detail kept"};
+    if (want.hasDetail) {
+        const HeadDetail &a = got.detail, &b = want.detail;
+        if (!(a.selection == b.selection)) return {INFINITY, "detail head"};
+        const std::pair<Matrix HeadDetail::*, const char*> parts[] = {
+            {&HeadDetail::x, "x"}, {&HeadDetail::q, "q"}, {&HeadDetail::k, "k"}, {&HeadDetail::v, "v"},
+            {&HeadDetail::scores, "scores"}, {&HeadDetail::scaled, "scaled"}, {&HeadDetail::masked, "masked"},
+            {&HeadDetail::weights, "detail weights"}, {&HeadDetail::headOutput, "head output"}, {&HeadDetail::concat, "concat"},
+            {&HeadDetail::attnOutput, "attention output"}, {&HeadDetail::residualIn, "residual in"},
+            {&HeadDetail::residualMid, "residual mid"}, {&HeadDetail::ln2, "ln2"}, {&HeadDetail::ffHidden, "ff hidden"},
+            {&HeadDetail::ffOutput, "ff output"}, {&HeadDetail::residualOut, "residual out"}};
+        for (const auto& [member, name] : parts) note(worst(a.*member, b.*member), name);
+    }
+    if (got.hasResiduals != want.hasResiduals || got.hasHeadOutputs != want.hasHeadOutputs ||
+        got.hasValueNorms != want.hasValueNorms || got.hasFinalHidden != want.hasFinalHidden)
+        return {INFINITY, "captures kept"};
+    for (std::size_t i = 0; i < want.residuals.size(); ++i) note(worst(got.residuals[i], want.residuals[i]), "residual " + std::to_string(i));
+    for (std::size_t i = 0; i < want.headOutputs.size(); ++i) note(worst(got.headOutputs[i], want.headOutputs[i]), "head outputs " + std::to_string(i));
+    for (std::size_t i = 0; i < want.valueNorms.size(); ++i) note(worst(got.valueNorms[i], want.valueNorms[i]), "value norms " + std::to_string(i));
+    if (want.hasFinalHidden) note(worst(got.finalHidden, want.finalHidden), "final hidden");
+    return {w, where};
+}
+
+AttentionSettings settingsOf(const QString& mask)
+{
+    AttentionSettings s;
+    Result<MaskSetting> m = parseMaskSetting(mask.toStdString());
+    if (!m) qFatal("%s", m.error().c_str());
+    applyMask(s, *m);
+    return s;
+}
+
+CaptureRequest windowCapture(const Model& model)
+{
+    CaptureRequest c;  // what the window asks: every head, the focused head's pipeline, the next token
+    c.detail = HeadSelection{model.config.layers - 1, model.config.heads - 1};
+    c.nextTokenLogits = true;
+    return c;
+}
+
+CaptureRequest researchCapture()
+{
+    CaptureRequest c;  // what the research instruments ask, without every head's weights
+    c.allAttention = false;
+    c.detail = HeadSelection{0, 1};
+    c.finalHidden = true;
+    c.layerResiduals = true;
+    c.headOutputs = true;
+    return c;
+}
+
+CaptureRequest valueNormCapture()
+{
+    CaptureRequest c;
+    c.valueNorms = true;
+    c.nextTokenLogits = true;
+    return c;
+}
+
+} // namespace
+
+class TestPrefixReuse : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    std::map<QString, ModelPtr> m_models;
+
+    const Model& model(const QString& name)
+    {
+        if (auto it = m_models.find(name); it != m_models.end()) return *it->second;
+        ModelPtr m;
+        if (name == "gpt2") m = testing::load("random:layers=2,heads=4,d_model=64,context=256,seed=3");
+        else if (name == "builtin") m = testing::load("builtin");
+        else if (name == "llama" || name == "llama-bf16") {
+            tinyllama::Spec s;
+            if (name == "llama-bf16") s.dtype = DType::BF16;
+            m = testing::load(tinyllama::writeFolder(m_tmp, name.toStdString(), s).c_str());
+        } else if (name == "bert") {
+            m = testing::load(tinybert::writeFolder(m_tmp, "bert", tinybert::Family::Bert).c_str());
+        }
+        if (!m) qFatal("no model %s", qPrintable(name));
+        return *m_models.emplace(name, m).first->second;
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_tmp.isValid()); }
+
+    void matchesTheWholePassAfterRandomEdits_data()
+    {
+        QTest::addColumn<QString>("modelName");
+        QTest::addColumn<QString>("mask");
+        QTest::addColumn<int>("capture");  // 0 the window's, 1 the research instruments', 2 value norms
+        QTest::addColumn<bool>("inPlace"); // the previous trace is the one overwritten, or one kept aside
+        QTest::addColumn<int>("maxTokens");
+        QTest::newRow("gpt2 layout, window's capture") << "gpt2" << "causal" << 0 << true << 150;
+        QTest::newRow("gpt2 layout, kept aside") << "gpt2" << "causal" << 0 << false << 150;
+        QTest::newRow("gpt2 layout, research capture") << "gpt2" << "causal" << 1 << true << 100;
+        QTest::newRow("gpt2 layout, value norms, sinks") << "gpt2" << "sinks:2,window:6" << 2 << false << 100;
+        QTest::newRow("llama, window") << "llama" << "window:5" << 0 << true << 60;
+        QTest::newRow("llama, research capture") << "llama" << "causal" << 1 << false << 60;
+        QTest::newRow("llama bf16 stored") << "llama-bf16" << "causal" << 0 << true << 60;
+        QTest::newRow("built-in") << "builtin" << "causal" << 0 << false << 60;
+        QTest::newRow("bert under the causal mask") << "bert" << "causal" << 0 << true << 30;
+        QTest::newRow("bert, research capture, sinks") << "bert" << "sinks:1,window:3" << 1 << false << 30;
+    }
+    void matchesTheWholePassAfterRandomEdits()
+    {
+        QFETCH(QString, modelName);
+        QFETCH(QString, mask);
+        QFETCH(int, capture);
+        QFETCH(bool, inPlace);
+        QFETCH(int, maxTokens);
+        const Model& m = model(modelName);
+        AttentionSettings settings = settingsOf(mask);
+        settings.blockedKeys = {1};
+        settings.ablated = {{0, 0}};  // zero ablation (the default mode) keeps rows independent
+        settings.temperature = 0.7;
+        const CaptureRequest request = capture == 0 ? windowCapture(m) : capture == 1 ? researchCapture() : valueNormCapture();
+
+        std::mt19937 rng(20261203u + static_cast<unsigned>(qHash(modelName) + capture));
+        auto token = [&] { return static_cast<int>(rng() % static_cast<unsigned>(m.config.vocabSize)); };
+        std::vector<int> ids;
+        for (int i = 0; i < 10; ++i) ids.push_back(token());
+
+        PrefixCache cache;
+        Workspace ws, fresh;
+        ForwardTrace traces[2], want;
+        int current = 0, reuses = 0, wholes = 0;
+        for (int edit = 0; edit < 40; ++edit) {
+            const int kind = static_cast<int>(rng() % 10);
+            const int T = static_cast<int>(ids.size());
+            if (kind < 6) {  // type at the end: one to eight tokens
+                for (int k = 1 + static_cast<int>(rng() % 8); k > 0 && static_cast<int>(ids.size()) < maxTokens; --k) ids.push_back(token());
+            } else if (kind < 8 && T > 3) {  // delete at the end
+                ids.resize(static_cast<std::size_t>(T - 1 - static_cast<int>(rng() % 2)));
+            } else if (kind < 9) {  // change a token in the second half
+                ids[static_cast<std::size_t>(T / 2 + static_cast<int>(rng() % static_cast<unsigned>(T - T / 2)))] = token();
+            } else {  // change the first token: every row changes
+                ids[0] = token();
+            }
+
+            const ForwardTrace* previous = edit == 0 ? nullptr : &traces[current];
+            const int next = inPlace ? current : 1 - current;
+            int reused = -1;
+            const Status s = forwardReusingPrefix(m, ids, settings, request, previous, traces[next], cache, ws, &reused);
+            QVERIFY2(s.ok(), s.error.c_str());
+            QVERIFY(forward(m, ids, settings, request, want, fresh).ok());
+            const auto [difference, where] = compareTraces(traces[next], want);
+            QVERIFY2(difference < 1e-4, qPrintable(QStringLiteral("edit %1 (%2 tokens, %3 reused): %4 differs by %5")
+                                                      .arg(edit).arg(ids.size()).arg(reused).arg(QString::fromStdString(where))
+                                                      .arg(difference)));
+            if (kind == 9 && edit > 0) QCOMPARE(reused, 0);
+            QVERIFY(reused < static_cast<int>(ids.size()));
+            (reused > 0 ? reuses : wholes) += 1;
+            current = next;
+        }
+        // Most edits are at the end: most passes reused a prefix, and the first edit never can.
+        QVERIFY2(reuses >= 20, qPrintable(QString::number(reuses)));
+        QVERIFY(wholes >= 1);
+        QVERIFY(cache.bytes() > 0);
+    }
+
+    void appendingReusesAllButTheNewTokens()
+    {
+        const Model& m = model("gpt2");
+        const AttentionSettings settings;
+        const CaptureRequest request = windowCapture(m);
+        std::vector<int> ids = {5, 6, 7, 8, 9, 10, 11, 12};
+        PrefixCache cache;
+        Workspace ws;
+        ForwardTrace trace;
+        int reused = -1;
+        QVERIFY(forwardReusingPrefix(m, ids, settings, request, nullptr, trace, cache, ws, &reused).ok());
+        QCOMPARE(reused, 0);
+        ids.insert(ids.end(), {13, 14, 15});
+        QVERIFY(forwardReusingPrefix(m, ids, settings, request, &trace, trace, cache, ws, &reused).ok());
+        QCOMPARE(reused, 8);
+        // The same text again recomputes the last token only (its row makes the logits).
+        QVERIFY(forwardReusingPrefix(m, ids, settings, request, &trace, trace, cache, ws, &reused).ok());
+        QCOMPARE(reused, 10);
+        ids.resize(9);  // a deleted word: the rows left are all the old ones but the last
+        QVERIFY(forwardReusingPrefix(m, ids, settings, request, &trace, trace, cache, ws, &reused).ok());
+        QCOMPARE(reused, 8);
+        QCOMPARE(trace.tokens, 9);
+    }
+
+    void fallsBackToAWholePassWhenEveryRowChanges()
+    {
+        const Model& m = model("gpt2");
+        const CaptureRequest request = windowCapture(m);
+        std::vector<int> ids(20);
+        for (int i = 0; i < 20; ++i) ids[std::size_t(i)] = 10 + i;
+        std::vector<int> longer = ids;
+        longer.push_back(7);
+        auto reusedAfter = [&](const AttentionSettings& first, const AttentionSettings& second, const Model& secondModel,
+                               const CaptureRequest& secondCapture, bool samePrevious) {
+            PrefixCache cache;
+            Workspace ws;
+            ForwardTrace a, other;
+            int reused = -1;
+            if (!forwardReusingPrefix(m, ids, first, request, nullptr, a, cache, ws, &reused).ok()) return -1;
+            if (!forward(m, ids, first, request, other, ws).ok()) return -1;
+            if (!forwardReusingPrefix(secondModel, longer, second, secondCapture, samePrevious ? &a : &other, a, cache, ws, &reused).ok())
+                return -1;
+            return reused;
+        };
+        const AttentionSettings plain;
+        QCOMPARE(reusedAfter(plain, plain, m, request, true), 20);  // the control: reuse happens
+        AttentionSettings blocked = plain;
+        blocked.blockedKeys = {3};
+        QCOMPARE(reusedAfter(plain, blocked, m, request, true), 0);
+        AttentionSettings hotter = plain;
+        hotter.temperature = 2.0;
+        QCOMPARE(reusedAfter(plain, hotter, m, request, true), 0);
+        AttentionSettings mean = plain;
+        mean.ablated = {{1, 2}};
+        mean.ablationMode = AblationMode::Mean;
+        QCOMPARE(reusedAfter(mean, mean, m, request, true), 0);
+        const AttentionSettings none = settingsOf("none");
+        QCOMPARE(reusedAfter(none, none, m, request, true), 0);
+        QCOMPARE(reusedAfter(plain, plain, model("builtin"), request, true), 0);  // another model (same ids fit it)
+        CaptureRequest otherHead = request;
+        otherHead.detail = HeadSelection{0, 0};
+        QCOMPARE(reusedAfter(plain, plain, m, otherHead, true), 0);
+        QCOMPARE(reusedAfter(plain, plain, m, request, false), 0);  // a trace the cache did not fill
+    }
+
+    void refusesWhatTheWholePassRefuses()
+    {
+        const Model& m = model("llama");
+        std::vector<int> ids(static_cast<std::size_t>(m.config.contextLength) + 1, 3);
+        PrefixCache cache;
+        Workspace ws;
+        ForwardTrace trace;
+        const Status s = forwardReusingPrefix(m, ids, AttentionSettings{}, CaptureRequest{}, nullptr, trace, cache, ws);
+        QVERIFY(!s.ok());
+        QCOMPARE(s.error, forward(m, ids, AttentionSettings{}, CaptureRequest{}, trace, ws).error);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPrefixReuse)
+#include "tst_prefixreuse.moc"

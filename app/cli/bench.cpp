@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cmath>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include "common.h"
 #include "compute/hugepages.h"
 #include "compute/products.h"
+#include "model/prefixreuse.h"
 
 namespace attnscope::cli {
 namespace {
@@ -18,6 +21,8 @@ void declare(Options& o)
     o.value("--tokens", "N", "the sequence length to time (8, 64, 256 and 1024 by default)");
     o.value("--repeat", "R", "timed passes per length (5 by default)");
     o.value("--threads", "K", "threads for the forward pass (the number of cores by default)");
+    o.value("--append-tokens", "N", "also time the pass after N tokens are appended to a text of N fewer, reusing the rest "
+                                    "(causal masks; 20 timed passes unless --repeat says otherwise)");
     o.model().settings();
 }
 
@@ -37,8 +42,17 @@ double forwardFlops(const ModelConfig& c, double T, bool causal)
 }
 
 struct Timing {
-    double median = 0, min = 0;
+    double median = 0, min = 0, p95 = 0;
 };
+
+// Median (the middle two averaged), least and 95th percentile (nearest rank) of a set of times.
+Timing summarize(std::vector<double> ms)
+{
+    std::sort(ms.begin(), ms.end());
+    const std::size_t n = ms.size();
+    const std::size_t rank95 = std::min(n - 1, static_cast<std::size_t>(std::ceil(0.95 * double(n))) - 1);
+    return {n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]), ms.front(), ms[rank95]};
+}
 
 template <class F>
 Timing timeRuns(int repeat, F&& f)
@@ -49,9 +63,7 @@ Timing timeRuns(int repeat, F&& f)
         f();
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
-    std::sort(ms.begin(), ms.end());
-    const std::size_t n = ms.size();
-    return {n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]), ms.front()};
+    return summarize(std::move(ms));
 }
 
 // The rate of the forward pass's largest product shape, (T, D) times (D, F), through the same column
@@ -118,6 +130,34 @@ int run(const Args& args)
             assert(timed.ok());  // the same input just ran
         });
 
+        // A keystroke at the end: the text N tokens shorter has just been computed, and the pass on the whole
+        // text reuses its keys and values (model/prefixreuse.h). The shorter pass itself is not timed.
+        std::optional<Timing> append;
+        int added = 0, reused = 0;
+        if (args.has("--append-tokens")) {
+            added = readCount(args, "--append-tokens", 1, 1 << 20);
+            if (added >= tokens) throw Failure{kExitUsage, "--append-tokens must be smaller than the length (" + std::to_string(tokens) + ")."};
+            if (settings.mask != MaskKind::Causal) throw Failure{kExitUsage, "--append-tokens needs a causal mask: without it every row changes."};
+            const std::vector<int> shorter(ids.begin(), ids.end() - added);
+            PrefixCache cache;
+            ForwardTrace grown;
+            Workspace appendWorkspace;
+            auto pass = [&](const std::vector<int>& text, const ForwardTrace* previous) {
+                [[maybe_unused]] const Status s = forwardReusingPrefix(*model, text, settings, capture, previous, grown, cache, appendWorkspace, &reused);
+                assert(s.ok());  // the whole text just ran
+            };
+            pass(shorter, nullptr);
+            pass(ids, &grown);  // warm: the workspace and the cache reach their sizes
+            std::vector<double> ms;
+            for (int r = 0; r < (args.has("--repeat") ? repeat : 20); ++r) {
+                pass(shorter, &grown);  // untimed: back to the shorter text (itself a reuse)
+                const auto start = std::chrono::steady_clock::now();
+                pass(ids, &grown);
+                ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+            }
+            append = summarize(std::move(ms));
+        }
+
         const double gflops = forwardFlops(model->config, tokens, settings.mask == MaskKind::Causal) / (t.median * 1e-3) / 1e9;
         const double gemm = settings.hasWindow() ? 0.0 : gemmGflops(model->config, tokens, repeat);
         nlohmann::ordered_json out;
@@ -132,6 +172,13 @@ int run(const Args& args)
             out["fraction_of_gemm"] = gemm > 0 ? gflops / gemm : 0.0;
         } else {
             out["mask"] = formatMask(maskSetting(settings));
+        }
+        if (append) {
+            out["append_tokens"] = added;
+            out["append_reused_tokens"] = reused;
+            out["append_ms_median"] = append->median;
+            out["append_ms_p95"] = append->p95;
+            out["append_ms_min"] = append->min;
         }
         out["huge_page_wait_ms"] = collapseWaitMs;
         out["huge_page_mb"] = double(pages.collapsedBytes) / double(1 << 20);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "model/encoderdecoder.h"
+#include "model/prefixreuse.h"
 
 namespace attnscope {
 
@@ -58,6 +59,7 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
     EncoderDecoderTrace encDec;
     ForwardTrace next;
     Workspace ws;
+    PrefixCache cache;  // each step adds one token: only its row goes through the layers
     CaptureRequest capture;
     capture.allAttention = false;
     capture.nextTokenLogits = true;
@@ -75,7 +77,7 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
             const Eigen::Index last = static_cast<Eigen::Index>(g.ids.size()) - 1;
             s.attention = rowsOf(encDec.crossAttention, last, static_cast<Eigen::Index>(g.source.size()));
             logits = &encDec.nextLogits;
-        } else if (Status problem = forward(model, g.ids, settings, capture, next, ws); !problem.ok()) {
+        } else if (Status problem = forwardReusingPrefix(model, g.ids, settings, capture, &next, next, cache, ws); !problem.ok()) {
             return R::fail(problem.error);
         }
         const Tokenizer& writer = g.encoderDecoder ? *model.decoder->targetTokenizer : *model.tokenizer;

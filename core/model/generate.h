@@ -1,8 +1,9 @@
 #pragma once
 // Greedy generation, one token at a time, for every model: a decoder-only model continues its prompt; an
-// encoder–decoder model writes its target from the source, starting after the decoder's start token. Each
-// step runs the whole pass again (no cached keys and values yet), keeps the step's most probable tokens, and
-// generation stops at the new-token limit, the room the context (or token limit) leaves, an end-of-sequence
+// encoder–decoder model writes its target from the source, starting after the decoder's start token. A
+// decoder-only model's step reuses the keys and values of the steps before it (model/prefixreuse.h: under
+// the causal mask only the new token's row goes through the layers); an encoder–decoder's step runs its
+// whole pass again. Each step keeps its most probable tokens, and generation stops at the new-token limit, the room the context (or token limit) leaves, an end-of-sequence
 // token, or when asked to.
 //
 // What each step looked at:

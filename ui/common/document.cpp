@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "compute/threadpool.h"
+#include "model/prefixreuse.h"
 #include "model/trainingmask.h"
 #include "common/sentence.h"
 
@@ -33,7 +34,7 @@ HeadSelection clampFocus(HeadSelection f, const ModelConfig& c)
 namespace {
 std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
-                                                quint64 generation, AttentionDisplay display)
+                                                quint64 generation, AttentionDisplay display, bool reusePrefix)
 {
     const auto start = std::chrono::steady_clock::now();
     auto snap = std::make_shared<Snapshot>();
@@ -57,7 +58,17 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     capture.finalHidden = encoder && canPredictMasked(*model).ok();
     capture.valueNorms = display == AttentionDisplay::ValueWeighted;
     thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
-    Status s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
+    Status s;
+    if (reusePrefix) {
+        thread_local PrefixCache cache;
+        thread_local std::weak_ptr<const Snapshot> last;  // the snapshot the cache's pass filled, while it lives
+        const SnapshotPtr previous = last.lock();
+        s = forwardReusingPrefix(*model, snap->tokens.ids, settings, capture, previous ? &previous->trace : nullptr, snap->trace,
+                                 cache, ws, &snap->reusedTokens);
+        last = s.ok() ? snap : nullptr;
+    } else {
+        s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
+    }
     if (s.ok() && encoder) snap->maskedTokens = predictMasked(*model, snap->trace, snap->tokens.ids, Snapshot::kNextTokens);
     else if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -73,12 +84,12 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
 
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
-                                                quint64 generation, AttentionDisplay display)
+                                                quint64 generation, AttentionDisplay display, bool reusePrefix)
 {
     // Runs on the worker thread too, where an escaping exception would end the program: out of memory
     // becomes the snapshot's error sentence instead.
     try {
-        return computeSnapshotUnguarded(model, text, settings, focus, generation, display);
+        return computeSnapshotUnguarded(model, text, settings, focus, generation, display, reusePrefix);
     } catch (const std::bad_alloc&) {
         auto snap = std::make_shared<Snapshot>();
         snap->model = model;
@@ -353,7 +364,7 @@ void Document::request()
     const quint64 generation = ++m_generation;
     auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, display = m_display,
                  generation](const CancelFlag&) {
-        return computeSnapshot(model, text, settings, focus, generation, display);
+        return computeSnapshot(model, text, settings, focus, generation, display, true);
     };
     auto show = [this](std::pair<SnapshotPtr, QString> result) { accept(std::move(result.first), std::move(result.second)); };
     if (!isAsync()) {

@@ -48,6 +48,7 @@ struct Snapshot {
     std::vector<NextToken> nextTokens;  // decoders: the model's most probable next tokens after the last one
     std::vector<MaskedPrediction> maskedTokens;  // encoders: the most probable fillers of every [MASK]
     double computeMs = 0.0;        // wall time of tokenize + forward
+    int reusedTokens = 0;          // leading tokens whose rows came from the pass before (model/prefixreuse.h)
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
@@ -167,10 +168,14 @@ private:
     bool m_computeNiced = false;
 };
 
-// Runs tokenize + forward for one request. Pure function of its inputs; safe on any thread.
+// Runs tokenize + forward for one request; safe on any thread. With `reusePrefix` (the Document's own
+// requests), each thread keeps the keys and values of its last such pass and a weak handle on its snapshot,
+// so text that keeps that snapshot's first tokens recomputes only the rows after them; the result is the
+// same either way (tests/core/tst_prefixreuse.cpp).
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
-                                                quint64 generation, AttentionDisplay display = AttentionDisplay::Weights);
+                                                quint64 generation, AttentionDisplay display = AttentionDisplay::Weights,
+                                                bool reusePrefix = false);
 
 // Loads a model spec as the Model menu opens it (builtin, random:..., a folder). The loaders bound their
 // allocations, but memory can still run out on a small machine: a sentence then, not a crash.

@@ -1,0 +1,107 @@
+// The Document's passes reuse the unchanged prefix (model/prefixreuse.h): typing word by word at the end, on
+// the GUI thread and on the worker, each snapshot after the first reuses the tokens before the new word, and
+// every number it holds (every head's weights, the focused head's scores and weights, the next tokens) is a
+// fresh pass's. A setting changed, a word deleted and an edit at the start behave as prefix reuse says.
+#include <QtTest>
+
+#include <cmath>
+
+#include "common/document.h"
+#include "waits.h"
+
+using namespace attnscope;
+
+namespace {
+
+double worstDifference(const Matrix& a, const Matrix& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+    double worst = 0.0;
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+        for (Eigen::Index i = 0; i < a.rows(); ++i) {
+            if (std::isinf(a(i, j)) || std::isinf(b(i, j))) {
+                if (a(i, j) != b(i, j)) return INFINITY;
+                continue;
+            }
+            worst = std::max(worst, std::abs(double(a(i, j)) - double(b(i, j))));
+        }
+    return worst;
+}
+
+// The snapshot on screen against a pass that reuses nothing, on the same input.
+double differenceFromAFreshPass(const Document& doc)
+{
+    const SnapshotPtr shown = doc.snapshot();
+    const SnapshotPtr fresh = computeSnapshot(doc.model(), doc.text(), doc.settings(), doc.focus(), 0, doc.attentionDisplay()).first;
+    if (shown->tokens.ids != fresh->tokens.ids || shown->trace.attention.size() != fresh->trace.attention.size()) return INFINITY;
+    double worst = 0.0;
+    for (std::size_t i = 0; i < fresh->trace.attention.size(); ++i)
+        worst = std::max(worst, worstDifference(shown->trace.attention[i], fresh->trace.attention[i]));
+    worst = std::max(worst, worstDifference(shown->trace.detail.scores, fresh->trace.detail.scores));
+    worst = std::max(worst, worstDifference(shown->trace.detail.weights, fresh->trace.detail.weights));
+    if (shown->nextTokens.size() != fresh->nextTokens.size()) return INFINITY;
+    for (std::size_t i = 0; i < fresh->nextTokens.size(); ++i) {
+        if (shown->nextTokens[i].id != fresh->nextTokens[i].id) return INFINITY;
+        worst = std::max(worst, std::abs(shown->nextTokens[i].p - fresh->nextTokens[i].p));
+    }
+    return worst;
+}
+
+} // namespace
+
+class TestDocumentReuse : public QObject {
+    Q_OBJECT
+private slots:
+    void typingAtTheEndReusesThePrefix_data()
+    {
+        QTest::addColumn<bool>("async");
+        QTest::newRow("GUI thread") << false;
+        QTest::newRow("worker thread") << true;
+    }
+    void typingAtTheEndReusesThePrefix()
+    {
+        QFETCH(bool, async);
+        Document doc;  // the built-in model, a decoder
+        doc.setForceAsync(async);
+        const QStringList words = QStringLiteral("the small cat sat on the warm mat and the old dog watched the bird").split(' ');
+        QString text;
+        int reusing = 0;
+        doc.waitForIdle();
+        std::size_t before = doc.snapshot()->tokens.ids.size();  // tokens of the text before the word (<bos> alone at first)
+        for (const QString& word : words) {
+            text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+            // Waiting for the signal, not waitForIdle(): a wait on work not started yet would run it here.
+            QSignalSpy shown(&doc, &Document::snapshotChanged);
+            doc.setText(text);
+            if (shown.isEmpty()) QVERIFY(shown.wait(testing::kWorkTimeoutMs));
+            const double worst = differenceFromAFreshPass(doc);
+            QVERIFY2(worst < 1e-4, qPrintable(QStringLiteral("after '%1': %2").arg(text).arg(worst)));
+            if (doc.snapshot()->reusedTokens > 0) {
+                QVERIFY2(doc.snapshot()->reusedTokens == int(before), qPrintable(QStringLiteral("after %1: %2 reused of %3 before, %4 now").arg(text).arg(doc.snapshot()->reusedTokens).arg(before).arg(doc.snapshot()->tokens.ids.size())));  // every token before the new word
+                ++reusing;
+            }
+            before = doc.snapshot()->tokens.ids.size();
+        }
+        QVERIFY2(reusing >= int(words.size()) - 1, qPrintable(QString::number(reusing)));  // at least all but the first word
+
+        doc.setTemperature(0.5);  // every row changes
+        doc.waitForIdle();
+        QCOMPARE(doc.snapshot()->reusedTokens, 0);
+        QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
+
+        text.chop(words.last().size() + 1);  // a word deleted at the end
+        doc.setText(text);
+        doc.waitForIdle();
+        QCOMPARE(doc.snapshot()->reusedTokens, int(doc.snapshot()->tokens.ids.size()) - 1);
+        QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
+
+        text.replace(0, 3, QStringLiteral("a"));  // the first word changed
+        doc.setText(text);
+        doc.waitForIdle();
+        QCOMPARE(doc.snapshot()->reusedTokens, 0);
+        QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDocumentReuse)
+#include "tst_documentreuse.moc"

@@ -111,11 +111,23 @@ void attendRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
                 Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, ProductScratch& scratch)
 {
     ensure(scores, q.rows(), k.rows());
-    multiplyTransposedInto(q, k, scores, scratch);  // (n, T)
+    // A keystroke brings a row or two: matrix-vector products then, which read K and V once each, where the
+    // matrix product would first copy them into its panel order for every head.
+    constexpr Eigen::Index kVectorRows = 4;
+    const bool fewRows = q.rows() <= kVectorRows;
+    if (fewRows) {
+        for (Eigen::Index r = 0; r < q.rows(); ++r) scores.row(r).transpose().noalias() = k * q.row(r).transpose();  // (T)
+    } else {
+        multiplyTransposedInto(q, k, scores, scratch);  // (n, T)
+    }
     scores *= multiplier;
     maskScoreRows(settings, row0, scores);
     maskedSoftmax(scores, weights);
-    multiplyInto(weights, v, out, scratch);  // (n, Dh)
+    if (fewRows) {
+        for (Eigen::Index r = 0; r < q.rows(); ++r) out.row(r).noalias() = weights.row(r) * v;  // (Dh)
+    } else {
+        multiplyInto(weights, v, out, scratch);  // (n, Dh)
+    }
 }
 
 // The trace's rows 0..p-1 from `prev`, sized for T; every row from p on is left for the layers to fill.

@@ -47,6 +47,16 @@ double differenceFromAFreshPass(const Document& doc)
     return worst;
 }
 
+// Makes one change and waits for its snapshot. On the signal, not waitForIdle(): a wait on work that has not
+// started runs it on the waiting thread, so the passes would hop between the two threads' caches.
+template <class Change>
+bool changeAndWait(Document& doc, Change&& change)
+{
+    QSignalSpy shown(&doc, &Document::snapshotChanged);
+    change();
+    return !shown.isEmpty() || shown.wait(testing::kWorkTimeoutMs);
+}
+
 } // namespace
 
 class TestDocumentReuse : public QObject {
@@ -66,14 +76,11 @@ private slots:
         const QStringList words = QStringLiteral("the small cat sat on the warm mat and the old dog watched the bird").split(' ');
         QString text;
         int reusing = 0;
-        doc.waitForIdle();
+        doc.waitForIdle();  // the constructor's pass (on this thread: nothing was submitted yet)
         std::size_t before = doc.snapshot()->tokens.ids.size();  // tokens of the text before the word (<bos> alone at first)
         for (const QString& word : words) {
             text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + word;
-            // Waiting for the signal, not waitForIdle(): a wait on work not started yet would run it here.
-            QSignalSpy shown(&doc, &Document::snapshotChanged);
-            doc.setText(text);
-            if (shown.isEmpty()) QVERIFY(shown.wait(testing::kWorkTimeoutMs));
+            QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
             const double worst = differenceFromAFreshPass(doc);
             QVERIFY2(worst < 1e-4, qPrintable(QStringLiteral("after '%1': %2").arg(text).arg(worst)));
             if (doc.snapshot()->reusedTokens > 0) {
@@ -84,20 +91,17 @@ private slots:
         }
         QVERIFY2(reusing >= int(words.size()) - 1, qPrintable(QString::number(reusing)));  // at least all but the first word
 
-        doc.setTemperature(0.5);  // every row changes
-        doc.waitForIdle();
+        QVERIFY(changeAndWait(doc, [&] { doc.setTemperature(0.5); }));  // every row changes
         QCOMPARE(doc.snapshot()->reusedTokens, 0);
         QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
 
         text.chop(words.last().size() + 1);  // a word deleted at the end
-        doc.setText(text);
-        doc.waitForIdle();
+        QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
         QCOMPARE(doc.snapshot()->reusedTokens, int(doc.snapshot()->tokens.ids.size()) - 1);
         QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
 
         text.replace(0, 3, QStringLiteral("a"));  // the first word changed
-        doc.setText(text);
-        doc.waitForIdle();
+        QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
         QCOMPARE(doc.snapshot()->reusedTokens, 0);
         QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
     }

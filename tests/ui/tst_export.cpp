@@ -21,6 +21,7 @@
 #include "export/exportdialog.h"
 #include "export/plotmenu.h"
 #include "export/viewexport.h"
+#include "steps/costview.h"
 #include "window/mainwindow.h"
 #include "window/renderer.h"
 #include "window/windowactions.h"
@@ -193,6 +194,35 @@ private slots:
         QVERIFY(svg.contains("Compare") || svg.contains("B − A") || svgElements(svg).value(QStringLiteral("text")) > 0);
         dialog.setPath(dir.filePath(QStringLiteral("compare.bmp")));
         QVERIFY(!dialog.exportNow().ok());
+    }
+
+    // The Cost view's export draws the timings the window shows (timing again would block for a second and
+    // could draw other numbers); a window that has not timed yet lets the picture's view time in the background.
+    void theCostExportDrawsTheWindowsTimings()
+    {
+        MainWindow window;
+        window.sentenceEdit()->setText(kSentence);
+        CostView* cost = window.findChild<CostView*>();
+        QVERIFY(cost);
+        QVERIFY(liveRenderOptions(&window, QStringLiteral("cost")).costPoints.empty());
+        std::vector<CostPoint> points(2);
+        points[0] = {8, 2.5, 3.0, 512, 1536, 6144};
+        points[1] = {16, 1234.5, 5000.0, 2048, 3072, 12288};
+        cost->showPoints(points);
+        QCOMPARE(int(liveRenderOptions(&window, QStringLiteral("cost")).costPoints.size()), 2);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("cost.svg"));
+        const Status exported = exportView(*window.document(), &window, QStringLiteral("cost"), path, QSize(900, 500), 96);
+        QVERIFY2(exported.ok(), exported.error.c_str());
+        const QByteArray svg = readFile(path);
+        QVERIFY2(svg.contains("At 16 tokens one head takes 1234.50 ms"), "the picture does not show the window's timings");
+
+        RenderOptions fresh;
+        fresh.outPath = dir.filePath(QStringLiteral("measured.svg"));
+        fresh.width = 900;
+        fresh.height = 500;
+        QVERIFY(renderView(QStringLiteral("cost"), *window.document(), fresh).ok());
+        QVERIFY2(readFile(fresh.outPath).contains("At 2048 tokens one head takes"), "the picture's view did not time up to 2,048 tokens");
     }
 
     void aClickedPlotExportsAndCopiesOnItsOwn()

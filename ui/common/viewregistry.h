@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/costmeasure.h"
 #include "common/exportimage.h"
 #include "result.h"
 #include "scene/scene.h"
@@ -36,6 +37,9 @@ struct RenderOptions {
     int key = -1;
     QString source = QStringLiteral("The cat sat on the mat");
     std::optional<CompareBSettings> compareB;  // Compare's B side; absent: the document's
+    // The Cost view's timings as the window shows them (an export draws those rather than timing again);
+    // empty: the picture's view measures.
+    std::vector<CostPoint> costPoints;
 };
 
 struct ViewEntry {

@@ -28,6 +28,14 @@ void setBars(QCPBars* bars, const Histogram& h)
 
 double maxDensity(const Histogram& h) { return h.density.empty() ? 1.0 : *std::max_element(h.density.begin(), h.density.end()); }
 
+// The variance curve takes about 25 million normal draws (half a second) and depends on nothing but its
+// fixed seed: drawn once per process, not by every view built (the window's page, each exported picture).
+const DotProductVariance& sampledVariance()
+{
+    static const DotProductVariance variance = dotProductVariance(dkGrid(), 2000, WhySqrtDkView::kSeed);
+    return variance;
+}
+
 } // namespace
 
 WhySqrtDkView::WhySqrtDkView(Document* document, QWidget* parent)
@@ -82,7 +90,7 @@ WhySqrtDkView::WhySqrtDkView(Document* document, QWidget* parent)
     m_varScaled->setName(QStringLiteral("q·k / √dₖ (stays at 1)"));
     v->legend->setVisible(true);
     v->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    m_variance = dotProductVariance(m_grid, 2000, kSeed);
+    m_variance = sampledVariance();
     m_varUnscaled->setData(QVector<double>(m_variance.dk.begin(), m_variance.dk.end()),
                            QVector<double>(m_variance.unscaled.begin(), m_variance.unscaled.end()), true);
     m_varScaled->setData(QVector<double>(m_variance.dk.begin(), m_variance.dk.end()),

@@ -1,5 +1,6 @@
 #include "steps/costview.h"
 
+#include <QEventLoop>
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
@@ -126,11 +127,19 @@ void CostView::measure()
     });
 }
 
-void CostView::measureNow()
+void CostView::showPoints(std::vector<CostPoint> points)
 {
     stopWorker();
-    m_points = measureCost(options());
+    m_points = std::move(points);
     finish();
+}
+
+void CostView::waitForMeasurement()
+{
+    if (m_finished) return;
+    QEventLoop loop;
+    connect(this, &CostView::measured, &loop, &QEventLoop::quit);
+    loop.exec();
 }
 
 void CostView::addPoint(const CostPoint& point)

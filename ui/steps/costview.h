@@ -1,7 +1,8 @@
 #pragma once
 // What attention costs on this machine: time and memory of one head and of all heads against the sequence
 // length, 8 to 2,048 tokens, on log-log axes with an n² reference line. Measured on a worker thread when
-// the view is first shown or the button is pressed, so the window never waits for it.
+// the view is first shown or the button is pressed, so the window never waits for it (a picture's view
+// waits for it in the event loop, so the window goes on drawing meanwhile).
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -24,9 +25,11 @@ public:
 
     // Starts a measurement in the background; points arrive one length at a time.
     void measure();
-    // Measures on the calling thread (headless rendering).
-    void measureNow();
-    bool isMeasuring() const { return m_thread.joinable() && !m_finished; }
+    // Shows timings measured before (the window's, for an export) instead of measuring.
+    void showPoints(std::vector<CostPoint> points);
+    // Runs the event loop until a measurement under way has finished (rendering a picture).
+    void waitForMeasurement();
+    bool isMeasuring() const { return !m_finished; }
     const std::vector<CostPoint>& points() const { return m_points; }
     QCustomPlot* plot() const { return m_plot; }
     void setMaxTokens(int tokens) { m_maxTokens = std::min(tokens, kMaxCostTokens); }

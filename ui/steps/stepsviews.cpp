@@ -57,9 +57,10 @@ Status prepareCross(QWidget* view, Document&, const RenderOptions& options)
     return {};
 }
 
-Status prepareCost(QWidget* view, Document&, const RenderOptions&)
+// The window's timings when it has them; otherwise the view measures once shown, and settleCost waits.
+Status prepareCost(QWidget* view, Document&, const RenderOptions& options)
 {
-    qobject_cast<CostView*>(view)->measureNow();
+    if (!options.costPoints.empty()) qobject_cast<CostView*>(view)->showPoints(options.costPoints);
     return {};
 }
 
@@ -69,6 +70,17 @@ Status layOut(QWidget* view, Document&, const RenderOptions& options)
     QApplication::processEvents();
     view->resize(options.width, options.height);
     return {};
+}
+
+Status settleCost(QWidget* view, Document& document, const RenderOptions& options)
+{
+    qobject_cast<CostView*>(view)->waitForMeasurement();
+    return layOut(view, document, options);
+}
+
+void captureCost(const QWidget* tabs, RenderOptions& options)
+{
+    if (const CostView* cost = tabs->findChild<CostView*>(); cost && !cost->isMeasuring()) options.costPoints = cost->points();
 }
 
 void captureCell(const QWidget* tabs, RenderOptions& options)
@@ -97,8 +109,8 @@ const ViewList& stepsViews()
         {QStringLiteral("positional"), QObject::tr("Positions"), tab, true, make<PositionalView>, preparePositional, layOut, {}},
         {QStringLiteral("rope"), QObject::tr("Rotary"), tab, true, make<RopeView>, {}, layOut, {}},
         {QStringLiteral("cross"), QObject::tr("Cross-attention"), tab, true, make<CrossAttentionView>, prepareCross, layOut, captureSource},
-        // The cost view measures the first time its tab is shown.
-        {QStringLiteral("cost"), QObject::tr("Cost"), tab, true, make<CostView>, prepareCost, layOut, {}},
+        // The cost view measures the first time its tab is shown; an export draws the window's timings.
+        {QStringLiteral("cost"), QObject::tr("Cost"), tab, true, make<CostView>, prepareCost, settleCost, captureCost},
     };
     return views;
 }

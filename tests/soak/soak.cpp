@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <memory>
 
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
@@ -40,6 +41,7 @@
 #include "lessons/lessonpanel.h"
 #include "presenter/presentermode.h"
 #include "scenes/scenecontroller.h"
+#include "stalltracer.h"
 #include "tinybert.h"
 #include "tinygpt2.h"
 #include "training/trainview.h"
@@ -73,9 +75,10 @@ QString words(QRandomGenerator& rng, int count)
 
 class Soak {
 public:
-    Soak(MainWindow& window, quint32 seed, bool verbose)
+    Soak(MainWindow& window, quint32 seed, bool verbose, int traceStallsMs)
         : m_w(window), m_doc(*window.document()), m_rng(seed), m_seed(seed), m_verbose(verbose)
     {
+        if (traceStallsMs > 0) m_tracer = std::make_unique<soak::StallTracer>(traceStallsMs);
         // Models of every kind the window opens: the built-in one, random shapes, a GPT-2 and a BERT folder.
         m_models << QStringLiteral("builtin") << QStringLiteral("random:layers=2,heads=2,d_model=16,seed=3")
                  << QStringLiteral("random:layers=4,heads=4,d_model=32,seed=5")
@@ -97,6 +100,7 @@ public:
             const qint64 now = m_clock.elapsed();
             m_gap = std::max(m_gap, now - m_lastBeat);
             m_lastBeat = now;
+            if (m_tracer) m_tracer->beat();
         });
         // A dialog is a failure here (every action is one that should not need one): noted and closed.
         m_dialogs.setInterval(100);
@@ -120,10 +124,12 @@ public:
             const auto [name, act] = pick();
             ++m_counts[name];
             ++m_actions;
-            QElapsedTimer took;
-            took.start();
+            // The longest the GUI thread went without a heartbeat during the action: all of it, unless the
+            // action runs the event loop while it waits (an export waiting for a measurement).
+            m_gap = 0;
+            m_lastBeat = m_clock.elapsed();
             act();
-            const qint64 actionMs = took.elapsed();
+            const qint64 actionMs = std::max(m_gap, m_clock.elapsed() - m_lastBeat);
             m_gap = 0;
             m_lastBeat = m_clock.elapsed();
             if (!settle()) m_failure = QStringLiteral("the window did not settle within %1 s").arg(kHangMs / 1000);
@@ -361,6 +367,7 @@ private:
     qint64 m_maxResident = qint64(6) << 30;
     QTemporaryDir m_files;
     QStringList m_models, m_hostile, m_views;
+    std::unique_ptr<soak::StallTracer> m_tracer;
     TrainView* m_train = nullptr;
     CompareView* m_compare = nullptr;
     QTimer m_beat, m_dialogs;
@@ -393,7 +400,10 @@ int main(int argc, char** argv)
     const QCommandLineOption stall(QStringLiteral("max-stall-ms"), QStringLiteral("Fail when the GUI thread is blocked longer (default: report only)."),
                                    QStringLiteral("MS"), QStringLiteral("0"));
     const QCommandLineOption verbose(QStringLiteral("verbose"), QStringLiteral("Print every action that blocked the GUI thread 100 ms or more."));
-    parser.addOptions({seconds, minutes, seedOption, stall, verbose});
+    const QCommandLineOption trace(QStringLiteral("trace-stalls-ms"),
+                                   QStringLiteral("Print the GUI thread's stack every MS while it is blocked longer than MS (finding stalls)."),
+                                   QStringLiteral("MS"), QStringLiteral("0"));
+    parser.addOptions({seconds, minutes, seedOption, stall, verbose, trace});
     parser.process(app);
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines in order with Qt's messages on stderr
     const double duration = parser.isSet(minutes) ? parser.value(minutes).toDouble() * 60 : parser.value(seconds).toDouble();
@@ -407,7 +417,7 @@ int main(int argc, char** argv)
         MainWindow window;
         window.show();
         window.actions()->scenes()->startAutosave();
-        Soak soak(window, seed, parser.isSet(verbose));
+        Soak soak(window, seed, parser.isSet(verbose), parser.value(trace).toInt());
         ok = soak.run(duration, parser.value(stall).toLongLong());
         soak.report(duration);
         window.actions()->presenter()->setActive(false);

@@ -19,6 +19,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFile>
 #include <QLineEdit>
 #include <QMap>
@@ -62,6 +63,13 @@ qint64 residentBytes()
     for (const QByteArray& line : status.readAll().split('\n'))
         if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').value(0).toLongLong() * 1024;
     return 0;
+}
+
+void runEventLoopFor(int ms)
+{
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
 }
 
 QString words(QRandomGenerator& rng, int count)
@@ -202,7 +210,12 @@ private:
         const std::vector<std::pair<int, Action>> table = {
             {20, {QStringLiteral("type"), [this] { m_w.sentenceEdit()->insert(QLatin1Char(' ') + words(m_rng, 1 + below(3))); }}},
             {8, {QStringLiteral("delete"), [this] {
-                     for (int i = below(12); i >= 0; --i) m_w.sentenceEdit()->backspace();
+                     // A held key: one to twelve backspaces, each its own event about 30 ms apart (a key's
+                     // auto-repeat), so the window runs between them as it does for a person.
+                     for (int i = below(12); i >= 0; --i) {
+                         m_w.sentenceEdit()->backspace();
+                         if (i > 0) runEventLoopFor(30);
+                     }
                  }}},
             {5, {QStringLiteral("paste"), [this] {
                      m_w.sentenceEdit()->selectAll();

@@ -69,7 +69,8 @@ RopeView::RopeView(Document* document, QWidget* parent) : QWidget(parent), m_doc
     m_originalContextLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_originalContextLabel->setColor(QColor(230, 120, 20));
 
-    labplot::addTitle(m_scores, QStringLiteral("q·k of fixed vectors against the distance between query and key"));
+    // Short enough for half of a 1,000-pixel window; the axis says what the distance is.
+    labplot::addTitle(m_scores, QStringLiteral("q·k of fixed vectors against distance"));
     m_scores->xAxis->setLabel(QStringLiteral("relative distance m − n (tokens)"));
     m_scores->yAxis->setLabel(QStringLiteral("q·k after rotating q to m and k to n"));
     // A thousand distances of a curve that turns at every token, drawn a pixel wide: the raster engine draws

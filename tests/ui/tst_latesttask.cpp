@@ -43,6 +43,7 @@ private slots:
     void runNowSupersedesWorkStillRunning();
     void dropForgetsWhatIsRunning();
     void waitShowsTheResultWithoutAnEventLoop();
+    void waitWithEventsRunsTheEventLoopMeanwhile();
 };
 
 void TestLatestTask::showsOnlyTheNewestAndNeverRunsWorkThatWasReplacedWhileWaiting()
@@ -138,6 +139,25 @@ void TestLatestTask::waitShowsTheResultWithoutAnEventLoop()
     task.wait();
     QCoreApplication::processEvents();
     QCOMPARE(again, 1);
+}
+
+// The work can only finish once an event on the owner's thread has run: wait() would hold it back until the
+// work gives up; waitWithEvents() lets the event run, and still shows the one result once.
+void TestLatestTask::waitWithEventsRunsTheEventLoopMeanwhile()
+{
+    QObject owner;
+    QThreadPool pool;
+    LatestTask<int> task(&owner, LatestTask<int>::Delivery::NewestOnly, &pool);
+    auto gate = std::make_shared<Gate>();
+    int shown = 0, shows = 0;
+    task.submit([gate](const CancelFlag&) { return gate->release.tryAcquire(1, 60'000) ? 1 : -1; },
+                [&](int v) { shown = v; ++shows; });
+    QTimer::singleShot(0, &owner, [gate] { gate->release.release(); });
+    task.waitWithEvents();
+    QCOMPARE(shown, 1);
+    QCoreApplication::processEvents();
+    QCOMPARE(shows, 1);
+    QVERIFY(!task.busy());
 }
 
 QTEST_GUILESS_MAIN(TestLatestTask)

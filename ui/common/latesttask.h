@@ -4,7 +4,8 @@
 // stale. At most one work runs at a time: work submitted while another runs waits, and newer work replaces
 // it, so a superseded input is never computed; the running work's cancel flag is raised, so long work may
 // stop early. wait() blocks until the newest result is shown, without running an event loop (for the
-// renderer and the tests).
+// renderer and the tests); waitWithEvents() waits with the event loop running (a picture from the window).
+#include <QEventLoop>
 #include <QFuture>
 #include <QFutureWatcher>
 #include <QObject>
@@ -90,6 +91,21 @@ public:
         while (m_running) {
             m_running->future.waitForFinished();
             finished(m_running->id);
+        }
+    }
+
+    // Like wait(), but the work runs on the pool while the event loop goes on (the window keeps drawing);
+    // newer work submitted meanwhile is waited for as well.
+    void waitWithEvents()
+    {
+        while (m_running) {
+            const quint64 id = m_running->id;
+            QEventLoop loop;
+            QFutureWatcher<R> watcher;
+            QObject::connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
+            watcher.setFuture(m_running->future);
+            if (!m_running->future.isFinished()) loop.exec();
+            finished(id);  // nothing, when the task's own watcher got there first
         }
     }
 

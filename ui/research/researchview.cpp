@@ -73,6 +73,14 @@ void ResearchView::waitForResult()
     m_task.wait();
 }
 
+void ResearchView::waitForResultInBackground()
+{
+    m_document->waitForIdle();
+    m_alwaysOnPool = true;
+    if (!m_requested || (!isComputing() && changesMeasurement(*m_requested, *m_document->snapshot()))) refresh();
+    m_task.waitWithEvents();
+}
+
 QString nothingToMeasure(const Document& document, const Snapshot& snapshot)
 {
     if (!snapshot.model) return QObject::tr("No model is loaded.");

@@ -55,7 +55,10 @@ public:
     // Recomputes for the document's latest snapshot (views call it when one of their own inputs changes).
     void refresh();
     bool isComputing() const { return m_task.busy(); }
-    void waitForResult();  // runs the event loop until the latest result is shown (tests, rendering)
+    void waitForResult();  // blocks until the latest result is shown (tests)
+    // For a picture: measures on the thread pool and waits with the event loop running, so the window goes
+    // on drawing while a picture's measurement takes its time.
+    void waitForResultInBackground();
     QLabel* statusLabel() const { return m_status; }
 
 protected:

@@ -42,7 +42,7 @@ Status checkToken(QWidget*, Document& document, const RenderOptions& options)
 Status waitForResult(QWidget* view, Document& document, const RenderOptions& options)
 {
     auto* research = qobject_cast<ResearchView*>(view);
-    research->waitForResult();
+    research->waitForResultInBackground();
     QApplication::processEvents();
     research->resize(options.width, options.height);
     const int token = options.query >= 0 ? options.query : tokenCount(document) - 1;

@@ -7,6 +7,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QMenu>
 #include <QProcess>
@@ -14,6 +16,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 #include "common/document.h"
@@ -22,7 +25,9 @@
 #include "lab/compareview.h"
 #include "scenes/scenecontroller.h"
 #include "scenes/scenestate.h"
+#include "tinygpt2.h"
 #include "window/mainwindow.h"
+#include "window/tokenchips.h"
 #include "window/windowactions.h"
 
 using namespace attnscope;
@@ -178,6 +183,44 @@ private slots:
         QVERIFY2(QString::fromStdString(r.error()).contains(QStringLiteral("/no/such/model/folder")), r.error().c_str());
         QCOMPARE(w.document()->text(), QStringLiteral("kept"));
         QVERIFY(w.actions()->scenes()->currentPath().isEmpty());
+    }
+
+    // A GPT-2 folder's 50,000-merge tokenizer takes a while to build: a scene that opens one loads it on the
+    // pool, the window's events go on meanwhile, and the rest of the scene is applied once it is current.
+    void aSceneOpensItsModelWhileTheWindowRuns()
+    {
+        QTemporaryDir dir;
+        const QString folder = QString::fromStdString(tinygpt2::writeFolder(dir, "tiny-gpt2", tinygpt2::tinyTensors(7)));
+        const QString path = dir.filePath(QStringLiteral("gpt2.attnscope"));
+        writeFile(path, QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("attnscope-scene")},
+                                                  {QStringLiteral("version"), 1},
+                                                  {QStringLiteral("model"), folder},
+                                                  {QStringLiteral("text"), QStringLiteral("Hello world")}})
+                            .toJson());
+        MainWindow w;
+        bool ranMeanwhile = false;
+        QTimer::singleShot(0, &w, [&] { ranMeanwhile = true; });
+        const Result<QStringList> opened = w.actions()->scenes()->open(path);
+        QVERIFY2(opened, opened.error().c_str());
+        QVERIFY(ranMeanwhile);
+        QCOMPARE(w.document()->modelSpec(), folder);
+        QCOMPARE(w.document()->text(), QStringLiteral("Hello world"));
+        QCOMPARE(w.tokenChips()->chipId(1), 995);  // " world" in GPT-2's vocabulary
+    }
+
+    // A model opened while another one loads is the one asked for last: the first open fails and says why.
+    void aModelOpenedMeanwhileWins()
+    {
+        QTemporaryDir dir;
+        const QString folder = QString::fromStdString(tinygpt2::writeFolder(dir, "tiny-gpt2", tinygpt2::tinyTensors(7)));
+        MainWindow w;
+        Status inner = Status::failure("not run");
+        QTimer::singleShot(0, &w, [&] { inner = w.openModel(kModel); });
+        const Status outer = w.openModel(folder);
+        QVERIFY2(inner.ok(), inner.error.c_str());
+        QVERIFY(!outer.ok());
+        QVERIFY2(QString::fromStdString(outer.error).contains(QStringLiteral("while")), outer.error.c_str());
+        QCOMPARE(w.document()->modelSpec(), kModel);
     }
 
     void aTabThisBuildLacksIsAWarningNotAFailure()

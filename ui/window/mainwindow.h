@@ -52,7 +52,10 @@ public:
     // The Model menu: built-in, random, folder, Hugging Face cache, recent models (models/modelmenu.h).
     ModelMenu* modelMenu() const { return m_modelMenu; }
 
-    // Loads a model spec or folder and makes it current; the error sentence when it cannot.
+    // Loads a model spec or folder and makes it current; the error sentence when it cannot. It returns when
+    // the model is current, but loads on a pool thread with the event loop running, so the window keeps
+    // drawing (scenes and lesson steps open models this way). An open asked for while it waits wins: this
+    // one then fails, saying so.
     Status openModel(const QString& spec);
     // What the Model menu and a dropped folder do: loads on a pool thread, so the window keeps answering
     // while a 500 MB checkpoint is read (about a second), then makes it current, or says in a dialog why
@@ -79,6 +82,7 @@ private:
     void followPlace();
 
     Document* m_document;
+    quint64 m_blockingOpens = 0;  // openModel calls so far: one that waited sees whether another began meanwhile
     LatestTask<Result<ModelPtr>> m_opening{this};  // the newest openModelInBackground; older ones are dropped
     QLineEdit* m_sentence;
     TokenChips* m_chips;

@@ -4,9 +4,11 @@
 #include <QtTest>
 
 #include <QSemaphore>
+#include <QThread>
 #include <QThreadPool>
 #include <atomic>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "common/latesttask.h"
@@ -44,6 +46,8 @@ private slots:
     void dropForgetsWhatIsRunning();
     void waitShowsTheResultWithoutAnEventLoop();
     void waitWithEventsRunsTheEventLoopMeanwhile();
+    void runBesideEventLoopRunsTheEventLoopMeanwhile();
+    void runBesideEventLoopOffTheMainThreadRunsInPlace();
 };
 
 void TestLatestTask::showsOnlyTheNewestAndNeverRunsWorkThatWasReplacedWhileWaiting()
@@ -158,6 +162,35 @@ void TestLatestTask::waitWithEventsRunsTheEventLoopMeanwhile()
     QCoreApplication::processEvents();
     QCOMPARE(shows, 1);
     QVERIFY(!task.busy());
+}
+
+// The work can only finish once an event on this thread has run: without the event loop it would give up.
+void TestLatestTask::runBesideEventLoopRunsTheEventLoopMeanwhile()
+{
+    QObject owner;
+    auto gate = std::make_shared<Gate>();
+    QTimer::singleShot(0, &owner, [gate] { gate->release.release(); });
+    const QThread* here = QThread::currentThread();
+    const auto [value, ranElsewhere] = runBesideEventLoop([gate, here] {
+        return std::pair{gate->release.tryAcquire(1, 60'000) ? 7 : -1, QThread::currentThread() != here};
+    });
+    QCOMPARE(value, 7);
+    QVERIFY(ranElsewhere);
+}
+
+void TestLatestTask::runBesideEventLoopOffTheMainThreadRunsInPlace()
+{
+    const QThread* worker = nullptr;
+    const QThread* ranOn = nullptr;
+    QThread* thread = QThread::create([&] {
+        worker = QThread::currentThread();
+        ranOn = runBesideEventLoop([] { return QThread::currentThread(); });
+    });
+    thread->start();
+    QVERIFY(thread->wait(60'000));
+    delete thread;
+    QVERIFY(worker != nullptr);
+    QCOMPARE(ranOn, worker);
 }
 
 QTEST_GUILESS_MAIN(TestLatestTask)

@@ -5,22 +5,48 @@
 // it, so a superseded input is never computed; the running work's cancel flag is raised, so long work may
 // stop early. wait() blocks until the newest result is shown, without running an event loop (for the
 // renderer and the tests); waitWithEvents() waits with the event loop running (a picture from the window).
+// runBesideEventLoop() is the one-off form: one call that returns a result, with the window drawing meanwhile.
+#include <QCoreApplication>
 #include <QEventLoop>
 #include <QFuture>
 #include <QFutureWatcher>
 #include <QObject>
+#include <QThread>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace attnscope {
 
 // Raised when newer work supersedes the work it was given to.
 using CancelFlag = std::atomic<bool>;
+
+// Runs `work` on the global pool and returns its result, running the event loop while it waits when called
+// on the application's thread (a disk that takes a second to sync, or a model that takes as long to load,
+// must not freeze the window); anywhere else it simply runs here. A quit during the wait ends the loop, not
+// the work, which is waited for. Whatever `work` captures it must own: the window may change meanwhile.
+template <class Work>
+std::invoke_result_t<Work&> runBesideEventLoop(Work work)
+{
+    using R = std::invoke_result_t<Work&>;
+    const QCoreApplication* app = QCoreApplication::instance();
+    if (!app || QThread::currentThread() != app->thread()) return work();
+    QFuture<R> future = QtConcurrent::run(std::move(work));
+    if (!future.isFinished()) {
+        QEventLoop loop;
+        QFutureWatcher<R> watcher;
+        QObject::connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
+        watcher.setFuture(future);
+        if (!future.isFinished()) loop.exec();
+    }
+    future.waitForFinished();
+    return future.result();
+}
 
 template <class R>
 class LatestTask {

@@ -260,20 +260,11 @@ Status MainWindow::openModel(const QString& spec)
     m_opening.drop();  // a background open still running must not replace this one when it finishes
     const quint64 mine = ++m_blockingOpens;
     statusBar()->showMessage(tr("Opening %1…").arg(spec));
-    QFuture<Result<ModelPtr>> future = QtConcurrent::run([spec] { return loadModelSpec(spec); });
-    if (!future.isFinished()) {
-        QEventLoop loop;
-        QFutureWatcher<Result<ModelPtr>> watcher;
-        connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
-        watcher.setFuture(future);
-        if (!future.isFinished()) loop.exec();
-    }
-    // The loop also ends when the application quits; and an open asked for meanwhile is the newer one.
-    if (!future.isFinished()) return Status::failure(tr("The window closed before '%1' loaded.").arg(spec).toStdString());
+    Result<ModelPtr> loaded = runBesideEventLoop([spec] { return loadModelSpec(spec); });
+    // An open asked for meanwhile is the newer one, and wins.
     if (mine != m_blockingOpens || m_opening.busy())
         return Status::failure(tr("Another model was opened while '%1' loaded.").arg(spec).toStdString());
     statusBar()->clearMessage();
-    Result<ModelPtr> loaded = future.result();
     if (!loaded) return Status::failure(loaded.error());
     m_document->setModel(*loaded, spec);
     return Status::success();

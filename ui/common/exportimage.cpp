@@ -14,6 +14,7 @@
 
 #include "drawing/vectorcontrols.h"
 #include "drawing/vectorpaint.h"
+#include "common/latesttask.h"
 #include "io/atomicfile.h"
 
 namespace attnscope {
@@ -94,8 +95,10 @@ Status exportImage(const QString& path, QSize size, const QString& title, const 
     Q_ASSERT_X(!format.isEmpty(), "exportImage", "callers check the extension and report it to the user");
     const Result<QByteArray> bytes = encodeImage(format, size, dpi, title, paint);
     if (!bytes) return Status::failure(bytes.error());
-    return writeFileAtomically(QFile::encodeName(path).toStdString(),
-                               std::string_view(bytes->constData(), static_cast<std::size_t>(bytes->size())));
+    // Syncing the file to disk can take a second on a busy disk: not on the window's thread.
+    return runBesideEventLoop([file = QFile::encodeName(path).toStdString(), data = *bytes] {
+        return writeFileAtomically(file, std::string_view(data.constData(), static_cast<std::size_t>(data.size())));
+    });
 }
 
 void paintWidgetTree(QWidget* widget, QCPPainter& painter, const QPoint& offset)

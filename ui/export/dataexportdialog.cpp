@@ -14,6 +14,7 @@
 #include <QRadioButton>
 #include <QVBoxLayout>
 
+#include "common/latesttask.h"
 #include "io/atomicfile.h"
 #include "common/document.h"
 #include "common/sentence.h"
@@ -116,7 +117,8 @@ Status DataExportDialog::exportNow()
     if (path().isEmpty()) return Status::failure(tr("Choose a file to write.").toStdString());
     Result<std::string> bytes = exportData(*doc.model(), snap->tokens, doc.settings(), request());
     if (!bytes) return Status::failure(bytes.error());
-    return writeFileAtomically(QFile::encodeName(path()).toStdString(), *bytes);
+    // Syncing the file to disk can take a second on a busy disk: not on the window's thread.
+    return runBesideEventLoop([file = QFile::encodeName(path()).toStdString(), data = std::move(*bytes)] { return writeFileAtomically(file, data); });
 }
 
 void DataExportDialog::accept()

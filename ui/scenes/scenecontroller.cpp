@@ -21,6 +21,7 @@ std::string localPath(const QString& path) { return QFile::encodeName(path).toSt
 SceneController::SceneController(QWidget* window, Document* document, ModelOpener openModel)
     : QObject(window), m_window(window), m_document(document), m_openModel(std::move(openModel))
 {
+    m_diskThread.setMaxThreadCount(1);
 }
 
 void SceneController::setCurrentPath(const QString& path)
@@ -51,7 +52,8 @@ Result<QStringList> SceneController::open(const QString& path)
 
 Status SceneController::save(const QString& path)
 {
-    const Status written = writeSceneFile(localPath(path), captureScene(*m_document));
+    const Status written =
+        runBesideEventLoop([file = localPath(path), scene = captureScene(*m_document)] { return writeSceneFile(file, scene); });
     if (!written.ok()) return Status::failure(coreSentence(written.error).toStdString());
     setCurrentPath(QFileInfo(path).absoluteFilePath());
     Preferences::addRecentScene(path);
@@ -101,6 +103,7 @@ Result<QStringList> SceneController::restoreLastSession()
 
 Status SceneController::saveLastSession()
 {
+    m_sessionWrite.wait();  // an autosave still writing must not land after this one
     if (m_keepLastSession) return Status::success();
     Preferences::setWindowGeometry(m_window->saveGeometry());
     const QString path = Preferences::lastSessionPath();
@@ -115,11 +118,17 @@ void SceneController::startAutosave()
     m_autosave->setSingleShot(true);
     m_autosave->setInterval(kAutosaveMs);
     connect(m_autosave, &QTimer::timeout, this, [this] {
-        const Status saved = saveLastSession();
-        if (!saved.ok() && !m_autosaveWarned) {  // once: a full disk would say it every half second
-            m_autosaveWarned = true;
-            std::fprintf(stderr, "warning: the session is not being saved: %s\n", saved.error.c_str());
-        }
+        if (m_keepLastSession) return;
+        Preferences::setWindowGeometry(m_window->saveGeometry());
+        const QString path = Preferences::lastSessionPath();
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        m_sessionWrite.submit([file = localPath(path), scene = captureScene(*m_document)](const CancelFlag&) { return writeSceneFile(file, scene); },
+                              [this](const Status& saved) {
+                                  if (!saved.ok() && !m_autosaveWarned) {  // once: a full disk would say it every half second
+                                      m_autosaveWarned = true;
+                                      std::fprintf(stderr, "warning: the session is not being saved: %s\n", saved.error.c_str());
+                                  }
+                              });
     });
     // Armed, not restarted: typing without a pause cannot put the save off.
     const auto arm = [this] {
@@ -136,6 +145,6 @@ void SceneController::startAutosave()
     arm();
 }
 
-bool SceneController::autosavePending() const { return m_autosave && m_autosave->isActive(); }
+bool SceneController::autosavePending() const { return (m_autosave && m_autosave->isActive()) || m_sessionWrite.busy(); }
 
 } // namespace attnscope

@@ -6,8 +6,10 @@
 // (so Save cannot write over it), and an unreadable last session is not replaced at the end of the run.
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
 #include <QTimer>
 
+#include "common/latesttask.h"
 #include "result.h"
 #include "scenes/scenestate.h"
 
@@ -36,13 +38,17 @@ public:
     // is: saveLastSession() leaves it alone for the rest of the run. One whose model cannot be opened is put
     // on the built-in model, and the first warning says which model was lost and why.
     Result<QStringList> restoreLastSession();
+    // Writes the last session now, after any autosave still writing (the one at exit).
     Status saveLastSession();
     // Keeps the last session on disk while the window is used: a change of the document (model, sentence,
     // settings, focused head, tab or view, Compare's B side) is written, atomically, at most
     // kAutosaveMs later (a burst of changes does not put it off), with the window's geometry. So a crash
-    // loses at most the last half second. Also writes once, soon after it starts.
+    // loses at most the last half second (and the time the disk takes). Also writes once, soon after it
+    // starts. The scene is taken on the window's thread and written on the pool: syncing a file can hold a
+    // busy disk for most of a second, which the window must not feel.
     static constexpr int kAutosaveMs = 500;
     void startAutosave();
+    // An autosave is armed or still writing.
     bool autosavePending() const;
 
 signals:
@@ -59,6 +65,9 @@ private:
     bool m_keepLastSession = false;  // the last session could not be read: do not write over it
     QTimer* m_autosave = nullptr;
     bool m_autosaveWarned = false;
+    // Its own thread, so a session write never queues behind a long computation on the global pool.
+    QThreadPool m_diskThread;
+    LatestTask<Status> m_sessionWrite{this, LatestTask<Status>::Delivery::NewestOnly, &m_diskThread};  // the newest scene waits its turn
 };
 
 } // namespace attnscope

@@ -48,6 +48,7 @@ private slots:
     void waitWithEventsRunsTheEventLoopMeanwhile();
     void runBesideEventLoopRunsTheEventLoopMeanwhile();
     void runBesideEventLoopOffTheMainThreadRunsInPlace();
+    void workStaysOffQtsGlobalPool();
 };
 
 void TestLatestTask::showsOnlyTheNewestAndNeverRunsWorkThatWasReplacedWhileWaiting()
@@ -191,6 +192,24 @@ void TestLatestTask::runBesideEventLoopOffTheMainThreadRunsInPlace()
     delete thread;
     QVERIFY(worker != nullptr);
     QCOMPARE(ranOn, worker);
+}
+
+// Qt's raster engine waits on the GUI thread for fill pieces it puts on the global pool: work of ours there
+// would make a repaint wait for it. Both forms run on backgroundPool() unless given a pool.
+void TestLatestTask::workStaysOffQtsGlobalPool()
+{
+    const auto where = [] {
+        const QThread* t = QThread::currentThread();
+        return std::pair{QThreadPool::globalInstance()->contains(t), backgroundPool()->contains(t)};
+    };
+    QObject owner;
+    LatestTask<std::pair<bool, bool>> task(&owner);
+    std::pair<bool, bool> submitted{true, false};
+    task.submit([&where](const CancelFlag&) { return where(); }, [&submitted](std::pair<bool, bool> r) { submitted = r; });
+    task.waitWithEvents();  // wait() may take work not started yet and run it here
+    QCOMPARE(submitted, std::pair(false, true));
+
+    QCOMPARE(runBesideEventLoop(where), std::pair(false, true));
 }
 
 QTEST_GUILESS_MAIN(TestLatestTask)

@@ -26,7 +26,18 @@ namespace attnscope {
 // Raised when newer work supersedes the work it was given to.
 using CancelFlag = std::atomic<bool>;
 
-// Runs `work` on the global pool and returns its result, running the event loop while it waits when called
+// The pool the window's own background work runs on, never Qt's global pool. Qt 6.4's raster engine splits a
+// large fill or image scaling into pieces on the global pool and waits for all of them on the GUI thread, so
+// while our work (a model loading, a research measurement) held every thread of that pool, a repaint waited
+// for it to end. One thread per core, as the global pool has; like that pool, it waits at exit for work still
+// running.
+inline QThreadPool* backgroundPool()
+{
+    static QThreadPool pool;
+    return &pool;
+}
+
+// Runs `work` on backgroundPool() and returns its result, running the event loop while it waits when called
 // on the application's thread (a disk that takes a second to sync, or a model that takes as long to load,
 // must not freeze the window); anywhere else it simply runs here. A quit during the wait ends the loop, not
 // the work, which is waited for. Whatever `work` captures it must own: the window may change meanwhile.
@@ -36,7 +47,7 @@ std::invoke_result_t<Work&> runBesideEventLoop(Work work)
     using R = std::invoke_result_t<Work&>;
     const QCoreApplication* app = QCoreApplication::instance();
     if (!app || QThread::currentThread() != app->thread()) return work();
-    QFuture<R> future = QtConcurrent::run(std::move(work));
+    QFuture<R> future = QtConcurrent::run(backgroundPool(), std::move(work));
     if (!future.isFinished()) {
         QEventLoop loop;
         QFutureWatcher<R> watcher;
@@ -59,10 +70,10 @@ public:
         AnyNewer,    // every result newer than the one shown is shown (the window updates while typing)
     };
 
-    // `owner` lives on the GUI thread and owns this task as a member. `pool` runs the work; the global pool
+    // `owner` lives on the GUI thread and owns this task as a member. `pool` runs the work; backgroundPool()
     // when null.
     explicit LatestTask(QObject* owner, Delivery delivery = Delivery::NewestOnly, QThreadPool* pool = nullptr)
-        : m_owner(owner), m_delivery(delivery), m_pool(pool ? pool : QThreadPool::globalInstance())
+        : m_owner(owner), m_delivery(delivery), m_pool(pool ? pool : backgroundPool())
     {
     }
     LatestTask(const LatestTask&) = delete;

@@ -1,7 +1,7 @@
 #pragma once
-// The trainer's building blocks: forward and backward of every operation in a GPT-2-style decoder,
-// written as templates so the tests can run them in double precision against central finite differences
-// and the trainer can run them in float.
+// The trainer's building blocks: forward and backward of every operation in a GPT-2-style decoder and in
+// the built-in translator's encoder–decoder, written as templates so the tests can run them in double
+// precision against central finite differences and the trainer can run them in float.
 //
 // Dimension letters: N rows (tokens of a whole batch, stacked), T tokens of one sequence, D d_model,
 // Dh d_head, F d_ff, V vocabulary. Every activation is a row per token; a weight W is (in, out) and a
@@ -100,33 +100,38 @@ void geluBackward(const CMatRef<S>& x, const CMatRef<S>& dy, MatRef<S> dx)
              .matrix();
 }
 
-// ---- One causal attention head of one sequence ----
-// scores = scale * q k^T with the strict upper triangle masked, p = row softmax, out = p v.
+// ---- One attention head of one sequence ----
+// scores = scale * q k^T, p = row softmax, out = p v. Causal (the decoder's self-attention) masks the strict
+// upper triangle and needs as many keys as queries; otherwise every query sees every key (the encoder's
+// self-attention, and cross-attention, whose Tq target queries read Tk source keys).
 
 template <class S>
-void attentionForward(const CMatRef<S>& q, const CMatRef<S>& k, const CMatRef<S>& v, S scale, MatRef<S> p, MatRef<S> out)
+void attentionForward(const CMatRef<S>& q, const CMatRef<S>& k, const CMatRef<S>& v, S scale, MatRef<S> p, MatRef<S> out,
+                      bool causal = true)
 {
-    const Eigen::Index T = q.rows();
-    p.noalias() = q * k.transpose();  // (T, T)
-    for (Eigen::Index i = 0; i < T; ++i) {
-        // 1. Only keys 0..i are visible; subtracting the row's max keeps exp from overflowing.
-        const S max = p.row(i).head(i + 1).maxCoeff() * scale;
-        p.row(i).head(i + 1) = (p.row(i).head(i + 1).array() * scale - max).exp().matrix();
-        p.row(i).head(i + 1) /= p.row(i).head(i + 1).sum();
+    const Eigen::Index Tq = q.rows(), Tk = k.rows();
+    p.noalias() = q * k.transpose();  // (Tq, Tk)
+    for (Eigen::Index i = 0; i < Tq; ++i) {
+        // 1. Only keys 0..i are visible when causal; subtracting the row's max keeps exp from overflowing.
+        const Eigen::Index seen = causal ? i + 1 : Tk;
+        const S max = p.row(i).head(seen).maxCoeff() * scale;
+        p.row(i).head(seen) = (p.row(i).head(seen).array() * scale - max).exp().matrix();
+        p.row(i).head(seen) /= p.row(i).head(seen).sum();
         // 2. The future gets exactly zero weight, so nothing flows back through it either.
-        p.row(i).tail(T - i - 1).setZero();
+        p.row(i).tail(Tk - seen).setZero();
     }
-    out.noalias() = p * v;  // (T, Dh)
+    out.noalias() = p * v;  // (Tq, Dh)
 }
 
 // dv = p^T dout, dp = dout v^T, ds = p * (dp - rowsum(dp * p)) (the softmax Jacobian), then
-// dq = scale ds k and dk = scale ds^T q. `scratch` is (T, T) workspace.
+// dq = scale ds k and dk = scale ds^T q. `scratch` is (Tq, Tk) workspace. The same for every mask, since a
+// masked entry has p = 0 and so passes no gradient.
 template <class S>
 void attentionBackward(const CMatRef<S>& q, const CMatRef<S>& k, const CMatRef<S>& v, const CMatRef<S>& p, S scale,
                        const CMatRef<S>& dout, MatRef<S> scratch, MatRef<S> dq, MatRef<S> dk, MatRef<S> dv)
 {
     dv.noalias() = p.transpose() * dout;
-    scratch.noalias() = dout * v.transpose();  // dp (T, T)
+    scratch.noalias() = dout * v.transpose();  // dp (Tq, Tk)
     for (Eigen::Index i = 0; i < scratch.rows(); ++i) {
         const S dot = scratch.row(i).dot(p.row(i));
         scratch.row(i) = (p.row(i).array() * (scratch.row(i).array() - dot)).matrix();  // masked entries: p = 0

@@ -57,6 +57,28 @@ Layout makeLayout(const NetworkConfig& c)
     return layout;
 }
 
+std::vector<NamedTensor> namedTensors(const std::vector<TensorSlot>& slots, const Vec<float>& flat)
+{
+    std::vector<NamedTensor> tensors;
+    for (const TensorSlot& t : slots) {
+        NamedTensor n;
+        n.name = t.name;
+        if (t.rows == 1) {
+            n.shape = {t.cols};
+            n.values.assign(flat.data() + t.offset, flat.data() + t.offset + t.size());
+        } else {
+            // Column-major (rows, cols) storage to row-major.
+            n.shape = {t.rows, t.cols};
+            const Eigen::Map<const Mat<float>> m = matrixOf(flat, t);
+            n.values.resize(static_cast<std::size_t>(t.size()));
+            for (Eigen::Index i = 0; i < m.rows(); ++i)
+                for (Eigen::Index j = 0; j < m.cols(); ++j) n.values[static_cast<std::size_t>(i * m.cols() + j)] = m(i, j);
+        }
+        tensors.push_back(std::move(n));
+    }
+    return tensors;
+}
+
 template <class S>
 Vec<S> initialParameters(const NetworkConfig& c, const Layout& layout, unsigned long long seed)
 {

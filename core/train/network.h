@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "io/safetensors.h"
 #include "result.h"
 #include "train/kernels.h"
 
@@ -68,6 +69,9 @@ template <class S> Eigen::Map<const RowVec<S>> rowOf(const Vec<S>& flat, const T
 {
     return Eigen::Map<const RowVec<S>>(flat.data() + t.offset, t.size());
 }
+
+// Every tensor of a flat vector under its slot's name, matrices in the row-major order safetensors keeps.
+std::vector<NamedTensor> namedTensors(const std::vector<TensorSlot>& slots, const Vec<float>& flat);
 
 // GPT-2's initialisation, drawn from a seeded generator so a seed gives the same network everywhere:
 // matrices N(0, 0.02^2), the output projections of each block scaled by 1/sqrt(2L), biases 0, gains 1.

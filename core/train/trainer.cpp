@@ -4,14 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <numbers>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "io/atomicfile.h"
 #include "io/safetensors.h"
 #include "model/randommodel.h"
+#include "train/shards.h"
 
 namespace attnscope::train {
 
@@ -47,16 +46,12 @@ nlohmann::ordered_json optionsJson(const TrainOptions& o)
             {"shards", o.shards}};
 }
 
-// Column-major (rows, cols) storage to the row-major order safetensors keeps.
-std::vector<float> rowMajor(const Eigen::Map<const Mat<float>>& m)
-{
-    std::vector<float> out(static_cast<std::size_t>(m.size()));
-    for (Eigen::Index i = 0; i < m.rows(); ++i)
-        for (Eigen::Index j = 0; j < m.cols(); ++j) out[static_cast<std::size_t>(i * m.cols() + j)] = m(i, j);
-    return out;
-}
-
 } // namespace
+
+AdamWSettings adamWSettings(const TrainOptions& o)
+{
+    return {o.beta1, o.beta2, o.epsilon, o.weightDecay, o.clipNorm};
+}
 
 Status TrainOptions::validate() const
 {
@@ -135,14 +130,10 @@ Result<TrainingData> tokenizeCorpus(std::string_view corpus, const VocabTokenize
 }
 
 Trainer::Trainer(const TrainOptions& options, std::shared_ptr<const VocabTokenizer> tokenizer, std::shared_ptr<const TrainingData> data)
-    : m_options(options), m_tokenizer(std::move(tokenizer)), m_data(std::move(data)), m_layout(makeLayout(options.network))
+    : m_options(options), m_tokenizer(std::move(tokenizer)), m_data(std::move(data)), m_layout(makeLayout(options.network)),
+      m_adam(m_layout.tensors, m_layout.total)
 {
     m_params = initialParameters<float>(options.network, m_layout, options.seed);
-    m_m = Vec<float>::Zero(m_layout.total);
-    m_v = Vec<float>::Zero(m_layout.total);
-    m_decay = Vec<float>::Zero(m_layout.total);
-    for (const TensorSlot& t : m_layout.tensors)
-        if (t.decay) m_decay.segment(t.offset, t.size()).setOnes();
     for (int s = 0; s < options.shards; ++s) {
         m_networks.push_back(std::make_unique<Network<float>>(options.network));
         m_gradients.push_back(Vec<float>::Zero(m_layout.total));
@@ -167,12 +158,7 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainOptions& given, std:
 double Trainer::learningRateAt(int step) const
 {
     const TrainOptions& o = m_options;
-    // 1. Linear warm-up from lr/warmup to lr, so the first updates (with Adam's unreliable early moments) are small.
-    if (step < o.warmupSteps) return o.learningRate * (step + 1) / o.warmupSteps;
-    // 2. Cosine decay from the peak to the floor over the remaining steps.
-    const double span = std::max(1, o.steps - o.warmupSteps);
-    const double progress = std::min(1.0, (step - o.warmupSteps) / span);
-    return o.minLearningRate + 0.5 * (o.learningRate - o.minLearningRate) * (1.0 + std::cos(std::numbers::pi * progress));
+    return scheduledLearningRate(step, o.steps, o.warmupSteps, o.learningRate, o.minLearningRate);
 }
 
 void Trainer::fillBatch(int step)
@@ -210,17 +196,7 @@ StepReport Trainer::step()
         losses[static_cast<std::size_t>(s)] = m_networks[static_cast<std::size_t>(s)]->run(
             m_params, m_batch.data() + static_cast<std::ptrdiff_t>(first) * (T + 1), count, T, weight, &g);
     };
-    const int threads = std::min(o.threads, S);
-    if (threads <= 1) {
-        for (int s = 0; s < S; ++s) runShard(s);
-    } else {
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                for (int s = t; s < S; s += threads) runShard(s);
-            });
-        for (std::thread& th : pool) th.join();
-    }
+    runShards(S, o.threads, runShard);
     // 2. Sum in shard order: the same additions in the same order whatever the number of threads.
     Vec<float>& grad = m_gradients[0];
     double loss = losses[0];
@@ -229,22 +205,9 @@ StepReport Trainer::step()
         loss += losses[static_cast<std::size_t>(s)];
     }
 
-    // 3. Clip the global norm, so one unlucky batch cannot throw the weights far.
-    const double norm = std::sqrt(grad.cast<double>().squaredNorm());
-    if (norm > o.clipNorm) grad *= static_cast<float>(o.clipNorm / norm);
-
-    // 4. AdamW: moments with bias correction, and weight decay applied to the weights directly (not through
-    //    the gradient, so it is not rescaled by Adam's per-parameter step sizes).
-    const int t = m_step + 1;
+    // 3. Clip, then one AdamW step.
     const double lr = learningRateAt(m_step);
-    const float b1 = static_cast<float>(o.beta1), b2 = static_cast<float>(o.beta2);
-    const float c1 = static_cast<float>(1.0 / (1.0 - std::pow(o.beta1, t)));
-    const float c2 = static_cast<float>(1.0 / (1.0 - std::pow(o.beta2, t)));
-    const float step = static_cast<float>(lr), decay = static_cast<float>(lr * o.weightDecay), eps = static_cast<float>(o.epsilon);
-    m_m = b1 * m_m + (1.0f - b1) * grad;
-    m_v = (b2 * m_v.array() + (1.0f - b2) * grad.array().square()).matrix();
-    m_params.array() -= decay * m_decay.array() * m_params.array() +
-                        step * (m_m.array() * c1) / ((m_v.array() * c2).sqrt() + eps);
+    const double norm = m_adam.update(m_params, grad, m_step + 1, lr, adamWSettings(o));
     ++m_step;
 
     StepReport r;
@@ -334,21 +297,8 @@ Status Trainer::writeModelFolder(const std::string& folder, const std::string& n
     std::error_code ec;
     fs::create_directories(folder, ec);
     if (ec) return Status::failure("cannot create the folder '" + folder + "' (" + ec.message() + ").");
-    std::vector<NamedTensor> tensors;
-    for (const TensorSlot& t : m_layout.tensors) {
-        NamedTensor n;
-        n.name = t.name;
-        if (t.rows == 1) {
-            n.shape = {t.cols};
-            n.values.assign(m_params.data() + t.offset, m_params.data() + t.offset + t.size());
-        } else {
-            n.shape = {t.rows, t.cols};
-            n.values = rowMajor(matrixOf(m_params, t));
-        }
-        tensors.push_back(std::move(n));
-    }
     const fs::path dir(folder);
-    if (Status s = writeSafetensors((dir / "model.safetensors").string(), tensors, DType::F32, {{"format", "pt"}}); !s.ok()) return s;
+    if (Status s = writeSafetensors((dir / "model.safetensors").string(), namedTensors(m_layout.tensors, m_params), DType::F32, {{"format", "pt"}}); !s.ok()) return s;
     if (Status s = writeFileAtomically((dir / "config.json").string(), trainedConfigJson(m_options.network, name)); !s.ok()) return s;
     return writeFileAtomically((dir / "vocab.txt").string(), m_tokenizer->toText());
 }
@@ -366,7 +316,7 @@ Status Trainer::writeState(const std::string& folder, const std::map<std::string
                                                    {"corpus_hash", std::to_string(streamHash(m_data->tokens))}};
     metadata.insert(extra.begin(), extra.end());  // insert keeps the three above
     return writeSafetensors((fs::path(folder) / kStateFile).string(),
-                            {flat("parameters", m_params), flat("adam_m", m_m), flat("adam_v", m_v)}, DType::F32, metadata);
+                            {flat("parameters", m_params), flat("adam_m", m_adam.firstMoment()), flat("adam_v", m_adam.secondMoment())}, DType::F32, metadata);
 }
 
 Result<std::unique_ptr<Trainer>> Trainer::resume(const std::string& folder, const TrainOptions& options,
@@ -395,7 +345,8 @@ Result<std::unique_ptr<Trainer>> Trainer::resume(const std::string& folder, cons
         ec != std::errc() || end != stepText.data() + stepText.size())
         steps = -1;
     if (steps < 0 || steps > t.m_options.steps) return R::fail("'" + path + "' gives an impossible step count.");
-    for (auto [name, target] : {std::pair{"parameters", &t.m_params}, std::pair{"adam_m", &t.m_m}, std::pair{"adam_v", &t.m_v}}) {
+    for (auto [name, target] : {std::pair{"parameters", &t.m_params}, std::pair{"adam_m", &t.m_adam.firstMoment()},
+                                  std::pair{"adam_v", &t.m_adam.secondMoment()}}) {
         const TensorInfo* info = file->find(name);
         if (!info || info->dtype != DType::F32 || info->numel() != t.m_layout.total)
             return R::fail("'" + path + "' has no F32 tensor '" + name + "' of " + std::to_string(t.m_layout.total) + " values.");

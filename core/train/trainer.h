@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "result.h"
 #include "text/vocabtokenizer.h"
+#include "train/adamw.h"
 #include "train/network.h"
 
 namespace attnscope::train {
@@ -91,8 +92,8 @@ private:
     std::shared_ptr<const VocabTokenizer> m_tokenizer;
     std::shared_ptr<const TrainingData> m_data;
     Layout m_layout;
-    Vec<float> m_params, m_m, m_v;  // parameters and AdamW's first and second moments
-    Vec<float> m_decay;             // 1 where weight decay applies, else 0
+    AdamW m_adam;
+    Vec<float> m_params;
     std::vector<std::unique_ptr<Network<float>>> m_networks;  // one per shard
     std::vector<Vec<float>> m_gradients;                      // one per shard
     std::vector<int> m_batch;                                 // B (T + 1) ids
@@ -104,6 +105,9 @@ private:
 // tokenizer). Fails with a sentence for
 // text that is not such a record or gives options validate() refuses.
 Result<TrainOptions> parseTrainOptions(std::string_view json);
+
+// The optimiser's part of the options.
+AdamWSettings adamWSettings(const TrainOptions& options);
 
 // The config.json a trained model folder carries (GPT-2's keys, model_type "attnscope").
 std::string trainedConfigJson(const NetworkConfig& config, const std::string& name);

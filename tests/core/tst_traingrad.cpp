@@ -1,7 +1,7 @@
-// Every backward kernel of the trainer, and the whole network's gradient, against central finite
-// differences in double precision. Each check builds a scalar f = sum(R .* output) with a fixed random R,
-// so the analytic gradient of f with respect to every input and parameter can be compared entry by entry
-// with (f(x + e) - f(x - e)) / 2e.
+// Every backward kernel of the trainer, and the whole networks' gradients (the decoder's and the
+// translator's encoder–decoder), against central finite differences in double precision. Each kernel check
+// builds a scalar f = sum(R .* output) with a fixed random R, so the analytic gradient of f with respect to
+// every input and parameter can be compared entry by entry with (f(x + e) - f(x - e)) / 2e.
 #include <QtTest>
 
 #include <functional>
@@ -9,6 +9,7 @@
 #include "model/randommodel.h"
 #include "train/kernels.h"
 #include "train/network.h"
+#include "train/translatornetwork.h"
 
 using namespace attnscope;
 using namespace attnscope::train;
@@ -67,11 +68,17 @@ private slots:
     void linear();
     void gelu();
     void attention();
+    void attentionWithoutMask();
     void crossEntropy();
     void wholeNetwork_data();
     void wholeNetwork();
     void batchSplitGivesSameGradient();
     void floatMatchesDouble();
+    void translatorWholeNetwork_data();
+    void translatorWholeNetwork();
+    void translatorBatchSplitGivesSameGradient();
+    void translatorFloatMatchesDouble();
+    void translatorCrossAttentionReadsTheSource();
 };
 
 void TestTrainGrad::layerNorm()
@@ -158,6 +165,32 @@ void TestTrainGrad::attention()
     CHECK_GRADIENT("attention dq", dq, numericGradient(q, f));
     CHECK_GRADIENT("attention dk", dk, numericGradient(k, f));
     CHECK_GRADIENT("attention dv", dv, numericGradient(v, f));
+}
+
+void TestTrainGrad::attentionWithoutMask()
+{
+    // The encoder's self-attention and cross-attention: 3 target queries over 5 source keys, nothing hidden.
+    SeededRandom r(16);
+    const Eigen::Index Tq = 3, Tk = 5, Dh = 4;
+    M q = randomMatrix(r, Tq, Dh), k = randomMatrix(r, Tk, Dh), v = randomMatrix(r, Tk, Dh);
+    const M weight = randomMatrix(r, Tq, Dh);
+    const double scale = 0.7;
+    M p(Tq, Tk), out(Tq, Dh);
+    auto f = [&] {
+        attentionForward<double>(q, k, v, scale, p, out, false);
+        return (out.array() * weight.array()).sum();
+    };
+    f();
+    // Every key gets weight, and the first row is the softmax worked out here.
+    QVERIFY(p.minCoeff() > 0.0);
+    const Eigen::RowVectorXd logits = scale * q.row(0) * k.transpose();
+    const Eigen::RowVectorXd expected = logits.array().exp() / logits.array().exp().sum();
+    QVERIFY2((p.row(0) - expected).cwiseAbs().maxCoeff() < 1e-14, "first row differs from its softmax");
+    M dq(Tq, Dh), dk(Tk, Dh), dv(Tk, Dh), scratch(Tq, Tk);
+    attentionBackward<double>(q, k, v, p, scale, weight, scratch, dq, dk, dv);
+    CHECK_GRADIENT("unmasked attention dq", dq, numericGradient(q, f));
+    CHECK_GRADIENT("unmasked attention dk", dk, numericGradient(k, f));
+    CHECK_GRADIENT("unmasked attention dv", dv, numericGradient(v, f));
 }
 
 void TestTrainGrad::crossEntropy()
@@ -273,6 +306,137 @@ void TestTrainGrad::floatMatchesDouble()
     QVERIFY2(std::abs(ld - lf) < 1e-4 * std::abs(ld), qPrintable(QString("%1 vs %2").arg(ld).arg(lf)));
     const double err = (gd - gf.cast<double>()).norm() / gd.norm();
     QVERIFY2(err < 1e-4, qPrintable(QString::number(err)));
+}
+
+namespace {
+
+// Three pairs of different lengths (source 4, 2, 5; target 3, 5, 1), ids drawn from r.
+PairBatch randomPairs(SeededRandom& r, int vocab)
+{
+    PairBatch batch;
+    const int sources[] = {4, 2, 5}, targets[] = {3, 5, 1};
+    for (int b = 0; b < 3; ++b) {
+        std::vector<int> s(static_cast<std::size_t>(sources[b])), in(static_cast<std::size_t>(targets[b])),
+            out(static_cast<std::size_t>(targets[b]));
+        for (int& id : s) id = static_cast<int>(r.nextU64() % static_cast<std::uint64_t>(vocab));
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            in[i] = static_cast<int>(r.nextU64() % static_cast<std::uint64_t>(vocab));
+            out[i] = static_cast<int>(r.nextU64() % static_cast<std::uint64_t>(vocab));
+        }
+        batch.add(s, in, out);
+    }
+    return batch;
+}
+
+TranslatorConfig smallTranslator(int encoderLayers, int decoderLayers, int heads, int dModel)
+{
+    TranslatorConfig c;
+    c.encoderLayers = encoderLayers;
+    c.decoderLayers = decoderLayers;
+    c.heads = heads;
+    c.dModel = dModel;
+    c.dFF = 3 * dModel;
+    c.vocab = 9;
+    c.sourceContext = 6;
+    c.targetContext = 5;
+    return c;
+}
+
+} // namespace
+
+void TestTrainGrad::translatorWholeNetwork_data()
+{
+    QTest::addColumn<int>("encoderLayers");
+    QTest::addColumn<int>("decoderLayers");
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("dModel");
+    QTest::newRow("1 + 1 layers, 1 head, d_model 4") << 1 << 1 << 1 << 4;
+    QTest::newRow("2 encoder + 1 decoder layers, 2 heads, d_model 6") << 2 << 1 << 2 << 6;
+    QTest::newRow("1 encoder + 2 decoder layers, 2 heads, d_model 4") << 1 << 2 << 2 << 4;
+}
+
+void TestTrainGrad::translatorWholeNetwork()
+{
+    // Every parameter of the encoder–decoder, cross-attention's included, against central differences of
+    // the mean loss over pairs of different lengths.
+    QFETCH(int, encoderLayers);
+    QFETCH(int, decoderLayers);
+    QFETCH(int, heads);
+    QFETCH(int, dModel);
+    const TranslatorConfig c = smallTranslator(encoderLayers, decoderLayers, heads, dModel);
+    QVERIFY(c.validate().ok());
+    TranslatorNetwork<double> net(c);
+    Vec<double> params = initialTranslatorParameters<double>(c, net.layout(), 3);
+    SeededRandom r(7);
+    for (Eigen::Index i = 0; i < params.size(); ++i) params[i] += 0.3 * r.normal();
+    const PairBatch batch = randomPairs(r, c.vocab);
+    const double w = 1.0 / static_cast<double>(batch.target.size());
+    Vec<double> grad = Vec<double>::Zero(params.size());
+    net.run(params, batch, 0, batch.pairs(), w, &grad);
+    auto f = [&] { return w * net.run(params, batch, 0, batch.pairs(), w, nullptr); };
+    Eigen::Map<M> flat(params.data(), params.size(), 1);
+    const M numeric = numericGradient(flat, f);
+    for (const TensorSlot& t : net.layout().tensors) {
+        const M a = grad.segment(t.offset, t.size());
+        const M n = numeric.block(t.offset, 0, t.size(), 1);
+        CHECK_GRADIENT(QString::fromStdString(t.name), a, n);
+    }
+}
+
+void TestTrainGrad::translatorBatchSplitGivesSameGradient()
+{
+    const TranslatorConfig c = smallTranslator(2, 2, 2, 8);
+    TranslatorNetwork<double> whole(c), part(c);
+    const Vec<double> params = initialTranslatorParameters<double>(c, whole.layout(), 9);
+    SeededRandom r(8);
+    const PairBatch batch = randomPairs(r, c.vocab);
+    const double w = 0.25;
+    Vec<double> g1 = Vec<double>::Zero(params.size()), g2 = Vec<double>::Zero(params.size());
+    const double l1 = whole.run(params, batch, 0, 3, w, &g1);
+    // The larger part first, so the second run reuses a workspace bigger than it needs.
+    const double l2 = part.run(params, batch, 0, 2, w, &g2) + part.run(params, batch, 2, 1, w, &g2);
+    QVERIFY2(std::abs(l1 - l2) < 1e-12, qPrintable(QString::number(l1 - l2)));
+    QVERIFY2((g1 - g2).cwiseAbs().maxCoeff() < 1e-15, qPrintable(QString::number((g1 - g2).cwiseAbs().maxCoeff())));
+}
+
+void TestTrainGrad::translatorFloatMatchesDouble()
+{
+    const TranslatorConfig c = smallTranslator(2, 2, 2, 16);
+    TranslatorNetwork<double> nd(c);
+    TranslatorNetwork<float> nf(c);
+    const Vec<double> pd = initialTranslatorParameters<double>(c, nd.layout(), 4);
+    const Vec<float> pf = initialTranslatorParameters<float>(c, nf.layout(), 4);
+    QVERIFY((pd.cast<float>() - pf).cwiseAbs().maxCoeff() < 1e-7f);
+    SeededRandom r(9);
+    const PairBatch batch = randomPairs(r, c.vocab);
+    Vec<double> gd = Vec<double>::Zero(pd.size());
+    Vec<float> gf = Vec<float>::Zero(pf.size());
+    const double ld = nd.run(pd, batch, 0, 3, 1.0 / 9, &gd);
+    const float lf = nf.run(pf, batch, 0, 3, 1.0f / 9, &gf);
+    QVERIFY2(std::abs(ld - lf) < 1e-4 * std::abs(ld), qPrintable(QString("%1 vs %2").arg(ld).arg(lf)));
+    const double err = (gd - gf.cast<double>()).norm() / gd.norm();
+    QVERIFY2(err < 1e-4, qPrintable(QString::number(err)));
+}
+
+void TestTrainGrad::translatorCrossAttentionReadsTheSource()
+{
+    // Each pair's cross-attention covers exactly its own source (rows sum to 1 over S columns), and the
+    // loss of one pair depends on its own source but not on another pair's.
+    const TranslatorConfig c = smallTranslator(1, 2, 2, 8);
+    TranslatorNetwork<double> net(c);
+    Vec<double> params = initialTranslatorParameters<double>(c, net.layout(), 5);
+    SeededRandom r(10);
+    for (Eigen::Index i = 0; i < params.size(); ++i) params[i] += 0.3 * r.normal();
+    PairBatch batch = randomPairs(r, c.vocab);
+    const double before = net.run(params, batch, 1, 1, 1.0, nullptr);
+    const Eigen::Ref<const M> p = net.crossAttention(0, 1, 1);
+    QCOMPARE(p.rows(), Eigen::Index(5));
+    QCOMPARE(p.cols(), Eigen::Index(2));
+    QVERIFY((p.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-12);
+    batch.source[0] = (batch.source[0] + 1) % c.vocab;  // pair 0's source
+    QCOMPARE(net.run(params, batch, 1, 1, 1.0, nullptr), before);
+    batch.source[4] = (batch.source[4] + 1) % c.vocab;  // pair 1's first source token
+    QVERIFY(std::abs(net.run(params, batch, 1, 1, 1.0, nullptr) - before) > 1e-9);
 }
 
 QTEST_APPLESS_MAIN(TestTrainGrad)

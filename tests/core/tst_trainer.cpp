@@ -3,8 +3,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -16,6 +18,7 @@
 #include "train/corpus.h"
 #include "train/lexicon.h"
 #include "train/trainer.h"
+#include "train/translation.h"
 
 using namespace attnscope;
 using namespace attnscope::train;
@@ -58,6 +61,23 @@ TrainOptions smallOptions()
 
 std::string smallCorpus() { return generateCorpus({300, 7}); }
 
+std::vector<std::string> words(const std::string& text, char separator = ' ')
+{
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string w; std::getline(in, w, separator);) out.push_back(w);
+    return out;
+}
+
+// The translator's dictionary as a reader of lexicon.tsv sees it, English word -> target tokens.
+std::map<std::string, std::string> translationDictionary()
+{
+    std::map<std::string, std::string> d;
+    for (const std::string& line : words(translationLexiconTsv(), '\n'))
+        if (const std::vector<std::string> f = words(line, '\t'); f.size() == 2) d[f[0]] = f[1];
+    return d;
+}
+
 } // namespace
 
 class TestTrainer : public QObject {
@@ -75,6 +95,12 @@ private slots:
     void resumingContinuesExactly();
     void lossFalls();
     void modelFolderRoundTrip();
+    void translationPairsAreDeterministic();
+    void translationReordersAdjectivesAndVerbs_data();
+    void translationReordersAdjectivesAndVerbs();
+    void alignmentPointsAtTheTranslatedWord();
+    void heldOutCombinationsNeverInTraining();
+    void lexiconTsvCoversEveryWord();
 };
 
 void TestTrainer::corpusIsDeterministic()
@@ -323,6 +349,150 @@ void TestTrainer::modelFolderRoundTrip()
     Result<ForwardTrace> fa = forward(**loaded, a->ids, {}), fb = forward(*direct, b->ids, {});
     for (int l = 0; l < 2; ++l)
         for (int h = 0; h < 2; ++h) QVERIFY(fa->weights(l, h) == fb->weights(l, h));  // F32 on disk: exact
+}
+
+void TestTrainer::translationPairsAreDeterministic()
+{
+    const auto fields = [](const TranslationPair& p) { return std::tie(p.source, p.target, p.alignment, p.targetContent); };
+    const auto same = [&](const auto& a, const auto& b) { return std::ranges::equal(a, b, {}, fields, fields); };
+    const std::vector<TranslationPair> pairs = generateTranslationPairs({2000, 5});
+    QVERIFY(same(pairs, generateTranslationPairs({2000, 5})) && !same(pairs, generateTranslationPairs({2000, 6})));
+    QVERIFY(same(heldOutTranslationPairs(300, 2), heldOutTranslationPairs(300, 2)));
+}
+
+void TestTrainer::translationReordersAdjectivesAndVerbs_data()
+{
+    // Targets glossed as the English words they translate, looked up in lexicon.tsv: tests the grammar, not the spellings.
+    QTest::addColumn<QString>("english");
+    QTest::addColumn<QString>("glosses");
+    QTest::addColumn<QList<int>>("alignment");
+    const auto row = [](const char* name, const char* english, const char* glosses, const QList<int>& alignment) {
+        QTest::newRow(name) << QString(english) << QString(glosses) << alignment;
+    };
+    row("adjectives after nouns, verb last", "the old dog saw the red ball .", "dog old ball red saw .", {2, 1, 6, 5, 3, 7});
+    row("plural suffix, no article", "the dogs sleep .", "dogs sleep .", {1, 1, 2, 3});
+    row("postposition", "the cat sat on the mat .", "cat mat on sat .", {1, 5, 3, 2, 6});
+    row("object, place and adverb before the verb", "tom found the big keys quickly under the bed .",
+        "tom keys big bed under quickly found .", {0, 4, 4, 3, 8, 6, 5, 1, 9});
+    row("two clauses, each reordered", "the lazy cats slept because the boy chased the mice .",
+        "cats lazy slept because boy mice chased .", {2, 2, 1, 3, 4, 6, 9, 9, 7, 10});
+}
+
+void TestTrainer::translationReordersAdjectivesAndVerbs()
+{
+    QFETCH(QString, english);
+    QFETCH(QString, glosses);
+    QFETCH(QList<int>, alignment);
+    const std::map<std::string, std::string> d = translationDictionary();
+    std::string expected;
+    for (const std::string& w : words(glosses.toStdString())) expected += (expected.empty() ? "" : " ") + (w == "." ? w : d.at(w));
+    Result<TranslationPair> p = translateSentence(english.toStdString());
+    QVERIFY2(p.hasValue(), p.error().c_str());
+    QCOMPARE(QString::fromStdString(p->target), QString::fromStdString(expected));
+    QCOMPARE(QList<int>(p->alignment.begin(), p->alignment.end()), alignment);
+    // The built-in translator is trained on these exact words: a change of dictionary must be deliberate.
+    QCOMPARE(QString::fromStdString(translateSentence("the old dog saw the red ball .")->target), "vuke voro lava daze bolo .");
+    for (const char* refused : {"the dog saw .", "the dog slept the cat .", "the dog slept", "the zebra slept .", "dog the slept .",
+                                "the dog slept . the cat slept .", "the  dog slept .", "the old slept ."})
+        QVERIFY2(!translateSentence(refused).hasValue() && translateSentence(refused).error().find(refused) != std::string::npos, refused);
+}
+
+void TestTrainer::alignmentPointsAtTheTranslatedWord()
+{
+    const std::map<std::string, std::string> d = translationDictionary();
+    const std::regex line(R"([a-z]+( [a-z]+)* \.)");  // lower-case words and " .", as the built-in corpus writes them
+    int reordered = 0;
+    for (const TranslationPair& p : generateTranslationPairs({3000, 9})) {
+        const std::vector<std::string> source = words(p.source), target = words(p.target);
+        const QByteArray where = QString::fromStdString(p.source + " -> " + p.target).toUtf8();
+        QVERIFY2(std::regex_match(p.source, line) && std::regex_match(p.target, line) && source.size() >= 3 && source.size() <= 14, where);
+        QVERIFY2(p.alignment.size() == target.size() && p.targetContent.size() == target.size(), where);
+        std::vector<int> covered(source.size());
+        for (std::size_t i = 0; i < target.size(); ++i) {
+            const int a = p.alignment[i];
+            QVERIFY2(a >= 0 && a < int(source.size()), where);
+            ++covered[std::size_t(a)];
+            const std::string& s = source[std::size_t(a)];
+            QVERIFY2(d.count(s) || s == ".", where);  // "the" translates to nothing
+            QVERIFY2(p.targetContent[i] == (target[i] != "ri" && s != "." && s != "and" && s != "but" && s != "because"), where);
+            if (s == ".") QVERIFY2(target[i] == "." && i + 1 == target.size(), where);
+            else if (target[i] == "ri") QVERIFY2(d.at(s) == target[i - 1] + " ri" && p.alignment[i - 1] == a, where);
+            else QVERIFY2(words(d.at(s)).front() == target[i], where);
+        }
+        for (std::size_t j = 0; j < source.size(); ++j) QVERIFY2((covered[j] == 0) == (source[j] == "the"), where);  // all but "the"
+        reordered += !std::is_sorted(p.alignment.begin(), p.alignment.end());
+    }
+    QVERIFY2(reordered > 2000, qPrintable(QString("only %1 of 3000 alignments are not monotonic").arg(reordered)));
+}
+
+void TestTrainer::heldOutCombinationsNeverInTraining()
+{
+    // Adjectives found by the lexicon's list; the noun after each by the singular lexicon.tsv gives its target word.
+    const std::set<std::string> adjectives(lexicon().adjectives.begin(), lexicon().adjectives.end());
+    std::map<std::string, std::string> d = translationDictionary(), singularOf;
+    for (const auto& [english, target] : d) singularOf[target] = english;  // "kapo" -> dog; "kapo ri" is a key of its own
+    const auto combinations = [&](const std::string& sentence) {
+        std::vector<std::pair<std::string, std::string>> out;
+        const std::vector<std::string> w = words(sentence);
+        for (std::size_t i = 0; i + 1 < w.size(); ++i)
+            if (adjectives.count(w[i])) out.emplace_back(w[i], singularOf.at(words(d.at(w[i + 1])).front()));
+        return out;
+    };
+    std::set<std::string> adjectivesSeen, nounsSeen, sourceSeen, targetSeen;
+    for (const TranslationPair& p : generateTranslationPairs({20000, 1})) {
+        for (const auto& [a, n] : combinations(p.source)) {
+            QVERIFY2(!isHeldOutAdjectiveNoun(a, n), p.source.c_str());
+            adjectivesSeen.insert(a);
+            nounsSeen.insert(n);
+        }
+        for (const std::string& w : words(p.source)) sourceSeen.insert(w);
+        for (const std::string& w : words(p.target)) targetSeen.insert(w);
+    }
+    for (const TranslationPair& p : heldOutTranslationPairs(500, 1)) {
+        const auto found = combinations(p.source);
+        QVERIFY2(!found.empty(), p.source.c_str());
+        for (const auto& [a, n] : found) QVERIFY2(isHeldOutAdjectiveNoun(a, n), p.source.c_str());
+    }
+    // About one combination in five is held out, yet every word is still trained on.
+    int held = 0;
+    for (const std::string& a : adjectivesSeen)
+        for (const std::string& n : nounsSeen) held += isHeldOutAdjectiveNoun(a, n);
+    const double share = double(held) / double(adjectivesSeen.size() * nounsSeen.size());
+    QVERIFY2(share > 0.15 && share < 0.25 && adjectivesSeen.size() == 20, qPrintable(QString::number(share)));
+    for (const std::string& w : translationSourceWords()) QVERIFY2(sourceSeen.count(w), w.c_str());
+    for (const std::string& w : translationTargetWords()) QVERIFY2(targetSeen.count(w), w.c_str());
+}
+
+void TestTrainer::lexiconTsvCoversEveryWord()
+{
+    const std::string tsv = translationLexiconTsv();
+    QVERIFY(!tsv.empty() && tsv.back() == '\n');
+    const std::vector<std::string> sources = translationSourceWords(), targets = translationTargetWords();
+    // Counted by hand from translation.cpp's lists: 54 nouns (two forms), 12 names, 23 verbs (three forms), 20 adjectives,
+    // 8 adverbs, 6 prepositions, 3 joining words, "the", "."; the target: one word per lemma or verb form, "ri", joiners, ".".
+    QCOMPARE(sources.size(), std::size_t(54 * 2 + 12 + 23 * 3 + 20 + 8 + 6 + 3 + 2));
+    QCOMPARE(targets.size(), std::size_t(54 + 12 + 23 * 3 + 20 + 8 + 6 + 1 + 3 + 1));
+    const std::set<std::string> english = [] { const auto l = lexiconWords(); return std::set<std::string>(l.begin(), l.end()); }();
+    const std::regex twoSyllables("([bdfgklmnprstvz][aeiou]){2}");
+    std::string previous;
+    std::set<std::string> inTsv, targetInTsv;
+    std::map<std::string, int> uses;  // target word -> 1 per English word it alone translates, 10 per plural
+    for (const std::string& line : words(tsv, '\n')) {
+        const std::vector<std::string> f = words(line, '\t');
+        QVERIFY2(f.size() == 2 && f[0] > previous && english.count(f[0]), line.c_str());
+        inTsv.insert(previous = f[0]);
+        const std::vector<std::string> t = words(f[1]);
+        QVERIFY2(t.size() == 1 || (t.size() == 2 && t[1] == "ri"), line.c_str());
+        for (const std::string& w : t) QVERIFY2(!english.count(w), line.c_str());  // never mistaken for English
+        targetInTsv.insert(t.begin(), t.end());
+        QVERIFY2(std::regex_match(t[0], twoSyllables) || f[0] == "and" || f[0] == "but" || f[0] == "because", line.c_str());
+        uses[t[0]] += t.size() == 1 ? 1 : 10;
+    }
+    QCOMPARE(QString::fromStdString(translationDictionary().at("dogs")), QString::fromStdString(translationDictionary().at("dog") + " ri"));
+    // One English word per target word, except a noun's singular and plural sharing theirs.
+    for (const auto& [w, n] : uses) QVERIFY2(n == 1 || n == 11, w.c_str());
+    for (const std::string& w : sources) QVERIFY2(inTsv.count(w) == (w != "the" && w != "."), w.c_str());
+    for (const std::string& w : targets) QVERIFY2(targetInTsv.count(w) == (w != "."), w.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestTrainer)

@@ -112,6 +112,23 @@ int readCount(const Args& args, const std::string& key, int fallback, int max)
     return static_cast<int>(value);
 }
 
+double readNumber(const Args& args, const std::string& key, double fallback, double lo, double hi)
+{
+    if (!args.has(key)) return fallback;
+    const std::string text = args.get(key);
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || !(value > lo && value < hi))
+        throw Failure{kExitUsage, key + " must be a number between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                                      ", not '" + text + "'."};
+    return value;
+}
+
 int readInt(const Args& args, const std::string& key, int fallback, int lo, int hi, const std::string& what)
 {
     if (!args.has(key)) return fallback;

@@ -57,6 +57,8 @@ ForwardTrace runForward(const Input& input, const CaptureRequest& capture = {});
 
 // A whole number in [1, max] for an option, or a usage error naming the option.
 int readCount(const Args& args, const std::string& key, int fallback, int max);
+// A number strictly between lo and hi for an option, or a usage error naming the option.
+double readNumber(const Args& args, const std::string& key, double fallback, double lo, double hi);
 // A whole number option in [lo, hi]; malformed is usage, out of range is input. `what` names it.
 int readInt(const Args& args, const std::string& key, int fallback, int lo, int hi, const std::string& what);
 // --layer and --head: malformed or missing (when required) is usage; a head the model lacks is input.

@@ -36,23 +36,6 @@ void declare(Options& o)
     o.flag("--resume", "continue the run whose training state is in --out");
 }
 
-double readNumber(const Args& args, const std::string& key, double fallback, double lo, double hi)
-{
-    if (!args.has(key)) return fallback;
-    const std::string text = args.get(key);
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || !(value > lo && value < hi))
-        throw Failure{kExitUsage, key + " must be a number between " + std::to_string(lo) + " and " + std::to_string(hi) +
-                                      ", not '" + text + "'."};
-    return value;
-}
-
 int run(const Args& args)
 {
     if (!args.has("--corpus")) throw Failure{kExitUsage, "'train' needs --corpus FILE."};

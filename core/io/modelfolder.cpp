@@ -10,6 +10,7 @@
 #include "io/t5loader.h"
 #include "io/gpt2loader.h"
 #include "io/llamaloader.h"
+#include "io/translatorloader.h"
 #include "io/wordmodel.h"
 #include "io/tensorsource.h"
 #include "text/filetext.h"
@@ -39,7 +40,7 @@ Result<std::string> readModelType(const std::string& folder)
 
 bool isSupportedModelType(const std::string& type)
 {
-    static const char* const kTypes[] = {"gpt2", "bert", "distilbert", "llama", "qwen2", "mistral", "attnscope", "bart", "marian", "t5"};
+    static const char* const kTypes[] = {"gpt2", "bert", "distilbert", "llama", "qwen2", "mistral", "attnscope", "attnscope-translator", "bart", "marian", "t5"};
     return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
 }
 
@@ -55,11 +56,12 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
     if (*type == "bert" || *type == "distilbert") return loadBertFolder(folder, *type);
     if (*type == "llama" || *type == "qwen2" || *type == "mistral") return loadLlamaFolder(folder);
     if (*type == "attnscope") return loadWordModelFolder(folder);
+    if (*type == "attnscope-translator") return loadTranslatorFolder(folder);
     if (*type == "bart" || *type == "marian") return loadEncoderDecoderFolder(folder, *type);
     if (*type == "t5") return loadT5Folder(folder);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
                    "; AttnScope opens GPT-2 (model_type \"gpt2\"), BERT-family (\"bert\", \"distilbert\"), "
-                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), BART, Marian and T5 encoder–decoders (\"bart\", \"marian\", \"t5\") and its own trained models (\"attnscope\").");
+                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), BART, Marian and T5 encoder–decoders (\"bart\", \"marian\", \"t5\") and its own trained models (\"attnscope\", \"attnscope-translator\").");
 }
 
 } // namespace attnscope

@@ -43,9 +43,9 @@ Result<ModelPtr> loadWordModel(const std::string& where, const std::string& name
                     VocabTokenizer::fromText(vocabText, where + "/vocab.txt"));
 }
 
-Result<ModelPtr> loadWordModelFolder(const std::string& folder)
+Result<WordFolderText> readWordFolderText(const std::string& folder)
 {
-    using R = Result<ModelPtr>;
+    using R = Result<WordFolderText>;
     const fs::path dir(folder);
     Result<std::string> config = readSmallFile((dir / "config.json").string(), kMaxConfigBytes);
     if (!config) return R::fail(config.error());
@@ -54,9 +54,17 @@ Result<ModelPtr> loadWordModelFolder(const std::string& folder)
     Result<std::string> vocab = readSmallFile((dir / "vocab.txt").string(), kMaxVocabBytes);
     if (!vocab) return R::fail(vocab.error());
     const std::string name = dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
-    return assemble("'" + folder + "'", name, parseGpt2Config(*config, (dir / "config.json").string()),
+    return R::ok({std::move(*config), std::move(*vocab), name});
+}
+
+Result<ModelPtr> loadWordModelFolder(const std::string& folder)
+{
+    Result<WordFolderText> text = readWordFolderText(folder);
+    if (!text) return Result<ModelPtr>::fail(text.error());
+    const fs::path dir(folder);
+    return assemble("'" + folder + "'", text->name, parseGpt2Config(text->config, (dir / "config.json").string()),
                     SafetensorsFile::open((dir / "model.safetensors").string()),
-                    VocabTokenizer::fromText(*vocab, (dir / "vocab.txt").string()));
+                    VocabTokenizer::fromText(text->vocab, (dir / "vocab.txt").string()));
 }
 
 } // namespace attnscope

@@ -70,8 +70,10 @@ Result<TokenizedText> VocabTokenizer::encode(std::string_view text) const
     if (!words) return Result<TokenizedText>::fail(words.error());
     TokenizedText out;
     out.ids.reserve(words->size() + 1);
-    out.ids.push_back(m_bos);
-    out.tokens.emplace_back(kBos);
+    if (m_addsBos) {
+        out.ids.push_back(m_bos);
+        out.tokens.emplace_back(kBos);
+    }
     for (std::string& w : *words) {
         const int id = idOf(w);
         out.ids.push_back(id < 0 ? m_unk : id);
@@ -79,6 +81,13 @@ Result<TokenizedText> VocabTokenizer::encode(std::string_view text) const
         out.tokens.push_back(id < 0 ? std::string(kUnk) : std::move(w));
     }
     return Result<TokenizedText>::ok(std::move(out));
+}
+
+VocabTokenizer VocabTokenizer::withoutBos() const
+{
+    VocabTokenizer copy = *this;
+    copy.m_addsBos = false;
+    return copy;
 }
 
 std::string VocabTokenizer::displayToken(int id) const

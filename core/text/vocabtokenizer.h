@@ -33,11 +33,15 @@ public:
     int idOf(std::string_view token) const;  // -1 when absent
     const std::vector<std::string>& tokens() const { return m_tokens; }
     std::string toText() const;              // vocab.txt's contents
+    // The same vocabulary without the leading <bos>: the built-in translator's decoder tokenizer, whose
+    // start token the encoder–decoder forward adds itself.
+    VocabTokenizer withoutBos() const;
 
 private:
     std::vector<std::string> m_tokens;
     std::unordered_map<std::string, int> m_ids;
     int m_bos = 0, m_unk = 1;
+    bool m_addsBos = true;
 };
 
 // A vocabulary for a corpus: <bos>, <unk>, then its words by falling frequency (ties alphabetical), at most

@@ -1,0 +1,270 @@
+// The translator's path from trainer to window: a TranslatorTrainer's folder, opened by the model-folder
+// loader, must compute what the training network computed (every cross-attention weight, and the loss as
+// the sum of the next-token log-probabilities of the inference forward pass), read the source and target
+// as training did, and refuse broken folders with a sentence. The scores of translatoreval are checked on
+// a model whose translations are known.
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "io/modelfolder.h"
+#include "io/safetensors.h"
+#include "model/encoderdecoder.h"
+#include "train/translatoreval.h"
+#include "train/translatortrainer.h"
+
+using namespace attnscope;
+using namespace attnscope::train;
+
+namespace {
+
+// Six pairs in the shape of the generated corpus; the target words are invented.
+constexpr const char* kPairs = "the dog runs .\tkapo runa .\n"
+                               "the old dog runs .\tkapo sevi runa .\n"
+                               "the dogs saw the red ball .\tkapo ri bali rupa tiko .\n"
+                               "the cat sleeps .\tmilu sona .\n"
+                               "the cat saw the dog .\tmilu kapo tiko .\n"
+                               "the red cat sleeps on the mat .\tmilu rupa mato na sona .\n";
+
+TranslatorConfig tinyConfig()
+{
+    TranslatorConfig c;
+    c.encoderLayers = 2;
+    c.decoderLayers = 2;
+    c.heads = 2;
+    c.dModel = 16;
+    c.dFF = 32;
+    c.sourceContext = 12;
+    c.targetContext = 12;
+    return c;
+}
+
+struct Trained {
+    std::shared_ptr<const VocabTokenizer> tokenizer;
+    std::shared_ptr<const PairBatch> pairs;
+    std::unique_ptr<TranslatorTrainer> trainer;
+};
+
+Trained trainTiny(int steps)
+{
+    Trained t;
+    Result<VocabTokenizer> vocab = buildPairVocabulary(kPairs);
+    if (!vocab) qFatal("%s", vocab.error().c_str());
+    t.tokenizer = std::make_shared<const VocabTokenizer>(std::move(*vocab));
+    TranslatorTrainOptions o;
+    o.network = tinyConfig();
+    o.network.vocab = t.tokenizer->vocabSize();
+    o.steps = steps;
+    o.batchPairs = 4;
+    o.shards = 2;
+    o.warmupSteps = 2;
+    o.learningRate = 1e-2;
+    Result<PairBatch> pairs = tokenizePairs(kPairs, *t.tokenizer, o.network);
+    if (!pairs) qFatal("%s", pairs.error().c_str());
+    t.pairs = std::make_shared<const PairBatch>(std::move(*pairs));
+    Result<std::unique_ptr<TranslatorTrainer>> made = TranslatorTrainer::create(o, t.tokenizer, t.pairs);
+    if (!made) qFatal("%s", made.error().c_str());
+    t.trainer = std::move(*made);
+    while (!t.trainer->finished()) t.trainer->step();
+    return t;
+}
+
+std::vector<int> slice(const std::vector<int>& v, int from, int to) { return {v.begin() + from, v.begin() + to}; }
+
+} // namespace
+
+class TestTranslator : public QObject {
+    Q_OBJECT
+private slots:
+    void pairsBecomeIdsAsTheDecoderReadsThem();
+    void badPairsAreRefusedWithTheirLine();
+    void loadedModelComputesWhatTheTrainerTrained();
+    void sourceAndTargetAreEncodedAsInTraining();
+    void brokenFoldersAreRefused_data();
+    void brokenFoldersAreRefused();
+    void scoresCountWordsAndAlignment();
+};
+
+void TestTranslator::pairsBecomeIdsAsTheDecoderReadsThem()
+{
+    Result<VocabTokenizer> vocab = buildPairVocabulary(kPairs);
+    QVERIFY2(vocab.hasValue(), vocab.hasValue() ? "" : vocab.error().c_str());
+    // <bos>, <unk>, <eos>, then words by frequency: "." and "the" are the commonest.
+    QCOMPARE(vocab->displayToken(0), std::string("<bos>"));
+    QCOMPARE(vocab->displayToken(1), std::string("<unk>"));
+    QCOMPARE(vocab->displayToken(2), std::string("<eos>"));
+    QCOMPARE(vocab->displayToken(3), std::string("."));
+    QCOMPARE(vocab->displayToken(4), std::string("the"));
+    TranslatorConfig c = tinyConfig();
+    c.vocab = vocab->vocabSize();
+    Result<PairBatch> pairs = tokenizePairs(kPairs, *vocab, c);
+    QVERIFY2(pairs.hasValue(), pairs.hasValue() ? "" : pairs.error().c_str());
+    QCOMPARE(pairs->pairs(), 6);
+    // Pair 0: source <bos> the dog runs . ; decoder input <bos> kapo runa . ; targets kapo runa . <eos>.
+    auto ids = [&](std::initializer_list<const char*> words) {
+        std::vector<int> out;
+        for (const char* w : words) out.push_back(vocab->idOf(w));
+        return out;
+    };
+    QCOMPARE(slice(pairs->source, 0, pairs->sourceStart[1]), ids({"<bos>", "the", "dog", "runs", "."}));
+    QCOMPARE(slice(pairs->input, 0, pairs->targetStart[1]), ids({"<bos>", "kapo", "runa", "."}));
+    QCOMPARE(slice(pairs->target, 0, pairs->targetStart[1]), ids({"kapo", "runa", ".", "<eos>"}));
+}
+
+void TestTranslator::badPairsAreRefusedWithTheirLine()
+{
+    Result<VocabTokenizer> vocab = buildPairVocabulary(kPairs);
+    QVERIFY(vocab.hasValue());
+    TranslatorConfig c = tinyConfig();
+    c.vocab = vocab->vocabSize();
+    const std::pair<const char*, const char*> cases[] = {
+        {"the dog runs .\tkapo runa .\nno tab here\n", "line 2 of the pairs is not 'source<TAB>target'."},
+        {"the dog runs .\t  \n", "line 1 of the pairs has an empty side."},
+        {"the dog flies .\tkapo runa .\n", "line 1 has the word 'flies', which is not in the vocabulary."},
+        {"the dog runs . the dog runs . the dog runs .\tkapo .\n", "line 1 has 13 source and 3 target tokens; the network takes at most 12 and 12."},
+    };
+    for (const auto& [text, sentence] : cases) {
+        Result<PairBatch> pairs = tokenizePairs(text, *vocab, c);
+        QVERIFY2(!pairs.hasValue(), text);
+        QVERIFY2(pairs.error().find(sentence) != std::string::npos, pairs.error().c_str());
+    }
+}
+
+void TestTranslator::loadedModelComputesWhatTheTrainerTrained()
+{
+    Trained t = trainTiny(30);
+    QTemporaryDir dir;
+    const std::string folder = dir.filePath("tiny-translator").toStdString();
+    QVERIFY(t.trainer->writeModelFolder(folder, "tiny-translator", {{"lexicon.tsv", "dog\tkapo\n"}}).ok());
+    QVERIFY(std::filesystem::exists(std::filesystem::path(folder) / "lexicon.tsv"));
+    Result<ModelPtr> model = loadModelFolder(folder);
+    QVERIFY2(model.hasValue(), model.hasValue() ? "" : model.error().c_str());
+    QVERIFY((*model)->isEncoderDecoder());
+    QCOMPARE((*model)->config.architecture, std::string("attnscope-translator"));
+
+    TranslatorNetwork<float> net(t.trainer->options().network);
+    const PairBatch& pairs = *t.pairs;
+    double worstWeight = 0, worstLoss = 0;
+    for (int p = 0; p < pairs.pairs(); ++p) {
+        const double trainedLoss = net.run(t.trainer->parameters(), pairs, p, 1, 1.0f, nullptr);
+        const std::vector<int> source = slice(pairs.source, pairs.sourceStart[p], pairs.sourceStart[p + 1]);
+        const std::vector<int> input = slice(pairs.input, pairs.targetStart[p], pairs.targetStart[p + 1]);
+        const std::vector<int> target = slice(pairs.target, pairs.targetStart[p], pairs.targetStart[p + 1]);
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, source, input, AttentionSettings{}, false, trace).ok());
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 2; ++h)
+                worstWeight = std::max(worstWeight, double((trace.cross(l, h) - net.crossAttention(0, l, h)).cwiseAbs().maxCoeff()));
+        // The loss again, one prefix at a time: -log softmax(next logits)[the next target id].
+        double loss = 0;
+        for (std::size_t i = 1; i <= input.size(); ++i) {
+            EncoderDecoderTrace step;
+            QVERIFY(forwardEncoderDecoder(**model, source, slice(input, 0, int(i)), AttentionSettings{}, true, step).ok());
+            const Eigen::RowVectorXd logits = step.nextLogits.cast<double>();
+            const double max = logits.maxCoeff();
+            loss += std::log((logits.array() - max).exp().sum()) + max - logits[target[i - 1]];
+        }
+        worstLoss = std::max(worstLoss, std::abs(loss - trainedLoss) / loss);
+    }
+    qInfo("worst cross-attention difference %.2g, worst relative loss difference %.2g", worstWeight, worstLoss);
+    QVERIFY2(worstWeight < 1e-5, qPrintable(QString::number(worstWeight)));
+    QVERIFY2(worstLoss < 1e-5, qPrintable(QString::number(worstLoss)));
+}
+
+void TestTranslator::sourceAndTargetAreEncodedAsInTraining()
+{
+    Trained t = trainTiny(1);
+    QTemporaryDir dir;
+    const std::string folder = dir.filePath("m").toStdString();
+    QVERIFY(t.trainer->writeModelFolder(folder, "m").ok());
+    Result<ModelPtr> model = loadModelFolder(folder);
+    QVERIFY(model.hasValue());
+    Result<TokenizedText> source = encodeSource(**model, "The dog runs.");
+    Result<TokenizedText> target = encodeTarget(**model, "kapo runa .");
+    QVERIFY(source.hasValue() && target.hasValue());
+    QCOMPARE(source->tokens, (std::vector<std::string>{"<bos>", "the", "dog", "runs", "."}));
+    QCOMPARE(target->tokens, (std::vector<std::string>{"<bos>", "kapo", "runa", "."}));
+    QCOMPARE(slice(t.pairs->source, 0, t.pairs->sourceStart[1]), source->ids);
+    QCOMPARE(slice(t.pairs->input, 0, t.pairs->targetStart[1]), target->ids);
+    QCOMPARE((*model)->decoder->endId, t.tokenizer->idOf("<eos>"));
+}
+
+void TestTranslator::brokenFoldersAreRefused_data()
+{
+    QTest::addColumn<QString>("breakage");
+    QTest::addColumn<QString>("sentence");
+    QTest::newRow("a tensor missing") << "drop decoder.layers.1.cross_attn.kv.weight" << "decoder.layers.1.cross_attn.kv.weight";
+    QTest::newRow("vocabulary of another size") << "vocab" << "vocab_size is";
+    QTest::newRow("no <eos>") << "eos" << "no end-of-sentence token '<eos>'";
+    QTest::newRow("config without a size") << "config" << "decoder_layers";
+}
+
+void TestTranslator::brokenFoldersAreRefused()
+{
+    QFETCH(QString, breakage);
+    QFETCH(QString, sentence);
+    Trained t = trainTiny(1);
+    QTemporaryDir dir;
+    const std::filesystem::path folder = dir.filePath("broken").toStdString();
+    QVERIFY(t.trainer->writeModelFolder(folder.string(), "broken").ok());
+    auto write = [](const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; };
+    if (breakage.startsWith("drop ")) {
+        const std::string drop = breakage.mid(5).toStdString();
+        std::vector<NamedTensor> kept;
+        for (NamedTensor& n : namedTensors(makeTranslatorLayout(t.trainer->options().network).tensors, t.trainer->parameters()))
+            if (n.name != drop) kept.push_back(std::move(n));
+        QVERIFY(writeSafetensors((folder / "model.safetensors").string(), kept).ok());
+    } else if (breakage == "vocab") {
+        write(folder / "vocab.txt", t.tokenizer->toText() + "extra\n");
+    } else if (breakage == "eos") {
+        std::string text = t.tokenizer->toText();
+        text.replace(text.find("<eos>"), 5, "<end>");
+        write(folder / "vocab.txt", text);
+    } else {
+        std::string config = translatorConfigJson(t.trainer->options().network, "broken");
+        const std::size_t at = config.find("\"decoder_layers\"");
+        config.erase(at, config.find('\n', at) - at + 1);
+        write(folder / "config.json", config);
+    }
+    Result<ModelPtr> model = loadModelFolder(folder.string());
+    QVERIFY(!model.hasValue());
+    QVERIFY2(model.error().find(sentence.toStdString()) != std::string::npos, model.error().c_str());
+}
+
+void TestTranslator::scoresCountWordsAndAlignment()
+{
+    // A model trained long enough on six pairs writes them back; the scores then count every word, and the
+    // arithmetic of a perfect and of a broken reference is checked by hand.
+    Trained t = trainTiny(400);
+    QTemporaryDir dir;
+    const std::string folder = dir.filePath("m").toStdString();
+    QVERIFY(t.trainer->writeModelFolder(folder, "m").ok());
+    Result<ModelPtr> model = loadModelFolder(folder);
+    QVERIFY(model.hasValue());
+    TranslationPair known{"the cat saw the dog .", "milu kapo tiko .", {2, 5, 3, 6}, {true, true, true, false}};
+    Result<TranslationScores> s = scoreTranslator(**model, {known});
+    QVERIFY2(s.hasValue(), s.hasValue() ? "" : s.error().c_str());
+    QCOMPARE(s->pairs, 1);
+    QCOMPARE(s->words, 4);
+    QCOMPARE(s->correctWords, 4);
+    QCOMPARE(s->exactSentences, 1);
+    QCOMPARE(s->alignedWords, 3);  // "." is not a content word
+    QCOMPARE(int(s->headHits.size()), 4);
+    QVERIFY(s->alignmentAccuracy() >= 0.0 && s->alignmentAccuracy() <= 1.0);
+    // A reference with a word inserted second: only "milu" agrees position by position (then kapo meets
+    // "sevi", tiko "kapo", "." "tiko"), out of the longer sentence's 5 words.
+    TranslationPair wrong{"the cat saw the dog .", "milu sevi kapo tiko .", {2, -1, 5, 3, 6}, {true, false, true, true, false}};
+    s = scoreTranslator(**model, {wrong});
+    QVERIFY(s.hasValue());
+    QCOMPARE(s->words, 5);
+    QCOMPARE(s->correctWords, 1);
+    QCOMPARE(s->exactSentences, 0);
+    QCOMPARE(s->alignedWords, 1);
+}
+
+QTEST_APPLESS_MAIN(TestTranslator)
+#include "tst_translator.moc"

@@ -44,7 +44,8 @@ Options& Options::flag(const std::string& name, const std::string& help)
 Options& Options::model()
 {
     return value("--model", "SPEC",
-                 "builtin (the default), random[:layers=2,heads=4,d_model=64,seed=1], hf:ORG/NAME[@REVISION] (a model "
+                 "builtin (the default), builtin-translator (the built-in encoder–decoder), random[:layers=2,heads=4,d_model=64,seed=1], "
+                 "hf:ORG/NAME[@REVISION] (a model "
                  "in the Hugging Face cache; see the models command), or a model folder: GPT-2 (config.json, "
                  "model.safetensors, vocab.json + merges.txt or tokenizer.json), BERT/DistilBERT (config.json, "
                  "model.safetensors, vocab.txt or tokenizer.json), Llama, Qwen2, Mistral (config.json, "

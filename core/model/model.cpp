@@ -7,6 +7,7 @@
 #include "compute/threadpool.h"
 #include "model/forward.h"
 #include "builtin/builtinfiles.h"
+#include "io/translatorloader.h"
 #include "hub/hfcache.h"
 #include "io/modelfolder.h"
 #include "io/wordmodel.h"
@@ -168,6 +169,15 @@ Result<ModelPtr> loadBuiltinModel()
     return loadWordModel("the built-in model", "builtin", *config, weights, *vocab);
 }
 
+Result<ModelPtr> loadBuiltinTranslator()
+{
+    const std::shared_ptr<const std::string> config = builtinTranslatorFile("config.json");
+    const std::shared_ptr<const std::string> weights = builtinTranslatorFile("model.safetensors");
+    const std::shared_ptr<const std::string> vocab = builtinTranslatorFile("vocab.txt");
+    if (!config || !weights || !vocab) return Result<ModelPtr>::fail("this build of AttnScope has no built-in translator.");
+    return loadTranslator("the built-in translator", "builtin-translator", *config, weights, *vocab);
+}
+
 Result<ModelPtr> loadModel(std::string_view spec)
 {
     if (spec == "random" || spec.starts_with("random:")) {
@@ -179,6 +189,10 @@ Result<ModelPtr> loadModel(std::string_view spec)
         // Loaded once: every window, test and command that asks for it shares the same immutable model.
         static const Result<ModelPtr> builtin = loadBuiltinModel();
         return builtin;
+    }
+    if (spec == "builtin-translator") {
+        static const Result<ModelPtr> translator = loadBuiltinTranslator();
+        return translator;
     }
     if (isHubSpec(spec)) {
         // hf:ORG/NAME[@REVISION]: the snapshot the Hugging Face cache holds for that revision.

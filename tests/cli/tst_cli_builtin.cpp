@@ -3,16 +3,22 @@
 // weights by plain loops (independently of core/train/headprobes, which the app's own tests use).
 // The held-out text comes from the corpus's own definition of what training left out (held-out
 // animal/surface pairs); the induction word lists are drawn here from vocab.txt with this file's generator.
+// The built-in translator the same way: `generate --model builtin-translator` on held-out sentences, its
+// alignment scored here from the printed cross-attention and lexicon.tsv alone (not from translatoreval's
+// gold alignments).
 #include <QTest>
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
 #include "train/corpus.h"
+#include "train/translation.h"
 
 using namespace attnscope;
 
@@ -72,6 +78,19 @@ private slots:
         QCOMPARE(cli.exitCode, 0);
         const nlohmann::json j = nlohmann::json::parse(cli.out.toStdString());
         QCOMPARE(j.at("name").get<std::string>(), std::string("builtin"));
+    }
+
+    void infoDescribesTheTranslator()
+    {
+        const clitest::Run cli = clitest::runCli({"info", "--model", "builtin-translator"});
+        QCOMPARE(cli.exitCode, 0);
+        const nlohmann::json j = nlohmann::json::parse(cli.out.toStdString());
+        QCOMPARE(j.at("name").get<std::string>(), std::string("builtin-translator"));
+        QCOMPARE(j.at("encoder_decoder").get<bool>(), true);
+        QCOMPARE(j.at("architecture").get<std::string>(), std::string("attnscope-translator"));
+        QCOMPARE(j.at("positional").get<std::string>(), std::string("learned"));
+        QCOMPARE(j.at("encoder_layers").get<int>(), 2);
+        QCOMPARE(j.at("decoder_layers").get<int>(), 2);
     }
 
     void previousTokenHead()
@@ -171,6 +190,66 @@ private slots:
         const double share = t.best(&layer, &head);
         qInfo("pronoun head L%d H%d: 'it' looks hardest at the animal in %.3f of %d held-out pairs", layer, head, share, t.count);
         QVERIFY2(share >= 0.8, qPrintable(QString::number(share)));
+    }
+
+    void translatorTranslatesAndAligns()
+    {
+        // lexicon.tsv: english<TAB>target words; a target word is the translation of an English word when it
+        // is the first word of that word's entry ("dogs" -> "vuke ri" makes "vuke" the translation of "dogs").
+        std::ifstream in(ATTNSCOPE_TRANSLATOR_LEXICON);
+        QVERIFY(in.good());
+        std::map<std::string, std::string> firstWord;  // English word -> first target word
+        std::set<std::string> translations;
+        for (std::string line; std::getline(in, line);) {
+            const std::size_t tab = line.find('\t');
+            QVERIFY2(tab != std::string::npos, line.c_str());
+            const std::string target = line.substr(tab + 1), first = target.substr(0, target.find(' '));
+            firstWord[line.substr(0, tab)] = first;
+            translations.insert(first);
+        }
+        QVERIFY(firstWord.size() >= 200);
+        int words = 0, correct = 0, aligned = 0;
+        std::vector<int> hits;
+        int layers = 0, heads = 0;
+        for (const train::TranslationPair& pair : train::heldOutTranslationPairs(40, 11)) {
+            const clitest::Run cli = clitest::runCli({"generate", "--model", "builtin-translator", "--source", QString::fromStdString(pair.source)});
+            QCOMPARE(cli.exitCode, 0);
+            const nlohmann::json j = nlohmann::json::parse(cli.out.toStdString());
+            const std::vector<std::string> source = j.at("source_tokens").get<std::vector<std::string>>();
+            std::vector<std::string> reference, written;
+            std::istringstream ref(pair.target);
+            for (std::string w; ref >> w;) reference.push_back(w);
+            for (const nlohmann::json& step : j.at("steps"))
+                if (step.at("token").get<std::string>() != "<eos>") written.push_back(step.at("token").get<std::string>());
+            if (hits.empty()) {
+                layers = static_cast<int>(j.at("steps")[0].at("cross_attention").size());
+                heads = static_cast<int>(j.at("steps")[0].at("cross_attention")[0].size());
+                hits.assign(static_cast<std::size_t>(layers * heads), 0);
+            }
+            words += static_cast<int>(std::max(written.size(), reference.size()));
+            for (std::size_t i = 0; i < std::min(written.size(), reference.size()); ++i) {
+                if (written[i] != reference[i]) continue;
+                ++correct;
+                if (!translations.count(written[i])) continue;  // "ri" and "." translate no word of their own
+                ++aligned;
+                const nlohmann::json& rows = j.at("steps")[i].at("cross_attention");
+                for (int l = 0; l < layers; ++l)
+                    for (int h = 0; h < heads; ++h) {
+                        std::size_t argmax = 0;
+                        for (std::size_t k = 1; k < source.size(); ++k)
+                            if (rows[l][h][k].get<double>() > rows[l][h][argmax].get<double>()) argmax = k;
+                        const auto it = firstWord.find(source[argmax]);
+                        if (it != firstWord.end() && it->second == written[i]) ++hits[static_cast<std::size_t>(l * heads + h)];
+                    }
+            }
+        }
+        const auto best = std::max_element(hits.begin(), hits.end());
+        const int b = static_cast<int>(best - hits.begin());
+        const double accuracy = double(correct) / words, alignment = double(*best) / std::max(1, aligned);
+        qInfo("translator on 40 held-out sentences: word accuracy %.3f, alignment %.3f (decoder L%d H%d, %d words)", accuracy,
+              alignment, b / heads, b % heads, aligned);
+        QVERIFY2(accuracy >= 0.9, qPrintable(QString::number(accuracy)));
+        QVERIFY2(alignment >= 0.8, qPrintable(QString::number(alignment)));
     }
 };
 

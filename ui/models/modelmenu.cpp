@@ -16,7 +16,10 @@ namespace attnscope {
 
 namespace {
 
-bool remembered(const QString& spec) { return spec != QStringLiteral("builtin") && !spec.startsWith(QStringLiteral("random")); }
+bool remembered(const QString& spec)
+{
+    return spec != QStringLiteral("builtin") && spec != QStringLiteral("builtin-translator") && !spec.startsWith(QStringLiteral("random"));
+}
 
 // How a recent model reads in the menu: "openai-community/gpt2 (Hugging Face cache)", "gpt2   /models".
 QString recentText(const QString& spec)
@@ -32,6 +35,10 @@ ModelMenu::ModelMenu(MainWindow* window) : QObject(window), m_window(window)
 {
     QMenu* menu = window->menuBar()->addMenu(tr("&Model"));
     menu->addAction(tr("&Built-in default"), this, [this] { open(QStringLiteral("builtin")); });
+    QAction* translator = menu->addAction(tr("Built-in &translator"), this, [this] { open(QStringLiteral("builtin-translator")); });
+    translator->setObjectName(QStringLiteral("open-builtin-translator"));
+    translator->setStatusTip(tr("An encoder–decoder AttnScope trained to translate English into a small invented language: "
+                                "its cross-attention is the alignment between the two."));
     menu->addAction(tr("&Random model…"), this, [this] {
         RandomModelDialog dialog(m_window);
         if (dialog.exec() == QDialog::Accepted) open(dialog.spec());

@@ -101,4 +101,22 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
     return R::ok(std::move(g));
 }
 
+Result<TokenizedText> greedyTarget(const Model& model, const std::vector<int>& source, int maxNewTokens,
+                                   const AttentionSettings& settings, const GenerationOptions& options)
+{
+    using R = Result<TokenizedText>;
+    if (!model.isEncoderDecoder()) return R::fail(model.config.name + " has no decoder to write a target with.");
+    AttentionSettings decoding = settings;
+    decoding.mask = MaskKind::Causal;
+    Result<TokenGeneration> g = generateTokens(model, source, maxNewTokens, decoding, options);
+    if (!g) return R::fail(g.error());
+    if (g->interrupted) return R::fail("the translation was stopped.");
+    if (g->stoppedAtEnd) g->ids.pop_back();
+    TokenizedText target;
+    const Tokenizer& writer = *model.decoder->targetTokenizer;
+    for (int id : g->ids) target.tokens.push_back(writer.displayToken(id));
+    target.ids = std::move(g->ids);
+    return R::ok(std::move(target));
+}
+
 } // namespace attnscope

@@ -59,4 +59,13 @@ constexpr int kMaxNewTokens = 1024;
 Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int>& input, int maxNewTokens,
                                        const AttentionSettings& settings, const GenerationOptions& options = {});
 
+// An encoder–decoder's own answer to `source` (encodeSource's ids) as a decoder input: the start token, then
+// each token greedy generation writes except a closing end-of-sequence token, at most maxNewTokens of them.
+// Teacher-forced through forwardEncoderDecoder, row i of its cross-attention is the row that chose token
+// i + 1: the views' default target. The decoder writes under the causal mask it was trained with, whatever
+// the settings' mask (which for these models is the encoder's); their window, scaling and temperature apply.
+// Fails as generateTokens does, and for a model without a decoder.
+Result<TokenizedText> greedyTarget(const Model& model, const std::vector<int>& source, int maxNewTokens,
+                                   const AttentionSettings& settings, const GenerationOptions& options = {});
+
 } // namespace attnscope

@@ -15,6 +15,7 @@
 #include "io/modelfolder.h"
 #include "io/safetensors.h"
 #include "model/encoderdecoder.h"
+#include "model/generate.h"
 #include "train/translatoreval.h"
 #include "train/translatortrainer.h"
 
@@ -89,6 +90,7 @@ private slots:
     void brokenFoldersAreRefused();
     void scoresCountWordsAndAlignment();
     void builtinTranslatorTranslatesUnseenCombinations();
+    void greedyTargetIsWhatGenerationWrote();
 };
 
 void TestTranslator::pairsBecomeIdsAsTheDecoderReadsThem()
@@ -286,6 +288,53 @@ void TestTranslator::builtinTranslatorTranslatesUnseenCombinations()
     const std::shared_ptr<const std::string> lexicon = builtinTranslatorFile("lexicon.tsv");
     QVERIFY(lexicon);
     QCOMPARE(*lexicon, translationLexiconTsv());
+}
+
+void TestTranslator::greedyTargetIsWhatGenerationWrote()
+{
+    // The views' default target: generation's own tokens without the closing end token, under the causal
+    // mask whatever the settings say, and teacher-forced its cross-attention rows are the rows each step
+    // chose its token from.
+    Result<ModelPtr> model = loadModel("builtin-translator");
+    QVERIFY(model.hasValue());
+    const Model& m = **model;
+    AttentionSettings causal, unmasked;
+    causal.mask = MaskKind::Causal;
+    unmasked.mask = MaskKind::None;
+    for (const TranslationPair& pair : heldOutTranslationPairs(4, 11)) {
+        Result<TokenizedText> source = encodeSource(m, pair.source);
+        QVERIFY(source.hasValue());
+        Result<TokenGeneration> written = generateTokens(m, source->ids, 40, causal);
+        QVERIFY(written.hasValue());
+        QVERIFY(written->stoppedAtEnd);
+        Result<TokenizedText> target = greedyTarget(m, source->ids, 40, unmasked);
+        QVERIFY2(target.hasValue(), target.hasValue() ? "" : target.error().c_str());
+        QCOMPARE(target->ids, std::vector<int>(written->ids.begin(), written->ids.end() - 1));
+        QCOMPARE(target->tokens.size(), target->ids.size());
+        // The words after <bos> are the pair's translation (the model translates these sentences exactly).
+        std::string words;
+        for (std::size_t i = 1; i < target->tokens.size(); ++i) words += (i > 1 ? " " : "") + target->tokens[i];
+        QCOMPARE(words, pair.target);
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(m, source->ids, target->ids, causal, false, trace).ok());
+        QCOMPARE(written->steps.size(), target->ids.size());
+        float worst = 0.0f;
+        for (std::size_t step = 0; step < written->steps.size(); ++step)
+            for (int l = 0; l < trace.decoderLayers; ++l)
+                for (int h = 0; h < trace.heads; ++h) {
+                    const Eigen::RowVectorXf& row = written->steps[step].attention[std::size_t(l * trace.heads + h)];
+                    worst = std::max(worst, (trace.cross(l, h).row(Eigen::Index(step)) - row).cwiseAbs().maxCoeff());
+                }
+        QVERIFY2(worst < 1e-5f, qPrintable(QString::number(worst)));
+    }
+    Result<TokenizedText> source = encodeSource(m, "the small dogs see a red bird .");
+    QVERIFY(source.hasValue());
+    Result<TokenizedText> two = greedyTarget(m, source->ids, 2, causal);
+    QVERIFY(two.hasValue());
+    QCOMPARE(two->ids.size(), std::size_t(3));  // the start token and two words
+    Result<ModelPtr> decoderOnly = loadModel("builtin");
+    QVERIFY(decoderOnly.hasValue());
+    QVERIFY(!greedyTarget(**decoderOnly, {1, 2}, 4, causal).hasValue());
 }
 
 QTEST_APPLESS_MAIN(TestTranslator)

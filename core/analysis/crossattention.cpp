@@ -43,6 +43,10 @@ Result<CrossAttentionResult> realCrossAttention(const Model& model, const std::v
     r.scaled = std::move(d.masked);
     r.weights = std::move(d.weights);
     r.output = std::move(d.headOutput);
+    r.decoderLayers = trace.decoderLayers;
+    r.heads = trace.heads;
+    r.allCross = std::move(trace.crossAttention);
+    r.allSelf = std::move(trace.selfAttention);
     return R::ok(std::move(r));
 }
 

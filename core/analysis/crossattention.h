@@ -34,6 +34,10 @@ struct CrossAttentionResult {
                       //         (a real model's blocked source keys are hidden, as the settings say)
     Matrix weights;   // (T, S)  row-wise softmax
     Matrix output;    // (T, Dh) weights V
+    // An encoder–decoder's every decoder head, index layer*H + head: cross-attention (T, S) and the decoder's
+    // self-attention (T, T), from the same pass (for grids of all heads); empty for the other models.
+    int decoderLayers = 0, heads = 0;
+    std::vector<Matrix> allCross, allSelf;
 };
 
 // The settings' mask and positional choice apply to each sentence's own pass through the earlier layers;

@@ -192,6 +192,15 @@ private slots:
         QVERIFY((r->scaled - float(r->multiplier) * r->scores).cwiseAbs().maxCoeff() < 1e-5f);
         QVERIFY((r->output - r->weights * r->v).cwiseAbs().maxCoeff() < 1e-5f);
         QCOMPARE(r->k.rows(), Eigen::Index(source->ids.size()));
+        // Every decoder head of both kinds comes with it, the same pass's (the views' grids of all heads).
+        QCOMPARE(r->decoderLayers, trace.decoderLayers);
+        QCOMPARE(r->heads, trace.heads);
+        QCOMPARE(r->allCross.size(), trace.crossAttention.size());
+        QCOMPARE(r->allSelf.size(), trace.selfAttention.size());
+        for (std::size_t i = 0; i < trace.crossAttention.size(); ++i) {
+            QVERIFY((r->allCross[i] - trace.crossAttention[i]).cwiseAbs().maxCoeff() < 1e-6f);
+            QVERIFY((r->allSelf[i] - trace.selfAttention[i]).cwiseAbs().maxCoeff() < 1e-6f);
+        }
         QVERIFY(!crossAttention(**model, target->ids, source->ids, s, {tinybart::kDecL, 0}));
     }
 

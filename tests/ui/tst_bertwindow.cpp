@@ -16,6 +16,7 @@
 
 #include "attention/nexttokenview.h"
 #include "common/document.h"
+#include "attention/headgridview.h"
 #include "common/matrixplot.h"
 #include "model/maskedlm.h"
 #include "steps/blockview.h"
@@ -194,31 +195,55 @@ private slots:
         }
     }
 
-    // BART's Cross-attention view is the decoder's own sublayer: the typed source through encodeSource, the
-    // target after the start token, the focused layer as a decoder layer, and the weights exactly
-    // forwardEncoderDecoder's.
+    // BART's Cross-attention view is the decoder's own sublayer: the source (the window's sentence until one is
+    // typed) through encodeSource, the target after the start token (the model's own greedy answer until one is
+    // typed), the focused layer as a decoder layer, the decoder under its causal mask, and the weights exactly
+    // forwardEncoderDecoder's; the grid below holds every decoder head of either kind.
     void bartCrossAttentionViewIsTheDecoders()
     {
         Document doc;
         doc.setModel(bart());
-        doc.setText(QStringLiteral("the cat sat"));
+        doc.setText(QStringLiteral("the cat sat on the mat"));
         doc.setFocus({1, 1});
         CrossAttentionView view(&doc);
         view.resize(800, 600);
-        view.setSource(QStringLiteral("the cat sat on the mat"));
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QTRY_VERIFY(view.hasResult());
         QVERIFY(view.result().real);
+        QCOMPARE(view.source(), doc.text());
         const Model& m = *doc.model();
-        const TokenizedText source = *encodeSource(m, "the cat sat on the mat"), target = *encodeTarget(m, "the cat sat");
+        AttentionSettings causal = doc.settings();
+        causal.mask = MaskKind::Causal;
+        const TokenizedText source = *encodeSource(m, "the cat sat on the mat");
+        const TokenizedText answer = *greedyTarget(m, source.ids, CrossAttentionView::kMaxAnswerTokens, causal);
+        QCOMPARE(view.targetTokens().ids, answer.ids);
+        QCOMPARE(view.sourceTokens().ids, source.ids);
+        EncoderDecoderTrace answered;
+        QVERIFY(forwardEncoderDecoder(m, source.ids, answer.ids, causal, false, answered).ok());
+        QVERIFY((view.weightsPlot()->shown() - answered.cross(1, 1)).cwiseAbs().maxCoeff() < 1e-6f);
+        QCOMPARE(view.grid()->layers(), answered.decoderLayers);
+        QCOMPARE(view.grid()->headImage({0, 1}).height(), int(answer.ids.size()));
+        QCOMPARE(view.grid()->headImage({0, 1}).width(), int(source.ids.size()));
+
+        // A typed target and a typed source replace the answer and the sentence.
+        view.setSource(QStringLiteral("the cat sat on the mat today"));
+        view.setTarget(QStringLiteral("the cat sat"));
+        QTRY_COMPARE(view.targetTokens().ids, encodeTarget(m, "the cat sat")->ids);
+        const TokenizedText typedSource = *encodeSource(m, "the cat sat on the mat today"), target = *encodeTarget(m, "the cat sat");
         EncoderDecoderTrace trace;
-        QVERIFY(forwardEncoderDecoder(m, source.ids, target.ids, doc.settings(), false, trace).ok());
+        QVERIFY(forwardEncoderDecoder(m, typedSource.ids, target.ids, causal, false, trace).ok());
         const Matrix expected = trace.cross(1, 1);
         QCOMPARE(view.result().weights.rows(), expected.rows());
         QCOMPARE(view.result().weights.cols(), expected.cols());
         QVERIFY((view.result().weights - expected).cwiseAbs().maxCoeff() < 1e-6f);
         QVERIFY((view.weightsPlot()->shown() - expected).cwiseAbs().maxCoeff() < 1e-6f);
+        doc.setText(QStringLiteral("something else"));  // a typed source no longer follows the sentence
+        QTest::qWait(50);
+        QCOMPARE(view.source(), QStringLiteral("the cat sat on the mat today"));
+        // The grid's other kind: the decoder's self-attention, target × target.
+        view.setGridKind(1);
+        QCOMPARE(view.grid()->headImage({1, 0}).width(), int(target.ids.size()));
         // It follows the focus.
         doc.setFocus({0, 0});
         QTRY_VERIFY((view.result().weights - trace.cross(0, 0)).cwiseAbs().maxCoeff() < 1e-6f);

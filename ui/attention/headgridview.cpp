@@ -86,7 +86,6 @@ void HeadGridView::ensureImages() const
     m_colouredFrom = valid ? m_snapshot : nullptr;
     if (!valid) return;
     const int T = t->tokens;
-    const int side = std::min(T, kMaxImage);
     // 1. Masks are the same for every head of one pass: read them once from the focused head's detail.
     const bool haveMask = t->hasDetail && t->detail.masked.rows() == T;
     // Value-weighted attention: each head coloured from 0 to its own largest weight × ‖v W_O‖.
@@ -97,15 +96,20 @@ void HeadGridView::ensureImages() const
                           (haveMask ? before->hasDetail && sameMatrix(before->detail.masked, t->detail.masked)
                                     : !(before->hasDetail && before->detail.masked.rows() == T));
     const QRgb masked = ColorMap::maskedColor().rgb();
-    std::vector<int> pick(static_cast<std::size_t>(side));
-    for (int i = 0; i < side; ++i) pick[std::size_t(i)] = int(std::int64_t(i) * T / side);
+    // Which row (or column) of n each of a side's pixels shows: all of them while they fit.
+    std::vector<int> pickRows, pickCols;
+    const auto sample = [](std::vector<int>& pick, Eigen::Index n) {
+        const int side = int(std::min<Eigen::Index>(n, kMaxImage));
+        pick.resize(std::size_t(side));
+        for (int i = 0; i < side; ++i) pick[std::size_t(i)] = int(std::int64_t(i) * n / side);
+    };
     m_sink.resize(cells);
     m_reusedImages = 0;
     // 2. One pixel per pair (nearest sample when T is longer than a cell can show).
     for (int l = 0; l < m_layers; ++l)
         for (int h = 0; h < m_heads; ++h) {
             const std::size_t cell = std::size_t(l * m_heads + h);
-            const Matrix& weights = t->weights(l, h);  // (T, T)
+            const Matrix& weights = t->weights(l, h);  // (T, T), or (T, S) for an encoder–decoder's cross-attention
             if (reusable && !previous[cell].isNull() && sameMatrix(before->weights(l, h), weights) &&
                 (!valueWeighted || before->valueNorm(l, h) == t->valueNorm(l, h))) {
                 m_images[cell] = std::move(previous[cell]);
@@ -118,13 +122,16 @@ void HeadGridView::ensureImages() const
             const Matrix& w = valueWeighted ? weighted : weights;
             const float top = valueWeighted ? w.maxCoeff() : 1.0f;
             const float scale = top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
-            QImage img(side, side, QImage::Format_RGB32);
-            for (int y = 0; y < side; ++y) {
+            sample(pickRows, w.rows());
+            sample(pickCols, w.cols());
+            const bool maskShown = haveMask && w.cols() == T;
+            QImage img(int(pickCols.size()), int(pickRows.size()), QImage::Format_RGB32);
+            for (int y = 0; y < img.height(); ++y) {
                 auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
-                const int q = pick[std::size_t(y)];
-                for (int x = 0; x < side; ++x) {
-                    const int k = pick[std::size_t(x)];
-                    line[x] = haveMask && std::isinf(t->detail.masked(q, k)) ? masked : ColorMap::weightColor(w(q, k) * scale);
+                const int q = pickRows[std::size_t(y)];
+                for (int x = 0; x < img.width(); ++x) {
+                    const int k = pickCols[std::size_t(x)];
+                    line[x] = maskShown && std::isinf(t->detail.masked(q, k)) ? masked : ColorMap::weightColor(w(q, k) * scale);
                 }
             }
             m_images[cell] = std::move(img);

@@ -32,10 +32,11 @@ struct RenderOptions {
     int head = -1;
     // Step-by-step views: the explained cell (-1: the last query and its strongest key; the research views
     // use the query for the rollout row and the query marked on the query-key map), the
-    // cross-attention source sentence, and the corrupted prompt of activation patching.
+    // cross-attention source sentence, and the corrupted prompt of activation patching (empty: the
+    // cross-attention view's own, which for an encoder–decoder is the sentence; patching's "The cat sat on the mat").
     int query = -1;
     int key = -1;
-    QString source = QStringLiteral("The cat sat on the mat");
+    QString source;
     std::optional<CompareBSettings> compareB;  // Compare's B side; absent: the document's
     // The Cost view's timings as the window shows them (an export draws those rather than timing again);
     // empty: the picture's view measures.

@@ -60,7 +60,8 @@ Status waitForResult(QWidget* view, Document& document, const RenderOptions& opt
 Status preparePatching(QWidget* view, Document& document, const RenderOptions& options)
 {
     if (Status s = checkToken(view, document, options); !s.ok()) return s;
-    qobject_cast<PatchingView*>(view)->corruptedEdit()->setText(options.source);
+    qobject_cast<PatchingView*>(view)->corruptedEdit()->setText(options.source.isEmpty() ? QStringLiteral("The cat sat on the mat")
+                                                                                         : options.source);
     return {};
 }
 

@@ -2,29 +2,72 @@
 
 #include <algorithm>
 
+#include <QComboBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include "attention/headgridview.h"
 #include "common/matrixplot.h"
 #include "common/refreshgate.h"
 #include "model/encoderdecoder.h"
+#include "model/generate.h"
 
 namespace attnscope {
+
+namespace {
+
+const char* const kRealNote =
+    "This is the model's own cross-attention: in every decoder block, after masked self-attention over the target, a "
+    "second attention sublayer takes its queries from the target and its keys and values from the encoder's output "
+    "for the source. There is no causal mask across the two: the whole source is known before decoding starts. The "
+    "target begins with the decoder's start token, and row i is the decoder at target token i choosing the token "
+    "after it. The decoder's own self-attention runs under the causal mask it was trained with (the window's mask "
+    "setting is the encoder's); the layer is a decoder layer.";
+
+const char* const kDemonstrationNote =
+    "Where a decoder uses this: in an encoder–decoder transformer (the original translation model, BART, T5) every "
+    "decoder block has a second attention sublayer whose queries come from the text being generated and whose keys "
+    "and values come from the encoder's output for the source. There is no causal mask across the two: the whole "
+    "source is known before decoding starts. This model has no such sublayer, so here the focused layer's own W_Q "
+    "(on the target) and W_K, W_V (on the source) demonstrate the mechanism; open an encoder–decoder model (Model > "
+    "Built-in translator) for the real one.";
+
+} // namespace
 
 CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
 {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
     m_source = new QLineEdit(QString::fromLatin1(kDefaultSource), this);
+    m_source->setObjectName(QStringLiteral("cross-source"));
     m_target = new QLineEdit(m_document->text(), this);
+    m_target->setObjectName(QStringLiteral("cross-target"));
     form->addRow(QStringLiteral("Source (keys and values):"), m_source);
     form->addRow(QStringLiteral("Target (queries):"), m_target);
     layout->addLayout(form);
     m_weights = new MatrixPlot(this);
-    layout->addWidget(m_weights, 1);
+    m_weights->setObjectName(QStringLiteral("cross-weights"));
+    layout->addWidget(m_weights, 3);
+    m_gridRow = new QWidget(this);
+    auto* gridColumn = new QVBoxLayout(m_gridRow);
+    gridColumn->setContentsMargins(0, 0, 0, 0);
+    auto* kindRow = new QHBoxLayout;
+    m_gridKind = new QComboBox(m_gridRow);
+    m_gridKind->setObjectName(QStringLiteral("cross-grid-kind"));
+    m_gridKind->addItem(tr("Every decoder head: cross-attention (target × source)"));
+    m_gridKind->addItem(tr("Every decoder head: masked self-attention (target × target)"));
+    m_gridKind->setToolTip(tr("Which of the decoder's two attention sublayers the grid shows; the Attention tab's "
+                              "grid shows the third kind, the encoder's self-attention over the source."));
+    kindRow->addWidget(m_gridKind);
+    kindRow->addStretch(1);
+    gridColumn->addLayout(kindRow);
+    m_grid = new HeadGridView(m_gridRow);
+    gridColumn->addWidget(m_grid, 1);
+    layout->addWidget(m_gridRow, 2);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
@@ -35,72 +78,170 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     m_source->setToolTip(tr("The sentence being read (keys and values), as an encoder's output is in translation."));
     m_target->setToolTip(tr("The sentence being written (queries): each of its tokens looks across at the source."));
     // Hidden behind another tab, the view waits until it is shown instead of recomputing on every keystroke:
-    // its own two sentences go through the gate as well, since the target follows the main sentence (a
-    // GPT-2-small pass on the GUI thread per keystroke otherwise, behind a tab nobody is looking at).
+    // its own two sentences go through the gate as well, since one of them follows the main sentence.
     auto* gate = new RefreshGate(this, [this] { recompute(); });
+    connect(m_source, &QLineEdit::textEdited, this, [this] { m_sourceEdited = true; });
     connect(m_source, &QLineEdit::textChanged, gate, &RefreshGate::request);
     connect(m_target, &QLineEdit::textEdited, this, [this] { m_targetEdited = true; });
     connect(m_target, &QLineEdit::textChanged, gate, &RefreshGate::request);
-    // The target box follows the sentence until it is edited, when the view is shown: a hidden line edit
-    // given every keystroke's text lays all of it out again (tens of milliseconds for a pasted page).
+    // The box that follows the sentence is updated when the view is shown: a hidden line edit given every
+    // keystroke's text lays all of it out again (tens of milliseconds for a pasted page).
     connect(m_document, &Document::textChanged, gate, [this, gate] {
-        if (!m_targetEdited) gate->request();
+        if (!(m_real.value_or(false) ? m_sourceEdited : m_targetEdited)) gate->request();
     });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
+    connect(m_gridKind, &QComboBox::currentIndexChanged, this, &CrossAttentionView::showGrid);
+    connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
     recompute();
 }
 
-void CrossAttentionView::setSource(const QString& text) { m_source->setText(text); }
+void CrossAttentionView::setSource(const QString& text)
+{
+    m_sourceEdited = true;
+    m_source->setText(text);
+}
 
 QString CrossAttentionView::source() const { return m_source->text(); }
 
+void CrossAttentionView::setTarget(const QString& text)
+{
+    m_targetEdited = true;
+    m_target->setText(text);
+}
+
+void CrossAttentionView::setGridKind(int kind) { m_gridKind->setCurrentIndex(kind); }
+
+// The boxes' roles change with the kind of model: an encoder–decoder reads the window's sentence and writes its own
+// target; the demonstration writes the window's sentence across a source of its own.
+void CrossAttentionView::adaptToModel(bool real)
+{
+    const bool first = !m_real.has_value();
+    m_real = real;
+    const QSignalBlocker quietSource(m_source), quietTarget(m_target);  // recompute runs next anyway
+    if (real) {
+        if (!m_sourceEdited || !first) m_source->setText(m_document->text());
+        if (!first) m_sourceEdited = false;
+        m_target->clear();
+        m_target->setPlaceholderText(tr("the model's own answer; type a target to see another"));
+        m_targetEdited = false;
+    } else {
+        if (!first) {
+            m_source->setText(QString::fromLatin1(kDefaultSource));
+            m_sourceEdited = false;
+        }
+        m_target->setPlaceholderText(QString());
+        m_target->setText(m_document->text());
+        m_targetEdited = false;
+    }
+    m_gridRow->setVisible(real);
+    m_note->setText(tr(real ? kRealNote : kDemonstrationNote));
+}
+
 void CrossAttentionView::recompute()
 {
-    m_hasResult = false;
-    const ModelPtr& model = m_document->model();
+    const ModelPtr model = m_document->model();
     if (!model) return;
     const bool real = model->isEncoderDecoder();
-    m_note->setText(
-        real ? QStringLiteral("This is the model's own cross-attention: in every decoder block, after masked self-attention over the "
-                              "target, a second attention sublayer takes its queries from the target and its keys and values from "
-                              "the encoder's output for the source. There is no causal mask across the two: the whole source is "
-                              "known before decoding starts. The target begins with the decoder's start token; the layer is a "
-                              "decoder layer.")
-             : QStringLiteral("Where a decoder uses this: in an encoder–decoder transformer (the original translation model, "
-                              "BART, T5) every decoder block has a second attention sublayer whose queries come from the text "
-                              "being generated and whose keys and values come from the encoder's output for the source. There "
-                              "is no causal mask across the two: the whole source is known before decoding starts. This model "
-                              "has no such sublayer, so here the focused layer's own W_Q (on the target) and W_K, W_V (on the "
-                              "source) demonstrate the mechanism; open an encoder–decoder model (BART) for the real one."));
-    if (!m_targetEdited && m_target->text() != m_document->text()) {
-        const QSignalBlocker quiet(m_target);  // this is the recompute its change would ask for
-        m_target->setText(m_document->text());
+    if (m_real != real) adaptToModel(real);
+    QLineEdit* following = real ? (m_sourceEdited ? nullptr : m_source) : (m_targetEdited ? nullptr : m_target);
+    if (following && following->text() != m_document->text()) {
+        const QSignalBlocker quiet(following);  // this is the recompute its change would ask for
+        following->setText(m_document->text());
     }
     const std::string targetText = m_target->text().toStdString(), sourceText = m_source->text().toStdString();
-    Result<TokenizedText> target = real ? encodeTarget(*model, targetText) : model->tokenizer->encode(targetText);
-    Result<TokenizedText> source = real ? encodeSource(*model, sourceText) : model->tokenizer->encode(sourceText);
-    if (!target || !source) {
-        m_status->setText(QString::fromStdString(!target ? target.error() : source.error()));
-        return;
-    }
+    const AttentionSettings settings = m_document->settings();
     HeadSelection focus = m_document->snapshot()->focus;
-    // The focus names an encoder layer; a decoder with fewer layers shows its last one.
-    if (real) focus.layer = std::min(focus.layer, model->decoder->layers - 1);
-    Result<CrossAttentionResult> r = crossAttention(*model, target->ids, source->ids, m_document->settings(), focus);
-    if (!r) {
-        m_status->setText(QString::fromStdString(r.error()));
+    auto work = [model, real, targetText, sourceText, settings, focus](const CancelFlag& cancelled) mutable {
+        Outcome o;
+        Result<TokenizedText> source = real ? encodeSource(*model, sourceText) : model->tokenizer->encode(sourceText);
+        if (!source) {
+            o.error = QString::fromStdString(source.error());
+            return o;
+        }
+        AttentionSettings used = settings;
+        Result<TokenizedText> target = Result<TokenizedText>::ok(TokenizedText{});
+        if (real) {
+            used.mask = MaskKind::Causal;  // the decoder's, as trained; the window's mask is the encoder's
+            o.answered = QString::fromStdString(targetText).trimmed().isEmpty();
+            GenerationOptions options;
+            options.keepGoing = [&cancelled](int) { return !cancelled.load(); };
+            target = o.answered ? greedyTarget(*model, source->ids, kMaxAnswerTokens, used, options) : encodeTarget(*model, targetText);
+            // The focus names an encoder layer; a decoder with fewer layers shows its last one.
+            focus.layer = std::min(focus.layer, model->decoder->layers - 1);
+        } else {
+            target = model->tokenizer->encode(targetText);
+        }
+        if (!target) {
+            o.error = QString::fromStdString(target.error());
+            return o;
+        }
+        Result<CrossAttentionResult> r = crossAttention(*model, target->ids, source->ids, used, focus);
+        if (!r) {
+            o.error = QString::fromStdString(r.error());
+            return o;
+        }
+        o.source = std::move(*source);
+        o.target = std::move(*target);
+        o.focus = focus;
+        o.result = std::move(*r);
+        return o;
+    };
+    auto shown = [this, model](Outcome o) {
+        m_resultModel = model;
+        showOutcome(std::move(o));
+    };
+    if (m_document->isAsync()) m_task.submit(std::move(work), std::move(shown));
+    else m_task.runNow(work, shown);
+}
+
+void CrossAttentionView::showOutcome(Outcome o)
+{
+    if (!o.error.isEmpty()) {
+        m_hasResult = false;
+        m_status->setText(o.error);
         m_weights->setMatrix(Matrix(), MatrixPlot::Scale::Probability);
+        m_grid->setSnapshot(nullptr);
         return;
     }
-    m_result = std::move(*r);
+    m_result = std::move(o.result);
+    m_sourceTokens = std::move(o.source);
+    m_targetTokens = std::move(o.target);
     m_hasResult = true;
+    const bool real = m_result.real;
     m_weights->setTitle(QStringLiteral("cross-attention weights, %1layer %2 head %3 (T_target×T_source = %4×%5)")
                             .arg(real ? QStringLiteral("decoder ") : QString())
-                            .arg(focus.layer).arg(focus.head).arg(m_result.weights.rows()).arg(m_result.weights.cols()));
-    m_weights->setMatrix(m_result.weights, MatrixPlot::Scale::Probability, tokenLabels(target->tokens), tokenLabels(source->tokens));
+                            .arg(o.focus.layer).arg(o.focus.head).arg(m_result.weights.rows()).arg(m_result.weights.cols()));
+    m_weights->setMatrix(m_result.weights, MatrixPlot::Scale::Probability, tokenLabels(m_targetTokens.tokens),
+                         tokenLabels(m_sourceTokens.tokens));
     m_weights->xAxis->setLabel(QStringLiteral("source token (key)"));
-    m_weights->yAxis->setLabel(QStringLiteral("target token (query)"));
-    m_status->setText(QStringLiteral("Each row sums to 1 over the source tokens."));
+    m_weights->yAxis->setLabel(real ? QStringLiteral("target token (query; it chooses the next one)") : QStringLiteral("target token (query)"));
+    QString status = tr("Each row sums to 1 over the source tokens.");
+    if (o.answered)
+        status = tr("The target is the model's own greedy answer (%1 after the start token); type one above to see another. ")
+                     .arg(m_targetTokens.ids.size() == 2 ? tr("1 token") : tr("%1 tokens").arg(m_targetTokens.ids.size() - 1)) +
+                 status;
+    m_status->setText(status);
+    showGrid();
+}
+
+// The grid draws a snapshot: this one holds the decoder's heads of the chosen kind, rows the target tokens.
+void CrossAttentionView::showGrid()
+{
+    if (!m_hasResult || !m_result.real || m_result.allCross.empty()) {
+        m_grid->setSnapshot(nullptr);
+        return;
+    }
+    auto snapshot = std::make_shared<Snapshot>();
+    snapshot->model = m_resultModel;
+    snapshot->tokens = m_targetTokens;
+    snapshot->settings = m_document->settings();
+    snapshot->focus = m_result.selection;
+    ForwardTrace& t = snapshot->trace;
+    t.layers = m_result.decoderLayers;
+    t.heads = m_result.heads;
+    t.tokens = int(m_targetTokens.ids.size());
+    t.attention = m_gridKind->currentIndex() == 0 ? m_result.allCross : m_result.allSelf;
+    m_grid->setSnapshot(snapshot);
 }
 
 } // namespace attnscope

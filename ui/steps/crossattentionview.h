@@ -3,43 +3,84 @@
 // T_target x T_source for the focused layer and head. An encoder–decoder model's own cross-attention; for
 // the others, which have none, its self-attention projections across the two sentences
 // (see core/analysis/crossattention.h).
+//
+// The two boxes: for an encoder–decoder model the source follows the window's sentence (what its encoder
+// reads) until it is typed in its own box, and the target is the model's own greedy answer until one is
+// typed (an empty target box goes back to it); a grid below shows every decoder head, cross-attention or
+// the decoder's self-attention. For the other models the source is a sentence of its own and the target
+// follows the window's sentence until edited. Large models compute off the GUI thread.
 #include <QWidget>
+#include <optional>
 
 #include "analysis/crossattention.h"
 #include "common/document.h"
+#include "common/latesttask.h"
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 
 namespace attnscope {
 
+class HeadGridView;
 class MatrixPlot;
 
 class CrossAttentionView : public QWidget {
     Q_OBJECT
 public:
     static constexpr const char* kDefaultSource = "The cat sat on the mat";
+    // The longest answer the view asks an encoder–decoder for when no target is typed.
+    static constexpr int kMaxAnswerTokens = 48;
 
     explicit CrossAttentionView(Document* document, QWidget* parent = nullptr);
 
+    // A source set here (a scene, the renderer) stays until the model changes kind.
     void setSource(const QString& text);
     QString source() const;
+    void setTarget(const QString& text);
     bool hasResult() const { return m_hasResult; }
     const CrossAttentionResult& result() const { return m_result; }
+    // The tokens of the rows and columns shown (the target's, starting with the start token, and the source's).
+    const TokenizedText& targetTokens() const { return m_targetTokens; }
+    const TokenizedText& sourceTokens() const { return m_sourceTokens; }
     MatrixPlot* weightsPlot() const { return m_weights; }
+    HeadGridView* grid() const { return m_grid; }
+    // Which decoder attention the grid shows: cross-attention (0) or the decoder's self-attention (1).
+    void setGridKind(int kind);
+    // Blocks until the newest computation is shown (tests, the renderer).
+    void waitForResult() { m_task.wait(); }
 
 private:
+    struct Outcome {
+        QString error;
+        TokenizedText source, target;
+        bool answered = false;  // the target is the model's own answer
+        HeadSelection focus;
+        CrossAttentionResult result;
+    };
+
     void recompute();
+    void showOutcome(Outcome outcome);
+    void showGrid();
+    void adaptToModel(bool real);
 
     Document* m_document;
     QLineEdit* m_source;
     QLineEdit* m_target;
     MatrixPlot* m_weights;
+    QWidget* m_gridRow;
+    QComboBox* m_gridKind;
+    HeadGridView* m_grid;
     QLabel* m_status;
     QLabel* m_note;
     bool m_hasResult = false;
-    bool m_targetEdited = false;
+    bool m_targetEdited = false;   // decoder-only demonstration: the target no longer follows the sentence
+    bool m_sourceEdited = false;   // encoder–decoder: the source no longer follows the sentence
+    std::optional<bool> m_real;    // the kind of model the boxes are set up for
     CrossAttentionResult m_result;
+    TokenizedText m_targetTokens, m_sourceTokens;
+    ModelPtr m_resultModel;
+    LatestTask<Outcome> m_task{this};
 };
 
 } // namespace attnscope

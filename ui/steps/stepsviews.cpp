@@ -53,7 +53,10 @@ Status preparePositional(QWidget* view, Document&, const RenderOptions&)
 
 Status prepareCross(QWidget* view, Document&, const RenderOptions& options)
 {
-    qobject_cast<CrossAttentionView*>(view)->setSource(options.source);
+    auto* cross = qobject_cast<CrossAttentionView*>(view);
+    // No source given: an encoder–decoder reads the sentence, the demonstration its own default.
+    if (!options.source.isEmpty()) cross->setSource(options.source);
+    cross->waitForResult();
     return {};
 }
 

@@ -6,6 +6,9 @@
 #include <QClipboard>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QMimeData>
 #include <QStandardPaths>
@@ -21,6 +24,7 @@
 #include "export/exportdialog.h"
 #include "export/plotmenu.h"
 #include "export/viewexport.h"
+#include "model/generate.h"
 #include "steps/costview.h"
 #include "window/mainwindow.h"
 #include "window/renderer.h"
@@ -292,6 +296,49 @@ private slots:
         const Result<std::string> expected = exportData(*doc.model(), doc.snapshot()->tokens, doc.settings(), request);
         QVERIFY(expected.hasValue());
         QCOMPARE(readFile(dialog.path()), QByteArray::fromStdString(*expected));
+    }
+
+    // For an encoder–decoder the dialog offers its cross-attention: the model's own answer against the sentence.
+    // Each exported row is the row generation chose the next token from (an independent path: step by step,
+    // not teacher-forced); a decoder-only model has no such item.
+    void theDataDialogExportsAnEncoderDecodersCrossAttention()
+    {
+        MainWindow window;
+        {
+            DataExportDialog dialog(&window, window.document());
+            dialog.setRequest(DataKind::CrossAttention, DataFormat::Json, true);
+            QVERIFY(dialog.request().what != DataKind::CrossAttention);
+        }
+        Result<ModelPtr> model = loadModel("builtin-translator");
+        QVERIFY(model.hasValue());
+        window.document()->setModel(*model, QStringLiteral("builtin-translator"));
+        const std::string sentence = "the girl saw the red birds near the river .";
+        window.sentenceEdit()->setText(QString::fromStdString(sentence));
+        window.document()->setFocus({1, 2});
+        QTemporaryDir dir;
+        DataExportDialog dialog(&window, window.document());
+        dialog.setPath(dir.filePath(QStringLiteral("cross")));
+        dialog.setRequest(DataKind::CrossAttention, DataFormat::Json, true);
+        QVERIFY(dialog.request().what == DataKind::CrossAttention);
+        const Status exported = dialog.exportNow();
+        QVERIFY2(exported.ok(), exported.error.c_str());
+        const QJsonObject json = QJsonDocument::fromJson(readFile(dialog.path())).object();
+        AttentionSettings causal = window.document()->settings();
+        causal.mask = MaskKind::Causal;
+        const Model& m = **model;
+        Result<TokenGeneration> written = generateTokens(m, m.tokenizer->encode(sentence)->ids, 40, causal);
+        QVERIFY(written.hasValue() && written->stoppedAtEnd);
+        const QJsonArray rows = json.value(QStringLiteral("data")).toArray();
+        QCOMPARE(std::size_t(rows.size()), written->steps.size());  // the start token and every word but the end token
+        QCOMPARE(json.value(QStringLiteral("source_tokens")).toArray().size(), int(written->source.size()));
+        double worst = 0;
+        for (int i = 0; i < rows.size(); ++i) {
+            const Eigen::RowVectorXf& row = written->steps[std::size_t(i)].attention[std::size_t(1 * m.config.heads + 2)];
+            const QJsonArray got = rows[i].toArray();
+            QCOMPARE(got.size(), int(row.size()));
+            for (int k = 0; k < got.size(); ++k) worst = std::max(worst, std::abs(got[k].toDouble() - double(row[k])));
+        }
+        QVERIFY2(worst < 1e-5, qPrintable(QString::number(worst)));
     }
 };
 

@@ -13,13 +13,30 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "common/latesttask.h"
 #include "io/atomicfile.h"
 #include "common/document.h"
 #include "common/sentence.h"
+#include "model/encoderdecoder.h"
+#include "model/generate.h"
+#include "steps/crossattentionview.h"
 
 namespace attnscope {
+
+Result<std::string> exportCrossAttention(const Model& model, const TokenizedText& source, const AttentionSettings& settings,
+                                         DataExportRequest request)
+{
+    return runBesideEventLoop([&model, source, settings, request]() mutable -> Result<std::string> {
+        AttentionSettings decoding = settings;
+        decoding.mask = MaskKind::Causal;
+        Result<TokenizedText> target = greedyTarget(model, source.ids, CrossAttentionView::kMaxAnswerTokens, decoding);
+        if (!target) return Result<std::string>::fail(target.error());
+        request.source = source;
+        return exportData(model, *target, decoding, request);
+    });
+}
 
 DataExportDialog::DataExportDialog(QWidget* parent, Document* document)
     : QDialog(parent), m_document(document), m_what(new QComboBox(this)), m_format(new QComboBox(this)),
@@ -31,6 +48,9 @@ DataExportDialog::DataExportDialog(QWidget* parent, Document* document)
     m_what->addItem(tr("The head's weights W_Q, W_K, W_V, W_O and biases"), int(DataKind::Weights));
     m_what->addItem(tr("Row statistics: entropy and largest weight"), int(DataKind::Stats));
     m_what->addItem(tr("One head's whole pipeline (trace)"), int(DataKind::Trace));
+    // An encoder–decoder's own cross-attention: the model's greedy answer read against the sentence (its source).
+    if (m_document->model() && m_document->model()->isEncoderDecoder())
+        m_what->addItem(tr("Cross-attention: the model's own answer (rows) over the sentence (columns)"), int(DataKind::CrossAttention));
     m_what->setToolTip(tr("Which numbers: the same the views draw, computed by the core for this sentence and these settings."));
     m_format->addItem(tr("CSV (spreadsheets)"), int(DataFormat::Csv));
     m_format->addItem(tr("JSON"), int(DataFormat::Json));
@@ -85,16 +105,25 @@ DataExportRequest DataExportDialog::request() const
     DataExportRequest r;
     r.what = DataKind(m_what->currentData().toInt());
     r.format = DataFormat(m_format->currentData().toInt());
-    if (m_focused->isChecked() || r.what == DataKind::Trace) r.head = m_document->focus();
+    if (m_focused->isChecked() || r.what == DataKind::Trace) r.head = focusFor(r.what);
     return r;
 }
 
 QString DataExportDialog::path() const { return m_path->text().trimmed(); }
 void DataExportDialog::setPath(const QString& path) { m_path->setText(path); }
 
+// Cross-attention's layers are the decoder's: one with fewer layers than the encoder gives its last.
+HeadSelection DataExportDialog::focusFor(DataKind what) const
+{
+    HeadSelection f = m_document->focus();
+    const ModelPtr& model = m_document->model();
+    if (what == DataKind::CrossAttention && model && model->isEncoderDecoder()) f.layer = std::min(f.layer, model->decoder->layers - 1);
+    return f;
+}
+
 void DataExportDialog::update()
 {
-    const HeadSelection f = m_document->focus();
+    const HeadSelection f = focusFor(DataKind(m_what->currentData().toInt()));
     m_focused->setText(tr("The focused head only (layer %1, head %2)").arg(f.layer).arg(f.head));
     // A trace is one head's by definition.
     const bool trace = DataKind(m_what->currentData().toInt()) == DataKind::Trace;
@@ -115,7 +144,9 @@ Status DataExportDialog::exportNow()
     if (!doc.model()) return Status::failure(tr("No model is open.").toStdString());
     if (!doc.error().isEmpty()) return Status::failure(doc.error().toStdString());
     if (path().isEmpty()) return Status::failure(tr("Choose a file to write.").toStdString());
-    Result<std::string> bytes = exportData(*doc.model(), snap->tokens, doc.settings(), request());
+    const DataExportRequest r = request();
+    Result<std::string> bytes = r.what == DataKind::CrossAttention ? exportCrossAttention(*doc.model(), snap->tokens, doc.settings(), r)
+                                                                   : exportData(*doc.model(), snap->tokens, doc.settings(), r);
     if (!bytes) return Status::failure(bytes.error());
     // Syncing the file to disk can take a second on a busy disk: not on the window's thread.
     return runBesideEventLoop([file = QFile::encodeName(path()).toStdString(), data = std::move(*bytes)] { return writeFileAtomically(file, data); });

@@ -2,7 +2,7 @@
 // File → Export data…: the numbers behind the views for the window's sentence, settings and model, the
 // same bytes as `attnscope-cli export` writes (core/dataexport/dataexport.h): attention, scores, the head's
 // weights, row statistics or one head's whole trace, for every head or the focused one, as CSV, JSON or
-// NumPy.
+// NumPy; for an encoder–decoder also its cross-attention, the model's own answer read against the sentence.
 #include <QDialog>
 
 #include "dataexport/dataexport.h"
@@ -14,6 +14,12 @@ class QRadioButton;
 namespace attnscope {
 
 class Document;
+
+// An encoder–decoder's cross-attention as the Cross-attention view draws it by default: `source` (the
+// sentence, encoded as the encoder reads it) against the model's greedy answer, the decoder under its causal
+// mask. Runs beside the event loop: translating on a large model takes a while.
+Result<std::string> exportCrossAttention(const Model& model, const TokenizedText& source, const AttentionSettings& settings,
+                                         DataExportRequest request);
 
 class DataExportDialog : public QDialog {
     Q_OBJECT
@@ -29,6 +35,7 @@ public:
 
 private:
     void update();
+    HeadSelection focusFor(DataKind what) const;
 
     Document* m_document;
     QComboBox* m_what;

@@ -28,8 +28,14 @@ void NextTokenView::setSnapshot(const SnapshotPtr& snapshot)
     // and its untrained weights make them meaningless: say so rather than let them look like knowledge.
     m_randomModel = model && model->tokenizer->kind() == "word";
     m_encoder = model && !model->config.causal;
-    m_unavailable = m_encoder ? QString::fromStdString(canPredictMasked(*model).error) : QString();
-    setEnabled(m_unavailable.isEmpty());
+    // An encoder–decoder's encoder fills no [MASK]: its decoder writes, which other pages show.
+    m_encoderDecoder = model && model->isEncoderDecoder();
+    m_unavailable = m_encoderDecoder ? tr("This encoder feeds a decoder, which writes an answer rather than filling [MASK] "
+                                          "tokens: Research > Generation writes it word by word, and Step by step > "
+                                          "Cross-attention draws it against the sentence.")
+                    : m_encoder      ? QString::fromStdString(canPredictMasked(*model).error)
+                                     : QString();
+    setEnabled(m_unavailable.isEmpty() || m_encoderDecoder);
     setToolTip(m_unavailable);
     // An encoder's list is a line taller; ask the splitter for all of it so the last filler is not cut.
     setMinimumHeight(m_encoder ? sizeHint().height() : sizeHint().height() / 2);
@@ -58,7 +64,7 @@ void NextTokenView::paintMasked(QPainter& p, int y)
     const QFontMetrics fm = fontMetrics();
     const int line = fm.height() + 4;
     if (!m_unavailable.isEmpty()) {
-        p.setPen(palette().color(QPalette::Disabled, QPalette::WindowText));
+        if (!m_encoderDecoder) p.setPen(palette().color(QPalette::Disabled, QPalette::WindowText));
         p.drawText(QRect(6, y, width() - 12, height() - y), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, m_unavailable);
         return;
     }
@@ -101,13 +107,14 @@ void NextTokenView::paintEvent(QPaintEvent*)
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    const QString title = m_encoder ? tr("Masked tokens") : tr("Next token");
+    const QString title = m_encoderDecoder ? tr("Decoder") : m_encoder ? tr("Masked tokens") : tr("Next token");
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(6, y, width() - 12, line), Qt::AlignLeft | Qt::AlignVCenter, title);
     const int titleWidth = QFontMetrics(bold).horizontalAdvance(title + QLatin1Char(' ')) + 6;
     p.setFont(font());
     p.setPen(palette().color(QPalette::PlaceholderText));
-    const QString subtitle = m_encoder ? tr("the model's top fillers for each [MASK]")
+    const QString subtitle = m_encoderDecoder ? tr("what the model writes from this sentence")
+                             : m_encoder      ? tr("the model's top fillers for each [MASK]")
                              : m_randomModel ? tr("random weights: ids only, no meaning; open a GPT-2 folder for real ones")
                                              : tr("the model's prediction after the last token");
     // Cut with an ellipsis where the panel is narrow (or the type large, in presenter mode), not mid-word.

@@ -35,6 +35,7 @@ private:
     std::vector<std::string> m_tokens;  // the sentence's tokens, to name each mask's neighbours
     bool m_randomModel = false;
     bool m_encoder = false;
+    bool m_encoderDecoder = false;
     QString m_unavailable;
 };
 

@@ -1,5 +1,7 @@
 #include "window/mainwindow.h"
 
+#include "model/encoderdecoder.h"
+
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
@@ -25,6 +27,7 @@
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
 #include "attention/nexttokenview.h"
+#include "model/encoderdecoder.h"
 #include "models/modelmenu.h"
 #include "lab/scalinglab.h"
 #include "research/ablationview.h"
@@ -326,7 +329,12 @@ void MainWindow::updateStatus()
     const SnapshotPtr& s = m_document->snapshot();
     const ModelPtr& model = m_document->model();
     // The model, its architecture and how it was trained (an encoder sees both ways, a decoder only back).
-    const QString name = model ? QString::fromStdString(modelDescription(model->config)) : tr("no model");
+    QString name = model ? QString::fromStdString(modelDescription(model->config)) : tr("no model");
+    if (model && model->isEncoderDecoder())
+        name = tr("%1 (%2, encoder–decoder: a %3-layer encoder without a mask, a %4-layer decoder with the causal mask and "
+                  "cross-attention; %5 heads)")
+                   .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture))
+                   .arg(model->config.layers).arg(model->decoder->layers).arg(model->config.heads);
     const AttentionSettings& settings = m_document->settings();
     const QString ablated = settings.ablated.empty() ? QString() : tr("   ·   ablated heads %1").arg(ablationText(settings));
     m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")

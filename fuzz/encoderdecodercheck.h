@@ -1,5 +1,6 @@
 #pragma once
-// The promises an encoder–decoder folder keeps once it loads (the bart_folder and marian_folder targets):
+// The promises an encoder–decoder folder keeps once it loads (the bart_folder, marian_folder, t5_folder and
+// translator_folder targets):
 // the encoder is checked as every model folder is (modelcheck.h, on the source text); then the source
 // (wrapped in the model's special tokens) and the target (after the decoder's start token) run through the
 // whole encoder–decoder, and every row of the decoder's self-attention and of the cross-attention is a

@@ -971,6 +971,92 @@ def seeds_word_folder():
 
 # ---- attnscope-cli ----
 
+TRANSLATOR_VOCAB = ["<bos>", "<unk>", "<eos>", ".", "the", "cat", "dog", "sees", "red", "big", "and",
+                    "kuze", "puze", "bolo", "daze", "nire", "ri", "ka"]
+TRANSLATOR_TINY = {"model_type": "attnscope-translator", "name": "tiny-translator", "tokenizer": "word-vocab",
+                   "encoder_layers": 2, "decoder_layers": 1, "attention_heads": 2, "d_model": 8, "ffn_dim": 16,
+                   "vocab_size": len(TRANSLATOR_VOCAB), "max_source_positions": 8, "max_target_positions": 6,
+                   "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new", "bos_token": "<bos>",
+                   "eos_token": "<eos>", "unk_token": "<unk>"}
+
+
+def translator_tensors(config, seed):
+    """Every tensor of AttnScope's own encoder-decoder (core/train/translatornetwork.h), weights [in, out]."""
+    rnd = random.Random(seed)
+    D, F, V = config["d_model"], config["ffn_dim"], config["vocab_size"]
+
+    def t(name, *shape):
+        n = 1
+        for s in shape:
+            n *= s
+        return (name, list(shape), [rnd.uniform(-0.5, 0.5) for _ in range(n)])
+
+    def norm(name):
+        return [t(name + ".weight", D), t(name + ".bias", D)]
+
+    def mlp(p):
+        return [t(p + "mlp.fc.weight", D, F), t(p + "mlp.fc.bias", F), t(p + "mlp.proj.weight", F, D), t(p + "mlp.proj.bias", D)]
+
+    def self_attn(p):
+        return [t(p + "self_attn.qkv.weight", D, 3 * D), t(p + "self_attn.qkv.bias", 3 * D),
+                t(p + "self_attn.out.weight", D, D), t(p + "self_attn.out.bias", D)]
+
+    out = [t("shared.weight", V, D), t("encoder.positions.weight", config["max_source_positions"], D),
+           t("decoder.positions.weight", config["max_target_positions"], D)]
+    for i in range(config["encoder_layers"]):
+        p = "encoder.layers.%d." % i
+        out += norm(p + "ln_1") + self_attn(p) + norm(p + "ln_2") + mlp(p)
+    out += norm("encoder.ln_f")
+    for i in range(config["decoder_layers"]):
+        p = "decoder.layers.%d." % i
+        out += norm(p + "ln_1") + self_attn(p) + norm(p + "ln_3") + mlp(p) + norm(p + "ln_2")
+        out += [t(p + "cross_attn.q.weight", D, D), t(p + "cross_attn.q.bias", D), t(p + "cross_attn.kv.weight", D, 2 * D),
+                t(p + "cross_attn.kv.bias", 2 * D), t(p + "cross_attn.out.weight", D, D), t(p + "cross_attn.out.bias", D)]
+    out += norm("decoder.ln_f")
+    return out
+
+
+def seeds_translator_folder():
+    def put(name, config, weights=b"", vocab=b"", lexicon=b"", source="", target=""):
+        parts = [json.dumps(config).encode() if isinstance(config, dict) else config, weights,
+                 vocab if isinstance(vocab, bytes) else ("\n".join(vocab) + "\n").encode(), lexicon,
+                 source if isinstance(source, bytes) else source.encode(),
+                 target if isinstance(target, bytes) else target.encode()]
+        write("translator_folder", name, SEP.join(parts))
+
+    tensors = translator_tensors(TRANSLATOR_TINY, 1)
+    lexicon = b"cat\tkuze\ndog\tpuze\nsees\tbolo\nred\tdaze\nbig\tnire\n"
+    put("tiny-f32", TRANSLATOR_TINY, tensor_file(tensors), TRANSLATOR_VOCAB, lexicon, "the big cat sees the dog .", "kuze nire puze bolo .")
+    put("tiny-f16", TRANSLATOR_TINY, tensor_file(tensors, "F16"), TRANSLATOR_VOCAB, b"", "the red dog .", "puze daze .")
+    put("tiny-bf16-unknown-words", TRANSLATOR_TINY, tensor_file(tensors, "BF16"), TRANSLATOR_VOCAB, lexicon,
+        "ÉNORME cat — 日本語", "zzz kuze")
+    put("empty-texts", TRANSLATOR_TINY, tensor_file(tensors), TRANSLATOR_VOCAB, lexicon, "", "")
+    put("source-too-long", TRANSLATOR_TINY, tensor_file(tensors), TRANSLATOR_VOCAB, lexicon,
+        "the cat sees the dog and the dog sees the cat .", "kuze")
+    put("invalid-utf8", TRANSLATOR_TINY, tensor_file(tensors), TRANSLATOR_VOCAB, lexicon, b"ok \xff\xfe", b"\xc0\xaf")
+    put("nan-weight", TRANSLATOR_TINY,
+        tensor_file(with_tensor(tensors, "decoder.layers.0.cross_attn.q.weight", lambda v: [float("nan")] + v[1:])),
+        TRANSLATOR_VOCAB, lexicon, "the cat", "kuze")
+    put("huge-weights", TRANSLATOR_TINY,
+        tensor_file(with_tensor(tensors, "encoder.layers.1.self_attn.qkv.weight", lambda v: [3e38] * len(v))),
+        TRANSLATOR_VOCAB, lexicon, "the cat sees", "kuze bolo")
+    # Hostile folders: each is refused with a sentence.
+    put("vocab-size-mismatch", dict(TRANSLATOR_TINY, vocab_size=len(TRANSLATOR_VOCAB) + 1), tensor_file(tensors),
+        TRANSLATOR_VOCAB, lexicon, "x", "y")
+    put("vocab-no-eos", TRANSLATOR_TINY, tensor_file(tensors), [w if w != "<eos>" else "eos" for w in TRANSLATOR_VOCAB],
+        lexicon, "x", "y")
+    put("no-vocab", TRANSLATOR_TINY, tensor_file(tensors), b"", lexicon, "x", "y")
+    put("no-weights", TRANSLATOR_TINY, b"", TRANSLATOR_VOCAB, lexicon, "x", "y")
+    put("missing-cross-attention", TRANSLATOR_TINY,
+        tensor_file(with_tensor(tensors, "decoder.layers.0.cross_attn.kv.weight", shape="drop")), TRANSLATOR_VOCAB, lexicon, "x", "y")
+    put("wrong-shape", dict(TRANSLATOR_TINY, max_target_positions=7), tensor_file(tensors), TRANSLATOR_VOCAB, lexicon, "x", "y")
+    put("heads-not-dividing", dict(TRANSLATOR_TINY, attention_heads=3), tensor_file(tensors), TRANSLATOR_VOCAB, lexicon, "x", "y")
+    put("gated-activation", dict(TRANSLATOR_TINY, activation_function="swiglu"), tensor_file(tensors), TRANSLATOR_VOCAB,
+        lexicon, "x", "y")
+    put("huge-decoder", dict(TRANSLATOR_TINY, decoder_layers=100000), tensor_file(tensors), TRANSLATOR_VOCAB, lexicon, "x", "y")
+    put("config-not-object", b"[1, 2, 3]", tensor_file(tensors), TRANSLATOR_VOCAB, lexicon, "x", "y")
+
+
 def seeds_cli():
     lines = [
         ["attention", "--text", "The quick brown fox", "--mask", "none", "--block-keys", "1,2", "--scaling", "none",
@@ -1068,6 +1154,7 @@ if __name__ == "__main__":
     seeds_marian_folder()
     seeds_t5_folder()
     seeds_word_folder()
+    seeds_translator_folder()
     seeds_cli()
     seeds_scene()
     seeds_lesson()

@@ -180,20 +180,31 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
     for (int l = 0; l < L; ++l) {
         const DecoderLayer& layer = dec.stack[std::size_t(l)];
         const std::size_t first = std::size_t(l * H);
-        sublayer(c, dec.norm, h, layer.self.normGain, layer.self.normBias, [&](const Matrix& x) {
-            return attend(layer.self, x, x, H, m, selfSettings, trace.selfAttention, first, nullptr, -1,
-                          relative ? &selfBias : nullptr);
-        });
         HeadDetail* detail = nullptr;
+        EncoderDecoderTrace::DecoderBlock* block = nullptr;
         if (crossDetail && crossDetail->layer == l) {
             detail = &trace.crossDetail;
             detail->selection = *crossDetail;
+            block = &trace.block;
         }
+        // The focused layer keeps what each sublayer adds and the stream after it.
+        const auto kept = [block](Matrix out, Matrix EncoderDecoderTrace::DecoderBlock::*member) {
+            if (block) (*block).*member = out;
+            return out;
+        };
+        if (block) block->residualIn = h;
+        sublayer(c, dec.norm, h, layer.self.normGain, layer.self.normBias, [&](const Matrix& x) {
+            return kept(attend(layer.self, x, x, H, m, selfSettings, trace.selfAttention, first, nullptr, -1, relative ? &selfBias : nullptr),
+                        &EncoderDecoderTrace::DecoderBlock::selfOutput);
+        });
+        if (block) block->afterSelf = h;
         sublayer(c, dec.norm, h, layer.cross.normGain, layer.cross.normBias, [&](const Matrix& x) {
             if (detail) detail->x = x;
-            return attend(layer.cross, x, memory, H, m, crossSettings, trace.crossAttention, first, detail,
-                          detail ? crossDetail->head : -1);
+            return kept(attend(layer.cross, x, memory, H, m, crossSettings, trace.crossAttention, first, detail,
+                               detail ? crossDetail->head : -1),
+                        &EncoderDecoderTrace::DecoderBlock::crossOutput);
         });
+        if (block) block->afterCross = h;
         sublayer(c, dec.norm, h, layer.ffNormGain, layer.ffNormBias, [&](const Matrix& x) {
             Matrix hidden = affine(x, layer.w1, layer.b1);  // (T, F)
             if (layer.w3.size() > 0) {  // gated: act(x W_1) ⊙ x W_3
@@ -202,8 +213,10 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
             } else {
                 activate(dec.activation, hidden);
             }
-            return affine(hidden, layer.w2, layer.b2);
+            if (block) block->ffHidden = hidden;
+            return kept(affine(hidden, layer.w2, layer.b2), &EncoderDecoderTrace::DecoderBlock::ffOutput);
         });
+        if (block) block->residualOut = h;
     }
     if (dec.finalNormGain.size() == D) {
         Matrix normed(T, D);

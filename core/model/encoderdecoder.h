@@ -76,6 +76,14 @@ struct EncoderDecoderTrace {
     // q (T, Dh), k and v (S, Dh) from the encoder output, scores..weights (T, S), headOutput (T, Dh).
     bool hasCrossDetail = false;
     HeadDetail crossDetail;
+    // The block of that head's decoder layer, with the detail: the stream entering it, each of its three
+    // sublayers' contributions (masked self-attention, cross-attention, feed-forward; what is added to the
+    // stream, after W_O or W_2) and the stream after each (post-LN: after the addition's norm), all (T, D);
+    // ffHidden (T, F) after the activation (and the gate).
+    struct DecoderBlock {
+        Matrix residualIn, selfOutput, afterSelf, crossOutput, afterCross, ffHidden, ffOutput, residualOut;
+    };
+    DecoderBlock block;
 
     const Matrix& self(int layer, int head) const { return selfAttention[std::size_t(layer * heads + head)]; }
     const Matrix& cross(int layer, int head) const { return crossAttention[std::size_t(layer * heads + head)]; }

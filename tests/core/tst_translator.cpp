@@ -91,6 +91,7 @@ private slots:
     void scoresCountWordsAndAlignment();
     void builtinTranslatorTranslatesUnseenCombinations();
     void greedyTargetIsWhatGenerationWrote();
+    void decoderBlockKeepsEachSublayer();
 };
 
 void TestTranslator::pairsBecomeIdsAsTheDecoderReadsThem()
@@ -335,6 +336,82 @@ void TestTranslator::greedyTargetIsWhatGenerationWrote()
     Result<ModelPtr> decoderOnly = loadModel("builtin");
     QVERIFY(decoderOnly.hasValue());
     QVERIFY(!greedyTarget(**decoderOnly, {1, 2}, 4, causal).hasValue());
+}
+
+namespace {
+
+// Plain-loop layer norm of one row.
+Eigen::RowVectorXd layerNormRow(const Eigen::RowVectorXd& x, const RowVector& gain, const RowVector& bias, double eps)
+{
+    const double mean = x.mean();
+    const double var = (x.array() - mean).square().mean();
+    Eigen::RowVectorXd y(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) y[i] = (x[i] - mean) / std::sqrt(var + eps) * gain[i] + bias[i];
+    return y;
+}
+
+} // namespace
+
+void TestTranslator::decoderBlockKeepsEachSublayer()
+{
+    // The Block view's decoder block: each sublayer's contribution and the stream after it (pre-LN: the
+    // stream plus the contribution), the stream passing from one layer to the next, the last one giving the
+    // logits through the final norm, and cross-attention's contribution recomputed by plain loops from the
+    // weights, the encoder's output and the trace's cross-attention weights.
+    Result<ModelPtr> model = loadModel("builtin-translator");
+    QVERIFY(model.hasValue());
+    const Model& m = **model;
+    const DecoderStack& dec = *m.decoder;
+    const std::vector<int> source = encodeSource(m, "the girl saw the red birds near the river .")->ids;
+    const std::vector<int> target = encodeTarget(m, "sifa mope ri daze vito")->ids;
+    AttentionSettings causal;
+    causal.mask = MaskKind::Causal;
+    std::vector<EncoderDecoderTrace> traces(std::size_t(dec.layers));
+    for (int l = 0; l < dec.layers; ++l)
+        QVERIFY(forwardEncoderDecoder(m, source, target, causal, true, traces[std::size_t(l)], HeadSelection{l, 1}).ok());
+    const int T = int(target.size()), S = int(source.size()), D = m.config.dModel, H = m.config.heads, Dh = D / H;
+    double worst = 0;
+    const auto note = [&worst](const Matrix& a, const Matrix& b) {
+        QCOMPARE(a.rows(), b.rows());
+        QCOMPARE(a.cols(), b.cols());
+        worst = std::max(worst, double((a - b).cwiseAbs().maxCoeff()));
+    };
+    for (int l = 0; l < dec.layers; ++l) {
+        const EncoderDecoderTrace::DecoderBlock& b = traces[std::size_t(l)].block;
+        note(b.residualIn + b.selfOutput, b.afterSelf);
+        note(b.afterSelf + b.crossOutput, b.afterCross);
+        note(b.afterCross + b.ffOutput, b.residualOut);
+        QCOMPARE(b.ffHidden.cols(), dec.stack[std::size_t(l)].w1.cols());
+        if (l + 1 < dec.layers) note(b.residualOut, traces[std::size_t(l + 1)].block.residualIn);
+
+        // Cross-attention's contribution: sum over heads of A_h (M W_V,h + b_V,h) W_O,h, plus b_O.
+        const AttentionWeights& a = dec.stack[std::size_t(l)].cross;
+        const EncoderDecoderTrace& t = traces[std::size_t(l)];
+        Eigen::MatrixXd memory(S, D);
+        for (int s = 0; s < S; ++s)
+            memory.row(s) = layerNormRow(t.encoder.finalHidden.row(s).cast<double>(), m.weights.lnfGain, m.weights.lnfBias, m.config.layerNormEps);
+        Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(T, D);
+        for (int h = 0; h < H; ++h)
+            for (int q = 0; q < T; ++q)
+                for (int s = 0; s < S; ++s) {
+                    const double w = t.cross(l, h)(q, s);
+                    for (int j = 0; j < Dh; ++j) {
+                        double v = a.bv[h * Dh + j];
+                        for (int d = 0; d < D; ++d) v += memory(s, d) * a.wv(d, h * Dh + j);
+                        for (int o = 0; o < D; ++o) expected(q, o) += w * v * a.wo(h * Dh + j, o);
+                    }
+                }
+        for (int q = 0; q < T; ++q) expected.row(q) += a.bo.cast<double>();
+        note(expected.cast<float>(), b.crossOutput);
+    }
+    // The last block's stream, through the decoder's final norm, gives the logits.
+    const EncoderDecoderTrace& last = traces.back();
+    const Eigen::RowVectorXd top = layerNormRow(last.block.residualOut.row(T - 1).cast<double>(), dec.finalNormGain, dec.finalNormBias,
+                                                m.config.layerNormEps);
+    const Eigen::RowVectorXd logits = (top * double(dec.logitScale)) * dec.unembedding.cast<double>().transpose();
+    const double logitError = (logits - last.nextLogits.cast<double>()).cwiseAbs().maxCoeff() / last.nextLogits.cwiseAbs().maxCoeff();
+    QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+    QVERIFY2(logitError < 1e-4, qPrintable(QString::number(logitError)));
 }
 
 QTEST_APPLESS_MAIN(TestTranslator)

@@ -21,6 +21,7 @@
 #include "steps/positionalview.h"
 #include "steps/stepbystep.h"
 #include "steps/stepsviews.h"
+#include "model/generate.h"
 #include "window/renderer.h"
 #include "randomdefault.h"
 #include "waits.h"
@@ -80,6 +81,7 @@ private slots:
     void labelsTurnedOnAreTakenBeforeDrawing();
     void headsViewSlicesAreHeadOutputs();
     void blockViewNorms();
+    void blockViewShowsTheDecodersThreeSublayers();
     void positionalDemo();
     void crossViewMatchesCore();
     void costViewMeasuresInBackground();
@@ -348,6 +350,51 @@ void TestStepByStep::blockViewNorms()
         QVERIFY2(w < 1e-5, qPrintable(QString("norm graph %1: ").arg(g) + worst(w)));
     }
     QCOMPARE(view.plot("ff_hidden")->shown().cols(), Eigen::Index(doc.model()->config.dFF));
+}
+
+// An encoder–decoder's Block view switches to the decoder's block: the core's pass over the model's own answer
+// at the focused layer, each of the three sublayers' contributions drawn and its row norms plotted.
+void TestStepByStep::blockViewShowsTheDecodersThreeSublayers()
+{
+    Document doc;
+    Result<ModelPtr> model = loadModel("builtin-translator");
+    QVERIFY(model.hasValue());
+    doc.setModel(*model, QStringLiteral("builtin-translator"));
+    doc.setText(QStringLiteral("the girl saw the red birds near the river ."));
+    doc.setFocus({1, 3});
+    BlockView view(&doc);
+    QVERIFY(!view.showsDecoder());
+    view.showDecoder(true);
+    view.waitForDecoder();
+    QVERIFY(view.showsDecoder());
+    QVERIFY(view.decoderTrace().has_value());
+    const Model& m = **model;
+    AttentionSettings causal = doc.settings();
+    causal.mask = MaskKind::Causal;
+    const std::vector<int> source = doc.snapshot()->tokens.ids;
+    const TokenizedText target = *greedyTarget(m, source, CrossAttentionView::kMaxAnswerTokens, causal);
+    EncoderDecoderTrace trace;
+    QVERIFY(forwardEncoderDecoder(m, source, target.ids, causal, false, trace, HeadSelection{1, 3}).ok());
+    const EncoderDecoderTrace::DecoderBlock& b = trace.block;
+    const std::pair<const char*, const Matrix*> shown[] = {{"dec_self_output", &b.selfOutput}, {"dec_cross_output", &b.crossOutput},
+                                                           {"dec_ff_hidden", &b.ffHidden}, {"dec_residual_out", &b.residualOut}};
+    for (const auto& [name, expected] : shown) {
+        const Matrix& drawn = view.plot(QString::fromLatin1(name))->shown();
+        QCOMPARE(drawn.rows(), Eigen::Index(target.ids.size()));
+        QVERIFY2(maxDiff(drawn, *expected) < 1e-6, name);
+    }
+    // Seven lines: the stream in, the three contributions, the stream after each.
+    QCOMPARE(view.normsPlot()->graphCount(), 7);
+    const Eigen::VectorXf crossNorms = b.crossOutput.rowwise().norm();
+    int t = 0;
+    double w = 0;
+    for (auto it = view.normsPlot()->graph(3)->data()->constBegin(); it != view.normsPlot()->graph(3)->data()->constEnd(); ++it)
+        w = std::max(w, std::abs(it->value - crossNorms(t++)));
+    QCOMPARE(t, int(target.ids.size()));
+    QVERIFY2(w < 1e-5, qPrintable(worst(w)));
+    // A decoder-only model has one kind of block.
+    attnscope::testing::useRandomModel(doc);
+    QVERIFY(!view.showsDecoder());
 }
 
 void TestStepByStep::positionalDemo()

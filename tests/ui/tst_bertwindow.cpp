@@ -247,6 +247,17 @@ private slots:
         // It follows the focus.
         doc.setFocus({0, 0});
         QTRY_VERIFY((view.result().weights - trace.cross(0, 0)).cwiseAbs().maxCoeff() < 1e-6f);
+        // The decoder's own mask box: unticked, its self-attention sees the whole target (a counterfactual),
+        // which changes what the later layers' cross-attention reads.
+        AttentionSettings unmasked = causal;
+        unmasked.mask = MaskKind::None;
+        EncoderDecoderTrace open;
+        QVERIFY(forwardEncoderDecoder(m, typedSource.ids, target.ids, unmasked, false, open).ok());
+        QVERIFY((open.cross(1, 1) - trace.cross(1, 1)).cwiseAbs().maxCoeff() > 1e-4f);
+        doc.setFocus({1, 1});
+        view.setDecoderCausal(false);
+        QTRY_VERIFY((view.result().weights - open.cross(1, 1)).cwiseAbs().maxCoeff() < 1e-6f);
+        QVERIFY(view.weightsPlot()->title().contains(QStringLiteral("counterfactual")));
     }
 
     // The Generation view translates the sentence: each written token's cross-attention row over the source

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -25,8 +26,8 @@ const char* const kRealNote =
     "second attention sublayer takes its queries from the target and its keys and values from the encoder's output "
     "for the source. There is no causal mask across the two: the whole source is known before decoding starts. The "
     "target begins with the decoder's start token, and row i is the decoder at target token i choosing the token "
-    "after it. The decoder's own self-attention runs under the causal mask it was trained with (the window's mask "
-    "setting is the encoder's); the layer is a decoder layer.";
+    "after it. The decoder's own self-attention runs under the causal mask it was trained with unless its box is "
+    "unticked (the window's mask setting is the encoder's); the layer is a decoder layer.";
 
 const char* const kDemonstrationNote =
     "Where a decoder uses this: in an encoder–decoder transformer (the original translation model, BART, T5) every "
@@ -63,6 +64,13 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     m_gridKind->setToolTip(tr("Which of the decoder's two attention sublayers the grid shows; the Attention tab's "
                               "grid shows the third kind, the encoder's self-attention over the source."));
     kindRow->addWidget(m_gridKind);
+    m_decoderCausal = new QCheckBox(tr("Decoder's causal mask"), m_gridRow);
+    m_decoderCausal->setObjectName(QStringLiteral("cross-decoder-causal"));
+    m_decoderCausal->setChecked(true);
+    m_decoderCausal->setToolTip(tr("The decoder's self-attention sees only the target tokens before each one, as it was "
+                                   "trained; untick it to let it see the whole target (a counterfactual). Cross-attention "
+                                   "has no mask either way. The window's Causal box is the encoder's."));
+    kindRow->addWidget(m_decoderCausal);
     kindRow->addStretch(1);
     gridColumn->addLayout(kindRow);
     m_grid = new HeadGridView(m_gridRow);
@@ -91,6 +99,7 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     connect(m_gridKind, &QComboBox::currentIndexChanged, this, &CrossAttentionView::showGrid);
+    connect(m_decoderCausal, &QCheckBox::toggled, gate, &RefreshGate::request);
     connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
     recompute();
 }
@@ -110,6 +119,8 @@ void CrossAttentionView::setTarget(const QString& text)
 }
 
 void CrossAttentionView::setGridKind(int kind) { m_gridKind->setCurrentIndex(kind); }
+
+void CrossAttentionView::setDecoderCausal(bool causal) { m_decoderCausal->setChecked(causal); }
 
 // The boxes' roles change with the kind of model: an encoder–decoder reads the window's sentence and writes its own
 // target; the demonstration writes the window's sentence across a source of its own.
@@ -151,7 +162,8 @@ void CrossAttentionView::recompute()
     const std::string targetText = m_target->text().toStdString(), sourceText = m_source->text().toStdString();
     const AttentionSettings settings = m_document->settings();
     HeadSelection focus = m_document->snapshot()->focus;
-    auto work = [model, real, targetText, sourceText, settings, focus](const CancelFlag& cancelled) mutable {
+    const bool decoderCausal = m_decoderCausal->isChecked();
+    auto work = [model, real, targetText, sourceText, settings, focus, decoderCausal](const CancelFlag& cancelled) mutable {
         Outcome o;
         Result<TokenizedText> source = real ? encodeSource(*model, sourceText) : model->tokenizer->encode(sourceText);
         if (!source) {
@@ -161,11 +173,15 @@ void CrossAttentionView::recompute()
         AttentionSettings used = settings;
         Result<TokenizedText> target = Result<TokenizedText>::ok(TokenizedText{});
         if (real) {
-            used.mask = MaskKind::Causal;  // the decoder's, as trained; the window's mask is the encoder's
+            // The model's answer is written as trained, under the decoder's causal mask; the pass drawn follows
+            // the view's box (the window's mask is the encoder's).
+            used.mask = MaskKind::Causal;
             o.answered = QString::fromStdString(targetText).trimmed().isEmpty();
             GenerationOptions options;
             options.keepGoing = [&cancelled](int) { return !cancelled.load(); };
             target = o.answered ? greedyTarget(*model, source->ids, kMaxAnswerTokens, used, options) : encodeTarget(*model, targetText);
+            if (!decoderCausal) used.mask = MaskKind::None;
+            o.decoderCausal = decoderCausal;
             // The focus names an encoder layer; a decoder with fewer layers shows its last one.
             focus.layer = std::min(focus.layer, model->decoder->layers - 1);
         } else {
@@ -208,9 +224,11 @@ void CrossAttentionView::showOutcome(Outcome o)
     m_targetTokens = std::move(o.target);
     m_hasResult = true;
     const bool real = m_result.real;
-    m_weights->setTitle(QStringLiteral("cross-attention weights, %1layer %2 head %3 (T_target×T_source = %4×%5)")
-                            .arg(real ? QStringLiteral("decoder ") : QString())
-                            .arg(o.focus.layer).arg(o.focus.head).arg(m_result.weights.rows()).arg(m_result.weights.cols()));
+    QString title = QStringLiteral("cross-attention weights, %1layer %2 head %3 (T_target×T_source = %4×%5)")
+                        .arg(real ? QStringLiteral("decoder ") : QString())
+                        .arg(o.focus.layer).arg(o.focus.head).arg(m_result.weights.rows()).arg(m_result.weights.cols());
+    if (real && !o.decoderCausal) title += tr(" · counterfactual: the decoder without its causal mask");
+    m_weights->setTitle(title);
     m_weights->setMatrix(m_result.weights, MatrixPlot::Scale::Probability, tokenLabels(m_targetTokens.tokens),
                          tokenLabels(m_sourceTokens.tokens));
     m_weights->xAxis->setLabel(QStringLiteral("source token (key)"));

@@ -16,6 +16,7 @@
 #include "common/document.h"
 #include "common/latesttask.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -47,6 +48,9 @@ public:
     HeadGridView* grid() const { return m_grid; }
     // Which decoder attention the grid shows: cross-attention (0) or the decoder's self-attention (1).
     void setGridKind(int kind);
+    // The decoder's self-attention under its causal mask (as trained; the default) or without it (a
+    // counterfactual); the window's mask setting is the encoder's.
+    void setDecoderCausal(bool causal);
     // Blocks until the newest computation is shown (tests, the renderer).
     void waitForResult() { m_task.wait(); }
 
@@ -55,6 +59,7 @@ private:
         QString error;
         TokenizedText source, target;
         bool answered = false;  // the target is the model's own answer
+        bool decoderCausal = true;
         HeadSelection focus;
         CrossAttentionResult result;
     };
@@ -70,6 +75,7 @@ private:
     MatrixPlot* m_weights;
     QWidget* m_gridRow;
     QComboBox* m_gridKind;
+    QCheckBox* m_decoderCausal;
     HeadGridView* m_grid;
     QLabel* m_status;
     QLabel* m_note;

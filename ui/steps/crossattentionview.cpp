@@ -67,9 +67,9 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     m_decoderCausal = new QCheckBox(tr("Decoder's causal mask"), m_gridRow);
     m_decoderCausal->setObjectName(QStringLiteral("cross-decoder-causal"));
     m_decoderCausal->setChecked(true);
-    m_decoderCausal->setToolTip(tr("The decoder's self-attention sees only the target tokens before each one, as it was "
-                                   "trained; untick it to let it see the whole target (a counterfactual). Cross-attention "
-                                   "has no mask either way. The window's Causal box is the encoder's."));
+    m_decoderCausal->setToolTip(tr("Whether the decoder's self-attention sees only the target tokens before each one, as "
+                                   "trained (untick it for a counterfactual; cross-attention has no mask either way, and "
+                                   "the window's Causal box is the encoder's)."));
     kindRow->addWidget(m_decoderCausal);
     kindRow->addStretch(1);
     gridColumn->addLayout(kindRow);

@@ -331,8 +331,7 @@ void MainWindow::updateStatus()
     // The model, its architecture and how it was trained (an encoder sees both ways, a decoder only back).
     QString name = model ? QString::fromStdString(modelDescription(model->config)) : tr("no model");
     if (model && model->isEncoderDecoder())
-        name = tr("%1 (%2, encoder–decoder: a %3-layer encoder without a mask, a %4-layer decoder with the causal mask and "
-                  "cross-attention; %5 heads)")
+        name = tr("%1 (%2, encoder–decoder: %3 + %4 layers × %5 heads; the decoder causal, with cross-attention)")
                    .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture))
                    .arg(model->config.layers).arg(model->decoder->layers).arg(model->config.heads);
     const AttentionSettings& settings = m_document->settings();

@@ -68,7 +68,11 @@ int run(const Args& args)
     options.dpi = readInt(args, "--dpi", options.dpi, kMinExportDpi, kMaxExportDpi, "dpi");
     options.query = readInt(args, "--query", -1, 0, 1 << 20, "query");
     options.key = readInt(args, "--key", -1, 0, 1 << 20, "key");
-    if (args.has("--source")) options.source = QString::fromStdString(args.get("--source"));
+    // With a source, the text is the cross-attention target (as `attention --source` reads them).
+    if (args.has("--source")) {
+        options.source = QString::fromStdString(args.get("--source"));
+        options.target = QString::fromStdString(text);
+    }
     options.compareB = scene.compareB;
     const std::string display = args.get("--display", scene.display.value_or(Scene::kDisplayWeights));
     if (display != Scene::kDisplayWeights && display != Scene::kDisplayValueWeighted)

@@ -223,6 +223,8 @@ private slots:
         QVERIFY(forwardEncoderDecoder(m, source.ids, answer.ids, causal, false, answered).ok());
         QVERIFY((view.weightsPlot()->shown() - answered.cross(1, 1)).cwiseAbs().maxCoeff() < 1e-6f);
         QCOMPARE(view.grid()->layers(), answered.decoderLayers);
+        // An export of the view (render's options) keeps nothing: both sentences follow the window.
+        QVERIFY(view.sourceToKeep().isEmpty() && view.targetToKeep().isEmpty());
         QCOMPARE(view.grid()->headImage({0, 1}).height(), int(answer.ids.size()));
         QCOMPARE(view.grid()->headImage({0, 1}).width(), int(source.ids.size()));
 
@@ -230,6 +232,8 @@ private slots:
         view.setSource(QStringLiteral("the cat sat on the mat today"));
         view.setTarget(QStringLiteral("the cat sat"));
         QTRY_COMPARE(view.targetTokens().ids, encodeTarget(m, "the cat sat")->ids);
+        QCOMPARE(view.sourceToKeep(), QStringLiteral("the cat sat on the mat today"));
+        QCOMPARE(view.targetToKeep(), QStringLiteral("the cat sat"));
         const TokenizedText typedSource = *encodeSource(m, "the cat sat on the mat today"), target = *encodeTarget(m, "the cat sat");
         EncoderDecoderTrace trace;
         QVERIFY(forwardEncoderDecoder(m, typedSource.ids, target.ids, causal, false, trace).ok());

@@ -37,6 +37,9 @@ struct RenderOptions {
     int query = -1;
     int key = -1;
     QString source;
+    // The cross-attention target sentence (empty: the view's own, which for an encoder–decoder is the model's
+    // answer and for the others the sentence).
+    QString target;
     std::optional<CompareBSettings> compareB;  // Compare's B side; absent: the document's
     // The Cost view's timings as the window shows them (an export draws those rather than timing again);
     // empty: the picture's view measures.

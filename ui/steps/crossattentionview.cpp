@@ -118,6 +118,16 @@ void CrossAttentionView::setTarget(const QString& text)
     m_target->setText(text);
 }
 
+QString CrossAttentionView::sourceToKeep() const
+{
+    return m_real.value_or(false) && !m_sourceEdited ? QString() : m_source->text();
+}
+
+QString CrossAttentionView::targetToKeep() const
+{
+    return m_real.value_or(false) || m_targetEdited ? m_target->text() : QString();
+}
+
 void CrossAttentionView::setGridKind(int kind) { m_gridKind->setCurrentIndex(kind); }
 
 void CrossAttentionView::setDecoderCausal(bool causal) { m_decoderCausal->setChecked(causal); }

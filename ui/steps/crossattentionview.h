@@ -39,6 +39,10 @@ public:
     void setSource(const QString& text);
     QString source() const;
     void setTarget(const QString& text);
+    // What an export of the view must set again to draw the same (empty: what follows the sentence or the
+    // model's answer).
+    QString sourceToKeep() const;
+    QString targetToKeep() const;
     bool hasResult() const { return m_hasResult; }
     const CrossAttentionResult& result() const { return m_result; }
     // The tokens of the rows and columns shown (the target's, starting with the start token, and the source's).

@@ -54,8 +54,10 @@ Status preparePositional(QWidget* view, Document&, const RenderOptions&)
 Status prepareCross(QWidget* view, Document&, const RenderOptions& options)
 {
     auto* cross = qobject_cast<CrossAttentionView*>(view);
-    // No source given: an encoder–decoder reads the sentence, the demonstration its own default.
+    // No source given: an encoder–decoder reads the sentence, the demonstration its own default; no target:
+    // the encoder–decoder's own answer, or the sentence.
     if (!options.source.isEmpty()) cross->setSource(options.source);
+    if (!options.target.isEmpty()) cross->setTarget(options.target);
     cross->waitForResult();
     return {};
 }
@@ -96,7 +98,10 @@ void captureCell(const QWidget* tabs, RenderOptions& options)
 
 void captureSource(const QWidget* tabs, RenderOptions& options)
 {
-    if (const CrossAttentionView* cross = tabs->findChild<CrossAttentionView*>()) options.source = cross->source();
+    if (const CrossAttentionView* cross = tabs->findChild<CrossAttentionView*>()) {
+        options.source = cross->sourceToKeep();
+        options.target = cross->targetToKeep();
+    }
 }
 
 } // namespace

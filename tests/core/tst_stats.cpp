@@ -1,8 +1,11 @@
-// Row statistics against values derived by hand.
+// Row statistics against values derived by hand; the long-input overview and top keys against hand-worked
+// examples and a plain loop that finds each pair's cell by another formula.
 #include <QtTest>
 
 #include <cmath>
+#include <random>
 
+#include "analysis/overview.h"
 #include "analysis/stats.h"
 
 using namespace attnscope;
@@ -19,6 +22,11 @@ private slots:
     void weightDifferenceByHand();
     void mostSimilarHeadByHand();
     void firstTokenShareByHand();
+    void overviewByHand();
+    void overviewIsTheLargestOfThePairsItCovers_data();
+    void overviewIsTheLargestOfThePairsItCovers();
+    void overviewKeepsASharpHeadSharp();
+    void topKeysByHand();
 };
 
 void TestStats::uniformRow_data()
@@ -124,6 +132,139 @@ void TestStats::firstTokenShareByHand()
     QVERIFY(std::abs(firstTokenShare(w) - 1.25 / 2.0) < 1e-7);
     QCOMPARE(firstTokenShare(Matrix::Zero(2, 2)), 0.0f);
     QCOMPARE(firstTokenShare(Matrix()), 0.0f);
+}
+
+// A 5 × 5 causal head shrunk to 2 × 2: rows and columns split 0–1 and 2–4 (floor(5/2) = 2), the hidden upper
+// triangle left out, so the top-right cell (queries 0–1, keys 2–4) covers only hidden pairs and is NaN.
+void TestStats::overviewByHand()
+{
+    Matrix w(5, 5);  // (T, T)
+    w << 1.0f, 0, 0, 0, 0,
+         0.6f, 0.4f, 0, 0, 0,
+         0.1f, 0.2f, 0.7f, 0, 0,
+         0.3f, 0.1f, 0.2f, 0.4f, 0,
+         0.05f, 0.9f, 0.02f, 0.02f, 0.01f;
+    Matrix masked = Matrix::Zero(5, 5);
+    for (int q = 0; q < 5; ++q)
+        for (int k = q + 1; k < 5; ++k) masked(q, k) = -std::numeric_limits<float>::infinity();
+    QCOMPARE(coveredTokens({0, 5}, 2, 0), (TokenSpan{0, 2}));
+    QCOMPARE(coveredTokens({0, 5}, 2, 1), (TokenSpan{2, 3}));
+    const Matrix o = overviewMax(w, {0, 5}, {0, 5}, 2, 2, &masked);  // (2, 2)
+    QCOMPARE(o.rows(), 2);
+    QCOMPARE(o.cols(), 2);
+    QCOMPARE(o(0, 0), 1.0f);
+    QVERIFY(std::isnan(o(0, 1)));
+    QCOMPARE(o(1, 0), 0.9f);
+    QCOMPARE(o(1, 1), 0.7f);
+    // Without the mask the hidden zeros count: the top-right cell is 0, not NaN.
+    QCOMPARE(overviewMax(w, {0, 5}, {0, 5}, 2, 2)(0, 1), 0.0f);
+    // A window, queries 3–4 and keys 1–3, with room for more cells than tokens: the window itself.
+    const Matrix window = overviewMax(w, {3, 2}, {1, 3}, 10, 10, &masked);
+    QCOMPARE(window.rows(), 2);
+    QCOMPARE(window.cols(), 3);
+    QVERIFY(window == w.block(3, 1, 2, 3));
+}
+
+void TestStats::overviewIsTheLargestOfThePairsItCovers_data()
+{
+    QTest::addColumn<int>("tokens");
+    QTest::addColumn<int>("firstQuery");
+    QTest::addColumn<int>("firstKey");
+    QTest::addColumn<int>("queries");
+    QTest::addColumn<int>("keys");
+    QTest::addColumn<int>("maxRows");
+    QTest::addColumn<int>("maxCols");
+    QTest::newRow("whole 300 tokens into 64 × 64") << 300 << 0 << 0 << 300 << 300 << 64 << 64;
+    QTest::newRow("whole 300 tokens into 299 × 7") << 300 << 0 << 0 << 300 << 300 << 299 << 7;
+    QTest::newRow("window 17–299 × 5–254 into 40 × 33") << 300 << 17 << 5 << 283 << 250 << 40 << 33;
+    QTest::newRow("window smaller than the cells") << 300 << 100 << 120 << 12 << 9 << 40 << 40;
+    QTest::newRow("one cell for everything") << 97 << 0 << 0 << 97 << 97 << 1 << 1;
+}
+
+// Random weights under a random mask (a causal triangle and 10 % more hidden pairs). The reference walks the
+// pairs and finds each one's cell by the closed form ceil((j + 1) · cells / count) − 1, where the overview
+// walks the cells and the tokens each covers.
+void TestStats::overviewIsTheLargestOfThePairsItCovers()
+{
+    QFETCH(int, tokens);
+    QFETCH(int, firstQuery);
+    QFETCH(int, firstKey);
+    QFETCH(int, queries);
+    QFETCH(int, keys);
+    QFETCH(int, maxRows);
+    QFETCH(int, maxCols);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    Matrix w(tokens, tokens), masked = Matrix::Zero(tokens, tokens);  // (T, T) each
+    for (int q = 0; q < tokens; ++q)
+        for (int k = 0; k < tokens; ++k) {
+            w(q, k) = uniform(rng);
+            if (k > q || uniform(rng) < 0.1f) masked(q, k) = -std::numeric_limits<float>::infinity();
+        }
+    const Matrix o = overviewMax(w, {firstQuery, queries}, {firstKey, keys}, maxRows, maxCols, &masked);
+    const int R = std::min(queries, maxRows), C = std::min(keys, maxCols);
+    QCOMPARE(int(o.rows()), R);
+    QCOMPARE(int(o.cols()), C);
+
+    const auto cellOf = [](int j, int count, int cells) {
+        return int((std::int64_t(j + 1) * cells + count - 1) / count) - 1;
+    };
+    Matrix reference = Matrix::Constant(R, C, -1.0f);  // −1: no visible pair yet
+    std::vector<int> perRow(std::size_t(R), 0), perCol(std::size_t(C), 0);
+    for (int i = 0; i < queries; ++i) ++perRow[std::size_t(cellOf(i, queries, R))];
+    for (int j = 0; j < keys; ++j) ++perCol[std::size_t(cellOf(j, keys, C))];
+    for (int i = 0; i < queries; ++i)
+        for (int j = 0; j < keys; ++j) {
+            const int q = firstQuery + i, k = firstKey + j;
+            if (std::isinf(masked(q, k))) continue;
+            float& cell = reference(cellOf(i, queries, R), cellOf(j, keys, C));
+            cell = std::max(cell, w(q, k));
+        }
+    int differences = 0;
+    for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c) {
+            const bool none = reference(r, c) < 0.0f;
+            if (none ? !std::isnan(o(r, c)) : o(r, c) != reference(r, c)) ++differences;
+        }
+    QVERIFY2(differences == 0, qPrintable(QStringLiteral("%1 of %2 cells differ from the plain loop").arg(differences).arg(R * C)));
+    // Every cell covers at least one token, sizes differ by at most one, and the cells' spans are the reference's.
+    const auto [fewestRows, mostRows] = std::minmax_element(perRow.begin(), perRow.end());
+    QVERIFY(*fewestRows >= 1 && *mostRows - *fewestRows <= 1);
+    for (int r = 0; r < R; ++r) QCOMPARE(coveredTokens({firstQuery, queries}, R, r).count, perRow[std::size_t(r)]);
+    for (int c = 0; c < C; ++c) QCOMPARE(coveredTokens({firstKey, keys}, C, c).count, perCol[std::size_t(c)]);
+}
+
+// A head that attends only to the token before (a previous-token head) shrunk eightfold: every cell on the
+// diagonal band keeps the weight 1, where drawing every eighth pair would show nothing but the masked grey.
+void TestStats::overviewKeepsASharpHeadSharp()
+{
+    const int T = 512;
+    Matrix w = Matrix::Zero(T, T);
+    w(0, 0) = 1.0f;
+    for (int q = 1; q < T; ++q) w(q, q - 1) = 1.0f;
+    const Matrix o = overviewMax(w, {0, T}, {0, T}, 64, 64);
+    for (int r = 0; r < 64; ++r) QCOMPARE(o(r, r), 1.0f);
+    QCOMPARE(o.sum(), 64.0f + 63.0f);  // the diagonal, and the cells just left of it where a block starts
+}
+
+void TestStats::topKeysByHand()
+{
+    Matrix w(2, 5);  // (T, S)
+    w << 0.1f, 0.4f, 0.1f, 0.4f, 0.0f,
+         0.2f, 0.3f, 0.5f, std::numeric_limits<float>::quiet_NaN(), 0.0f;
+    std::vector<KeyWeight> top = topKeys(w, 0, 3);
+    QCOMPARE(int(top.size()), 3);
+    QCOMPARE(top[0].key, 1);  // equal weights: the earlier key first
+    QCOMPARE(top[1].key, 3);
+    QCOMPARE(top[2].key, 0);
+    QCOMPARE(top[2].weight, 0.1f);
+    Matrix masked = Matrix::Zero(2, 5);
+    masked(1, 2) = -std::numeric_limits<float>::infinity();
+    top = topKeys(w, 1, 10, &masked);  // key 2 hidden, key 3 not a number: three left
+    QCOMPARE(int(top.size()), 3);
+    QCOMPARE(top[0].key, 1);
+    QCOMPARE(top[1].key, 0);
+    QCOMPARE(top[2].key, 4);
 }
 
 QTEST_APPLESS_MAIN(TestStats)

@@ -1,0 +1,42 @@
+#pragma once
+// Long inputs on a screen smaller than them. A heatmap of thousands of tokens has more cells than pixels;
+// drawing every k-th cell skips the one sharp weight a head is about, and averaging blurs it away. The
+// overview shrinks a window of a weight matrix to at most so many cells a side, each cell the largest
+// weight of the pairs it covers, so a head that looks at one key stays as bright as it is. With it, the
+// keys a query gives most weight, for the hovered row of a map too long to read one cell at a time.
+//
+// Dimension letters: T queries, S keys (S = T for self-attention), R and C the overview's rows and columns.
+#include <vector>
+
+#include "model/weights.h"
+
+namespace attnscope {
+
+// Tokens first .. first + count - 1 along one side of a matrix.
+struct TokenSpan {
+    int first = 0;
+    int count = 0;
+    bool operator==(const TokenSpan&) const = default;
+};
+
+// The tokens overview cell i of `cells` covers: [first + floor(i·count / cells), first + floor((i+1)·count / cells)).
+// Every token is covered by exactly one cell; with cells ≤ count none is empty, and sizes differ by at most one.
+TokenSpan coveredTokens(TokenSpan span, int cells, int i);
+
+// (R, C) overview of `weights` (T, S) over the rows `queries` and the columns `keys`, R = min(queries.count,
+// maxRows) and C = min(keys.count, maxCols): each cell the largest weight of the pairs it covers. `masked`
+// (T, S), or null: a pair whose masked score is −inf is hidden by the mask and left out, and a cell that covers
+// only hidden pairs is NaN (drawn in the masked grey). With as many cells as tokens it is the window itself.
+// The spans must lie inside the matrix and maxRows, maxCols be at least 1.
+Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols,
+                   const Matrix* masked = nullptr);
+
+struct KeyWeight {
+    int key = 0;
+    float weight = 0.0f;
+};
+// The `count` keys with the largest weights in row `query` of weights (T, S), largest first, an earlier key
+// first among equal weights; keys hidden by `masked` (as above) are never listed, nor a weight that is not finite.
+std::vector<KeyWeight> topKeys(const Matrix& weights, int query, int count, const Matrix* masked = nullptr);
+
+} // namespace attnscope

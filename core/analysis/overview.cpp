@@ -25,34 +25,33 @@ Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int
     assert(!masked || (masked->rows() == weights.rows() && masked->cols() == weights.cols()));
     const int R = std::min(queries.count, maxRows);
     const int C = std::min(keys.count, maxCols);
-    constexpr float kNone = -std::numeric_limits<float>::infinity();
-    Matrix out = Matrix::Constant(R, C, kNone);  // (R, C)
+    Matrix out(R, C);  // (R, C)
     if (R == 0 || C == 0) return out;
+    const auto hidden = [&](int q, int k) { return std::isinf((*masked)(q, k)) && (*masked)(q, k) < 0.0f; };
 
-    // 1. Which overview row every query falls in, worked out once: the matrix is column-major, so the
-    //    pass below walks each key's column from top to bottom and only looks the row up.
-    std::vector<int> rowOf(std::size_t(queries.count));
-    for (int r = 0; r < R; ++r) {
-        const TokenSpan rows = coveredTokens(queries, R, r);
-        for (int q = rows.first; q < rows.first + rows.count; ++q) rowOf[std::size_t(q - queries.first)] = r;
-    }
-    // 2. The largest visible weight per cell. A NaN weight never wins a comparison, so it is left out too.
+    Eigen::VectorXf largest(queries.count);  // (queries.count) per query, the largest weight of the cell's keys
     for (int c = 0; c < C; ++c) {
+        // 1. Across the cell's keys, per query: whole columns, contiguous in the column-major matrix, so
+        //    this is a vectorised running maximum at the speed memory delivers them.
         const TokenSpan cols = coveredTokens(keys, C, c);
-        float* cell = out.col(c).data();
-        for (int k = cols.first; k < cols.first + cols.count; ++k) {
-            const float* w = weights.col(k).data() + queries.first;
-            const float* m = masked ? masked->col(k).data() + queries.first : nullptr;
-            for (int i = 0; i < queries.count; ++i) {
-                if (m && std::isinf(m[i]) && m[i] < 0.0f) continue;
-                float& best = cell[rowOf[std::size_t(i)]];
-                if (w[i] > best) best = w[i];
+        largest = weights.col(cols.first).segment(queries.first, queries.count);
+        for (int k = cols.first + 1; k < cols.first + cols.count; ++k)
+            largest = largest.cwiseMax(weights.col(k).segment(queries.first, queries.count));
+        // 2. Down the cell's queries. A hidden pair weighs 0 and a visible one at least 0, so the hidden
+        //    pairs never raise the largest; only a cell whose largest is 0 may hold nothing but hidden
+        //    pairs, and only those look at the mask (stopping at the first visible pair).
+        for (int r = 0; r < R; ++r) {
+            const TokenSpan rows = coveredTokens(queries, R, r);
+            float best = largest.segment(rows.first - queries.first, rows.count).maxCoeff();
+            if (masked && best <= 0.0f) {
+                bool any = false;
+                for (int k = cols.first; k < cols.first + cols.count && !any; ++k)
+                    for (int q = rows.first; q < rows.first + rows.count && !any; ++q) any = !hidden(q, k);
+                if (!any) best = std::numeric_limits<float>::quiet_NaN();
             }
+            out(r, c) = best;
         }
     }
-    // 3. A cell every pair of which is hidden has nothing to show: NaN, the masked grey.
-    for (Eigen::Index i = 0; i < out.size(); ++i)
-        if (out.data()[i] == kNone) out.data()[i] = std::numeric_limits<float>::quiet_NaN();
     return out;
 }
 

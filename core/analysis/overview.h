@@ -25,9 +25,11 @@ TokenSpan coveredTokens(TokenSpan span, int cells, int i);
 
 // (R, C) overview of `weights` (T, S) over the rows `queries` and the columns `keys`, R = min(queries.count,
 // maxRows) and C = min(keys.count, maxCols): each cell the largest weight of the pairs it covers. `masked`
-// (T, S), or null: a pair whose masked score is −inf is hidden by the mask and left out, and a cell that covers
-// only hidden pairs is NaN (drawn in the masked grey). With as many cells as tokens it is the window itself.
-// The spans must lie inside the matrix and maxRows, maxCols be at least 1.
+// (T, S), or null: a pair whose masked score is −inf is hidden by the mask, and a cell that covers only
+// hidden pairs is NaN (drawn in the masked grey). With as many cells as tokens it is the window itself.
+// The weights are those of attention (or weight × value length): never negative, 0 where hidden, and finite
+// (the forward pass guarantees it), so a hidden pair never raises a cell's largest. The spans must lie
+// inside the matrix and maxRows, maxCols be at least 1.
 Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols,
                    const Matrix* masked = nullptr);
 

@@ -181,7 +181,8 @@ void TestStats::overviewIsTheLargestOfThePairsItCovers_data()
     QTest::newRow("one cell for everything") << 97 << 0 << 0 << 97 << 97 << 1 << 1;
 }
 
-// Random weights under a random mask (a causal triangle and 10 % more hidden pairs). The reference walks the
+// Random weights under a random mask (a causal triangle and 10 % more hidden pairs), with visible zeros so a
+// cell of visible zeros (0) must differ from a cell of hidden pairs (NaN). The reference walks the
 // pairs and finds each one's cell by the closed form ceil((j + 1) · cells / count) − 1, where the overview
 // walks the cells and the tokens each covers.
 void TestStats::overviewIsTheLargestOfThePairsItCovers()
@@ -199,7 +200,9 @@ void TestStats::overviewIsTheLargestOfThePairsItCovers()
     for (int q = 0; q < tokens; ++q)
         for (int k = 0; k < tokens; ++k) {
             w(q, k) = uniform(rng);
+            // A hidden pair weighs 0, as after the softmax; a tenth of the visible ones weigh 0 too.
             if (k > q || uniform(rng) < 0.1f) masked(q, k) = -std::numeric_limits<float>::infinity();
+            if (std::isinf(masked(q, k)) || uniform(rng) < 0.1f) w(q, k) = 0.0f;
         }
     const Matrix o = overviewMax(w, {firstQuery, queries}, {firstKey, keys}, maxRows, maxCols, &masked);
     const int R = std::min(queries, maxRows), C = std::min(keys, maxCols);

@@ -1,14 +1,79 @@
-// The token chips on their own: a long text draws only the rows a scroll area exposes, and those rows look
-// exactly as they do when the whole widget is drawn.
+// Long texts in the window. The token chips: a long text draws only the rows a scroll area exposes, and those
+// rows look exactly as they do when the whole widget is drawn. The heatmap: past one pixel per token it
+// draws an overview, each cell the largest weight of the pairs it covers (checked against a plain loop over
+// the snapshot's weights), and zooms, pans and labels down to one exact cell per pair. The heads grid: the
+// same overview per head.
 #include <QImage>
 #include <QSet>
 #include <QtTest>
+#include <random>
 
+#include "attention/headgridview.h"
+#include "attention/heatmapview.h"
+#include "common/colormap.h"
+#include "model/model.h"
 #include "window/tokenchips.h"
 
 using namespace attnscope;
 
-class TestTokenChips : public QObject {
+namespace {
+
+// 1,200 words of a small vocabulary through a random two-layer model with a 2,048-token context, causal
+// with a window of 300 keys, so the map has hidden pairs on both sides of every query's visible band.
+SnapshotPtr longSnapshot(int words = 1200)
+{
+    static const ModelPtr model = *loadModel("random:layers=2,heads=4,d_model=64,context=2048,seed=3");
+    const QStringList vocabulary = QStringLiteral("the cat sat on a mat and dog ran over hill while birds sang").split(u' ');
+    std::mt19937 rng(11);
+    QStringList text;
+    for (int i = 0; i < words; ++i) text << vocabulary[int(rng() % std::uint32_t(vocabulary.size()))];
+    AttentionSettings settings;
+    settings.mask = MaskKind::Causal;
+    settings.window = 300;
+    auto [snapshot, error] = computeSnapshot(model, text.join(u' '), settings, {1, 2}, 1);
+    return snapshot;
+}
+
+// Which of `cells` overview cells token j of `count` falls in, by the closed form ceil((j + 1) · cells / count) − 1
+// (the view splits the tokens from the cells' side; this finds each token's cell from the token's).
+int cellOf(int j, int count, int cells)
+{
+    return int((std::int64_t(j + 1) * cells + count - 1) / count) - 1;
+}
+
+// The worst difference between the drawn map and a plain loop over the snapshot's weights: each drawn cell
+// the largest unmasked weight of its pairs, NaN when all are hidden. Returns -1 when a NaN is misplaced.
+double worstOverviewDifference(const HeatmapView& view)
+{
+    const ForwardTrace& t = view.shownSnapshot()->trace;
+    const Matrix& w = t.weights(view.shownHead().layer, view.shownHead().head);  // (T, T)
+    const TokenSpan keys = view.drawnKeys(), queries = view.drawnQueries();
+    const int C = view.mapCells().width(), R = view.mapCells().height();
+    Matrix reference = Matrix::Constant(R, C, -1.0f);
+    for (int i = 0; i < queries.count; ++i)
+        for (int j = 0; j < keys.count; ++j) {
+            const int q = queries.first + i, k = keys.first + j;
+            if (std::isinf(t.detail.masked(q, k))) continue;
+            float& cell = reference(cellOf(i, queries.count, R), cellOf(j, keys.count, C));
+            cell = std::max(cell, w(q, k));
+        }
+    double worst = 0.0;
+    for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c) {
+            const double drawn = view.drawnCell(c, r);
+            if (reference(r, c) < 0.0f) {
+                if (!std::isnan(drawn)) return -1.0;
+            } else {
+                if (std::isnan(drawn)) return -1.0;
+                worst = std::max(worst, std::abs(drawn - double(reference(r, c))));
+            }
+        }
+    return worst;
+}
+
+} // namespace
+
+class TestLongInputs : public QObject {
     Q_OBJECT
 private slots:
     void aPartDrawnAloneIsThatPartOfTheWhole()
@@ -40,7 +105,153 @@ private slots:
             QVERIFY2(colours.size() > 8, qPrintable(QStringLiteral("%1 colours").arg(colours.size())));
         }
     }
+
+    // 1,200 tokens in a map a few hundred pixels wide: an overview, every drawn cell the largest weight it
+    // covers; the hovered pair's own numbers and the query's top keys are still the snapshot's exactly.
+    void heatmapDrawsTheLargestWeightOfEachCell()
+    {
+        const SnapshotPtr snapshot = longSnapshot();
+        QVERIFY(snapshot);
+        const int T = snapshot->trace.tokens;
+        QCOMPARE(T, 1200);
+        HeatmapView view;
+        view.resize(700, 640);
+        view.setSnapshot(snapshot);
+        view.replot();
+        QVERIFY(view.showsOverview());
+        QCOMPARE(view.drawnKeys(), (TokenSpan{0, T}));
+        QVERIFY2(view.mapCells().width() < T && view.mapCells().width() > 200, qPrintable(QString::number(view.mapCells().width())));
+        const double worst = worstOverviewDifference(view);
+        QVERIFY2(worst >= 0.0 && worst < 1e-7, qPrintable(QStringLiteral("worst difference %1 (-1: a NaN misplaced)").arg(worst)));
+        // The window of 300 keys: a long query sees a band, and the keys before it are drawn grey.
+        QVERIFY(std::isnan(view.drawnCell(0, view.mapCells().height() - 1)));
+
+        const Matrix& w = snapshot->trace.weights(1, 2);
+        QCOMPARE(view.cellValue(900, 850), double(w(900, 850)));
+        QVERIFY(view.isMaskedCell(900, 500) && view.cellValue(900, 500) == 0.0);
+        const std::vector<KeyWeight> top = view.topKeysOf(900);
+        QCOMPARE(int(top.size()), HeatmapView::kTopKeys);
+        QVERIFY(top[0].key > 900 - 300 && top[0].key <= 900);  // inside the window
+        for (int k = 601; k <= 900; ++k) QVERIFY(w(900, k) <= top.back().weight || k == top[0].key || k == top[1].key ||
+                                                 k == top[2].key || k == top[3].key || k == top[4].key);
+        const QString tip = view.cellToolTip(900, 850);
+        QVERIFY2(tip.contains(QStringLiteral("this pixel: queries")) && tip.contains(QStringLiteral("top keys of query 900: %1").arg(top[0].key)),
+                 qPrintable(tip));
+    }
+
+    // The wheel zooms at the pointer, a drag pans, a Shift-drag zooms to its rectangle, a double-click shows
+    // it whole. Zoomed in to a few dozen tokens, the map holds one exact cell per pair and labels every token.
+    void heatmapZoomsPansAndLabels()
+    {
+        const SnapshotPtr snapshot = longSnapshot();
+        HeatmapView view;
+        view.resize(700, 640);
+        view.setSnapshot(snapshot);
+        view.replot();
+        QVERIFY(!view.isZoomed());
+        const int step = view.labelStep();
+        QVERIFY(step > 10);
+
+        // 1. Wheel, four notches, over the pair (query 400, key 300): that pair stays under the pointer.
+        const QPoint at(int(view.xAxis->coordToPixel(300)), int(view.yAxis->coordToPixel(400)));
+        QSignalSpy zoomed(&view, &HeatmapView::zoomChanged);
+        QWheelEvent wheel(at, view.mapToGlobal(at), QPoint(), QPoint(0, 4 * 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(&view, &wheel);
+        view.replot();
+        QVERIFY(view.isZoomed() && zoomed.count() == 1);
+        const double spanAfterWheel = view.visibleTokens().height();
+        QVERIFY2(std::abs(spanAfterWheel * std::pow(1.25, 4) - 1200.0) < 2.0, qPrintable(QString::number(spanAfterWheel)));
+        QVERIFY2(std::abs(view.xAxis->pixelToCoord(at.x()) - 300) < 1.0 && std::abs(view.yAxis->pixelToCoord(at.y()) - 400) < 1.0,
+                 qPrintable(QStringLiteral("the pair under the pointer is now %1, %2").arg(view.xAxis->pixelToCoord(at.x())).arg(view.yAxis->pixelToCoord(at.y()))));
+        QVERIFY(view.labelStep() < step);
+        QVERIFY(std::abs(worstOverviewDifference(view)) < 1e-7);
+
+        // 2. Shift-drag a rectangle around keys 295–315 × queries 395–415: one cell per pair, every token labelled.
+        const auto pixel = [&](double key, double query) { return QPoint(int(view.xAxis->coordToPixel(key)), int(view.yAxis->coordToPixel(query))); };
+        QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, pixel(295, 395));
+        QTest::mouseMove(&view, pixel(305, 405));
+        QTest::mouseRelease(&view, Qt::LeftButton, Qt::ShiftModifier, pixel(315, 415));
+        view.replot();
+        const QRectF box = view.visibleTokens();
+        QVERIFY2(box.contains(QPointF(305, 405)) && box.height() < 30 && box.height() > 15, qPrintable(QStringLiteral("%1 × %2 at %3, %4").arg(box.width()).arg(box.height()).arg(box.left()).arg(box.top())));
+        QVERIFY(!view.showsOverview());
+        QCOMPARE(view.mapCells(), QSize(view.drawnKeys().count, view.drawnQueries().count));
+        QVERIFY2(view.labelStep() == 1, qPrintable(QStringLiteral("every %1th token labelled, %2 tokens across").arg(view.labelStep()).arg(box.height())));
+        const Matrix& w = snapshot->trace.weights(1, 2);
+        const TokenSpan keys = view.drawnKeys(), queries = view.drawnQueries();
+        for (int r = 0; r < queries.count; ++r)
+            for (int c = 0; c < keys.count; ++c) {
+                const int q = queries.first + r, k = keys.first + c;
+                const double drawn = view.drawnCell(c, r);
+                QVERIFY(view.isMaskedCell(q, k) ? std::isnan(drawn) : drawn == double(w(q, k)));
+            }
+        QCOMPARE(view.cellAt(pixel(301, 407)), QPoint(407, 301));
+        // Zoomed into a long text, a label says where it is: "405 sat", not "sat".
+        const auto queryLabels = qSharedPointerDynamicCast<QCPAxisTickerText>(view.yAxis->ticker());
+        const QString label405 = queryLabels->ticks().value(405);
+        QVERIFY2(label405.startsWith(QStringLiteral("405 ")) && label405.size() > 4, qPrintable(label405));
+
+        // 3. Drag 100 pixels to the right and 50 down: the map follows the pointer, earlier tokens come in.
+        const double cell = view.axisRect()->rect().width() / view.xAxis->range().size();
+        const QPointF before = view.visibleTokens().center();
+        const QPoint from = view.axisRect()->rect().center();
+        QTest::mousePress(&view, Qt::LeftButton, Qt::NoModifier, from);
+        QTest::mouseMove(&view, from + QPoint(100, 50));
+        QTest::mouseRelease(&view, Qt::LeftButton, Qt::NoModifier, from + QPoint(100, 50));
+        view.replot();
+        const QPointF moved = view.visibleTokens().center() - before;
+        QVERIFY2(std::abs(moved.x() + 100 / cell) < 0.01 && std::abs(moved.y() + 50 / cell) < 0.01,
+                 qPrintable(QStringLiteral("moved %1, %2 tokens at %3 pixels per token").arg(moved.x()).arg(moved.y()).arg(cell)));
+
+        // 4. A text one word longer keeps the zoom; a pan past the start stops at the map's edge.
+        view.setSnapshot(longSnapshot(1201));
+        view.replot();
+        QVERIFY(view.isZoomed());
+        QVERIFY(std::abs(view.visibleTokens().center().x() - (before.x() + moved.x())) < 0.01);
+        view.panBy(QPointF(-5000, -5000));
+        view.replot();
+        QVERIFY2(std::abs(view.visibleTokens().left() + 0.5) < 1e-6 && std::abs(view.visibleTokens().top() + 0.5) < 1e-6,
+                 qPrintable(QStringLiteral("the view starts at key %1, query %2").arg(view.visibleTokens().left()).arg(view.visibleTokens().top())));
+
+        // 5. A double-click shows the whole map again.
+        QTest::mouseDClick(&view, Qt::LeftButton, Qt::NoModifier, from);
+        view.replot();
+        QVERIFY(!view.isZoomed());
+        QVERIFY(view.showsOverview());
+        QVERIFY(view.labelStep() > 10);  // thinned out again (the margins, and so the step, may differ a little)
+    }
+
+    // The heads grid shrinks each long head the same way: a pixel is the largest weight it covers (the
+    // snapshot's overviews, made where the pass was computed, checked here against the plain loop).
+    void gridDrawsTheLargestWeightOfEachPixel()
+    {
+        const SnapshotPtr snapshot = longSnapshot();
+        HeadGridView grid;
+        grid.resize(600, 400);
+        grid.setSnapshot(snapshot);
+        const ForwardTrace& t = snapshot->trace;
+        QCOMPARE(int(snapshot->headOverviews.size()), 8);  // made on the computing thread, not the grid's
+        for (const HeadSelection head : {HeadSelection{0, 0}, HeadSelection{1, 2}}) {
+            const QImage& image = grid.headImage(head);
+            QCOMPARE(image.size(), QSize(256, 256));
+            const Matrix& w = t.weights(head.layer, head.head);
+            Matrix reference = Matrix::Constant(256, 256, -1.0f);
+            for (int q = 0; q < t.tokens; ++q)
+                for (int k = 0; k <= q; ++k)
+                    if (!std::isinf(t.detail.masked(q, k))) {
+                        float& cell = reference(cellOf(q, t.tokens, 256), cellOf(k, t.tokens, 256));
+                        cell = std::max(cell, w(q, k));
+                    }
+            int wrong = 0;
+            for (int y = 0; y < 256; ++y)
+                for (int x = 0; x < 256; ++x) {
+                    const QRgb want = reference(y, x) < 0.0f ? ColorMap::maskedColor().rgb() : ColorMap::weightColor(reference(y, x));
+                    wrong += image.pixel(x, y) != want;
+                }
+            QVERIFY2(wrong == 0, qPrintable(QStringLiteral("%1 of 65,536 pixels differ").arg(wrong)));
+        }
+    }
 };
 
-QTEST_MAIN(TestTokenChips)
-#include "tst_tokenchips.moc"
+QTEST_MAIN(TestLongInputs)
+#include "tst_longinputs.moc"

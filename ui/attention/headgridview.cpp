@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/overview.h"
 #include "analysis/stats.h"
 #include "common/colormap.h"
 #include "drawing/vectorpaint.h"
@@ -21,7 +22,7 @@ constexpr int kTop = 18;    // room for "H0"
 constexpr int kGroupRow = 16;  // room for "K/V 0" above the head labels when heads share keys and values
 constexpr int kGroupGap = 6;   // extra space between two such groups
 constexpr int kGap = 4;
-constexpr int kMaxImage = 256;  // a cell is never drawn larger than this, so sample longer inputs
+constexpr int kMaxImage = Snapshot::kHeadOverview;  // a head's image is never larger: longer inputs are an overview
 
 bool sameMatrix(const Matrix& a, const Matrix& b)
 {
@@ -96,16 +97,10 @@ void HeadGridView::ensureImages() const
                           (haveMask ? before->hasDetail && sameMatrix(before->detail.masked, t->detail.masked)
                                     : !(before->hasDetail && before->detail.masked.rows() == T));
     const QRgb masked = ColorMap::maskedColor().rgb();
-    // Which row (or column) of n each of a side's pixels shows: all of them while they fit.
-    std::vector<int> pickRows, pickCols;
-    const auto sample = [](std::vector<int>& pick, Eigen::Index n) {
-        const int side = int(std::min<Eigen::Index>(n, kMaxImage));
-        pick.resize(std::size_t(side));
-        for (int i = 0; i < side; ++i) pick[std::size_t(i)] = int(std::int64_t(i) * n / side);
-    };
     m_sink.resize(cells);
     m_reusedImages = 0;
-    // 2. One pixel per pair (nearest sample when T is longer than a cell can show).
+    // 2. One pixel per pair; past kMaxImage tokens a side, each pixel the largest weight of the pairs it
+    //    covers (analysis/overview.h), so a sharp head stays visible in a long text.
     for (int l = 0; l < m_layers; ++l)
         for (int h = 0; h < m_heads; ++h) {
             const std::size_t cell = std::size_t(l * m_heads + h);
@@ -122,16 +117,19 @@ void HeadGridView::ensureImages() const
             const Matrix& w = valueWeighted ? weighted : weights;
             const float top = valueWeighted ? w.maxCoeff() : 1.0f;
             const float scale = top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
-            sample(pickRows, w.rows());
-            sample(pickCols, w.cols());
+            // The snapshot's overview when the computing thread made one (long inputs), else made here.
             const bool maskShown = haveMask && w.cols() == T;
-            QImage img(int(pickCols.size()), int(pickRows.size()), QImage::Format_RGB32);
+            const bool made = m_snapshot->headOverviews.size() == cells;
+            Matrix here;
+            if (!made) here = overviewMax(w, {0, int(w.rows())}, {0, int(w.cols())}, kMaxImage, kMaxImage,
+                                          maskShown ? &t->detail.masked : nullptr);
+            const Matrix& shown = made ? m_snapshot->headOverviews[cell] : here;  // (≤ 256, ≤ 256)
+            QImage img(int(shown.cols()), int(shown.rows()), QImage::Format_RGB32);
             for (int y = 0; y < img.height(); ++y) {
                 auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
-                const int q = pickRows[std::size_t(y)];
                 for (int x = 0; x < img.width(); ++x) {
-                    const int k = pickCols[std::size_t(x)];
-                    line[x] = maskShown && std::isinf(t->detail.masked(q, k)) ? masked : ColorMap::weightColor(w(q, k) * scale);
+                    const float v = shown(y, x);
+                    line[x] = std::isnan(v) ? masked : ColorMap::weightColor(v * scale);
                 }
             }
             m_images[cell] = std::move(img);

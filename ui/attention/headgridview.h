@@ -36,7 +36,8 @@ public:
     HeadSelection focusedHead() const { return m_focused; }
     QRect cellRect(HeadSelection head) const;  // in widget coordinates, for tests and painting
     std::optional<HeadSelection> headAt(const QPoint& pos) const;
-    // The image of one head as drawn (before scaling): one pixel per pair while T fits, sampled beyond.
+    // The image of one head as drawn (before scaling): one pixel per pair while T fits, beyond that each
+    // pixel the largest weight of the pairs it covers (analysis/overview.h).
     const QImage& headImage(HeadSelection head) const;
 
     // Paints the grid at the given size; paintEvent and the headless renderer both use it.

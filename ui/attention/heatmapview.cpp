@@ -1,5 +1,6 @@
 #include "attention/heatmapview.h"
 
+#include <QRubberBand>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -120,62 +121,82 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
         if (!note.empty()) m_titleParts << QString::fromStdString(note);
     }
     fitTitle();
-    QCPColorMapData* data = m_map->data();
+    // The last snapshot's matrices are no longer held: nothing may point into them.
+    m_shown = m_masked = nullptr;
     if (!valid) {
         const bool typed = snapshot && !snapshot->tokens.ids.empty();
         m_placeholder->setText(typed ? tr("No attention to show for this input") : tr("Type a sentence to see its attention"));
         m_tokens = 0;
+        m_span = 0.0;
+        m_drawnKeys = m_drawnQueries = TokenSpan{};
+        m_mapSize = QSize();
         m_keyTicker->clear();
         m_queryTicker->clear();
         replot(rpQueuedReplot);
         return;
     }
 
-    // Resize the storage only when the length changes; typing within one length reuses it.
-    if (T != m_tokens || data->keySize() != T) {
-        data->setSize(T, T);
-        data->setRange(QCPRange(0, T - 1), QCPRange(0, T - 1));
-        xAxis->setRange(-0.5, T - 0.5);
-        yAxis->setRange(-0.5, T - 0.5);
+    // A new length keeps the zoom where it is (typing at the end of a long text while looking at its
+    // start), within the new map; a map shorter than the zoomed span is shown whole.
+    if (T != m_tokens) {
+        if (m_span >= T) m_span = 0.0;
+        if (!isZoomed()) {
+            xAxis->setRange(-0.5, T - 0.5);
+            yAxis->setRange(-0.5, T - 0.5);
+        }
     }
     m_tokens = T;
 
     const ForwardTrace& tr = snapshot->trace;
     // Weights on a fixed [0, 1] scale; value-weighted attention from 0 to this head's largest product.
     m_valueWeighted = snapshot->display == AttentionDisplay::ValueWeighted && tr.hasValueNorms;
-    const Matrix* shown = &tr.weights(m_head.layer, m_head.head);  // (T, T) rows are queries
+    m_shown = &tr.weights(m_head.layer, m_head.head);  // (T, T) rows are queries
     if (m_valueWeighted) {
         m_weighted = valueWeightedAttention(tr, m_head.layer, m_head.head);
-        shown = &m_weighted;
+        m_shown = &m_weighted;
     }
-    const Matrix& w = *shown;
+    const Matrix& w = *m_shown;
     const double top = m_valueWeighted ? double(w.maxCoeff()) : 1.0;
     const QCPRange range(0.0, std::isfinite(top) && top > 0.0 ? top : 1.0);
     m_map->setDataRange(range);
     m_scale->setDataRange(range);
     m_scale->setLabel(m_valueWeighted ? QCustomPlot::tr("weight × ‖v W_O‖") : QCustomPlot::tr("weight"));
     const bool haveMask = tr.hasDetail && tr.detail.selection == m_head && tr.detail.masked.rows() == T;
-    constexpr double kMasked = std::numeric_limits<double>::quiet_NaN();
-    for (int q = 0; q < T; ++q)
-        for (int k = 0; k < T; ++k) {
-            const bool masked = haveMask && std::isinf(tr.detail.masked(q, k));
-            data->setCell(k, q, masked ? kMasked : double(w(q, k)));
-        }
+    m_masked = haveMask ? &tr.detail.masked : nullptr;
+    placeAxes();
+    fillMap(true);
     updateTicks();
     replot(rpQueuedReplot);
 }
 
 double HeatmapView::cellValue(int q, int k) const
 {
-    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens) return 0.0;
-    const double v = m_map->data()->cell(k, q);
-    return std::isnan(v) ? 0.0 : v;
+    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens || !m_shown || isMaskedCell(q, k)) return 0.0;
+    return double((*m_shown)(q, k));
 }
 
 bool HeatmapView::isMaskedCell(int q, int k) const
 {
-    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens) return false;
-    return std::isnan(m_map->data()->cell(k, q));
+    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens || !m_masked) return false;
+    return std::isinf((*m_masked)(q, k)) && (*m_masked)(q, k) < 0.0f;
+}
+
+double HeatmapView::drawnCell(int keyCell, int queryCell) const
+{
+    if (keyCell < 0 || queryCell < 0 || keyCell >= m_mapSize.width() || queryCell >= m_mapSize.height())
+        return std::numeric_limits<double>::quiet_NaN();
+    return m_map->data()->cell(keyCell, queryCell);
+}
+
+bool HeatmapView::showsOverview() const
+{
+    return m_tokens > 0 && (m_mapSize.width() < m_drawnKeys.count || m_mapSize.height() < m_drawnQueries.count);
+}
+
+std::vector<KeyWeight> HeatmapView::topKeysOf(int q) const
+{
+    if (q < 0 || q >= m_tokens || !m_shown) return {};
+    return topKeys(*m_shown, q, kTopKeys, m_masked);
 }
 
 QString HeatmapView::cellToolTip(int q, int k) const
@@ -201,9 +222,29 @@ QString HeatmapView::cellToolTip(int q, int k) const
     }
     if (t.hasDetail && t.detail.selection == m_head && t.detail.scores.rows() == m_tokens) {
         text += tr("raw score q·k %1\n").arg(number(t.detail.scores(q, k)));
-        text += tr("scaled score %1 (× %2)").arg(number(t.detail.scaled(q, k))).arg(number(t.multiplier, 4));
+        text += tr("scaled score %1 (× %2)\n").arg(number(t.detail.scaled(q, k))).arg(number(t.multiplier, 4));
     }
-    return text;
+    // In the overview a pixel stands for several pairs: say which, and the largest of them, which it shows.
+    if (showsOverview()) {
+        const auto cellOf = [](TokenSpan span, int cells, int token) {
+            for (int i = 0; i < cells; ++i) {
+                const TokenSpan c = coveredTokens(span, cells, i);
+                if (token >= c.first && token < c.first + c.count) return c;
+            }
+            return TokenSpan{token, 1};
+        };
+        const TokenSpan rows = cellOf(m_drawnQueries, m_mapSize.height(), q);
+        const TokenSpan cols = cellOf(m_drawnKeys, m_mapSize.width(), k);
+        const Matrix part = overviewMax(*m_shown, rows, cols, 1, 1, m_masked);
+        text += tr("this pixel: queries %1–%2 × keys %3–%4, largest %5\n")
+                    .arg(rows.first).arg(rows.first + rows.count - 1).arg(cols.first).arg(cols.first + cols.count - 1)
+                    .arg(std::isnan(part(0, 0)) ? tr("masked") : number(part(0, 0)));
+    }
+    // The row's heaviest keys: in a long text the one cell under the pointer rarely is the story.
+    QStringList top;
+    for (const KeyWeight& key : topKeysOf(q)) top << QStringLiteral("%1 “%2” %3").arg(key.key).arg(tok(key.key)).arg(number(key.weight, 3));
+    if (!top.isEmpty()) text += tr("top keys of query %1: %2").arg(q).arg(top.join(QStringLiteral(", ")));
+    return text.trimmed();
 }
 
 QString HeatmapView::title() const { return m_titleParts.join(QStringLiteral(" · ")); }
@@ -236,6 +277,18 @@ QPoint HeatmapView::cellAt(const QPoint& pos) const
 void HeatmapView::mouseMoveEvent(QMouseEvent* event)
 {
     QCustomPlot::mouseMoveEvent(event);
+    if (m_drag == Drag::Box) {
+        m_band->setGeometry(QRect(m_dragStart, event->pos()).normalized());
+        return;
+    }
+    if (m_drag == Drag::Pan) {
+        // The map follows the pointer: the centre moves against the drag by as many tokens as pixels.
+        const double cell = axisRect()->rect().width() / xAxis->range().size();
+        const QPointF moved = QPointF(event->pos() - m_dragStart) / cell;
+        m_dragStart = event->pos();
+        panBy(-moved);
+        return;
+    }
     const QPoint cell = cellAt(event->pos());
     if (cell.x() < 0) QToolTip::hideText();
     else QToolTip::showText(event->globalPosition().toPoint(), cellToolTip(cell.x(), cell.y()), this);
@@ -252,31 +305,203 @@ void HeatmapView::resizeEvent(QResizeEvent* event)
 
 void HeatmapView::keepCellsSquare()
 {
-    // The layout gives the map a rectangle; the axes then span more than the T tokens along its longer
-    // side, centred, so every cell is a square (a weight reads the same across a row as down a column).
+    // The layout gives the map a rectangle; the axes then span more tokens than shown along its longer
+    // side, so every cell is a square (a weight reads the same across a row as down a column).
     // The title's column may have a new width: fitted to it, the title is laid out in the next replot.
     if (fitTitle()) replot(rpQueuedReplot);
     if (m_tokens == 0) return;
     const QRect r = axisRect()->rect();
     if (r.width() <= 0 || r.height() <= 0) return;
-    const double cell = std::min(double(r.width()), double(r.height())) / m_tokens;
-    const double keys = r.width() / cell, queries = r.height() / cell;
-    const QCPRange x(-0.5 - (keys - m_tokens) / 2, -0.5 - (keys - m_tokens) / 2 + keys);
-    const QCPRange y(-0.5 - (queries - m_tokens) / 2, -0.5 - (queries - m_tokens) / 2 + queries);
+    const QCPRange xBefore = xAxis->range(), yBefore = yAxis->range();
+    placeAxes();
+    const double cell = r.width() / xAxis->range().size();  // pixels per token
     // The labels' type no taller than a cell; then every k-th token, k from the cells' real size now that
     // the layout has given it (1 unless the type reached its smallest).
     if (fitTickFont(cell)) replot(rpQueuedReplot);  // the margins follow the new type
     const int line = QFontMetrics(xAxis->tickLabelFont()).height() + 2;
     const int step = std::max(1, int(std::ceil(line / cell)));
-    const bool relabel = step != m_labelStep;
+    const bool relabel = step != m_labelStep || m_labelsZoomed != isZoomed();
     if (relabel) setLabels(step);
-    const bool reranged = std::abs(x.lower - xAxis->range().lower) > 1e-9 || std::abs(x.upper - xAxis->range().upper) > 1e-9 ||
-                          std::abs(y.lower - yAxis->range().lower) > 1e-9 || std::abs(y.upper - yAxis->range().upper) > 1e-9;
-    if (reranged) {
-        xAxis->setRange(x);
-        yAxis->setRange(y);
-    }
+    const auto moved = [](const QCPRange& a, const QCPRange& b) {
+        return std::abs(a.lower - b.lower) > 1e-9 || std::abs(a.upper - b.upper) > 1e-9;
+    };
+    const bool reranged = moved(xBefore, xAxis->range()) || moved(yBefore, yAxis->range());
+    fillMap(false);  // in this replot: the layers are drawn after the layout
     if (relabel || reranged) axisRect()->update(QCPLayoutElement::upPreparation);  // the tick vectors drawn now
+}
+
+void HeatmapView::placeAxes()
+{
+    const QRect r = axisRect()->rect();
+    if (m_tokens == 0 || r.width() <= 0 || r.height() <= 0) return;
+    const double T = m_tokens;
+    const double span = isZoomed() ? std::clamp(m_span, kSmallestSpan, T) : T;
+    const double cell = std::min(double(r.width()), double(r.height())) / span;  // pixels per token
+    const double keys = r.width() / cell, queries = r.height() / cell;
+    // Centred when the side shows every token; else within the map, so a pan never shows empty margin.
+    const auto centre = [&](double wanted, double extent) {
+        if (!isZoomed() || extent >= T) return (T - 1.0) / 2.0;
+        return std::clamp(wanted, -0.5 + extent / 2.0, T - 0.5 - extent / 2.0);
+    };
+    if (m_anchor) {
+        // The anchored token at the anchored pixel: the range starts that many cells before it (the query
+        // axis runs downwards, so its lower end is at the top).
+        const auto [token, pixel] = *m_anchor;
+        m_centre = QPointF(token.x() - (pixel.x() - r.left()) / cell + keys / 2.0, token.y() - (pixel.y() - r.top()) / cell + queries / 2.0);
+    }
+    // The wanted centre is kept as it is (a pan past the edge stays at the edge when the layout changes);
+    // what is drawn is clamped to the map.
+    const QPointF drawn(centre(m_centre.x(), keys), centre(m_centre.y(), queries));
+    xAxis->setRange(drawn.x() - keys / 2.0, drawn.x() + keys / 2.0);
+    yAxis->setRange(drawn.y() - queries / 2.0, drawn.y() + queries / 2.0);
+}
+
+void HeatmapView::fillMap(bool force)
+{
+    if (m_tokens == 0 || !m_shown) return;
+    const QRect r = axisRect()->rect();
+    const int T = m_tokens;
+    // 1. What the map holds: while every token has a pixel (and the map is not huge), every pair, so a
+    //    pan or zoom only moves the axes; else the tokens on screen, one cell per pixel they take.
+    constexpr qint64 kMostExactCells = 1 << 20;
+    const double cell = r.width() > 0 ? r.width() / xAxis->range().size() : 1.0;
+    TokenSpan keys{0, T}, queries{0, T};
+    int cols = T, rows = T;
+    if (cell < 1.0 || qint64(T) * T > kMostExactCells) {
+        const auto onScreen = [&](const QCPRange& range) {
+            const int first = std::clamp(int(std::floor(range.lower - 0.5)) + 1, 0, T - 1);
+            const int last = std::clamp(int(std::ceil(range.upper + 0.5)) - 1, first, T - 1);
+            return TokenSpan{first, last - first + 1};
+        };
+        keys = onScreen(xAxis->range());
+        queries = onScreen(yAxis->range());
+        const auto pixels = [&](const TokenSpan& s) { return std::clamp(int(std::ceil(s.count * cell)), 1, s.count); };
+        cols = pixels(keys);
+        rows = pixels(queries);
+    }
+    if (!force && !m_mapStale && keys == m_drawnKeys && queries == m_drawnQueries && QSize(cols, rows) == m_mapSize) return;
+
+    // 2. Each cell the largest weight it covers; NaN (the masked grey) where all of its pairs are hidden.
+    const Matrix cells = overviewMax(*m_shown, queries, keys, rows, cols, m_masked);  // (rows, cols)
+    QCPColorMapData* data = m_map->data();
+    data->setSize(cols, rows);
+    // Cell centres: the cells share the covered tokens evenly, each token a unit wide around its index.
+    const auto centres = [](const TokenSpan& s, int n) {
+        const double width = double(s.count) / n;
+        return QCPRange(s.first - 0.5 + width / 2.0, s.first + s.count - 0.5 - width / 2.0);
+    };
+    data->setRange(centres(keys, cols), centres(queries, rows));
+    for (int q = 0; q < rows; ++q)
+        for (int k = 0; k < cols; ++k) data->setCell(k, q, double(cells(q, k)));
+    m_drawnKeys = keys;
+    m_drawnQueries = queries;
+    m_mapSize = QSize(cols, rows);
+    m_mapStale = false;
+}
+
+QRectF HeatmapView::visibleTokens() const
+{
+    return QRectF(QPointF(xAxis->range().lower, yAxis->range().lower), QPointF(xAxis->range().upper, yAxis->range().upper));
+}
+
+void HeatmapView::zoomToTokens(const QRectF& tokens)
+{
+    m_anchor.reset();
+    if (m_tokens == 0) return;
+    const QRect r = axisRect()->rect();
+    const QRectF want = tokens.normalized();
+    if (r.width() <= 0 || r.height() <= 0 || want.width() <= 0 || want.height() <= 0) return;
+    // The largest cells that fit the rectangle, and the span along the shorter side that gives them.
+    const double cell = std::min(r.width() / want.width(), r.height() / want.height());
+    const double span = std::min(r.width(), r.height()) / cell;
+    m_span = span >= m_tokens ? 0.0 : std::max(span, kSmallestSpan);
+    m_centre = want.center();
+    placeAxes();
+    replot(rpQueuedReplot);
+    emit zoomChanged();
+}
+
+void HeatmapView::zoomBy(double factor, QPointF around)
+{
+    m_anchor.reset();
+    if (m_tokens == 0 || factor <= 0.0) return;
+    const double span = isZoomed() ? m_span : m_tokens;
+    const double next = std::clamp(span / factor, kSmallestSpan, double(m_tokens));
+    if (next == span) return;
+    // The point under the pointer stays under it: the centre moves toward it as the span shrinks.
+    const QPointF centre(xAxis->range().center(), yAxis->range().center());
+    m_centre = around + (centre - around) * (next / span);
+    m_span = next >= m_tokens ? 0.0 : next;
+    placeAxes();
+    replot(rpQueuedReplot);
+    emit zoomChanged();
+}
+
+void HeatmapView::panBy(QPointF tokens)
+{
+    m_anchor.reset();
+    if (!isZoomed()) return;
+    m_centre = visibleTokens().center() + tokens;
+    placeAxes();
+    replot(rpQueuedReplot);
+    emit zoomChanged();
+}
+
+void HeatmapView::showWhole()
+{
+    m_anchor.reset();
+    if (!isZoomed()) return;
+    m_span = 0.0;
+    placeAxes();
+    replot(rpQueuedReplot);
+    emit zoomChanged();
+}
+
+void HeatmapView::wheelEvent(QWheelEvent* event)
+{
+    if (m_tokens == 0) return QCustomPlot::wheelEvent(event);
+    // One notch zooms by a quarter; a touchpad's smaller steps by as much less.
+    const double notches = event->angleDelta().y() / 120.0;
+    const QPointF at = event->position();
+    const QPointF token(xAxis->pixelToCoord(at.x()), yAxis->pixelToCoord(at.y()));
+    zoomBy(std::pow(1.25, notches), token);
+    if (isZoomed()) m_anchor = std::make_pair(token, at);
+    event->accept();
+}
+
+void HeatmapView::mousePressEvent(QMouseEvent* event)
+{
+    QCustomPlot::mousePressEvent(event);
+    if (event->button() != Qt::LeftButton || m_tokens == 0 || !axisRect()->rect().contains(event->pos())) return;
+    m_dragStart = event->pos();
+    if (event->modifiers() & Qt::ShiftModifier) {
+        m_drag = Drag::Box;
+        if (!m_band) m_band = new QRubberBand(QRubberBand::Rectangle, this);
+        m_band->setGeometry(QRect(m_dragStart, QSize()));
+        m_band->show();
+    } else {
+        m_drag = isZoomed() ? Drag::Pan : Drag::None;
+        if (m_drag == Drag::Pan) setCursor(Qt::ClosedHandCursor);
+    }
+}
+
+void HeatmapView::mouseReleaseEvent(QMouseEvent* event)
+{
+    QCustomPlot::mouseReleaseEvent(event);
+    const Drag drag = std::exchange(m_drag, Drag::None);
+    unsetCursor();
+    if (drag != Drag::Box) return;
+    m_band->hide();
+    const QRect box = QRect(m_dragStart, event->pos()).normalized();
+    if (box.width() < 4 || box.height() < 4) return;  // a click, not a rectangle
+    zoomToTokens(QRectF(QPointF(xAxis->pixelToCoord(box.left()), yAxis->pixelToCoord(box.top())),
+                        QPointF(xAxis->pixelToCoord(box.right()), yAxis->pixelToCoord(box.bottom()))));
+}
+
+void HeatmapView::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    QCustomPlot::mouseDoubleClickEvent(event);
+    if (event->button() == Qt::LeftButton) showWhole();
 }
 
 QFont HeatmapView::wantedTickFont() const
@@ -326,12 +551,14 @@ void HeatmapView::setLabels(int step)
 {
     if (m_tokens == 0 || !m_snapshot) return;
     m_labelStep = step;
+    m_labelsZoomed = isZoomed();
     const auto& toks = m_snapshot->tokens.tokens;
     QMap<double, QString> labels;
     for (int i = 0; i < m_tokens; i += step) {
         QString label = i < int(toks.size()) ? QString::fromStdString(toks[std::size_t(i)]) : QString();
         if (label.size() > 14) label = label.left(13) + QChar(0x2026);
-        if (step > 1) label = QStringLiteral("%1 %2").arg(i).arg(label);
+        // Thinned out or zoomed into a long text, a label says where it is as well as what.
+        if (step > 1 || isZoomed()) label = QStringLiteral("%1 %2").arg(i).arg(label);
         labels.insert(i, label);
     }
     m_keyTicker->setTicks(labels);

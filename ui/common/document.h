@@ -49,6 +49,11 @@ struct Snapshot {
     std::vector<MaskedPrediction> maskedTokens;  // encoders: the most probable fillers of every [MASK]
     double computeMs = 0.0;        // wall time of tokenize + forward
     int reusedTokens = 0;          // leading tokens whose rows came from the pass before (model/prefixreuse.h)
+    // Past kHeadOverview tokens, every head as the grid draws it: (≤ 256, ≤ 256) each, layer-major, each cell
+    // the largest weight (or weight × value length) of the pairs it covers (analysis/overview.h). Made on
+    // the computing thread: it reads every head's whole matrix (GPT-2 small at 1,024 tokens: 600 MB).
+    static constexpr int kHeadOverview = 256;
+    std::vector<Matrix> headOverviews;
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

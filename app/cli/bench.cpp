@@ -1,10 +1,12 @@
 // attnscope-cli bench: times full forward passes that keep every layer's and head's attention weights, and
-// sets them beside the rate Eigen's matrix product reaches on this machine with the same threads.
+// sets them beside the rate Eigen's matrix product reaches on this machine with the same threads and beside
+// a plain read of the weights' bytes (what a short pass cannot beat).
 #include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <numeric>
 #include <optional>
 #include <random>
 
@@ -95,6 +97,29 @@ double gemmGflops(const ModelConfig& c, int tokens, int repeat)
     return 2.0 * double(T) * c.dModel * c.dFF * inner / (t.median * 1e-3) / 1e9;
 }
 
+// How long the same threads take to read `bytes` once, summing floats from memory that no cache holds: a
+// short pass is paced by how fast the weights arrive (GPT-2 small reads about 500 MB at 8 tokens), so this
+// is its floor. The buffer is read once untimed, so every page is mapped before the timed reads.
+double streamReadMs(double bytes, int repeat)
+{
+    const std::size_t n = static_cast<std::size_t>(bytes / sizeof(float));
+    std::vector<float> data(n, 1.0f);
+    const int parts = ThreadPool::shared().threads();
+    std::vector<double> sums(static_cast<std::size_t>(parts));
+    auto once = [&] {
+        ThreadPool::shared().run(parts, [&](int part, int) {
+            const std::size_t first = n * std::size_t(part) / std::size_t(parts), last = n * std::size_t(part + 1) / std::size_t(parts);
+            sums[std::size_t(part)] = Eigen::Map<const Eigen::VectorXf>(data.data() + first, Eigen::Index(last - first)).sum();
+        });
+    };
+    once();
+    const Timing t = timeRuns(std::max(repeat, 3), once);
+    // The sums are used, so the reads cannot be left out: every float is 1.
+    if (std::abs(std::accumulate(sums.begin(), sums.end(), 0.0) - double(n)) > 1e-3 * double(n))
+        throw Failure{kExitInput, "the memory read gave a wrong sum."};
+    return t.median;
+}
+
 // Token ids are 0..N-1 modulo the vocabulary; one untimed pass warms the workspace so the timed ones do
 // not allocate.
 int run(const Args& args)
@@ -110,6 +135,9 @@ int run(const Args& args)
     waitForHugePages();
     const double collapseWaitMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - collapseStart).count();
     const HugePageCounts pages = hugePageCounts();
+    // Every weight is read once per pass (the embedding table too, by the next-token logits), as 32-bit floats.
+    const double weightBytes = model->config.parameterCount() * sizeof(float);
+    const double streamMs = streamReadMs(weightBytes, repeat);
 
     for (const int tokens : lengths) {
         if (lengths.size() > 1 && tokens > model->config.contextLength) continue;  // the defaults fit the model
@@ -180,6 +208,12 @@ int run(const Args& args)
             out["append_ms_p95"] = append->p95;
             out["append_ms_min"] = append->min;
         }
+        // The pass beside a plain read of its weights' bytes: at a few tokens the ratio says how close the
+        // pass comes to the memory's pace (1 would be every byte read once at full streaming speed).
+        out["weights_mb"] = weightBytes / double(1 << 20);
+        out["stream_read_ms"] = streamMs;
+        out["stream_gb_per_s"] = weightBytes / (streamMs * 1e-3) / 1e9;
+        out["forward_over_stream"] = t.median / streamMs;
         out["huge_page_wait_ms"] = collapseWaitMs;
         out["huge_page_mb"] = double(pages.collapsedBytes) / double(1 << 20);
         print(out);

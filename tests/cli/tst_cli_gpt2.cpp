@@ -63,6 +63,13 @@ private slots:
             QVERIFY(o["forward_ms_min"].toDouble() <= o["forward_ms_median"].toDouble());
             QVERIFY(o["gemm_gflops"].toDouble() > 0.0);
             QCOMPARE(o["fraction_of_gemm"].toDouble(), o["gflops"].toDouble() / o["gemm_gflops"].toDouble());
+            // The plain read of the weights' bytes: at least the embedding table (8,192 × 64 floats), and the
+            // rate and ratio are its size and the pass's median over its time.
+            const double bytes = o["weights_mb"].toDouble() * (1 << 20), readMs = o["stream_read_ms"].toDouble();
+            QVERIFY2(bytes >= 8192.0 * 64 * 4 && bytes < 2 * 8192.0 * 64 * 4, qPrintable(QString::number(bytes)));
+            QVERIFY(readMs > 0.0);
+            QVERIFY(std::abs(o["stream_gb_per_s"].toDouble() - bytes / (readMs * 1e-3) / 1e9) <= 1e-9 * o["stream_gb_per_s"].toDouble());
+            QVERIFY(std::abs(o["forward_over_stream"].toDouble() - o["forward_ms_median"].toDouble() / readMs) <= 1e-9 * o["forward_over_stream"].toDouble());
         }
         // The random model: 2 layers, 4 heads of 16, d_model 64, d_ff 256, causal. At 8 tokens, per layer:
         // Q, K, V and output projections 4 * (8 * 64 * 64) multiply-adds = 131,072; 36 visible pairs, each

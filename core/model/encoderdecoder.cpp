@@ -1,8 +1,11 @@
 #include "model/encoderdecoder.h"
 
+#include <cassert>
 #include <cmath>
 #include <string>
+#include <tuple>
 
+#include "model/forwardsteps.h"
 #include "model/relativebias.h"
 
 namespace attnscope {
@@ -53,12 +56,6 @@ Matrix attend(const AttentionWeights& a, const Matrix& queries, const Matrix& ke
     return affine(concat, a.wo, a.bo);
 }
 
-void normalize(const ModelConfig& c, const Matrix& in, const RowVector& gain, const RowVector& bias, Matrix& out)
-{
-    if (c.normKind == NormKind::RmsNorm) rmsNorm(in, gain, c.layerNormEps, out);
-    else layerNorm(in, gain, bias, c.layerNormEps, out);
-}
-
 // One residual sublayer. Post-LN: stream = norm(stream + f(stream)); pre-LN: stream += f(norm(stream)).
 // `f` receives the input it reads and returns the sublayer's output.
 template <class F>
@@ -72,6 +69,72 @@ void sublayer(const ModelConfig& c, NormPlacement placement, Matrix& stream, con
     }
     const Matrix sum = stream + f(stream);
     normalize(c, sum, gain, bias, stream);
+}
+
+// What the decoder's two attention kinds obey. Self-attention sees the target under the mask, with no
+// blocked keys (they name source positions); cross-attention lets every target token see every source
+// token that is not blocked. Neither is ablated (ablation names the encoder's heads).
+std::pair<AttentionSettings, AttentionSettings> selfAndCrossSettings(const AttentionSettings& settings)
+{
+    AttentionSettings self = settings, cross = settings;
+    self.blockedKeys.clear();
+    self.ablated.clear();
+    cross.mask = MaskKind::None;
+    cross.window = cross.sinks = 0;
+    cross.ablated.clear();
+    return {self, cross};
+}
+
+// The encoder's pass on the source and what cross-attention reads (S, D): the stream leaving the encoder,
+// through its final norm in a pre-LN stack. The encoder is bidirectional, with the source's blocked keys.
+Status runEncoder(const Model& model, const std::vector<int>& source, const AttentionSettings& settings, ForwardTrace& encoder, Matrix& memory)
+{
+    const ModelConfig& c = model.config;
+    if (source.empty()) return Status::failure("the source is empty; an encoder–decoder model needs a source sentence.");
+    for (int key : settings.blockedKeys)
+        if (key >= static_cast<int>(source.size()))
+            return Status::failure("blocked key " + std::to_string(key) + " is past the source's last token (" +
+                                   std::to_string(source.size() - 1) + ").");
+    AttentionSettings encoderSettings = settings;
+    encoderSettings.mask = MaskKind::None;
+    encoderSettings.window = encoderSettings.sinks = 0;
+    encoderSettings.ablated.clear();  // its head numbers would be ambiguous between the stacks
+    CaptureRequest capture;
+    capture.finalHidden = true;
+    Workspace ws;
+    if (Status problem = forward(model, source, encoderSettings, capture, encoder, ws); !problem.ok()) return problem;
+    memory = encoder.finalHidden;
+    if (c.norm == NormPlacement::PreLN && model.weights.lnfGain.size() == c.dModel)
+        normalize(c, encoder.finalHidden, model.weights.lnfGain, model.weights.lnfBias, memory);
+    return {};
+}
+
+// The feed-forward sublayer's output for the rows of x; `hidden` (rows, F), when given, receives the
+// activation (gated: the gated product).
+Matrix decoderFeedForward(const DecoderStack& dec, const DecoderLayer& layer, const Matrix& x, Matrix* hidden = nullptr)
+{
+    Matrix a = affine(x, layer.w1, layer.b1);  // (rows, F)
+    if (layer.w3.size() > 0) {  // gated: act(x W_1) ⊙ x W_3
+        activate(dec.activation == Activation::GeGlu ? Activation::GeluTanh : Activation::Silu, a);
+        a.array() *= (x * layer.w3).array();
+    } else {
+        activate(dec.activation, a);
+    }
+    if (hidden) *hidden = a;
+    return affine(a, layer.w2, layer.b2);
+}
+
+// One query row of one head against the keys so far: its masked scores' softmax into `weights` (1, n)
+// and the weighted sum of the values into `out` (1, Dh), as attendHead computes row `position` of a whole pass.
+void attendRow(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
+               Eigen::Index position, float multiplier, const AttentionSettings& settings, Matrix& weights, Eigen::Ref<Matrix> out)
+{
+    Matrix scores = (k * q.transpose()).transpose();  // (1, n)
+    scores *= multiplier;
+    maskScoreRows(settings, position, scores);
+    weights.resize(1, k.rows());
+    maskedSoftmax(scores, weights);
+    out.noalias() = weights * v;
 }
 
 } // namespace
@@ -98,7 +161,6 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
     if (!model.decoder) return Status::failure("this model has no decoder, so it has no cross-attention.");
     const DecoderStack& dec = *model.decoder;
     const ModelConfig& c = model.config;
-    if (source.empty()) return Status::failure("the source is empty; an encoder–decoder model needs a source sentence.");
     if (target.empty()) return Status::failure("the decoder input is empty; it starts with the start token.");
     if (static_cast<long>(target.size()) > dec.contextLength)
         return Status::failure("the decoder input has " + std::to_string(target.size()) + " tokens but the decoder's context is " +
@@ -106,10 +168,6 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
     for (int id : target)
         if (id < 0 || id >= c.vocabSize)
             return Status::failure("token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").");
-    for (int key : settings.blockedKeys)
-        if (key >= static_cast<int>(source.size()))
-            return Status::failure("blocked key " + std::to_string(key) + " is past the source's last token (" +
-                                   std::to_string(source.size() - 1) + ").");
     if (crossDetail && (crossDetail->layer < 0 || crossDetail->layer >= dec.layers || crossDetail->head < 0 ||
                         crossDetail->head >= c.heads))
         return Status::failure("the decoder has no cross-attention head " + std::to_string(crossDetail->layer) + "." +
@@ -120,20 +178,8 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
     if (settings.positional == PositionalOverride::Sinusoidal && model.sinusoidal.rows() < static_cast<Eigen::Index>(target.size()))
         return Status::failure("the positional table is shorter than the decoder input.");
 
-    // The encoder: bidirectional, with the source's blocked keys; no ablation (its head numbers would be
-    // ambiguous between the stacks).
-    AttentionSettings encoderSettings = settings;
-    encoderSettings.mask = MaskKind::None;
-    encoderSettings.window = encoderSettings.sinks = 0;
-    encoderSettings.ablated.clear();
-    CaptureRequest capture;
-    capture.finalHidden = true;
-    Workspace ws;
-    if (Status problem = forward(model, source, encoderSettings, capture, trace.encoder, ws); !problem.ok()) return problem;
-    // What cross-attention reads: the stream leaving the encoder, through its final norm in a pre-LN stack.
-    Matrix memory = trace.encoder.finalHidden;  // (S, D)
-    if (c.norm == NormPlacement::PreLN && model.weights.lnfGain.size() == c.dModel)
-        normalize(c, trace.encoder.finalHidden, model.weights.lnfGain, model.weights.lnfBias, memory);
+    Matrix memory;  // (S, D) what cross-attention reads
+    if (Status problem = runEncoder(model, source, settings, trace.encoder, memory); !problem.ok()) return problem;
 
     const int L = dec.layers, H = c.heads, T = static_cast<int>(target.size()), D = c.dModel;
     const float m = static_cast<float>(settings.multiplier(c.dHead, c.scaleFolded));
@@ -146,15 +192,7 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
     trace.selfAttention.assign(std::size_t(L * H), Matrix());
     trace.crossAttention.assign(std::size_t(L * H), Matrix());
 
-    // Self-attention sees the target under the mask; no blocked keys (they name source positions).
-    AttentionSettings selfSettings = settings;
-    selfSettings.blockedKeys.clear();
-    selfSettings.ablated.clear();
-    // Cross-attention: every target token may see every source token that is not blocked.
-    AttentionSettings crossSettings = settings;
-    crossSettings.mask = MaskKind::None;
-    crossSettings.window = crossSettings.sinks = 0;
-    crossSettings.ablated.clear();
+    const auto [selfSettings, crossSettings] = selfAndCrossSettings(settings);
 
     Matrix h(T, D);  // (T, D) the decoder's residual stream
     const Matrix* pos = positions(model, dec.positionEmbedding, settings.positional);
@@ -206,15 +244,7 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
         });
         if (block) block->afterCross = h;
         sublayer(c, dec.norm, h, layer.ffNormGain, layer.ffNormBias, [&](const Matrix& x) {
-            Matrix hidden = affine(x, layer.w1, layer.b1);  // (T, F)
-            if (layer.w3.size() > 0) {  // gated: act(x W_1) ⊙ x W_3
-                activate(dec.activation == Activation::GeGlu ? Activation::GeluTanh : Activation::Silu, hidden);
-                hidden.array() *= (x * layer.w3).array();
-            } else {
-                activate(dec.activation, hidden);
-            }
-            if (block) block->ffHidden = hidden;
-            return kept(affine(hidden, layer.w2, layer.b2), &EncoderDecoderTrace::DecoderBlock::ffOutput);
+            return kept(decoderFeedForward(dec, layer, x, block ? &block->ffHidden : nullptr), &EncoderDecoderTrace::DecoderBlock::ffOutput);
         });
         if (block) block->residualOut = h;
     }
@@ -230,6 +260,113 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
         trace.nextLogits = (h.row(T - 1) * dec.logitScale) * dec.unembedding.transpose();  // (V)
         if (dec.logitsBias.size() == trace.nextLogits.size()) trace.nextLogits += dec.logitsBias;
     }
+    return {};
+}
+
+bool DecoderSteps::canStep(const Model& model, const AttentionSettings& settings)
+{
+    const bool relative = model.decoder && model.decoder->relativeBias.size() > 0 && settings.positional == PositionalOverride::Default;
+    return model.decoder && settings.mask == MaskKind::Causal && !relative;
+}
+
+Status DecoderSteps::start(const Model& model, const std::vector<int>& source, const AttentionSettings& settings)
+{
+    if (!model.decoder) return Status::failure("this model has no decoder, so it has no cross-attention.");
+    const DecoderStack& dec = *model.decoder;
+    if (settings.positional == PositionalOverride::Learned && dec.positionEmbedding.rows() == 0)
+        return Status::failure("this model has no learned positional table long enough for the decoder input.");
+    ForwardTrace encoder;
+    Matrix memory;  // (S, D)
+    if (Status problem = runEncoder(model, source, settings, encoder, memory); !problem.ok()) return problem;
+    m_model = &model;
+    std::tie(m_self, m_cross) = selfAndCrossSettings(settings);
+    m_multiplier = static_cast<float>(settings.multiplier(model.config.dHead, model.config.scaleFolded));
+    const std::size_t L = std::size_t(dec.layers);
+    m_crossKeys.resize(L);
+    m_crossValues.resize(L);
+    m_keys.assign(L, Matrix());
+    m_values.assign(L, Matrix());
+    for (std::size_t l = 0; l < L; ++l) {
+        const AttentionWeights& a = dec.stack[l].cross;
+        m_crossKeys[l] = affine(memory, a.wk, a.bk);
+        m_crossValues[l] = affine(memory, a.wv, a.bv);
+    }
+    m_position = 0;
+    m_crossRows.assign(L * std::size_t(model.config.heads), Eigen::RowVectorXf());
+    return {};
+}
+
+Status DecoderSteps::step(int id)
+{
+    assert(m_model && "start() first");
+    const Model& model = *m_model;
+    const DecoderStack& dec = *model.decoder;
+    const ModelConfig& c = model.config;
+    const int t = m_position, H = c.heads, D = c.dModel;
+    if (id < 0 || id >= c.vocabSize)
+        return Status::failure("token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").");
+    if (t >= dec.contextLength)
+        return Status::failure("the decoder input has " + std::to_string(t + 1) + " tokens but the decoder's context is " +
+                               std::to_string(dec.contextLength) + " tokens.");
+    const Matrix* pos = positions(model, dec.positionEmbedding, m_self.positional);
+    if (pos && pos->rows() <= t) return Status::failure("the positional table is shorter than the decoder input.");
+
+    // 1. The new token's row of the stream, as the whole pass embeds row t.
+    Matrix h = dec.tokenEmbedding.row(id);  // (1, D)
+    if (pos) h += pos->row(t);
+    if (dec.embNormGain.size() > 0) {
+        Matrix normed(1, D);
+        layerNorm(h, dec.embNormGain, dec.embNormBias, c.layerNormEps, normed);
+        h = normed;
+    }
+    for (int l = 0; l < dec.layers; ++l) {
+        const DecoderLayer& layer = dec.stack[std::size_t(l)];
+        Matrix& keys = m_keys[std::size_t(l)];
+        Matrix& values = m_values[std::size_t(l)];
+        // 2. Masked self-attention: this row's key and value join the kept ones (room doubles when full, so
+        //    a step does not copy every earlier row), and its query meets all of them.
+        sublayer(c, dec.norm, h, layer.self.normGain, layer.self.normBias, [&](const Matrix& x) {
+            const AttentionWeights& a = layer.self;
+            const Eigen::Index Dh = a.wq.cols() / H;
+            if (keys.rows() <= t) {
+                const Eigen::Index rows = std::max<Eigen::Index>(64, 2 * keys.rows());
+                keys.conservativeResize(rows, a.wk.cols());
+                values.conservativeResize(rows, a.wv.cols());
+            }
+            keys.row(t) = affine(x, a.wk, a.bk);
+            values.row(t) = affine(x, a.wv, a.bv);
+            const Matrix q = affine(x, a.wq, a.bq);  // (1, H*Dh)
+            Matrix concat(1, a.wq.cols()), weights;
+            for (int hd = 0; hd < H; ++hd)
+                attendRow(q.middleCols(hd * Dh, Dh), keys.topRows(t + 1).middleCols(hd * Dh, Dh), values.topRows(t + 1).middleCols(hd * Dh, Dh),
+                          t, m_multiplier, m_self, weights, concat.middleCols(hd * Dh, Dh));
+            return affine(concat, a.wo, a.bo);
+        });
+        // 3. Cross-attention over the encoder's output, projected once in start().
+        sublayer(c, dec.norm, h, layer.cross.normGain, layer.cross.normBias, [&](const Matrix& x) {
+            const AttentionWeights& a = layer.cross;
+            const Eigen::Index Dh = a.wq.cols() / H;
+            const Matrix q = affine(x, a.wq, a.bq);  // (1, H*Dh)
+            Matrix concat(1, a.wq.cols()), weights;
+            for (int hd = 0; hd < H; ++hd) {
+                attendRow(q.middleCols(hd * Dh, Dh), m_crossKeys[std::size_t(l)].middleCols(hd * Dh, Dh),
+                          m_crossValues[std::size_t(l)].middleCols(hd * Dh, Dh), t, m_multiplier, m_cross, weights,
+                          concat.middleCols(hd * Dh, Dh));
+                m_crossRows[std::size_t(l * H + hd)] = weights.row(0);
+            }
+            return affine(concat, a.wo, a.bo);
+        });
+        // 4. The feed-forward sublayer, as in the whole pass.
+        sublayer(c, dec.norm, h, layer.ffNormGain, layer.ffNormBias, [&](const Matrix& x) { return decoderFeedForward(dec, layer, x); });
+    }
+    if (dec.finalNormGain.size() == D) {
+        Matrix normed(1, D);
+        normalize(c, h, dec.finalNormGain, dec.finalNormBias, normed);
+        h = normed;
+    }
+    m_logits = (h.row(0) * dec.logitScale) * dec.unembedding.transpose();  // (V)
+    if (dec.logitsBias.size() == m_logits.size()) m_logits += dec.logitsBias;
+    ++m_position;
     return {};
 }
 

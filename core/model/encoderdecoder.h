@@ -107,4 +107,33 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
                              const AttentionSettings& settings, bool nextLogits, EncoderDecoderTrace& trace,
                              std::optional<HeadSelection> crossDetail = std::nullopt);
 
+// The decoder one token at a time, for generation: the encoder runs once, and each step runs only the
+// newest target token through the decoder, its self-attention reading the keys and values the earlier
+// steps kept, its cross-attention the encoder's (projected once per layer). A step's logits and
+// cross-attention rows equal forwardEncoderDecoder's last row on the whole decoder input wherever no query
+// may see a later key (the causal mask, with or without a window and sinks) and positions are not T5's
+// relative buckets (their bias is rebuilt for every length): canStep says when. Settings as there.
+class DecoderSteps {
+public:
+    static bool canStep(const Model& model, const AttentionSettings& settings);
+    // Runs the encoder on `source`; fails with a sentence as forwardEncoderDecoder does.
+    Status start(const Model& model, const std::vector<int>& source, const AttentionSettings& settings);
+    // Runs the decoder on `id` at the next position (the first step reads the start token).
+    Status step(int id);
+    int steps() const { return m_position; }
+    const Eigen::RowVectorXf& nextLogits() const { return m_logits; }  // (V) after the last step's token
+    // The last step's cross-attention row over the source per decoder head, index layer*H + head: (S) each.
+    const std::vector<Eigen::RowVectorXf>& crossRows() const { return m_crossRows; }
+
+private:
+    const Model* m_model = nullptr;
+    AttentionSettings m_self, m_cross;  // the decoder's self- and cross-attention settings
+    float m_multiplier = 1.0f;
+    std::vector<Matrix> m_crossKeys, m_crossValues;  // L of (S, H*Dh): the encoder output through W_K, W_V
+    std::vector<Matrix> m_keys, m_values;            // L of (capacity, H*Dh): rows 0..steps-1 are the steps'
+    int m_position = 0;
+    Eigen::RowVectorXf m_logits;
+    std::vector<Eigen::RowVectorXf> m_crossRows;
+};
+
 } // namespace attnscope

@@ -57,6 +57,12 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
     g.promptLength = static_cast<int>(g.ids.size());
 
     EncoderDecoderTrace encDec;
+    // Encoder–decoders: the encoder once and one decoder row per step where that is exact; else the whole
+    // pass on the decoder input so far, every step.
+    DecoderSteps decoder;
+    const bool stepping = g.encoderDecoder && DecoderSteps::canStep(model, settings);
+    if (stepping)
+        if (Status problem = decoder.start(model, g.source, settings); !problem.ok()) return R::fail(problem.error);
     ForwardTrace next;
     Workspace ws;
     PrefixCache cache;  // each step adds one token: only its row goes through the layers
@@ -71,7 +77,12 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
         }
         GenerationStep s;
         const Eigen::RowVectorXf* logits = &next.nextLogits;
-        if (g.encoderDecoder) {
+        if (stepping) {
+            for (std::size_t i = std::size_t(decoder.steps()); i < g.ids.size(); ++i)
+                if (Status problem = decoder.step(g.ids[i]); !problem.ok()) return R::fail(problem.error);
+            s.attention = decoder.crossRows();
+            logits = &decoder.nextLogits();
+        } else if (g.encoderDecoder) {
             if (Status problem = forwardEncoderDecoder(model, g.source, g.ids, settings, true, encDec); !problem.ok())
                 return R::fail(problem.error);
             const Eigen::Index last = static_cast<Eigen::Index>(g.ids.size()) - 1;

@@ -348,6 +348,12 @@ private slots:
         for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
         QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
         qInfo("next-token probabilities: worst difference %.2g", worstP);
+        // Generation's decoder one token at a time (scaled embeddings, sinusoidal positions, SiLU) against
+        // whole passes, where it applies (a mask that hides later keys).
+        if (causal) {
+            const encdec::StepDifference steps = encdec::stepsAgainstWholePasses(**model, source->ids, target->ids, s);
+            QVERIFY2(steps.weights < 1e-5 && steps.logits < 1e-5, qPrintable(QString("steps: weights %1, logits %2").arg(steps.weights).arg(steps.logits)));
+        }
     }
 
     // The stored table is what the model adds; without one, the loader computes the same sinusoid.

@@ -2,7 +2,8 @@
 // row it keeps, against plain-loop references (tests/core/bartreference.h on the same prefix for BART's
 // cross-attention row of the predicting position; tests/core/reference.h for a decoder-only model's
 // probabilities on each prefix and its new-token rows in one pass over the result); the stops
-// (end-of-sequence token, the new-token limit, the context, being asked to stop) and the refusals.
+// (end-of-sequence token, the new-token limit, the context, being asked to stop) and the refusals. An
+// encoder–decoder's decoder one token at a time (DecoderSteps, what generation runs) against whole passes.
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 
 #include "bartreference.h"
+#include "encdeccompare.h"
 #include "model/encoderdecoder.h"
 #include "model/generate.h"
 #include "reference.h"
@@ -18,6 +20,7 @@
 
 using namespace attnscope;
 namespace fs = std::filesystem;
+Q_DECLARE_METATYPE(attnscope::AttentionSettings)
 
 namespace {
 
@@ -77,6 +80,49 @@ private slots:
                     for (Eigen::Index j = 0; j < row.size(); ++j) QVERIFY(std::abs(row[j] - expected[std::size_t(j)]) < 1e-4);
                 }
         }
+    }
+
+    // The decoder one token at a time equals whole passes on each prefix, under every mask that hides later
+    // keys and with the other settings a person changes; with the mask off it cannot (a token's row would
+    // change as later ones arrive), and generation then runs whole passes.
+    void decoderStepsEqualWholePasses_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<AttentionSettings>("settings");
+        AttentionSettings causal, window, sinks, blocked, cooler;
+        window.window = 2;
+        sinks.window = 2;
+        sinks.sinks = 1;
+        blocked.blockedKeys = {1};
+        cooler.temperature = 0.7;
+        cooler.positional = PositionalOverride::Sinusoidal;
+        for (const char* model : {"bart", "builtin-translator"}) {
+            QTest::addRow("%s, causal", model) << QString::fromLatin1(model) << causal;
+            QTest::addRow("%s, window of 2", model) << QString::fromLatin1(model) << window;
+            QTest::addRow("%s, 1 sink and a window of 2", model) << QString::fromLatin1(model) << sinks;
+            QTest::addRow("%s, source key 1 blocked", model) << QString::fromLatin1(model) << blocked;
+        }
+        QTest::addRow("bart, temperature 0.7, sinusoidal positions") << QStringLiteral("bart") << cooler;
+    }
+
+    void decoderStepsEqualWholePasses()
+    {
+        QFETCH(QString, model);
+        QFETCH(AttentionSettings, settings);
+        Result<ModelPtr> m = model == "bart" ? loadModel(tinybart::writeFolder(m_tmp, "bart-steps")) : loadModel(model.toStdString());
+        QVERIFY(m);
+        Result<TokenizedText> source = encodeSource(**m, model == "bart" ? "the cat sat on the mat" : "the girl saw the red birds .");
+        QVERIFY(source);
+        QVERIFY(DecoderSteps::canStep(**m, settings));
+        // A decoder input of seven tokens: the start token, then ids spread over the vocabulary.
+        std::vector<int> target = {(*m)->decoder->decoderStartId};
+        for (int i = 1; i < 7; ++i) target.push_back((i * 7 + 3) % (*m)->config.vocabSize);
+        const encdec::StepDifference worst = encdec::stepsAgainstWholePasses(**m, source->ids, target, settings);
+        QVERIFY2(worst.weights < 1e-5 && worst.logits < 1e-5,
+                 qPrintable(QStringLiteral("worst weight difference %1, logit %2").arg(worst.weights).arg(worst.logits)));
+        AttentionSettings unmasked = settings;
+        unmasked.mask = MaskKind::None;
+        QVERIFY(!DecoderSteps::canStep(**m, unmasked));
     }
 
     // A final_logits_bias that makes </s> certain: one step, and it says it stopped there.

@@ -198,6 +198,14 @@ private slots:
         QVERIFY(forwardEncoderDecoder(**model, source->ids, target->ids, noPositions, false, without).ok());
         QVERIFY(worst(without.encoder.attention, ref.encoder, H) > 1e-2);
         QVERIFY(worst(without.selfAttention, ref.decoderSelf, H) > 1e-2);
+        // Generation steps the decoder one token at a time only without the relative buckets (their bias is
+        // rebuilt for every length); without them, pre-LN with RMS norms, the steps equal whole passes.
+        QVERIFY(!DecoderSteps::canStep(**model, s));
+        if (noPositions.mask == MaskKind::Causal) {
+            QVERIFY(DecoderSteps::canStep(**model, noPositions));
+            const encdec::StepDifference steps = encdec::stepsAgainstWholePasses(**model, source->ids, target->ids, noPositions);
+            QVERIFY2(steps.weights < 1e-5 && steps.logits < 1e-5, qPrintable(QString("steps: weights %1, logits %2").arg(steps.weights).arg(steps.logits)));
+        }
 
         // The window's views run the Model alone: the encoder's self-attention, the same numbers.
         AttentionSettings alone = s;

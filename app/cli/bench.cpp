@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -99,11 +100,14 @@ double gemmGflops(const ModelConfig& c, int tokens, int repeat)
 
 // How long the same threads take to read `bytes` once, summing floats from memory that no cache holds: a
 // short pass is paced by how fast the weights arrive (GPT-2 small reads about 500 MB at 8 tokens), so this
-// is its floor. The buffer is read once untimed, so every page is mapped before the timed reads.
+// is its floor. On 2 MB pages, as the weights are, and read once untimed, so every page is mapped first.
 double streamReadMs(double bytes, int repeat)
 {
     const std::size_t n = static_cast<std::size_t>(bytes / sizeof(float));
-    std::vector<float> data(n, 1.0f);
+    const auto buffer = std::make_shared<std::vector<float>>(n, 1.0f);
+    const std::vector<float>& data = *buffer;
+    collapseToHugePagesLater(buffer, data.data(), n * sizeof(float));
+    waitForHugePages();
     const int parts = ThreadPool::shared().threads();
     std::vector<double> sums(static_cast<std::size_t>(parts));
     auto once = [&] {

@@ -12,6 +12,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <functional>
+#include <sys/resource.h>
 #include <vector>
 
 #include "compute/hugepages.h"
@@ -140,6 +141,7 @@ private slots:
     void causalToggleAt64Tokens();
     void typingAt1024Tokens();
     void gpt2SmallFolder();
+    void longTextOverviewAndZoom();
 };
 
 void BenchUiLatency::typingUpTo64Tokens()
@@ -284,6 +286,68 @@ void BenchUiLatency::gpt2SmallFolder()
           "heatmap and grid p95 %.1f ms, max %.1f ms",
           watch.longestMs(), percentile(s.renderMs, 0.95), *std::max_element(s.renderMs.begin(), s.renderMs.end()),
           percentile(paint, 0.95), *std::max_element(paint.begin(), paint.end()));
+}
+
+// A long text on a small model with an 8,192-token context (ATTNSCOPE_BENCH_LONG_TOKENS, 4,096 by default):
+// pasting it, typing at its end, zooming and panning the heatmap's overview, with the GUI thread's longest
+// stall over each part and the process's peak memory at the end.
+void BenchUiLatency::longTextOverviewAndZoom()
+{
+    const int tokens = qEnvironmentVariableIsSet("ATTNSCOPE_BENCH_LONG_TOKENS") ? qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_LONG_TOKENS") : 4096;
+    MainWindow w;
+    Result<ModelPtr> model = loadModelSpec(QStringLiteral("random:layers=2,heads=4,d_model=64,context=8192,seed=1"));
+    QVERIFY(model.hasValue());
+    w.document()->setModel(*model);
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    // The random model's word tokenizer makes a token of each word.
+    {
+        StallWatch watch;
+        Samples paste;
+        measure(w, [&] { w.sentenceEdit()->setText(words(tokens - 1)); }, paste);
+        qInfo("paste %d tokens until drawn: %.0f ms (compute %.0f ms); longest GUI stall %.1f ms", tokens - 1,
+              paste.replotted.empty() ? -1.0 : paste.replotted.front(), w.document()->snapshot()->computeMs, watch.longestMs());
+    }
+    QVERIFY(w.heatmap()->showsOverview());
+    Samples s;
+    StallWatch typing;
+    for (int i = 0; i < 5; ++i) {
+        measure(w, [&] { QTest::keyClick(w.sentenceEdit(), ' '); QTest::keyClick(w.sentenceEdit(), 'x'); }, s);
+        measure(w, [&] { QTest::keyClick(w.sentenceEdit(), Qt::Key_Backspace); QTest::keyClick(w.sentenceEdit(), Qt::Key_Backspace); }, s);
+    }
+    report("keystroke at the end of a long text", s);
+    qInfo("longest GUI-thread stall while typing: %.1f ms; the last pass reused %d of %d tokens", typing.longestMs(),
+          w.document()->snapshot()->reusedTokens, int(w.document()->snapshot()->tokens.ids.size()));
+
+    // Zoom in by eight notches at the map's centre and out by four, then pan: each step until replotted.
+    HeatmapView* map = w.heatmap();
+    std::vector<double> zoomMs;
+    StallWatch zooming;
+    const QPoint centre = map->axisRect()->rect().center();
+    for (int i = 0; i < 12; ++i) {
+        QElapsedTimer clock;
+        clock.start();
+        QWheelEvent wheel(centre, map->mapToGlobal(centre), QPoint(), QPoint(0, i < 8 ? 120 : -120), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(map, &wheel);
+        map->replot();
+        zoomMs.push_back(clock.nsecsElapsed() / 1e6);
+        QCoreApplication::processEvents();
+    }
+    for (int i = 0; i < 12; ++i) {
+        QElapsedTimer clock;
+        clock.start();
+        map->panBy(QPointF(37, 29));
+        map->replot();
+        zoomMs.push_back(clock.nsecsElapsed() / 1e6);
+        QCoreApplication::processEvents();
+    }
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    qInfo("wheel and pan on the %d-token map: replot p50 %.1f ms, max %.1f ms; longest GUI stall %.1f ms; peak memory %.0f MB",
+          tokens, percentile(zoomMs, 0.5), *std::max_element(zoomMs.begin(), zoomMs.end()), zooming.longestMs(),
+          double(usage.ru_maxrss) / 1024.0);
 }
 
 QTEST_MAIN(BenchUiLatency)

@@ -170,6 +170,20 @@ void collapseToHugePagesLater(std::weak_ptr<const void> owner, const void* begin
     collapser().add(Range{std::move(owner), first, last});
 }
 
+void preferHugePages(void* begin, std::size_t bytes)
+{
+#if defined(__linux__)
+    if (bytes < kPreferHugePagesBytes) return;
+    const auto start = reinterpret_cast<std::uintptr_t>(begin);
+    const std::uintptr_t first = (start + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    const std::uintptr_t last = (start + bytes) / kHugePageBytes * kHugePageBytes;
+    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // advice: failure changes nothing
+#else
+    (void)begin;
+    (void)bytes;
+#endif
+}
+
 void waitForHugePages() { collapser().wait(); }
 
 HugePageCounts hugePageCounts() { return collapser().counts(); }

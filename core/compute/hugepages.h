@@ -28,6 +28,13 @@ void collapseToHugePagesLater(std::weak_ptr<const void> owner, const void* begin
 // calls it so that it times passes on the pages the tool settles on, not those of the first second.
 void waitForHugePages();
 
+// For a buffer just allocated and not yet written, as large as a long text's attention matrices: asks
+// that its first writes map 2 MB pages (MADV_HUGEPAGE) instead of 4 KB ones. A pass over a few thousand
+// tokens writes a gigabyte of fresh matrices, and faulting it in 4 KB at a time was most of a keystroke's
+// time (perf, bench_ui_latency's long text). Smaller buffers are left alone.
+void preferHugePages(void* begin, std::size_t bytes);
+constexpr std::size_t kPreferHugePagesBytes = std::size_t(8) << 20;
+
 // What the background thread has done since the program started.
 struct HugePageCounts {
     long ranges = 0;           // ranges handled, in any of the ways below

@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 
+#include "compute/hugepages.h"
 #include "model/forward.h"
 
 namespace attnscope {
@@ -18,7 +19,11 @@ namespace attnscope {
 // never touches the heap.
 inline void ensure(Matrix& m, Eigen::Index rows, Eigen::Index cols)
 {
-    if (m.rows() != rows || m.cols() != cols) m.resize(rows, cols);
+    if (m.rows() == rows && m.cols() == cols) return;
+    const Eigen::Index before = m.size();
+    m.resize(rows, cols);
+    // A new allocation, not yet written: a long text's (T, T) matrices on 2 MB pages.
+    if (m.size() != before) preferHugePages(m.data(), std::size_t(m.size()) * sizeof(float));
 }
 
 // Per-row statistics for the norms and the softmax live on the stack, kStackRows rows at a time, so no

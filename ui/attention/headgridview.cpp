@@ -112,18 +112,19 @@ void HeadGridView::ensureImages() const
                 ++m_reusedImages;
                 continue;
             }
-            Matrix weighted;
-            if (valueWeighted) weighted = valueWeightedAttention(*t, l, h);
+            // The snapshot's overview and sink when the computing thread made them (long inputs, where
+            // reading every head's whole matrix here would hold the GUI thread), else made here.
+            const bool made = m_snapshot->headOverviews.size() == cells && m_snapshot->headSinks.size() == cells;
+            Matrix weighted, here;
+            if (valueWeighted && !made) weighted = valueWeightedAttention(*t, l, h);
             const Matrix& w = valueWeighted ? weighted : weights;
-            const float top = valueWeighted ? w.maxCoeff() : 1.0f;
-            const float scale = top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
-            // The snapshot's overview when the computing thread made one (long inputs), else made here.
-            const bool maskShown = haveMask && w.cols() == T;
-            const bool made = m_snapshot->headOverviews.size() == cells;
-            Matrix here;
             if (!made) here = overviewMax(w, {0, int(w.rows())}, {0, int(w.cols())}, kMaxImage, kMaxImage,
-                                          maskShown ? &t->detail.masked : nullptr);
+                                          haveMask && w.cols() == T ? &t->detail.masked : nullptr);
             const Matrix& shown = made ? m_snapshot->headOverviews[cell] : here;  // (≤ 256, ≤ 256)
+            // Value-weighted: the head's largest product, which its overview keeps (NaN cells are hidden pairs).
+            const float top = valueWeighted ? shown.array().isNaN().select(0.0f, shown.array()).maxCoeff() : 1.0f;
+            const float scale = top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
+            m_sink[cell] = made ? m_snapshot->headSinks[cell] : attnscope::firstTokenShare(w);
             QImage img(int(shown.cols()), int(shown.rows()), QImage::Format_RGB32);
             for (int y = 0; y < img.height(); ++y) {
                 auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
@@ -133,7 +134,6 @@ void HeadGridView::ensureImages() const
                 }
             }
             m_images[cell] = std::move(img);
-            m_sink[cell] = attnscope::firstTokenShare(w);
             ++m_colouredImages;
         }
 }

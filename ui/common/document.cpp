@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "analysis/overview.h"
+#include "analysis/stats.h"
 #include "compute/threadpool.h"
 #include "model/prefixreuse.h"
 #include "model/trainingmask.h"
@@ -33,22 +34,23 @@ HeadSelection clampFocus(HeadSelection f, const ModelConfig& c)
 } // namespace
 
 namespace {
-// Every head shrunk for the grid, as HeadGridView would draw it (Snapshot::headOverviews).
-std::vector<Matrix> headOverviews(const ForwardTrace& t, AttentionDisplay display)
+// Every head shrunk for the grid, as HeadGridView would draw it, and its attention sink
+// (Snapshot::headOverviews, headSinks).
+void summarizeHeads(const ForwardTrace& t, AttentionDisplay display, Snapshot& snap)
 {
     const bool valueWeighted = display == AttentionDisplay::ValueWeighted && t.hasValueNorms;
     // The mask is the same for every head of one pass: the focused head's detail holds it.
     const Matrix* masked = t.hasDetail && t.detail.masked.rows() == t.tokens ? &t.detail.masked : nullptr;
-    std::vector<Matrix> out;
-    out.reserve(std::size_t(t.layers * t.heads));
+    snap.headOverviews.reserve(std::size_t(t.layers * t.heads));
+    snap.headSinks.reserve(std::size_t(t.layers * t.heads));
     for (int l = 0; l < t.layers; ++l)
         for (int h = 0; h < t.heads; ++h) {
             const Matrix weighted = valueWeighted ? valueWeightedAttention(t, l, h) : Matrix();
             const Matrix& w = valueWeighted ? weighted : t.weights(l, h);  // (T, T)
-            out.push_back(overviewMax(w, {0, int(w.rows())}, {0, int(w.cols())}, Snapshot::kHeadOverview,
-                                      Snapshot::kHeadOverview, masked && masked->cols() == w.cols() ? masked : nullptr));
+            snap.headOverviews.push_back(overviewMax(w, {0, int(w.rows())}, {0, int(w.cols())}, Snapshot::kHeadOverview,
+                                                     Snapshot::kHeadOverview, masked && masked->cols() == w.cols() ? masked : nullptr));
+            snap.headSinks.push_back(firstTokenShare(w));
         }
-    return out;
 }
 
 std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, const QString& text,
@@ -90,7 +92,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     }
     if (s.ok() && encoder) snap->maskedTokens = predictMasked(*model, snap->trace, snap->tokens.ids, Snapshot::kNextTokens);
     else if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
-    if (s.ok() && snap->trace.tokens > Snapshot::kHeadOverview) snap->headOverviews = headOverviews(snap->trace, display);
+    if (s.ok() && snap->trace.tokens > Snapshot::kHeadOverview) summarizeHeads(snap->trace, display, *snap);
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
         // Keep the tokens so the chips still show what was typed, but no weights to draw.

@@ -54,6 +54,7 @@ struct Snapshot {
     // the computing thread: it reads every head's whole matrix (GPT-2 small at 1,024 tokens: 600 MB).
     static constexpr int kHeadOverview = 256;
     std::vector<Matrix> headOverviews;
+    std::vector<float> headSinks;  // with them, each head's share of weight on the first key (analysis/stats.h)
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

@@ -219,6 +219,15 @@ private slots:
         QVERIFY(!view.isZoomed());
         QVERIFY(view.showsOverview());
         QVERIFY(view.labelStep() > 10);  // thinned out again (the margins, and so the step, may differ a little)
+
+        // 6. A map of three tokens does not zoom: its cells are already large.
+        view.setSnapshot(longSnapshot(3));
+        view.replot();
+        view.zoomBy(2.0, QPointF(1, 1));
+        view.zoomToTokens(QRectF(0, 0, 1, 1));
+        view.replot();
+        QVERIFY(!view.isZoomed() && !view.showsOverview());
+        QCOMPARE(view.mapCells(), QSize(3, 3));
     }
 
     // The heads grid shrinks each long head the same way: a pixel is the largest weight it covers (the

@@ -414,7 +414,8 @@ void HeatmapView::zoomToTokens(const QRectF& tokens)
     // The largest cells that fit the rectangle, and the span along the shorter side that gives them.
     const double cell = std::min(r.width() / want.width(), r.height() / want.height());
     const double span = std::min(r.width(), r.height()) / cell;
-    m_span = span >= m_tokens ? 0.0 : std::max(span, kSmallestSpan);
+    const double wanted = std::max(span, kSmallestSpan);
+    m_span = wanted >= m_tokens ? 0.0 : wanted;
     m_centre = want.center();
     placeAxes();
     replot(rpQueuedReplot);
@@ -425,6 +426,7 @@ void HeatmapView::zoomBy(double factor, QPointF around)
 {
     m_anchor.reset();
     if (m_tokens == 0 || factor <= 0.0) return;
+    if (m_tokens <= kSmallestSpan) return;  // a map this small is shown whole, its cells already large
     const double span = isZoomed() ? m_span : m_tokens;
     const double next = std::clamp(span / factor, kSmallestSpan, double(m_tokens));
     if (next == span) return;

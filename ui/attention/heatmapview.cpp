@@ -364,7 +364,9 @@ void HeatmapView::fillMap(bool force)
     // 1. What the map holds: while every token has a pixel (and the map is not huge), every pair, so a
     //    pan or zoom only moves the axes; else the tokens on screen, one cell per pixel they take.
     constexpr qint64 kMostExactCells = 1 << 20;
-    const double cell = r.width() > 0 ? r.width() / xAxis->range().size() : 1.0;
+    // Before the first layout there is no rectangle: as if 1,024 pixels wide, so a long text's first fill
+    // is at most a million cells (the layout then fills it at its real size).
+    const double cell = r.width() > 0 ? r.width() / xAxis->range().size() : std::min(1.0, 1024.0 / T);
     TokenSpan keys{0, T}, queries{0, T};
     int cols = T, rows = T;
     if (cell < 1.0 || qint64(T) * T > kMostExactCells) {

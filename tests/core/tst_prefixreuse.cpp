@@ -242,6 +242,41 @@ private slots:
         QCOMPARE(trace.tokens, 9);
     }
 
+    // Past 512 tokens a head's weights (a megabyte and more) are copied with stores that bypass the cache,
+    // starting at whatever alignment each column has: lengths of both parities, in place and kept aside.
+    void longTextsCarryTheirWeightsExactly_data()
+    {
+        QTest::addColumn<bool>("inPlace");
+        QTest::newRow("in place") << true;
+        QTest::newRow("kept aside") << false;
+    }
+
+    void longTextsCarryTheirWeightsExactly()
+    {
+        QFETCH(bool, inPlace);
+        const ModelPtr m = testing::load("random:layers=1,heads=2,d_model=16,vocab=50,context=1024,seed=4");
+        const CaptureRequest request = windowCapture(*m);
+        std::vector<int> ids;
+        for (int i = 0; i < 600; ++i) ids.push_back((i * 7 + 3) % 50);
+        PrefixCache cache;
+        Workspace ws, fresh;
+        ForwardTrace traces[2], want;
+        int current = 0;
+        QVERIFY(forwardReusingPrefix(*m, ids, {}, request, nullptr, traces[0], cache, ws).ok());
+        for (const int added : {1, 2, 3}) {
+            for (int k = 0; k < added; ++k) ids.push_back(static_cast<int>(ids.size() % 50));
+            const int next = inPlace ? current : 1 - current;
+            int reused = -1;
+            QVERIFY(forwardReusingPrefix(*m, ids, {}, request, &traces[current], traces[next], cache, ws, &reused).ok());
+            QCOMPARE(reused, static_cast<int>(ids.size()) - added);
+            QVERIFY(forward(*m, ids, {}, request, want, fresh).ok());
+            const auto [difference, where] = compareTraces(traces[next], want);
+            QVERIFY2(difference < 1e-5, qPrintable(QStringLiteral("%1 tokens: %2 differs by %3")
+                                                      .arg(ids.size()).arg(QString::fromStdString(where)).arg(difference)));
+            current = next;
+        }
+    }
+
     void fallsBackToAWholePassWhenEveryRowChanges()
     {
         const Model& m = model("gpt2");

@@ -1,6 +1,7 @@
 // Row statistics against values derived by hand; the long-input overview and top keys against hand-worked
 // examples and a plain loop that finds each pair's cell by another formula.
 #include <QtTest>
+#include <cstdint>
 
 #include <cmath>
 #include <random>
@@ -132,6 +133,24 @@ void TestStats::firstTokenShareByHand()
     QVERIFY(std::abs(firstTokenShare(w) - 1.25 / 2.0) < 1e-7);
     QCOMPARE(firstTokenShare(Matrix::Zero(2, 2)), 0.0f);
     QCOMPARE(firstTokenShare(Matrix()), 0.0f);
+
+    // A long head, summed in float a column at a time: within 1e-6 of a plain loop in double.
+    const int T = 8192;
+    Matrix big(T, 64);  // the share reads the sum of every column and column 0: 64 columns are enough
+    std::uint32_t state = 12345u;
+    for (Eigen::Index j = 0; j < big.cols(); ++j)
+        for (Eigen::Index i = 0; i < big.rows(); ++i) {
+            state = state * 1664525u + 1013904223u;
+            big(i, j) = float(state >> 8) / float(1u << 24);
+        }
+    double total = 0.0, first = 0.0;
+    for (Eigen::Index j = 0; j < big.cols(); ++j)
+        for (Eigen::Index i = 0; i < big.rows(); ++i) {
+            total += big(i, j);
+            if (j == 0) first += big(i, j);
+        }
+    QVERIFY2(std::abs(firstTokenShare(big) - first / total) < 1e-6 * (first / total),
+             qPrintable(QString::number(firstTokenShare(big) - first / total)));
 }
 
 // A 5 × 5 causal head shrunk to 2 × 2: rows and columns split 0–1 and 2–4 (floor(5/2) = 2), the hidden upper

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "common/preferences.h"
+#include "compute/allocation.h"
 #include "compute/threadpool.h"
 #include "lessons/lessonpanel.h"
 #include "presenter/presentermode.h"
@@ -41,6 +42,8 @@ bool onlyAsksForHelp(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    // Large matrices a pass frees are kept for the next pass instead of being returned and faulted in again.
+    attnscope::keepFreedMatricesForReuse();
     std::unique_ptr<QCoreApplication> app;
     if (onlyAsksForHelp(argc, argv)) app = std::make_unique<QCoreApplication>(argc, argv);
     else app = std::make_unique<QApplication>(argc, argv);

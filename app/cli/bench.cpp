@@ -175,21 +175,27 @@ int run(const Args& args)
             if (added >= tokens) throw Failure{kExitUsage, "--append-tokens must be smaller than the length (" + std::to_string(tokens) + ")."};
             if (settings.mask != MaskKind::Causal) throw Failure{kExitUsage, "--append-tokens needs a causal mask: without it every row changes."};
             const std::vector<int> shorter(ids.begin(), ids.end() - added);
+            // As in the window, every pass fills a new trace while the last one is still held (on screen there),
+            // and that one is released once the new one is done; the release is not timed.
             PrefixCache cache;
-            ForwardTrace grown;
             Workspace appendWorkspace;
-            auto pass = [&](const std::vector<int>& text, const ForwardTrace* previous) {
-                [[maybe_unused]] const Status s = forwardReusingPrefix(*model, text, settings, capture, previous, grown, cache, appendWorkspace, &reused);
+            auto shown = std::make_unique<ForwardTrace>();
+            auto pass = [&](const std::vector<int>& text, bool reuse) {
+                auto next = std::make_unique<ForwardTrace>();
+                const auto start = std::chrono::steady_clock::now();
+                [[maybe_unused]] const Status s =
+                    forwardReusingPrefix(*model, text, settings, capture, reuse ? shown.get() : nullptr, *next, cache, appendWorkspace, &reused);
+                const double took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
                 assert(s.ok());  // the whole text just ran
+                shown = std::move(next);
+                return took;
             };
-            pass(shorter, nullptr);
-            pass(ids, &grown);  // warm: the workspace and the cache reach their sizes
+            pass(shorter, false);
+            pass(ids, true);  // warm: the workspace and the cache reach their sizes
             std::vector<double> ms;
             for (int r = 0; r < (args.has("--repeat") ? repeat : 20); ++r) {
-                pass(shorter, &grown);  // untimed: back to the shorter text (itself a reuse)
-                const auto start = std::chrono::steady_clock::now();
-                pass(ids, &grown);
-                ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+                pass(shorter, true);  // untimed: back to the shorter text (itself a reuse)
+                ms.push_back(pass(ids, true));
             }
             append = summarize(std::move(ms));
         }

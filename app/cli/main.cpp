@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "compute/allocation.h"
 #include "compute/hugepages.h"
 #include "common.h"
 
@@ -15,6 +16,7 @@ int run(int argc, char** argv, std::string& helpHint)
     // Passes over a model of GPT-2 small's size run up to a quarter faster with its weights on 2 MB pages
     // (compute/hugepages.h); the window leaves this off.
     attnscope::setHugePageCollapse(true);
+    attnscope::keepFreedMatricesForReuse();  // a pass's matrices reuse the last one's memory (compute/allocation.h)
     const Invocation invocation = parseCommandLine(argc, argv, helpHint);
     if (!invocation.command) {
         std::cout << invocation.help;

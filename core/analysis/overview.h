@@ -33,6 +33,15 @@ TokenSpan coveredTokens(TokenSpan span, int cells, int i);
 Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols,
                    const Matrix* masked = nullptr);
 
+// Per key j of masked (T, S), the first query whose pair with j is not hidden (T when none is): every pair
+// above it is hidden, so its weight is 0. The same for every head of a pass; made once, it lets overviewMax
+// skip those pairs (under the causal mask, half of them) instead of reading them in every head.
+std::vector<int> firstVisibleQueries(const Matrix& masked);
+
+// overviewMax with masked's firstVisibleQueries already made; the result is the same.
+Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols,
+                   const Matrix& masked, const std::vector<int>& firstVisible);
+
 struct KeyWeight {
     int key = 0;
     float weight = 0.0f;

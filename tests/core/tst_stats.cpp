@@ -249,6 +249,19 @@ void TestStats::overviewIsTheLargestOfThePairsItCovers()
             if (none ? !std::isnan(o(r, c)) : o(r, c) != reference(r, c)) ++differences;
         }
     QVERIFY2(differences == 0, qPrintable(QStringLiteral("%1 of %2 cells differ from the plain loop").arg(differences).arg(R * C)));
+    // Skipping the pairs above each key's first visible query changes nothing.
+    const std::vector<int> firstVisible = firstVisibleQueries(masked);
+    for (int k = 0; k < tokens; ++k) {
+        int first = tokens;
+        for (int q = tokens - 1; q >= 0; --q)
+            if (!std::isinf(masked(q, k))) first = q;
+        QCOMPARE(firstVisible[std::size_t(k)], first);
+    }
+    const Matrix skipping = overviewMax(w, {firstQuery, queries}, {firstKey, keys}, maxRows, maxCols, masked, firstVisible);
+    QVERIFY(skipping.rows() == o.rows() && skipping.cols() == o.cols());
+    for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c)
+            QVERIFY2(std::isnan(o(r, c)) ? std::isnan(skipping(r, c)) : skipping(r, c) == o(r, c), qPrintable(QStringLiteral("cell %1, %2").arg(r).arg(c)));
     // Every cell covers at least one token, sizes differ by at most one, and the cells' spans are the reference's.
     const auto [fewestRows, mostRows] = std::minmax_element(perRow.begin(), perRow.end());
     QVERIFY(*fewestRows >= 1 && *mostRows - *fewestRows <= 1);

@@ -41,6 +41,8 @@ void summarizeHeads(const ForwardTrace& t, AttentionDisplay display, Snapshot& s
     const bool valueWeighted = display == AttentionDisplay::ValueWeighted && t.hasValueNorms;
     // The mask is the same for every head of one pass: the focused head's detail holds it.
     const Matrix* masked = t.hasDetail && t.detail.masked.rows() == t.tokens ? &t.detail.masked : nullptr;
+    // Which pairs the mask hides above each key's first visible query: read once here, not in every head.
+    const std::vector<int> firstVisible = masked ? firstVisibleQueries(*masked) : std::vector<int>();
     const int count = t.layers * t.heads;
     snap.headOverviews.assign(std::size_t(count), Matrix());
     snap.headSinks.assign(std::size_t(count), 0.0f);
@@ -50,8 +52,11 @@ void summarizeHeads(const ForwardTrace& t, AttentionDisplay display, Snapshot& s
         const int l = i / t.heads, h = i % t.heads;
         const Matrix weighted = valueWeighted ? valueWeightedAttention(t, l, h) : Matrix();
         const Matrix& w = valueWeighted ? weighted : t.weights(l, h);  // (T, T)
-        snap.headOverviews[std::size_t(i)] = overviewMax(w, {0, int(w.rows())}, {0, int(w.cols())}, Snapshot::kHeadOverview,
-                                                         Snapshot::kHeadOverview, masked && masked->cols() == w.cols() ? masked : nullptr);
+        const TokenSpan all{0, int(w.rows())};
+        snap.headOverviews[std::size_t(i)] =
+            masked && masked->cols() == w.cols()
+                ? overviewMax(w, all, all, Snapshot::kHeadOverview, Snapshot::kHeadOverview, *masked, firstVisible)
+                : overviewMax(w, all, {0, int(w.cols())}, Snapshot::kHeadOverview, Snapshot::kHeadOverview);
         snap.headSinks[std::size_t(i)] = firstTokenShare(w);
     });
 }

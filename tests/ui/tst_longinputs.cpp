@@ -2,7 +2,7 @@
 // rows look exactly as they do when the whole widget is drawn. The heatmap: past one pixel per token it
 // draws an overview, each cell the largest weight of the pairs it covers (checked against a plain loop over
 // the snapshot's weights), and zooms, pans and labels down to one exact cell per pair. The heads grid: the
-// same overview per head.
+// same overview per head. The sentence box: a text past QLineEdit's default 32,767 characters arrives whole.
 #include <QImage>
 #include <QSet>
 #include <QtTest>
@@ -12,6 +12,8 @@
 #include "attention/heatmapview.h"
 #include "common/colormap.h"
 #include "model/model.h"
+#include "window/mainwindow.h"
+#include "window/sentencevalidator.h"
 #include "window/tokenchips.h"
 
 using namespace attnscope;
@@ -259,6 +261,41 @@ private slots:
                 }
             QVERIFY2(wrong == 0, qPrintable(QStringLiteral("%1 of 65,536 pixels differ").arg(wrong)));
         }
+    }
+
+    // QLineEdit's default limit of 32,767 characters cut a pasted long text without a word; the box now takes
+    // 40,000 whole, and only past SentenceValidator::kMaxCharacters is text cut, from its end, with a notice.
+    void theSentenceBoxTakesALongTextWhole()
+    {
+        MainWindow w;
+        QString text;
+        while (text.size() < 40'000) text += QStringLiteral("the quick brown fox ");
+        w.sentenceEdit()->selectAll();
+        w.sentenceEdit()->insert(text);
+        QCOMPARE(w.sentenceEdit()->text().size(), text.size());
+        QCOMPARE(w.document()->text(), text);
+        QVERIFY(!w.noticeLabel()->text().contains(QStringLiteral("were cut")));
+
+        SentenceValidator validator;
+        QSignalSpy cut(&validator, &SentenceValidator::lengthCut);
+        const int limit = SentenceValidator::kMaxCharacters;
+        QString tooLong(limit + 5, QLatin1Char('a'));
+        int pos = int(tooLong.size());
+        QCOMPARE(validator.validate(tooLong, pos), QValidator::Acceptable);
+        QCOMPARE(int(tooLong.size()), limit);
+        QCOMPARE(pos, limit);
+        QCOMPARE(cut.size(), 1);
+        QCOMPARE(cut.front().front().value<qsizetype>(), qsizetype(5));
+        // A surrogate pair across the limit goes whole; a text at the limit is left alone.
+        QString pair = QString(limit - 1, QLatin1Char('a')) + QString::fromUcs4(U"\U0001F600") + QStringLiteral("b");
+        pos = 0;
+        validator.validate(pair, pos);
+        QCOMPARE(int(pair.size()), limit - 1);
+        QString atLimit(limit, QLatin1Char('a'));
+        pos = 0;
+        validator.validate(atLimit, pos);
+        QCOMPARE(int(atLimit.size()), limit);
+        QCOMPARE(cut.size(), 2);
     }
 };
 

@@ -19,6 +19,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "common/plottitles.h"
@@ -63,6 +64,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
                       "and thousands freeze the text box.")
                        .arg(what)
                        .arg(SentenceValidator::kMaxMarks));
+    });
+    // QLineEdit cuts at 32,767 characters by default, silently; the validator's own limit says so.
+    m_sentence->setMaxLength(std::numeric_limits<int>::max());
+    connect(guard, &SentenceValidator::lengthCut, this, [this](qsizetype removed) {
+        showNotice(tr("The last %1 characters were cut: the text box holds at most %2.")
+                       .arg(removed)
+                       .arg(SentenceValidator::kMaxCharacters));
     });
 
     m_chips = new TokenChips;

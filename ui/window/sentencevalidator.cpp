@@ -48,6 +48,15 @@ QValidator::State SentenceValidator::validate(QString& input, int& pos) const
         input = capped;
         emit marksCut(removed);
     }
+    if (input.size() > kMaxCharacters) {
+        // Never half of a surrogate pair at the end.
+        qsizetype keep = kMaxCharacters;
+        if (input[keep - 1].isHighSurrogate()) --keep;
+        const qsizetype cut = input.size() - keep;
+        input.truncate(keep);
+        pos = int(std::min<qsizetype>(pos, keep));
+        emit lengthCut(cut);
+    }
     return Acceptable;
 }
 

@@ -5,6 +5,11 @@
 // 40 microseconds per mark: 32,000 marks blocked the window for a second per backspace. No script needs
 // more than a few marks on a letter (Unicode's stream-safe format allows 30 in a row), so a longer run is
 // cut to 30 before the box lays the text out, and the window says so.
+//
+// It also holds the text to kMaxCharacters. QLineEdit's own limit, 32,767 characters unless told
+// otherwise, cut a longer paste without a word (about 6,800 tokens of English, under the 8,192 of a
+// long-context model); the box's limit is now far above any context the window runs, and text past it is
+// cut here, where the window can say so.
 #include <QValidator>
 
 namespace attnscope {
@@ -17,12 +22,17 @@ class SentenceValidator : public QValidator {
     Q_OBJECT
 public:
     static constexpr int kMaxMarks = 30;
+    // About 200,000 tokens of English, more than the longest context a model here may declare is worth
+    // typing into (the pass refuses a text past the model's context with a sentence of its own).
+    static constexpr int kMaxCharacters = 1'000'000;
     using QValidator::QValidator;
     State validate(QString& input, int& pos) const override;
 
 signals:
     // Marks were cut from the text the box was given; `removed` of them.
     void marksCut(qsizetype removed) const;
+    // The text was longer than kMaxCharacters; `removed` characters were cut from its end.
+    void lengthCut(qsizetype removed) const;
 };
 
 } // namespace attnscope

@@ -52,11 +52,11 @@ void summarizeHeads(const ForwardTrace& t, AttentionDisplay display, Snapshot& s
         const int l = i / t.heads, h = i % t.heads;
         const Matrix weighted = valueWeighted ? valueWeightedAttention(t, l, h) : Matrix();
         const Matrix& w = valueWeighted ? weighted : t.weights(l, h);  // (T, T)
-        const TokenSpan all{0, int(w.rows())};
+        const TokenSpan queries{0, int(w.rows())}, keys{0, int(w.cols())};
         snap.headOverviews[std::size_t(i)] =
             masked && masked->cols() == w.cols()
-                ? overviewMax(w, all, all, Snapshot::kHeadOverview, Snapshot::kHeadOverview, *masked, firstVisible)
-                : overviewMax(w, all, {0, int(w.cols())}, Snapshot::kHeadOverview, Snapshot::kHeadOverview);
+                ? overviewMax(w, queries, keys, Snapshot::kHeadOverview, Snapshot::kHeadOverview, *masked, firstVisible)
+                : overviewMax(w, queries, keys, Snapshot::kHeadOverview, Snapshot::kHeadOverview);
         snap.headSinks[std::size_t(i)] = firstTokenShare(w);
     });
 }

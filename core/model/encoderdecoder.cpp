@@ -86,7 +86,9 @@ std::pair<AttentionSettings, AttentionSettings> selfAndCrossSettings(const Atten
 }
 
 // The encoder's pass on the source and what cross-attention reads (S, D): the stream leaving the encoder,
-// through its final norm in a pre-LN stack. The encoder is bidirectional, with the source's blocked keys.
+// through its final norm in a pre-LN stack. The encoder is bidirectional, with the source's blocked keys and
+// the ablated heads: head numbers name the encoder's heads, the ones the window's grid shows for such a
+// model, so the window and the command line knock out the same heads.
 Status runEncoder(const Model& model, const std::vector<int>& source, const AttentionSettings& settings, ForwardTrace& encoder, Matrix& memory)
 {
     const ModelConfig& c = model.config;
@@ -98,7 +100,6 @@ Status runEncoder(const Model& model, const std::vector<int>& source, const Atte
     AttentionSettings encoderSettings = settings;
     encoderSettings.mask = MaskKind::None;
     encoderSettings.window = encoderSettings.sinks = 0;
-    encoderSettings.ablated.clear();  // its head numbers would be ambiguous between the stacks
     CaptureRequest capture;
     capture.finalHidden = true;
     Workspace ws;

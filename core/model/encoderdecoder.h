@@ -100,8 +100,10 @@ Result<TokenizedText> encodeTarget(const Model& model, std::string_view text);
 // positions, hidden from the encoder's self-attention and from cross-attention; √dₖ scaling, temperature
 // and a multiplier override apply to all three kinds; the positional choice to both stacks (learned, none,
 // or the sinusoidal table; T5's relative buckets, which its cross-attention does not have, stay unless
-// the choice is none or a table). Ablation is not applied. Fails with a sentence when the model has no decoder,
-// a sequence is empty or too long, or an id is outside the vocabulary.
+// the choice is none or a table). Ablated heads name the encoder's heads (its layers and heads, as the
+// window's grid shows them); the decoder's self- and cross-attention heads are never ablated. Fails with a
+// sentence when the model has no decoder, a sequence is empty or too long, an id is outside the vocabulary
+// or an ablated head is not one of the encoder's.
 // `crossDetail` asks for one cross-attention head's pipeline (its layer counts the decoder's layers).
 Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source, const std::vector<int>& target,
                              const AttentionSettings& settings, bool nextLogits, EncoderDecoderTrace& trace,

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,8 @@ struct Options {
     bool scaleEmbedding = false;
     bool separateHead = false;        // lm_head.weight instead of the shared embeddings
     bool marian = false;              // Marian's embeddings and activation (see the top); implies scaleEmbedding
+    std::vector<std::pair<int, int>> ablatedEncoderHeads;  // (layer, head): its output before out_proj replaced
+    bool ablateByMean = false;        // by its mean over the source positions; zeros otherwise
 };
 
 // Marian's fixed position row p (MarianSinusoidalPositionalEmbedding): for j < D / 2 the angle is
@@ -168,13 +171,22 @@ inline Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, in
 
     Result result;
     // One attention block with its post-LN residual: x = LN(x + out_proj(attention(q_proj(x), k_proj(kv), v_proj(kv)))).
+    // encoderLayer names the layer whose ablated heads apply (-1 in the decoder, where none do).
     auto block = [&](Rows& x, const Rows& kv, const std::string& p, const std::string& attn, const std::string& normName,
-                     bool causal, const std::vector<bool>& mask) {
+                     bool causal, const std::vector<bool>& mask, int encoderLayer) {
         auto lin = [&](const Rows& in, const std::string& name) {
             return bertref::linear(in, get(p + attn + "." + name + ".weight"), get(p + attn + "." + name + ".bias"));
         };
         Rows context;  // (rows of x, D) every head's output side by side
         std::vector<Rows> w = attend(lin(x, "q_proj"), lin(kv, "k_proj"), lin(kv, "v_proj"), heads, multiplier, causal, mask, context);
+        for (const auto& [layer, head] : opt.ablatedEncoderHeads) {
+            if (layer != encoderLayer) continue;
+            for (std::size_t e = std::size_t(head) * Dh; e < std::size_t(head + 1) * Dh; ++e) {
+                double mean = 0.0;
+                for (const auto& row : context) mean += row[e] / double(context.size());
+                for (auto& row : context) row[e] = opt.ablateByMean ? mean : 0.0;
+            }
+        }
         addInPlace(x, lin(context, "out_proj"));
         x = gpt2ref::layerNorm(x, get(p + normName + ".weight"), get(p + normName + ".bias"), kEps);
         return w;
@@ -191,7 +203,7 @@ inline Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, in
     Rows x = embed("encoder", sourceIds);  // (S, D)
     for (int l = 0; l < encoderLayers; ++l) {
         const std::string p = "encoder.layers." + std::to_string(l) + ".";
-        result.encoder.push_back(block(x, x, p, "self_attn", "self_attn_layer_norm", false, blocked));
+        result.encoder.push_back(block(x, x, p, "self_attn", "self_attn_layer_norm", false, blocked, l));
         feedForward(x, p);
     }
     result.encoderOut = x;
@@ -201,8 +213,8 @@ inline Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, in
     Rows y = embed("decoder", targetIds);  // (T, D)
     for (int l = 0; l < decoderLayers; ++l) {
         const std::string p = "decoder.layers." + std::to_string(l) + ".";
-        result.decoderSelf.push_back(block(y, y, p, "self_attn", "self_attn_layer_norm", opt.causal, none));
-        result.cross.push_back(block(y, result.encoderOut, p, "encoder_attn", "encoder_attn_layer_norm", false, blocked));
+        result.decoderSelf.push_back(block(y, y, p, "self_attn", "self_attn_layer_norm", opt.causal, none, -1));
+        result.cross.push_back(block(y, result.encoderOut, p, "encoder_attn", "encoder_attn_layer_norm", false, blocked, -1));
         feedForward(y, p);
     }
     result.decoderOut = y;

@@ -33,6 +33,7 @@ namespace fs = std::filesystem;
 Q_DECLARE_METATYPE(std::string)
 Q_DECLARE_METATYPE(tinybart::Options)
 Q_DECLARE_METATYPE(tinymarian::Options)
+Q_DECLARE_METATYPE(attnscope::AblationMode)
 
 namespace {
 
@@ -170,6 +171,59 @@ private slots:
         for (int key : blocked)
             for (const Matrix& m : trace.crossAttention) QCOMPARE(m.col(key).cwiseAbs().maxCoeff(), 0.0f);
         if (causal) QCOMPARE(trace.self(0, 0)(0, 1), 0.0f);
+    }
+
+    // Ablated heads are the encoder's: its output before out_proj replaced (zeros, or its mean over the
+    // source), which reaches the decoder through the memory. Checked against the reference run the same way,
+    // and against the unablated pass (the change must show, or the test could not fail).
+    void encoderAblationMatchesReference_data()
+    {
+        QTest::addColumn<AblationMode>("mode");
+        QTest::newRow("zero") << AblationMode::Zero;
+        QTest::newRow("mean") << AblationMode::Mean;
+    }
+    void encoderAblationMatchesReference()
+    {
+        QFETCH(AblationMode, mode);
+        const std::string dir = tinybart::writeFolder(m_tmp, std::string("ablation-") + QTest::currentDataTag());
+        Result<ModelPtr> model = loadModel(dir);
+        QVERIFY2(model, model ? "" : model.error().c_str());
+        Result<TokenizedText> source = encodeSource(**model, kSource), target = encodeTarget(**model, kTarget);
+        QVERIFY(source && target);
+
+        AttentionSettings s;
+        s.ablated = {{0, 1}, {tinybart::kEncL - 1, 0}};
+        s.ablationMode = mode;
+        EncoderDecoderTrace trace, whole;
+        Status st = forwardEncoderDecoder(**model, source->ids, target->ids, s, true, trace);
+        QVERIFY2(st.ok(), st.error.c_str());
+        st = forwardEncoderDecoder(**model, source->ids, target->ids, AttentionSettings{}, true, whole);
+        QVERIFY2(st.ok(), st.error.c_str());
+
+        const gpt2ref::Checkpoint ck((fs::path(dir) / "model.safetensors").string());
+        bartref::Options ro;
+        ro.ablatedEncoderHeads = {{0, 1}, {tinybart::kEncL - 1, 0}};
+        ro.ablateByMean = mode == AblationMode::Mean;
+        const bartref::Result ref = bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH, source->ids, target->ids, ro);
+        const int H = tinybart::kH;
+        const double enc = worst(trace.encoder.attention, ref.encoder, H), cross = worst(trace.crossAttention, ref.cross, H);
+        QVERIFY2(enc < 1e-4, qPrintable(QString("encoder self-attention differs by %1").arg(enc)));
+        QVERIFY2(cross < 1e-4, qPrintable(QString("cross-attention differs by %1").arg(cross)));
+        const std::vector<double> p = softmax(trace.nextLogits);
+        QCOMPARE(p.size(), ref.nextProbabilities.size());
+        double worstP = 0.0;
+        for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
+        QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
+        const double moved = worst(trace.crossAttention, bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH,
+                                                                      source->ids, target->ids, bartref::Options{}).cross, H);
+        QVERIFY2(moved > 1e-3, qPrintable(QString("the ablation moved cross-attention by only %1").arg(moved)));
+        QVERIFY((trace.nextLogits - whole.nextLogits).cwiseAbs().maxCoeff() > 1e-3f);
+
+        // A head the encoder does not have is refused with a sentence naming it.
+        s.ablated = {{tinybart::kEncL, 0}};
+        st = forwardEncoderDecoder(**model, source->ids, target->ids, s, true, trace);
+        QVERIFY(!st.ok());
+        QVERIFY2(st.error.find("no head " + std::to_string(tinybart::kEncL) + ".0") != std::string::npos, st.error.c_str());
     }
 
     // The Cross-attention view's pipeline for one head is the decoder's own, step by step.

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string_view>
 
-#include "common/preferences.h"
+#include "document/preferences.h"
 #include "compute/allocation.h"
 #include "compute/threadpool.h"
 #include "lessons/lessonpanel.h"

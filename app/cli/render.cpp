@@ -6,7 +6,7 @@
 
 #include "common.h"
 #include "common/colormap.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "scene/scene.h"
 #include "window/renderer.h"
 

@@ -12,7 +12,7 @@
 
 #include <cstdio>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "training/trainsession.h"
 #include "training/trainview.h"
 

@@ -36,7 +36,7 @@
 
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "export/viewexport.h"
 #include "hostiletext.h"
 #include "lab/compareview.h"

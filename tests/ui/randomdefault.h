@@ -2,7 +2,7 @@
 // The UI tests below were written against the seeded random model (two layers, four heads, hashing word
 // tokenizer, no <bos>), which was the default before the built-in trained model. They pin it, so their
 // hand-worked expectations keep holding; tst_mainwindow and tst_trainview check the built-in default itself.
-#include "common/document.h"
+#include "document/document.h"
 #include "model/model.h"
 
 namespace attnscope::testing {

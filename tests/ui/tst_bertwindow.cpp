@@ -15,7 +15,7 @@
 #include <qcustomplot.h>
 
 #include "attention/nexttokenview.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "attention/headgridview.h"
 #include "common/matrixplot.h"
 #include "model/maskedlm.h"

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "waits.h"
 
 using namespace attnscope;

@@ -19,7 +19,7 @@
 
 #include "attention/heatmapview.h"
 #include "common/colormap.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "export/dataexportdialog.h"
 #include "export/exportdialog.h"
 #include "export/plotmenu.h"

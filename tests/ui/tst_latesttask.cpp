@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/latesttask.h"
+#include "document/latesttask.h"
 
 using namespace attnscope;
 

@@ -24,7 +24,7 @@
 #include <QtTest>
 
 #include "common/flowlayout.h"
-#include "common/tabnames.h"
+#include "document/tabnames.h"
 #include "lab/compareview.h"
 #include "lab/sweepviewbase.h"
 #include "layoutaudit.h"

@@ -12,8 +12,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "common/preferences.h"
-#include "common/tabnames.h"
+#include "document/preferences.h"
+#include "document/tabnames.h"
 #include "lab/compareview.h"
 #include "lessons/controlhighlight.h"
 #include "lessons/lessonpanel.h"

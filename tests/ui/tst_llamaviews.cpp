@@ -11,7 +11,7 @@
 #include "analysis/stats.h"
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "common/matrixplot.h"
 #include "steps/blockview.h"
 #include "steps/ropeview.h"

@@ -23,7 +23,7 @@
 
 #include "window/controlpanel.h"
 #include "common/colormap.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "randomdefault.h"
 #include "model/forward.h"
 #include "attention/headgridview.h"
@@ -36,7 +36,7 @@
 #include "hubserver.h"
 #include "models/modelmenu.h"
 #include "models/randommodeldialog.h"
-#include "common/preferences.h"
+#include "document/preferences.h"
 #include "hubcache.h"
 #include "window/sentencevalidator.h"
 #include "hostiletext.h"

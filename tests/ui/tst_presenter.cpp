@@ -25,7 +25,7 @@
 #include "common/plottitles.h"
 #include "lessons/controlhighlight.h"
 #include "lessons/lessonpanel.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "presenter/presentermode.h"
 #include "window/about.h"
 #include "window/controlpanel.h"

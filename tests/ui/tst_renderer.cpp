@@ -5,7 +5,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "window/renderer.h"
 
 using namespace attnscope;

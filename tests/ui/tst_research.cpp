@@ -17,7 +17,7 @@
 
 #include "attention/headgridview.h"
 #include "common/colormap.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "common/matrixplot.h"
 #include "research/ablationview.h"
 #include "research/attributionview.h"

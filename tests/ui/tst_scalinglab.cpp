@@ -8,7 +8,7 @@
 #include <qcustomplot.h>
 
 #include "lab/compareview.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "common/matrixplot.h"
 #include "randomdefault.h"
 #include "lab/jacobianview.h"

@@ -19,9 +19,9 @@
 #include <QTimer>
 #include <QtTest>
 
-#include "common/document.h"
-#include "common/preferences.h"
-#include "common/tabnames.h"
+#include "document/document.h"
+#include "document/preferences.h"
+#include "document/tabnames.h"
 #include "lab/compareview.h"
 #include "scenes/scenecontroller.h"
 #include "scenes/scenestate.h"

@@ -17,7 +17,7 @@
 #include <qcustomplot.h>
 
 #include "attention/headgridview.h"
-#include "common/document.h"
+#include "document/document.h"
 #include "model/forward.h"
 #include "text/vocabtokenizer.h"
 #include "train/corpus.h"

@@ -8,8 +8,8 @@
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
 #include "common/colormap.h"
-#include "common/document.h"
-#include "common/settingstext.h"
+#include "document/document.h"
+#include "document/settingstext.h"
 #include "drawing/colorbar.h"
 
 namespace attnscope {

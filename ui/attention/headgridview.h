@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "common/document.h"
+#include "document/document.h"
 
 namespace attnscope {
 

@@ -10,7 +10,7 @@
 #include "drawing/colorbar.h"
 #include "common/colormap.h"
 #include "common/plottitles.h"
-#include "common/settingstext.h"
+#include "document/settingstext.h"
 #include "model/trainingmask.h"
 
 namespace attnscope {

@@ -15,7 +15,7 @@
 #include <qcustomplot.h>
 
 #include "analysis/overview.h"
-#include "common/document.h"
+#include "document/document.h"
 
 class QRubberBand;
 

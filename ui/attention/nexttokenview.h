@@ -6,7 +6,7 @@
 // laying out rich text each time cost more than the heatmap.
 #include <QWidget>
 
-#include "common/document.h"
+#include "document/document.h"
 
 namespace attnscope {
 

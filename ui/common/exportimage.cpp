@@ -14,7 +14,7 @@
 
 #include "drawing/vectorcontrols.h"
 #include "drawing/vectorpaint.h"
-#include "common/latesttask.h"
+#include "document/latesttask.h"
 #include "io/atomicfile.h"
 
 namespace attnscope {

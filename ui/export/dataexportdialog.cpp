@@ -15,10 +15,10 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "common/latesttask.h"
+#include "document/latesttask.h"
 #include "io/atomicfile.h"
-#include "common/document.h"
-#include "common/sentence.h"
+#include "document/document.h"
+#include "document/sentence.h"
 #include "model/encoderdecoder.h"
 #include "model/generate.h"
 #include "steps/crossattentionview.h"

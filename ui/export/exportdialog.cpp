@@ -14,7 +14,7 @@
 
 #include "common/exportimage.h"
 #include "export/viewexport.h"
-#include "common/sentence.h"
+#include "document/sentence.h"
 
 namespace attnscope {
 

@@ -8,7 +8,7 @@
 #include <qcustomplot.h>
 
 #include "attention/headgridview.h"
-#include "common/document.h"
+#include "document/document.h"
 
 namespace attnscope {
 

@@ -17,15 +17,15 @@
 #include <cmath>
 
 #include "common/flowlayout.h"
-#include "common/sentence.h"
-#include "common/settingstext.h"
+#include "document/sentence.h"
+#include "document/settingstext.h"
 #include "drawing/cellmap.h"
 #include "drawing/colorbar.h"
 #include "common/colormap.h"
 #include "model/forward.h"
 #include "model/trainingmask.h"
 #include "lab/labdata.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 #include "analysis/stats.h"
 #include "models/randommodeldialog.h"
 

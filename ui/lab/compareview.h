@@ -10,8 +10,8 @@
 #include <QWidget>
 #include <memory>
 
-#include "common/document.h"
-#include "common/latesttask.h"
+#include "document/document.h"
+#include "document/latesttask.h"
 #include "lab/labplot.h"
 #include "scene/scene.h"
 

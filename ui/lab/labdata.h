@@ -4,7 +4,7 @@
 #include <QString>
 #include <memory>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "analysis/saturation.h"
 
 namespace attnscope {

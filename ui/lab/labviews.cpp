@@ -3,7 +3,7 @@
 #include <QCoreApplication>
 #include <QObject>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "lab/compareview.h"
 #include "lab/jacobianview.h"
 #include "lab/saturationdashboard.h"

@@ -10,7 +10,7 @@
 #include "drawing/colorbar.h"
 #include "common/colormap.h"
 #include "lab/labdata.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 
 namespace attnscope {
 

@@ -3,7 +3,7 @@
 // fraction of its rows whose max weight exceeds 0.9 (selectable); layer 0 at the top. A click focuses the head.
 #include <QWidget>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "lab/labplot.h"
 #include "analysis/saturation.h"
 

@@ -10,7 +10,7 @@
 
 #include "common/matrixplot.h"
 #include "lab/labdata.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 
 namespace attnscope {
 

@@ -4,7 +4,7 @@
 // axis). Large m spreads the scores and the weights pile onto the largest one.
 #include <QWidget>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "lab/labplot.h"
 #include "analysis/saturation.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "lab/labdata.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 
 namespace attnscope {
 

@@ -6,8 +6,8 @@
 #include <QWidget>
 #include <algorithm>
 
-#include "common/document.h"
-#include "common/preferences.h"
+#include "document/document.h"
+#include "document/preferences.h"
 
 namespace attnscope {
 

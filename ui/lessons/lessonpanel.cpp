@@ -14,7 +14,7 @@
 
 #include "common/resizewatcher.h"
 #include "lessons/controlhighlight.h"
-#include "common/document.h"
+#include "document/document.h"
 
 namespace attnscope {
 

@@ -6,7 +6,7 @@
 #include <QInputDialog>
 #include <QMenuBar>
 
-#include "common/preferences.h"
+#include "document/preferences.h"
 #include "models/downloaddialog.h"
 #include "models/hubcachedialog.h"
 #include "models/randommodeldialog.h"

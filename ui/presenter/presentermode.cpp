@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "common/resizewatcher.h"
-#include "common/settingstext.h"
+#include "document/settingstext.h"
 #include "lessons/lessonpanel.h"
 #include "presenter/presenterstyle.h"
 #include "window/controlpanel.h"

@@ -9,7 +9,7 @@
 #include <qcustomplot.h>
 
 #include "common/matrixplot.h"
-#include "common/settingstext.h"
+#include "document/settingstext.h"
 #include "model/encoderdecoder.h"
 
 namespace attnscope {

@@ -11,7 +11,7 @@
 
 #include "common/colormap.h"
 #include "common/matrixplot.h"
-#include "common/settingstext.h"
+#include "document/settingstext.h"
 
 namespace attnscope {
 

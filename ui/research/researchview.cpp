@@ -5,7 +5,7 @@
 #include <QPointer>
 #include <QSplitter>
 
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 
 namespace attnscope {
 

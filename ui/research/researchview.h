@@ -9,9 +9,9 @@
 #include <functional>
 #include <memory>
 
-#include "common/document.h"
-#include "common/latesttask.h"
-#include "common/sentence.h"
+#include "document/document.h"
+#include "document/latesttask.h"
+#include "document/sentence.h"
 
 class QLabel;
 class QSplitter;

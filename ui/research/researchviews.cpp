@@ -3,7 +3,7 @@
 #include <QApplication>
 #include <QObject>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "research/ablationview.h"
 #include "research/attributionview.h"
 #include "research/corpusview.h"

@@ -6,9 +6,9 @@
 #include <QWidget>
 #include <cstdio>
 
-#include "common/document.h"
-#include "common/preferences.h"
-#include "common/sentence.h"
+#include "document/document.h"
+#include "document/preferences.h"
+#include "document/sentence.h"
 
 namespace attnscope {
 

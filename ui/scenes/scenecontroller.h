@@ -9,7 +9,7 @@
 #include <QThreadPool>
 #include <QTimer>
 
-#include "common/latesttask.h"
+#include "document/latesttask.h"
 #include "result.h"
 #include "scenes/scenestate.h"
 

@@ -2,7 +2,7 @@
 
 #include <QObject>
 
-#include "common/document.h"
+#include "document/document.h"
 
 namespace attnscope {
 

@@ -10,7 +10,7 @@
 
 #include "analysis/stats.h"
 #include "common/matrixplot.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 #include "model/generate.h"
 #include "steps/crossattentionview.h"
 

@@ -10,8 +10,8 @@
 #include <QWidget>
 #include <optional>
 
-#include "common/document.h"
-#include "common/latesttask.h"
+#include "document/document.h"
+#include "document/latesttask.h"
 #include "model/encoderdecoder.h"
 
 class QComboBox;

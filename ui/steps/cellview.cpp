@@ -1,6 +1,6 @@
 #include "steps/cellview.h"
 #include "common/matrixplot.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

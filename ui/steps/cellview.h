@@ -5,7 +5,7 @@
 #include <QWidget>
 
 #include "analysis/cellexplain.h"
-#include "common/document.h"
+#include "document/document.h"
 
 class QLabel;
 class QCustomPlot;

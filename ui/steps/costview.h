@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "analysis/costmeasure.h"
-#include "common/document.h"
+#include "document/document.h"
 
 class QCustomPlot;
 class QLabel;

@@ -13,7 +13,7 @@
 
 #include "attention/headgridview.h"
 #include "common/matrixplot.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 #include "model/encoderdecoder.h"
 #include "model/generate.h"
 

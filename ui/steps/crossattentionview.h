@@ -13,8 +13,8 @@
 #include <optional>
 
 #include "analysis/crossattention.h"
-#include "common/document.h"
-#include "common/latesttask.h"
+#include "document/document.h"
+#include "document/latesttask.h"
 
 class QCheckBox;
 class QComboBox;

@@ -6,7 +6,7 @@
 #include <QVBoxLayout>
 
 #include "common/matrixplot.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 
 namespace attnscope {
 

@@ -4,7 +4,7 @@
 // concatenation and its rows of W_O.
 #include <QWidget>
 
-#include "common/document.h"
+#include "document/document.h"
 
 class QLabel;
 

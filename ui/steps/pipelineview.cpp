@@ -9,7 +9,7 @@
 
 #include "steps/cellview.h"
 #include "common/matrixplot.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 
 namespace attnscope {
 

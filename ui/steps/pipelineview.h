@@ -8,7 +8,7 @@ class QHBoxLayout;
 class QLabel;
 class QVBoxLayout;
 
-#include "common/document.h"
+#include "document/document.h"
 
 namespace attnscope {
 

@@ -7,7 +7,7 @@
 
 #include "common/matrixplot.h"
 #include "analysis/permutation.h"
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 #include "model/relativebias.h"
 
 namespace attnscope {

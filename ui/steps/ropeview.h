@@ -7,7 +7,7 @@
 #include <QWidget>
 
 #include "analysis/ropeprofile.h"
-#include "common/document.h"
+#include "document/document.h"
 
 class QCPItemStraightLine;
 class QCPItemText;

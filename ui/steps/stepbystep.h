@@ -1,7 +1,7 @@
 #pragma once
 // The step-by-step tab: what softmax(Q Kᵀ / √dₖ) V does to the document's sentence, one view per step.
-#include "common/document.h"
-#include "common/documenttabs.h"
+#include "document/document.h"
+#include "document/documenttabs.h"
 
 namespace attnscope {
 

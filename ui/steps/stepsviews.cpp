@@ -3,7 +3,7 @@
 #include <QApplication>
 #include <QObject>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "steps/blockview.h"
 #include "steps/cellview.h"
 #include "steps/costview.h"

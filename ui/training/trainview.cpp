@@ -18,7 +18,7 @@
 
 #include "attention/headgridview.h"
 #include "common/flowlayout.h"
-#include "common/preferences.h"
+#include "document/preferences.h"
 #include "training/trainstate.h"
 #include "lab/labplot.h"
 #include "research/headroles.h"

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "common/document.h"
+#include "document/document.h"
 #include "training/trainsession.h"
 
 class QComboBox;

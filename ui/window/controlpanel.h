@@ -3,7 +3,7 @@
 // writes straight to the Document while it moves and is refreshed from the Document's signals.
 #include <QWidget>
 
-#include "common/document.h"
+#include "document/document.h"
 
 class QCheckBox;
 class QComboBox;

@@ -23,7 +23,7 @@
 #include <optional>
 
 #include "common/plottitles.h"
-#include "common/tabnames.h"
+#include "document/tabnames.h"
 #include "window/controlpanel.h"
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
@@ -40,7 +40,7 @@
 #include "model/trainingmask.h"
 #include "presenter/presentermode.h"
 #include "window/windowactions.h"
-#include "common/sentence.h"
+#include "document/sentence.h"
 
 namespace attnscope {
 

@@ -4,8 +4,8 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 
-#include "common/document.h"
-#include "common/latesttask.h"
+#include "document/document.h"
+#include "document/latesttask.h"
 
 class QLabel;
 class QPushButton;

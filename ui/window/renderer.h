@@ -1,12 +1,12 @@
 #pragma once
 // Headless rendering of the window's views for slides and papers: the same widget classes the window
 // shows, drawn offscreen at an explicit size into PNG, SVG or PDF (chosen by the file extension). Every
-// view comes from the registry (common/viewregistry.h), which this file joins from the tab folders.
+// view comes from the registry (document/viewregistry.h), which this file joins from the tab folders.
 #include <QString>
 #include <QStringList>
 
-#include "common/document.h"
-#include "common/viewregistry.h"
+#include "document/document.h"
+#include "document/viewregistry.h"
 
 namespace attnscope {
 

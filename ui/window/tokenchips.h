@@ -5,7 +5,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "common/document.h"
+#include "document/document.h"
 
 namespace attnscope {
 

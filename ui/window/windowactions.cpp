@@ -9,7 +9,7 @@
 #include <QMessageBox>
 
 #include "common/colormap.h"
-#include "common/preferences.h"
+#include "document/preferences.h"
 #include "export/dataexportdialog.h"
 #include "export/exportdialog.h"
 #include "export/plotmenu.h"

@@ -1,4 +1,4 @@
-#include "common/document.h"
+#include "document/document.h"
 
 #include <QCoreApplication>
 #include <QMetaObject>
@@ -12,7 +12,7 @@
 #include "compute/threadpool.h"
 #include "model/prefixreuse.h"
 #include "model/trainingmask.h"
-#include "common/sentence.h"
+#include "document/sentence.h"
 
 namespace attnscope {
 

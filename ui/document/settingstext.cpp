@@ -1,4 +1,4 @@
-#include "common/settingstext.h"
+#include "document/settingstext.h"
 
 #include <QObject>
 #include <QStringList>

@@ -1,4 +1,4 @@
-#include "common/refreshgate.h"
+#include "document/refreshgate.h"
 
 #include <QEvent>
 #include <QWidget>

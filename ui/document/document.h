@@ -12,7 +12,7 @@
 #include <optional>
 #include <utility>
 
-#include "common/latesttask.h"
+#include "document/latesttask.h"
 #include "model/attentionsettings.h"
 #include "model/forward.h"
 #include "model/maskedlm.h"
@@ -24,7 +24,7 @@
 namespace attnscope {
 
 
-// One tab of the window: its name (common/tabnames.h), its title as the tab shows it, and the names of the
+// One tab of the window: its name (document/tabnames.h), its title as the tab shows it, and the names of the
 // views it holds (empty for a tab of one view).
 struct TabPage {
     QString name;

@@ -1,4 +1,4 @@
-#include "common/preferences.h"
+#include "document/preferences.h"
 
 #include <QDir>
 #include <QFileInfo>

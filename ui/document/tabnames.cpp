@@ -1,4 +1,4 @@
-#include "common/tabnames.h"
+#include "document/tabnames.h"
 
 #include <QScrollArea>
 #include <QTabWidget>

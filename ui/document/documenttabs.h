@@ -1,11 +1,11 @@
 #pragma once
 // A tab widget whose pages are views of one Document, built from a tab folder's list of views
-// (common/viewregistry.h): the scaling lab, the step-by-step tab and the research tab.
+// (document/viewregistry.h): the scaling lab, the step-by-step tab and the research tab.
 #include <QScrollArea>
 #include <QTabWidget>
 
-#include "common/tabnames.h"
-#include "common/viewregistry.h"
+#include "document/tabnames.h"
+#include "document/viewregistry.h"
 
 namespace attnscope {
 
@@ -38,7 +38,7 @@ class DocumentTabs : public QTabWidget {
 public:
     DocumentTabs(Document* document, const ViewList& views, QWidget* parent = nullptr) : QTabWidget(parent)
     {
-        // A page's object name is how scenes, lessons and the render command call it (common/tabnames.h).
+        // A page's object name is how scenes, lessons and the render command call it (document/tabnames.h).
         // Each view sits in a scroll area that gives it the room it needs and nothing less: on a small
         // screen, beside a lesson or at presenter mode's doubled type, a view whose plots and words no
         // longer fit scrolls instead of being squeezed until its labels are cut and its plots are gone.

@@ -1,0 +1,110 @@
+#pragma once
+// tst_mainwindow's test class and helpers, shared by its three files: tst_mainwindow.cpp (the views and
+// controls against the core), tst_mainwindow_input.cpp (long, hostile and over-long text in the sentence box)
+// and tst_mainwindow_models.cpp (opening models: folders, the menu, the hub cache, downloads, drops).
+#include <QCheckBox>
+#include <QMenu>
+#include <QProgressBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTimer>
+#include <QComboBox>
+#include <QLabel>
+#include <QMimeData>
+#include <QTemporaryDir>
+#include <QToolTip>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QtTest>
+#include <cmath>
+
+#include "window/controlpanel.h"
+#include "common/colormap.h"
+#include "document/document.h"
+#include "randomdefault.h"
+#include "model/forward.h"
+#include "attention/headgridview.h"
+#include "attention/heatmapview.h"
+#include "window/mainwindow.h"
+#include "model/nexttokens.h"
+#include "attention/nexttokenview.h"
+#include "models/downloaddialog.h"
+#include "models/hubcachedialog.h"
+#include "hubserver.h"
+#include "models/modelmenu.h"
+#include "models/randommodeldialog.h"
+#include "document/preferences.h"
+#include "hubcache.h"
+#include "window/sentencevalidator.h"
+#include "hostiletext.h"
+#include "tinygpt2.h"
+#include "window/tokenchips.h"
+#include "waits.h"
+
+using namespace attnscope;
+
+namespace mainwindowtest {
+
+const QString kSentence = QStringLiteral("The quick brown fox jumps over the lazy dog");
+
+// The core's answer for what the window is showing, computed independently of the window.
+inline ForwardTrace coreTrace(const Document& doc)
+{
+    const QByteArray utf8 = doc.text().toUtf8();
+    Result<TokenizedText> tokens = doc.model()->tokenizer->encode(utf8.toStdString());
+    Result<ForwardTrace> trace = forward(*doc.model(), tokens->ids, doc.settings());
+    return std::move(*trace);
+}
+
+// Worst absolute difference between the displayed heatmap and the core's weights of the focused head.
+inline double worstDifference(const HeatmapView& view, const ForwardTrace& trace, HeadSelection head)
+{
+    const Matrix& w = trace.weights(head.layer, head.head);  // (T, T)
+    double worst = 0.0;
+    for (int q = 0; q < w.rows(); ++q)
+        for (int k = 0; k < w.cols(); ++k) worst = std::max(worst, std::abs(view.cellValue(q, k) - double(w(q, k))));
+    return worst;
+}
+
+} // namespace mainwindowtest
+using namespace mainwindowtest;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void titleBeginsWithAttnScope();
+    void gridColoursWhenShownAndKeepsUnchangedHeads();
+    void typingUpdatesChipsAndHeatmap();
+    void nextTokenListIsTheCoresPrediction();
+    void opensAGpt2FolderAndShowsItsNumbers();
+    void menuOpenLoadsInTheBackgroundAndTheNewestWins();
+    void causalOffAndOnZeroesUpperTriangle();
+    void windowAndSinksHideTheKeysTheySay();
+    void clickingChipBlocksKey();
+    void sqrtDkOffChangesWeightsAsCoreSays();
+    void clickingGridCellFocusesHead();
+    void keyboardMovesBetweenHeadsAndLayers();
+    void temperatureSliderIsLogarithmic_data();
+    void temperatureSliderIsLogarithmic();
+    void temperatureSliderUpdatesWhileDragging();
+    void thousandTokensDoNotCrash();
+    void tooLongInputShowsErrorNotNumbers();
+    void tokenLimitBelowContextOffersToKeepWhatFits();
+    void hostileTextNeverCrashesTheWindow();
+    void longRunsOfCombiningMarksAreCut();
+    void theSentenceBoxCutsMarksFromEveryPath();
+    void theHubCacheDialogListsWhatOpens();
+    void modelsOpenedFromTheMenuAreRecent();
+    void aDownloadRunsWhileTheWindowWorks();
+    void workerPathGivesTheSameWeights();
+    void tooltipShowsWeightAndScoresFromSnapshot();
+    void valueWeightedDisplayShowsTheCoresProducts();
+    void statusBarNamesTokensModelAndTimes();
+    void positionalSelectorOffersWhatTheModelHas();
+    void randomModelDialogBuildsSpec();
+    void acceptsDraggedFolderOnly();
+};

@@ -8,6 +8,7 @@
 
 #include "analysis/overview.h"
 #include "analysis/stats.h"
+#include "overviewreference.h"
 
 using namespace attnscope;
 
@@ -228,20 +229,11 @@ void TestStats::overviewIsTheLargestOfThePairsItCovers()
     QCOMPARE(int(o.rows()), R);
     QCOMPARE(int(o.cols()), C);
 
-    const auto cellOf = [](int j, int count, int cells) {
-        return int((std::int64_t(j + 1) * cells + count - 1) / count) - 1;
-    };
-    Matrix reference = Matrix::Constant(R, C, -1.0f);  // −1: no visible pair yet
+    using overviewref::cellOf;
+    const Matrix reference = overviewref::largestVisible(w, masked, firstQuery, queries, firstKey, keys, R, C);
     std::vector<int> perRow(std::size_t(R), 0), perCol(std::size_t(C), 0);
     for (int i = 0; i < queries; ++i) ++perRow[std::size_t(cellOf(i, queries, R))];
     for (int j = 0; j < keys; ++j) ++perCol[std::size_t(cellOf(j, keys, C))];
-    for (int i = 0; i < queries; ++i)
-        for (int j = 0; j < keys; ++j) {
-            const int q = firstQuery + i, k = firstKey + j;
-            if (std::isinf(masked(q, k))) continue;
-            float& cell = reference(cellOf(i, queries, R), cellOf(j, keys, C));
-            cell = std::max(cell, w(q, k));
-        }
     int differences = 0;
     for (int r = 0; r < R; ++r)
         for (int c = 0; c < C; ++c) {

@@ -10,6 +10,7 @@
 
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
+#include "overviewreference.h"
 #include "common/colormap.h"
 #include "model/model.h"
 #include "window/mainwindow.h"
@@ -36,13 +37,6 @@ SnapshotPtr longSnapshot(int words = 1200)
     return snapshot;
 }
 
-// Which of `cells` overview cells token j of `count` falls in, by the closed form ceil((j + 1) · cells / count) − 1
-// (the view splits the tokens from the cells' side; this finds each token's cell from the token's).
-int cellOf(int j, int count, int cells)
-{
-    return int((std::int64_t(j + 1) * cells + count - 1) / count) - 1;
-}
-
 // The worst difference between the drawn map and a plain loop over the snapshot's weights: each drawn cell
 // the largest unmasked weight of its pairs, NaN when all are hidden. Returns -1 when a NaN is misplaced.
 double worstOverviewDifference(const HeatmapView& view)
@@ -51,14 +45,7 @@ double worstOverviewDifference(const HeatmapView& view)
     const Matrix& w = t.weights(view.shownHead().layer, view.shownHead().head);  // (T, T)
     const TokenSpan keys = view.drawnKeys(), queries = view.drawnQueries();
     const int C = view.mapCells().width(), R = view.mapCells().height();
-    Matrix reference = Matrix::Constant(R, C, -1.0f);
-    for (int i = 0; i < queries.count; ++i)
-        for (int j = 0; j < keys.count; ++j) {
-            const int q = queries.first + i, k = keys.first + j;
-            if (std::isinf(t.detail.masked(q, k))) continue;
-            float& cell = reference(cellOf(i, queries.count, R), cellOf(j, keys.count, C));
-            cell = std::max(cell, w(q, k));
-        }
+    const Matrix reference = overviewref::largestVisible(w, t.detail.masked, queries.first, queries.count, keys.first, keys.count, R, C);
     double worst = 0.0;
     for (int r = 0; r < R; ++r)
         for (int c = 0; c < C; ++c) {
@@ -246,13 +233,7 @@ private slots:
             const QImage& image = grid.headImage(head);
             QCOMPARE(image.size(), QSize(256, 256));
             const Matrix& w = t.weights(head.layer, head.head);
-            Matrix reference = Matrix::Constant(256, 256, -1.0f);
-            for (int q = 0; q < t.tokens; ++q)
-                for (int k = 0; k <= q; ++k)
-                    if (!std::isinf(t.detail.masked(q, k))) {
-                        float& cell = reference(cellOf(q, t.tokens, 256), cellOf(k, t.tokens, 256));
-                        cell = std::max(cell, w(q, k));
-                    }
+            const Matrix reference = overviewref::largestVisible(w, t.detail.masked, 0, t.tokens, 0, t.tokens, 256, 256);
             int wrong = 0;
             for (int y = 0; y < 256; ++y)
                 for (int x = 0; x < 256; ++x) {

@@ -381,7 +381,7 @@ void HeatmapView::fillMap(bool force)
         cols = pixels(keys);
         rows = pixels(queries);
     }
-    if (!force && !m_mapStale && keys == m_drawnKeys && queries == m_drawnQueries && QSize(cols, rows) == m_mapSize) return;
+    if (!force && keys == m_drawnKeys && queries == m_drawnQueries && QSize(cols, rows) == m_mapSize) return;
 
     // 2. Each cell the largest weight it covers; NaN (the masked grey) where all of its pairs are hidden.
     const Matrix cells = overviewMax(*m_shown, queries, keys, rows, cols, m_masked);  // (rows, cols)
@@ -398,7 +398,6 @@ void HeatmapView::fillMap(bool force)
     m_drawnKeys = keys;
     m_drawnQueries = queries;
     m_mapSize = QSize(cols, rows);
-    m_mapStale = false;
 }
 
 QRectF HeatmapView::visibleTokens() const

@@ -113,7 +113,6 @@ private:
     // The map's cells: which tokens they cover and how many there are; refilled when these change.
     TokenSpan m_drawnKeys, m_drawnQueries;
     QSize m_mapSize;
-    bool m_mapStale = true;
     // A drag: panning (from the pointer's last position), or (Shift) a rectangle to zoom to (from where it began).
     enum class Drag { None, Pan, Box } m_drag = Drag::None;
     QPoint m_dragStart;

@@ -1,0 +1,35 @@
+#pragma once
+// The overview as a plain loop, for the tests of overviewMax (tst_stats) and of the views that draw it
+// (tst_longinputs): each token's cell found from the token's side, each cell the largest visible weight.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "model/weights.h"
+
+namespace overviewref {
+
+// Which of `cells` cells token j of `count` falls in, by the closed form ceil((j + 1) · cells / count) − 1
+// (overviewMax splits the tokens from the cells' side; this finds each token's cell from the token's).
+inline int cellOf(int j, int count, int cells)
+{
+    return int((std::int64_t(j + 1) * cells + count - 1) / count) - 1;
+}
+
+// (cells.rows, cells.cols) of the block of `weights` from (firstQuery, firstKey), queries × keys tokens: each
+// cell the largest weight of the pairs it covers that `masked` does not hide (−∞), −1 where it hides all.
+inline attnscope::Matrix largestVisible(const attnscope::Matrix& weights, const attnscope::Matrix& masked, int firstQuery,
+                                        int queries, int firstKey, int keys, int rows, int cols)
+{
+    attnscope::Matrix reference = attnscope::Matrix::Constant(rows, cols, -1.0f);  // −1: no visible pair yet
+    for (int i = 0; i < queries; ++i)
+        for (int j = 0; j < keys; ++j) {
+            const int q = firstQuery + i, k = firstKey + j;
+            if (std::isinf(masked(q, k))) continue;
+            float& cell = reference(cellOf(i, queries, rows), cellOf(j, keys, cols));
+            cell = std::max(cell, weights(q, k));
+        }
+    return reference;
+}
+
+} // namespace overviewref

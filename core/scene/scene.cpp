@@ -88,6 +88,18 @@ public:
         return true;
     }
 
+    // A number of tokens in [lo, kMaxZoomTokens]: a zoom's span or one of its centre's coordinates.
+    bool tokens(const json& v, const std::string& what, double lo, double& out)
+    {
+        if (!v.is_number()) return fail("gives " + what + " as " + quoteJsonValue(v) + ", which is not a number");
+        const double t = v.get<double>();
+        if (!std::isfinite(t) || t < lo || t > kMaxZoomTokens)
+            return fail("gives " + what + " as " + quoteJsonValue(v) + "; it must be between " + std::to_string(int(lo)) + " and " +
+                        std::to_string(int(kMaxZoomTokens)));
+        out = t;
+        return true;
+    }
+
     bool boolean(const char* key, bool& out)
     {
         const json* v = find(key);
@@ -165,6 +177,28 @@ Result<SceneFocus> readFocus(const json& v, const std::string& where)
     return R::ok(f);
 }
 
+Result<SceneZoom> readZoom(const json& v, const std::string& where)
+{
+    using R = Result<SceneZoom>;
+    if (!v.is_object()) return R::fail(where + " gives \"zoom\" as " + quoteJsonValue(v) + ", which is not an object.");
+    Reader r(v, "the \"zoom\" of " + where);
+    SceneZoom z;
+    if (!r.checkKeys({"span", "centre"})) return R::fail(r.error());
+    const json* span = r.find("span");
+    if (!span) return R::fail("the \"zoom\" of " + where + " has no \"span\".");
+    if (!r.tokens(*span, "\"span\"", 0.0, z.span)) return R::fail(r.error());
+    const json* centre = r.find("centre");
+    if (z.span > 0.0 && !centre) return R::fail("the \"zoom\" of " + where + " has a span but no \"centre\".");
+    if (centre) {
+        if (!centre->is_array() || centre->size() != 2)
+            return R::fail("the \"zoom\" of " + where + " gives \"centre\" as " + quoteJsonValue(*centre) +
+                           ", which is not a pair [key, query].");
+        if (!r.tokens((*centre)[0], "the centre's key", -1.0, z.centreKey) || !r.tokens((*centre)[1], "the centre's query", -1.0, z.centreQuery))
+            return R::fail(r.error());
+    }
+    return R::ok(z);
+}
+
 Result<CompareBSettings> readCompareB(const json& v, const std::string& where)
 {
     using R = Result<CompareBSettings>;
@@ -203,7 +237,7 @@ Result<Scene> sceneFromJson(const json& object, const std::string& where, bool r
     using R = Result<Scene>;
     if (!object.is_object()) return R::fail(where + " is not a JSON object.");
     Reader r(object, where);
-    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b", "display"})) return R::fail(r.error());
+    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b", "display", "zoom"})) return R::fail(r.error());
     if (requireHeader) {
         const json* format = r.find("format");
         if (!format || !format->is_string() || format->get_ref<const std::string&>() != kFormat)
@@ -241,6 +275,11 @@ Result<Scene> sceneFromJson(const json& object, const std::string& where, bool r
         if (!compare) return R::fail(compare.error());
         scene.compareB = std::move(*compare);
     }
+    if (const json* z = r.find("zoom")) {
+        Result<SceneZoom> zoom = readZoom(*z, where);
+        if (!zoom) return R::fail(zoom.error());
+        scene.zoom = *zoom;
+    }
     return R::ok(std::move(scene));
 }
 
@@ -263,6 +302,10 @@ nlohmann::ordered_json sceneToJson(const Scene& scene)
         if (b.pairHeads) j["compare_b"]["pair_heads"] = true;
     }
     if (scene.display) j["display"] = *scene.display;
+    if (scene.zoom) {
+        j["zoom"] = {{"span", scene.zoom->span}};
+        if (scene.zoom->span > 0.0) j["zoom"]["centre"] = {scene.zoom->centreKey, scene.zoom->centreQuery};
+    }
     return j;
 }
 

@@ -12,7 +12,8 @@
 //       "focus": {"layer": 0, "head": 1},
 //       "tab": "scaling-lab", "view": "compare",   // names, not indices: a tab added later keeps old files valid
 //       "compare_b": {"mask": "none", "scaling": "sqrt-dk", "temperature": 1.0, "text": ""},
-//       "display": "weights"                     // or "value-weighted": what the heatmaps colour
+//       "display": "weights",                    // or "value-weighted": what the heatmaps colour
+//       "zoom": {"span": 24, "centre": [40.5, 60]} // the heatmap's zoom in tokens; {"span": 0}: the whole map
 //     }
 //
 // Inside "settings" and "compare_b" a key that is left out takes its default (the values above, with no
@@ -49,6 +50,17 @@ struct SceneFocus {
     bool operator==(const SceneFocus&) const = default;
 };
 
+// The Attention tab's heatmap zoom: `span` tokens along the map's shorter side around (centreKey,
+// centreQuery), in token coordinates (cell centres at whole numbers); a span of 0 shows the whole map. A
+// span the text is too short for shows it whole as well.
+struct SceneZoom {
+    double span = 0.0;
+    double centreKey = 0.0, centreQuery = 0.0;
+    bool operator==(const SceneZoom&) const = default;
+};
+// Spans and centres past this many tokens are refused (far past any context a model has).
+constexpr double kMaxZoomTokens = 1 << 24;
+
 struct Scene {
     static constexpr int kVersion = 1;
     static constexpr std::size_t kMaxFileBytes = 8u << 20;  // a scene is small; the text dominates
@@ -61,6 +73,7 @@ struct Scene {
     std::optional<std::string> view;  // a view's name inside the tab, as `attnscope-cli render --view` names it
     std::optional<CompareBSettings> compareB;
     std::optional<std::string> display;  // kDisplayWeights or kDisplayValueWeighted
+    std::optional<SceneZoom> zoom;
     static constexpr const char* kDisplayWeights = "weights";
     static constexpr const char* kDisplayValueWeighted = "value-weighted";
 

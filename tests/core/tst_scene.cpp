@@ -38,6 +38,7 @@ Scene everyField()
     s.view = "compare";
     s.compareB = CompareBSettings{MaskKind::None, Scaling::SqrtDk, 2.5, "man bites dog", "random:layers=1,heads=2,seed=5", true};
     s.display = Scene::kDisplayValueWeighted;
+    s.zoom = SceneZoom{24.25, 40.5, -0.5};
     return s;
 }
 
@@ -91,6 +92,21 @@ private slots:
         QCOMPARE(read->compareB->text, std::string("man bites dog"));
         QCOMPARE(read->compareB->model, std::string("random:layers=1,heads=2,seed=5"));
         QVERIFY(read->compareB->pairHeads);
+        QCOMPARE(read->zoom->span, 24.25);
+        QCOMPARE(read->zoom->centreKey, 40.5);
+        QCOMPARE(read->zoom->centreQuery, -0.5);
+    }
+
+    // The whole map is a span of 0 with no centre, and reads back as such.
+    void theWholeMapIsASpanOfZero()
+    {
+        Scene s;
+        s.zoom = SceneZoom{};
+        const nlohmann::ordered_json j = sceneToJson(s);
+        QCOMPARE(QString::fromStdString(j["zoom"].dump()), QStringLiteral("{\"span\":0.0}"));
+        const Result<Scene> r = parseScene(formatScene(s), "'x.attnscope'");
+        QVERIFY2(r.hasValue(), r.error().c_str());
+        QVERIFY(r->zoom && *r->zoom == SceneZoom{});
     }
 
     void temperaturesReadBackExactly_data()
@@ -126,7 +142,7 @@ private slots:
     {
         const Result<Scene> r = parseScene(R"({"format":"attnscope-scene","version":1,"text":"hello","tab":"research"})", "p");
         QVERIFY2(r.hasValue(), r.error().c_str());
-        QVERIFY(!r->model && !r->settings && !r->focus && !r->view && !r->compareB && !r->display);
+        QVERIFY(!r->model && !r->settings && !r->focus && !r->view && !r->compareB && !r->display && !r->zoom);
         QCOMPARE(*r->text, std::string("hello"));
         QCOMPARE(*r->tab, std::string("research"));
     }
@@ -189,6 +205,21 @@ private slots:
             << QByteArray(R"({"format":"attnscope-scene","version":1,"compare_b":{"model":7}})") << "not text";
         QTest::newRow("unknown display") << QByteArray(R"({"format":"attnscope-scene","version":1,"display":"norms"})")
                                          << "\"weights\" or \"value-weighted\"";
+        QTest::newRow("zoom not an object") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":12})") << "not an object";
+        QTest::newRow("zoom without span") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":{"centre":[1,2]}})")
+                                           << "has no \"span\"";
+        QTest::newRow("negative span") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":{"span":-3,"centre":[1,2]}})")
+                                       << "must be between 0 and";
+        QTest::newRow("huge span") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":{"span":1e300,"centre":[1,2]}})")
+                                   << "must be between 0 and";
+        QTest::newRow("span without centre") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":{"span":8}})")
+                                             << "no \"centre\"";
+        QTest::newRow("centre of three") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":{"span":8,"centre":[1,2,3]}})")
+                                         << "not a pair [key, query]";
+        QTest::newRow("centre of text") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":{"span":8,"centre":["a",2]}})")
+                                        << "not a number";
+        QTest::newRow("unknown zoom field") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":{"span":8,"centre":[1,2],"scale":2}})")
+                                            << "unknown field \"scale\"";
     }
     void badScenesAreRefusedWithASentence()
     {

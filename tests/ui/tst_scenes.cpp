@@ -19,6 +19,7 @@
 #include <QTimer>
 #include <QtTest>
 
+#include "attention/heatmapview.h"
 #include "document/document.h"
 #include "document/preferences.h"
 #include "document/tabnames.h"
@@ -77,6 +78,7 @@ void setEveryField(MainWindow& w)
     b.temperature = 3.5;
     compare->setBSettings(b);
     compare->setBText(QStringLiteral("the man bit the dog"));
+    w.heatmap()->zoomBy(1.6, QPointF(5.0, 4.0));  // 8 tokens shown 5 across
 }
 
 } // namespace
@@ -130,9 +132,44 @@ private slots:
         QVERIFY(compare->bSettings().scaling == Scaling::SqrtDk);
         QCOMPARE(compare->bSettings().temperature, 3.5);
         QCOMPARE(compare->bOwnText(), QStringLiteral("the man bit the dog"));
+        QVERIFY(a.heatmap()->isZoomed());
+        QVERIFY(db.heatmapZoom() == da.heatmapZoom());
+        QVERIFY(b.heatmap()->zoomState() == a.heatmap()->zoomState());
         // And the whole: what b shows is what a showed.
         QVERIFY(captureScene(*b.document()) == captureScene(*a.document()));
         QCOMPARE(Preferences::recentScenes().value(0), QFileInfo(path).absoluteFilePath());
+    }
+
+    // A zoom is put back whatever the window showed before: a span longer than the text on screen waits for
+    // the scene's own, longer text, and a scene of the whole map zooms a zoomed window out.
+    void theHeatmapZoomComesBackWithItsScene()
+    {
+        QTemporaryDir dir;
+        const QString zoomed = dir.filePath(QStringLiteral("zoomed.attnscope")), whole = dir.filePath(QStringLiteral("whole.attnscope"));
+        MainWindow a;
+        QVERIFY(a.openModel(kModel).ok());
+        QString text;
+        for (int i = 0; i < 12; ++i) text += QStringLiteral("the dog bit the man and ran ");
+        a.sentenceEdit()->setText(text);
+        a.document()->waitForIdle();
+        QVERIFY(a.heatmap()->tokenCount() > 40);
+        QVERIFY(a.actions()->scenes()->save(whole).ok());
+        a.heatmap()->setZoomState(SceneZoom{24.0, 30.0, 20.0});
+        QVERIFY(a.document()->heatmapZoom() == (SceneZoom{24.0, 30.0, 20.0}));
+        QVERIFY(a.actions()->scenes()->save(zoomed).ok());
+
+        MainWindow b;  // the built-in model's short default sentence: fewer tokens than the span
+        QVERIFY(b.heatmap()->tokenCount() < 24);
+        const Result<QStringList> opened = b.actions()->scenes()->open(zoomed);
+        QVERIFY2(opened, opened.error().c_str());
+        b.document()->waitForIdle();
+        QTRY_COMPARE(b.heatmap()->tokenCount(), a.heatmap()->tokenCount());
+        QVERIFY(b.heatmap()->zoomState() == (SceneZoom{24.0, 30.0, 20.0}));
+        QVERIFY(b.document()->heatmapZoom() == (SceneZoom{24.0, 30.0, 20.0}));
+
+        QVERIFY(b.actions()->scenes()->open(whole));
+        QVERIFY(!b.heatmap()->isZoomed());
+        QVERIFY(b.document()->heatmapZoom() == SceneZoom{});
     }
 
     void aCorruptSceneIsReportedAndLeftByteForByte_data()
@@ -336,6 +373,7 @@ private slots:
         scene.view = "pipeline";
         scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 1.5, "the man"};
         scene.display = Scene::kDisplayValueWeighted;
+        scene.zoom = SceneZoom{10.0, 2.0, 3.0};
         const Result<QStringList> applied = applyScene(doc, open, scene);
         QVERIFY2(applied && applied->isEmpty(), applied ? qPrintable(applied->join('|')) : applied.error().c_str());
         QCOMPARE(opened, 1);
@@ -406,6 +444,7 @@ private slots:
         scene.view = "compare";
         scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 0.5, "other words"};
         scene.display = Scene::kDisplayWeights;
+        scene.zoom = SceneZoom{};  // the whole map: a window's session always says how it is zoomed
         const QString scenePath = home.filePath(QStringLiteral("start.attnscope"));
         QVERIFY(writeSceneFile(QFile::encodeName(scenePath).toStdString(), scene).ok());
 

@@ -139,7 +139,10 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     // A new length keeps the zoom where it is (typing at the end of a long text while looking at its
     // start), within the new map; a map shorter than the zoomed span is shown whole.
     if (T != m_tokens) {
-        if (m_span >= T) m_span = 0.0;
+        if (m_span >= T) {
+            m_span = 0.0;
+            emit zoomChanged();  // so the document (and a saved scene) shows the whole map too
+        }
         if (!isZoomed()) {
             xAxis->setRange(-0.5, T - 0.5);
             yAxis->setRange(-0.5, T - 0.5);
@@ -446,6 +449,23 @@ void HeatmapView::panBy(QPointF tokens)
     if (!isZoomed()) return;
     m_centre = visibleTokens().center() + tokens;
     placeAxes();
+    replot(rpQueuedReplot);
+    emit zoomChanged();
+}
+
+SceneZoom HeatmapView::zoomState() const
+{
+    if (!isZoomed()) return {};
+    return {m_span, m_centre.x(), m_centre.y()};
+}
+
+void HeatmapView::setZoomState(const SceneZoom& zoom)
+{
+    if (zoom == zoomState()) return;
+    m_anchor.reset();
+    m_span = zoom.span > 0.0 ? std::max(zoom.span, kSmallestSpan) : 0.0;
+    m_centre = QPointF(zoom.centreKey, zoom.centreQuery);
+    placeAxes();  // nothing to place before a map is shown
     replot(rpQueuedReplot);
     emit zoomChanged();
 }

@@ -59,6 +59,10 @@ public:
     void zoomBy(double factor, QPointF around); // factor > 1 zooms in, keeping `around` where it is
     void panBy(QPointF tokens);                 // moves the view by this many keys and queries
     void showWhole();
+    // The zoom as a scene keeps it (span 0: the whole map). setZoomState puts one back; a span longer than
+    // the map drawn now is kept for the next, longer text (a scene's text arrives after its zoom).
+    SceneZoom zoomState() const;
+    void setZoomState(const SceneZoom& zoom);
     static constexpr double kSmallestSpan = 4.0;  // zooming in stops at four tokens across
 
     // What the map holds now (after the last layout): the drawn cells, keys × queries, the tokens they

@@ -300,6 +300,13 @@ void Document::setAttentionDisplay(AttentionDisplay display)
     request();  // the value norms are part of the trace only while they are shown
 }
 
+void Document::setHeatmapZoom(const SceneZoom& zoom)
+{
+    if (zoom == m_zoom) return;
+    m_zoom = zoom;
+    emit heatmapZoomChanged(m_zoom);  // no pass: the zoom changes what is drawn, not what is computed
+}
+
 QString displayName(AttentionDisplay display)
 {
     return display == AttentionDisplay::ValueWeighted ? QStringLiteral("value-weighted") : QStringLiteral("weights");

@@ -73,6 +73,9 @@ public:
     const AttentionSettings& settings() const { return m_settings; }
     HeadSelection focus() const { return m_focus; }
     AttentionDisplay attentionDisplay() const { return m_display; }
+    // The Attention tab's heatmap zoom (span 0: the whole map), kept here so that scenes save it; the
+    // heatmap says here where a person zoomed and follows what a scene or lesson sets.
+    const SceneZoom& heatmapZoom() const { return m_zoom; }
     // The latest finished computation (never null after construction) and its error, if it failed.
     const SnapshotPtr& snapshot() const { return m_snapshot; }
     const QString& error() const { return m_error; }
@@ -115,6 +118,7 @@ public slots:
     // Weights or value-weighted attention in every heatmap and grid that shows this document's snapshot;
     // the value norms are computed only while the latter is chosen.
     void setAttentionDisplay(attnscope::AttentionDisplay display);
+    void setHeatmapZoom(const attnscope::SceneZoom& zoom);
     // Blocks until the latest request has finished (CLI rendering and tests).
     void waitForIdle();
     bool isComputing() const { return m_compute.busy(); }  // a request has not been shown yet
@@ -143,6 +147,7 @@ signals:
     void settingsChanged(const attnscope::AttentionSettings& settings);
     void focusChanged(attnscope::HeadSelection focus);
     void attentionDisplayChanged(attnscope::AttentionDisplay display);
+    void heatmapZoomChanged(const attnscope::SceneZoom& zoom);
     void snapshotChanged(const attnscope::SnapshotPtr& snapshot);  // a computation finished
     void errorChanged(const QString& error);                        // empty when the last one succeeded
     void compareBChanged();
@@ -158,6 +163,7 @@ private:
     AttentionSettings m_settings;
     HeadSelection m_focus;
     AttentionDisplay m_display = AttentionDisplay::Weights;
+    SceneZoom m_zoom;
     SnapshotPtr m_snapshot;
     QString m_error;
     quint64 m_generation = 0;

@@ -142,6 +142,7 @@ void SceneController::startAutosave()
     connect(m_document, &Document::attentionDisplayChanged, this, arm);
     connect(m_document, &Document::placeChanged, this, arm);
     connect(m_document, &Document::compareBChanged, this, arm);
+    connect(m_document, &Document::heatmapZoomChanged, this, arm);
     arm();
 }
 

@@ -110,6 +110,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     errorRow->addWidget(m_truncate);
 
     m_heatmap = new HeatmapView;
+    // The zoom lives in the document too, so scenes save it and put it back.
+    connect(m_heatmap, &HeatmapView::zoomChanged, m_document, [this] { m_document->setHeatmapZoom(m_heatmap->zoomState()); });
+    connect(m_document, &Document::heatmapZoomChanged, m_heatmap, &HeatmapView::setZoomState);
     m_grid = new HeadGridView;
     m_controls = new ControlPanel(m_document);
     // Views sit in tabs; the sentence above and the controls beside them stay in place, so a setting

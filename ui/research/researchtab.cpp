@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <QTabBar>
 
-#include "research/ablationview.h"
-#include "research/attributionview.h"
-#include "research/headrolesview.h"
-#include "research/importanceview.h"
-#include "research/qkmapview.h"
+#include "research/interventions/ablationview.h"
+#include "research/readouts/attributionview.h"
+#include "research/corpus/headrolesview.h"
+#include "research/interventions/importanceview.h"
+#include "research/readouts/qkmapview.h"
 #include "research/researchviews.h"
-#include "research/rolloutview.h"
+#include "research/readouts/rolloutview.h"
 
 namespace attnscope {
 

@@ -4,16 +4,16 @@
 #include <QObject>
 
 #include "document/document.h"
-#include "research/ablationview.h"
-#include "research/attributionview.h"
-#include "research/corpusview.h"
+#include "research/interventions/ablationview.h"
+#include "research/readouts/attributionview.h"
+#include "research/corpus/corpusview.h"
 #include "research/generationview.h"
-#include "research/headrolesview.h"
-#include "research/importanceview.h"
-#include "research/logitlensview.h"
-#include "research/patchingview.h"
-#include "research/qkmapview.h"
-#include "research/rolloutview.h"
+#include "research/corpus/headrolesview.h"
+#include "research/interventions/importanceview.h"
+#include "research/readouts/logitlensview.h"
+#include "research/interventions/patchingview.h"
+#include "research/readouts/qkmapview.h"
+#include "research/readouts/rolloutview.h"
 
 namespace attnscope {
 

@@ -31,7 +31,7 @@
 #include "model/encoderdecoder.h"
 #include "models/modelmenu.h"
 #include "lab/scalinglab.h"
-#include "research/ablationview.h"
+#include "research/interventions/ablationview.h"
 #include "research/researchtab.h"
 #include "steps/stepbystep.h"
 #include "training/trainview.h"

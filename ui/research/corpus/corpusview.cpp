@@ -1,4 +1,4 @@
-#include "research/corpusview.h"
+#include "research/corpus/corpusview.h"
 
 #include <QEvent>
 #include <QFile>

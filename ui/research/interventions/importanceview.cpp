@@ -1,4 +1,4 @@
-#include "research/importanceview.h"
+#include "research/interventions/importanceview.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

@@ -1,4 +1,4 @@
-#include "research/ablationview.h"
+#include "research/interventions/ablationview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,4 +1,4 @@
-#include "research/attributionview.h"
+#include "research/readouts/attributionview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

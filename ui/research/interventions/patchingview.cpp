@@ -1,4 +1,4 @@
-#include "research/patchingview.h"
+#include "research/interventions/patchingview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -10,7 +10,7 @@
 
 #include "common/matrixplot.h"
 #include "model/forward.h"
-#include "research/logitlensview.h"
+#include "research/readouts/logitlensview.h"
 
 namespace attnscope {
 

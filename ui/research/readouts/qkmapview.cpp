@@ -1,4 +1,4 @@
-#include "research/qkmapview.h"
+#include "research/readouts/qkmapview.h"
 
 #include <QFile>
 #include <QFileDialog>

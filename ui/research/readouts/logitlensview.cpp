@@ -1,4 +1,4 @@
-#include "research/logitlensview.h"
+#include "research/readouts/logitlensview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,4 +1,4 @@
-#include "research/rolloutview.h"
+#include "research/readouts/rolloutview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

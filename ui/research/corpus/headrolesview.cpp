@@ -1,4 +1,4 @@
-#include "research/headrolesview.h"
+#include "research/corpus/headrolesview.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -222,7 +222,11 @@ void TestMainWindow::aDownloadRunsWhileTheWindowWorks()
 
     MainWindow w;
     w.show();
-    server.setFaults({.file = "model.safetensors", .trickleBytes = 16 * 1024, .trickleMs = 20});
+    hubtest::Faults trickle;
+    trickle.file = "model.safetensors";
+    trickle.trickleBytes = 16 * 1024;
+    trickle.trickleMs = 20;
+    server.setFaults(trickle);
     DownloadDialog* dialog = w.modelMenu()->showDownloads();
     QVERIFY(dialog->isVisible() && !dialog->isModal());
     dialog->repository()->setEditText(QStringLiteral("test-org/tiny-gpt2"));

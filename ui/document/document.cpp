@@ -320,7 +320,11 @@ QString displayLabel(AttentionDisplay display)
 CompareBSettings Document::compareB() const
 {
     if (m_compareB) return *m_compareB;
-    return {m_settings.mask, Scaling::None, m_settings.temperature, {}};
+    CompareBSettings b;  // A's mask and temperature with the scaling off, A's sentence and model
+    b.mask = m_settings.mask;
+    b.scaling = Scaling::None;
+    b.temperature = m_settings.temperature;
+    return b;
 }
 
 void Document::setCompareB(const CompareBSettings& b)

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "model/forward.h"
+
 namespace attnscope {
 
 TokenSpan coveredTokens(TokenSpan span, int cells, int i)
@@ -17,22 +19,27 @@ TokenSpan coveredTokens(TokenSpan span, int cells, int i)
     return {edge(i), edge(i + 1) - edge(i)};
 }
 
+bool HiddenPairs::operator()(int query, int key) const
+{
+    if (masked) return std::isinf((*masked)(query, key)) && (*masked)(query, key) < 0.0f;
+    return settings && isMaskedPair(*settings, query, key);
+}
+
 namespace {
 
 // Both overviewMax: `firstVisible`, when given, is masked's firstVisibleQueries.
-Matrix overviewOf(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols, const Matrix* masked,
+Matrix overviewOf(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols, HiddenPairs hidden,
                   const std::vector<int>* firstVisible)
 {
     assert(maxRows > 0 && maxCols > 0);
     assert(queries.first >= 0 && queries.count >= 0 && queries.first + queries.count <= weights.rows());
     assert(keys.first >= 0 && keys.count >= 0 && keys.first + keys.count <= weights.cols());
-    assert(!masked || (masked->rows() == weights.rows() && masked->cols() == weights.cols()));
-    assert(!firstVisible || (masked && firstVisible->size() == std::size_t(weights.cols())));
+    assert(!hidden.masked || (hidden.masked->rows() == weights.rows() && hidden.masked->cols() == weights.cols()));
+    assert(!firstVisible || (hidden.any() && firstVisible->size() == std::size_t(weights.cols())));
     const int R = std::min(queries.count, maxRows);
     const int C = std::min(keys.count, maxCols);
     Matrix out(R, C);  // (R, C)
     if (R == 0 || C == 0) return out;
-    const auto hidden = [&](int q, int k) { return std::isinf((*masked)(q, k)) && (*masked)(q, k) < 0.0f; };
     const int queryEnd = queries.first + queries.count;
 
     Eigen::VectorXf largest(queries.count);  // (queries.count) per query, the largest weight of the cell's keys
@@ -59,7 +66,7 @@ Matrix overviewOf(const Matrix& weights, TokenSpan queries, TokenSpan keys, int 
         for (int r = 0; r < R; ++r) {
             const TokenSpan rows = coveredTokens(queries, R, r);
             float best = largest.segment(rows.first - queries.first, rows.count).maxCoeff();
-            if (masked && best <= 0.0f) {
+            if (hidden.any() && best <= 0.0f) {
                 bool any = false;
                 if (rows.first + rows.count > top)
                     for (int k = cols.first; k < cols.first + cols.count && !any; ++k)
@@ -74,7 +81,7 @@ Matrix overviewOf(const Matrix& weights, TokenSpan queries, TokenSpan keys, int 
 
 } // namespace
 
-Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols, const Matrix* masked)
+Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols, HiddenPairs masked)
 {
     return overviewOf(weights, queries, keys, maxRows, maxCols, masked, nullptr);
 }
@@ -97,14 +104,14 @@ std::vector<int> firstVisibleQueries(const Matrix& masked)
     return first;
 }
 
-std::vector<KeyWeight> topKeys(const Matrix& weights, int query, int count, const Matrix* masked)
+std::vector<KeyWeight> topKeys(const Matrix& weights, int query, int count, HiddenPairs masked)
 {
     assert(query >= 0 && query < weights.rows() && count >= 0);
     std::vector<KeyWeight> keys;
     keys.reserve(std::size_t(weights.cols()));
     for (int k = 0; k < weights.cols(); ++k) {
         const float w = weights(query, k);
-        const bool hidden = masked && std::isinf((*masked)(query, k)) && (*masked)(query, k) < 0.0f;
+        const bool hidden = masked(query, k);
         if (!hidden && std::isfinite(w)) keys.push_back({k, w});
     }
     const auto larger = [](const KeyWeight& a, const KeyWeight& b) { return a.weight > b.weight || (a.weight == b.weight && a.key < b.key); };

@@ -8,6 +8,7 @@
 // Dimension letters: T queries, S keys (S = T for self-attention), R and C the overview's rows and columns.
 #include <vector>
 
+#include "model/attentionsettings.h"
 #include "model/weights.h"
 
 namespace attnscope {
@@ -23,15 +24,28 @@ struct TokenSpan {
 // Every token is covered by exactly one cell; with cells ≤ count none is empty, and sizes differ by at most one.
 TokenSpan coveredTokens(TokenSpan span, int cells, int i);
 
+// The pairs a mask hides: read from a pass's masked scores (T, S), −inf where hidden, or from the settings
+// that made them (model/forward.h's isMaskedPair: the same pairs), for a pass of a long text that kept no
+// (T, T) masked scores. With neither, no pair is hidden.
+struct HiddenPairs {
+    const Matrix* masked = nullptr;
+    const AttentionSettings* settings = nullptr;
+    HiddenPairs() = default;
+    HiddenPairs(const Matrix* m) : masked(m) {}  // NOLINT: implicit, so a masked matrix (or null) can be passed
+    explicit HiddenPairs(const AttentionSettings& s) : settings(&s) {}
+    bool any() const { return masked || settings; }
+    bool operator()(int query, int key) const;
+};
+
 // (R, C) overview of `weights` (T, S) over the rows `queries` and the columns `keys`, R = min(queries.count,
 // maxRows) and C = min(keys.count, maxCols): each cell the largest weight of the pairs it covers. `masked`
-// (T, S), or null: a pair whose masked score is −inf is hidden by the mask, and a cell that covers only
+// (T, S), or null, or the settings: a pair whose masked score is −inf is hidden by the mask, and a cell that covers only
 // hidden pairs is NaN (drawn in the masked grey). With as many cells as tokens it is the window itself.
 // The weights are those of attention (or weight × value length): never negative, 0 where hidden, and finite
 // (the forward pass guarantees it), so a hidden pair never raises a cell's largest. The spans must lie
 // inside the matrix and maxRows, maxCols be at least 1.
 Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols,
-                   const Matrix* masked = nullptr);
+                   HiddenPairs masked = {});
 
 // Per key j of masked (T, S), the first query whose pair with j is not hidden (T when none is): every pair
 // above it is hidden, so its weight is 0. The same for every head of a pass; made once, it lets overviewMax
@@ -48,6 +62,6 @@ struct KeyWeight {
 };
 // The `count` keys with the largest weights in row `query` of weights (T, S), largest first, an earlier key
 // first among equal weights; keys hidden by `masked` (as above) are never listed, nor a weight that is not finite.
-std::vector<KeyWeight> topKeys(const Matrix& weights, int query, int count, const Matrix* masked = nullptr);
+std::vector<KeyWeight> topKeys(const Matrix& weights, int query, int count, HiddenPairs masked = {});
 
 } // namespace attnscope

@@ -238,9 +238,15 @@ Status checkPass(const Model& model, const std::vector<int>& ids, const Attentio
                     iv.headOutput.cols() != model.config.dHead))
         return Status::failure("the head-output patch does not fit this model and text.");
     // Every head's (T, T) weights are kept: refuse before allocating when that alone passes 6 GB.
-    const double keptFloats = capture.allAttention ? double(model.config.layers) * model.config.heads *
-                                                         double(ids.size()) * double(ids.size())
-                                                   : 0.0;
+    const double keptHeads = !capture.allAttention          ? 0.0
+                             : capture.onlyDetailWeights ? (capture.detail ? 1.0 : 0.0)
+                                                         : double(model.config.layers) * model.config.heads;
+    const double keptFloats = keptHeads * double(ids.size()) * double(ids.size());
+    if (keptFloats > 1.5e9 && capture.onlyDetailWeights)
+        return Status::failure("keeping one head's attention for " + std::to_string(ids.size()) + " tokens would need " +
+                               std::to_string(static_cast<long long>(keptFloats * 4 / 1e9)) + " GB; use a shorter text.");
+    if (capture.overviewCells < 0 || (capture.onlyDetailWeights && capture.overviewCells == 0))
+        return Status::failure("keeping only one head's attention needs the other heads' overviews (overviewCells).");
     if (keptFloats > 1.5e9)
         return Status::failure("keeping the attention of all " + std::to_string(model.config.layers * model.config.heads) +
                                " heads for " + std::to_string(ids.size()) + " tokens would need " +
@@ -291,7 +297,22 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     trace.multiplier = m;
     trace.pass = nextPassNumber();
     trace.attention.resize(capture.allAttention ? static_cast<std::size_t>(L * H) : 0);
-    for (Matrix& a : trace.attention) ensure(a, T, T);
+    const bool summarize = capture.overviewCells > 0;
+    const auto keepsHead = [&](int l, int hd) {
+        return capture.allAttention &&
+               (!capture.onlyDetailWeights || (capture.detail && capture.detail->layer == l && capture.detail->head == hd));
+    };
+    for (int i = 0; i < static_cast<int>(trace.attention.size()); ++i) {
+        Matrix& a = trace.attention[static_cast<std::size_t>(i)];
+        if (keepsHead(i / H, i % H)) ensure(a, T, T);
+        else a.resize(0, 0);
+    }
+    trace.hasOverviews = summarize;
+    trace.overviews.resize(summarize ? static_cast<std::size_t>(L * H) : 0);
+    trace.firstKeyShares.resize(summarize ? static_cast<std::size_t>(L * H) : 0);
+    if (summarize) ws.summaryCells.reset(static_cast<int>(T), capture.overviewCells);
+    // The weights of one layer's heads are summarised as they are: of weight × value length when asked.
+    const bool summaryWeighted = summarize && capture.overviewValueWeighted && capture.valueNorms && capture.allAttention;
     trace.hasDetail = false;
     trace.hasLogits = false;
     trace.hasFinalHidden = false;
@@ -307,10 +328,11 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     for (Matrix& r : trace.residuals) ensure(r, T, D);
 
     sizeWorkspace(c, T, ws);
-    for (Workspace::PerThread& p : ws.perThread) {
-        ensure(p.scores, T, T);
-        if (!capture.allAttention) ensure(p.probs, T, T);
-    }
+    if (!summarize)  // summarised heads size their own (B, T) scratch
+        for (Workspace::PerThread& p : ws.perThread) {
+            ensure(p.scores, T, T);
+            if (!capture.allAttention) ensure(p.probs, T, T);
+        }
     if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
     // 1. Embed: token rows plus the positional table chosen by the settings; BERT-family encoders also add
@@ -341,7 +363,7 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     const bool headsWorthSharing = 2.0 * double(T) * double(T) * double(Dh) * H >= ThreadPool::shared().minSharedMultiplyAdds();
     for (int l = 0; l < L; ++l) {
         const LayerWeights& lw = layerWeights(model, l, ws);
-        const bool detailHere = capture.detail && capture.detail->layer == l;
+        const bool detailHere = capture.detail && capture.detail->layer == l && !capture.onlyDetailWeights;
         HeadDetail& d = trace.detail;
         if (iv.streamLayer == l) ws.h.row(iv.streamPosition) = iv.streamRow;
         if (detailHere) d.residualIn = ws.h;
@@ -356,22 +378,6 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
             (*keep->values)[static_cast<std::size_t>(l)].topRows(T) = ws.v;
         }
 
-        // The heads are independent: each task reads its slices and writes its own weights and its own
-        // columns of the concatenation, with the scratch of the thread that runs it.
-        ThreadPool::shared().run(H, [&](int hd, int worker) {
-            // Query head hd reads its own slice of Q and its key/value head's slice of K and V.
-            const Eigen::Index c0 = hd * Dh, kv0 = c.kvHeadOf(hd) * Dh;
-            const bool detailHead = detailHere && capture.detail->head == hd;
-            Workspace::PerThread& scratch = ws.perThread[static_cast<std::size_t>(worker)];
-            Matrix& probs = capture.allAttention ? trace.attention[static_cast<std::size_t>(l * H + hd)] : scratch.probs;
-            attendHead(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
-                       scratch.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr,
-                       &ws.products[static_cast<std::size_t>(worker)], relative ? &ws.headBias[static_cast<std::size_t>(hd)] : nullptr);
-            if (detailHead) {
-                d.selection = *capture.detail;
-                d.x = ws.x;
-            }
-        }, headsWorthSharing);
         // What each key's value would add to the stream through this head's rows of W_O, per unit of weight;
         // from the values as computed, before any ablation or patch (like the weights).
         if (trace.hasValueNorms) {
@@ -381,6 +387,47 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
                 trace.valueNorms[static_cast<std::size_t>(l * H + hd)] = ws.valueOut.rowwise().norm().transpose();
             }
         }
+
+        // The heads are independent: each task reads its slices and writes its own weights and its own
+        // columns of the concatenation, with the scratch of the thread that runs it.
+        ThreadPool::shared().run(H, [&](int hd, int worker) {
+            // Query head hd reads its own slice of Q and its key/value head's slice of K and V.
+            const Eigen::Index c0 = hd * Dh, kv0 = c.kvHeadOf(hd) * Dh;
+            const std::size_t i = static_cast<std::size_t>(l * H + hd);
+            const bool detailHead = detailHere && capture.detail->head == hd;
+            Workspace::PerThread& scratch = ws.perThread[static_cast<std::size_t>(worker)];
+            ProductScratch& products = ws.products[static_cast<std::size_t>(worker)];
+            const RowVector* bias = relative ? &ws.headBias[static_cast<std::size_t>(hd)] : nullptr;
+            if (summarize && !detailHead) {
+                HeadSummary summary;
+                summary.overview.swap(trace.overviews[i]);  // its storage from the last pass
+                attendSummarized(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
+                                 bias, ws.summaryCells, summaryWeighted ? &trace.valueNorms[i] : nullptr, scratch.scores,
+                                 scratch.probs, keepsHead(l, hd) ? &trace.attention[i] : nullptr,
+                                 ws.concat.middleCols(c0, Dh), summary, products);
+                trace.overviews[i].swap(summary.overview);
+                trace.firstKeyShares[i] = summary.firstKeyShare();
+                return;
+            }
+            Matrix& probs = capture.allAttention ? trace.attention[i] : scratch.probs;
+            if (!capture.allAttention) ensure(scratch.probs, T, T);
+            attendHead(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
+                       scratch.scores, probs, ws.concat.middleCols(c0, Dh), detailHead ? &d : nullptr,
+                       &products, bias);
+            if (detailHead) {
+                d.selection = *capture.detail;
+                d.x = ws.x;
+            }
+            if (summarize) {  // the detail's head, summarised from its whole matrices
+                HeadSummary summary;
+                summary.overview.swap(trace.overviews[i]);
+                startSummary(ws.summaryCells, summary);
+                summarizeRows(d.masked, probs, 0, ws.summaryCells, summaryWeighted ? &trace.valueNorms[i] : nullptr, summary);
+                finishSummary(summary);
+                trace.overviews[i].swap(summary.overview);
+                trace.firstKeyShares[i] = summary.firstKeyShare();
+            }
+        }, headsWorthSharing);
         for (int hd = 0; hd < H; ++hd) {
             const Eigen::Index c0 = hd * Dh;
             // Ablation replaces what this head hands to W_O; its own weights stay as computed.

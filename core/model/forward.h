@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include "model/attentionsettings.h"
+#include "model/headsummary.h"
 #include "model/model.h"
 #include "result.h"
 #include "model/weights.h"
@@ -31,6 +32,15 @@ struct CaptureRequest {
     bool layerResiduals = false;   // the residual stream entering the first block and leaving every block
     bool headOutputs = false;      // every layer's heads' outputs side by side, as W_O reads them
     bool valueNorms = false;       // every head's ‖v_j W_O^h‖ per key j (Kobayashi et al. 2020)
+    // Long texts, where every head's (T, T) weights would not fit (8,192 tokens: 268 MB a head):
+    // `overviewCells` > 0 makes every head's overview of at most that many cells a side and its share of
+    // weight on the first key inside the pass (model/headsummary.h; ForwardTrace::overviews), and
+    // `onlyDetailWeights` then keeps the weights of the `detail` head alone (the other entries of
+    // `attention` stay empty) and not the detail's pipeline, whose (T, T) steps are what it saves. The
+    // heads then run a block of rows at a time with (rows, T) scratch.
+    int overviewCells = 0;
+    bool overviewValueWeighted = false;  // the overviews and shares of weight × value length (needs valueNorms)
+    bool onlyDetailWeights = false;
     bool operator==(const CaptureRequest&) const = default;
 };
 
@@ -91,7 +101,24 @@ struct ForwardTrace {
     std::vector<Matrix> residuals;          // L+1 of (T, D): [0] the embeddings as the first block reads them,
                                             // [l+1] the stream leaving block l
 
+    bool hasOverviews = false;
+    std::vector<Matrix> overviews;          // L*H of (≤ cells, ≤ cells), index layer*H + head: analysis/overview.h's
+                                            // overviewMax of the whole head, made in the pass (CaptureRequest::overviewCells)
+    std::vector<float> firstKeyShares;      // L*H: with them, analysis/stats.h's firstTokenShare of each head
+
     const Matrix& weights(int layer, int head) const { return attention[layer * heads + head]; }
+    // Whether head (layer, head)'s weights are here: every head's, unless only the detail's were kept.
+    bool keepsWeights(int layer, int head) const
+    {
+        const std::size_t i = static_cast<std::size_t>(layer * heads + head);
+        return i < attention.size() && attention[i].rows() == tokens && attention[i].cols() == tokens;
+    }
+    bool keepsEveryHead() const
+    {
+        for (const Matrix& a : attention)
+            if (a.rows() != tokens || a.cols() != tokens) return false;
+        return attention.size() == static_cast<std::size_t>(layers * heads);
+    }
     const RowVector& valueNorm(int layer, int head) const { return valueNorms[std::size_t(layer * heads + head)]; }
 };
 
@@ -103,8 +130,8 @@ Matrix valueWeightedAttention(const ForwardTrace& trace, int layer, int head);
 struct Workspace {
     // One per thread of the pool, so heads of a layer can be computed at the same time.
     struct PerThread {
-        Matrix scores;  // (T, T)
-        Matrix probs;   // (T, T) used when weights of this head are not kept
+        Matrix scores;  // (T, T); (B, T) when heads are summarised a block of rows at a time
+        Matrix probs;   // (T, T) used when weights of this head are not kept; (B, T) as scores
     };
     std::vector<PerThread> perThread;
     Matrix h;        // (T, D) residual stream; after forward() it holds the stream leaving the last block
@@ -125,6 +152,7 @@ struct Workspace {
     Eigen::RowVectorXf headMean; // (Dh) a mean-ablated head's output averaged over the positions
     PackedRows packedRows;       // the input of the current product, packed for weights packed at load
     std::vector<ProductScratch> products;  // one per pool thread: Eigen's packing buffers for the other products
+    SummaryCells summaryCells;             // which overview cell each token falls in, when heads are summarised
 };
 
 // Checks ids, length and settings against the model: fails with a sentence when they cannot run.

@@ -337,7 +337,8 @@ Status forwardReusingPrefix(const Model& model, const std::vector<int>& ids, con
     Eigen::Index p = reusablePrefix(model, ids, settings, capture, previous, cache);
     // The pass overwrites rows of the cache: until it has finished, nothing may reuse them.
     cache.pass = 0;
-    const bool keep = T > 0 && rowsStandAlone(model, settings) && reserveRows(cache, model, T, p);
+    // Overviews made in the pass cannot be carried: their cells move with T. Such passes are whole.
+    const bool keep = T > 0 && capture.overviewCells == 0 && rowsStandAlone(model, settings) && reserveRows(cache, model, T, p);
     if (!keep) {
         p = 0;
         cache.clear();

@@ -7,7 +7,7 @@
 // the focused head's pipeline after random edits, on every causal family).
 //
 // Anything that changes every row makes a whole pass: another model, other settings (a blocked key
-// included), another capture, the mask off, T5's relative position bias (its buckets are not reused yet),
+// included), another capture, overviews made in the pass (CaptureRequest::overviewCells), the mask off, T5's relative position bias (its buckets are not reused yet),
 // mean ablation (a mean over all positions), or an edit in the first quarter of the text.
 //
 // Dimension letters: T tokens, L layers, Hkv key/value heads, Dh d_head, C the rows the cache holds.

@@ -80,15 +80,6 @@ std::pair<double, std::string> compareTraces(const ForwardTrace& got, const Forw
     return {w, where};
 }
 
-AttentionSettings settingsOf(const QString& mask)
-{
-    AttentionSettings s;
-    Result<MaskSetting> m = parseMaskSetting(mask.toStdString());
-    if (!m) qFatal("%s", m.error().c_str());
-    applyMask(s, *m);
-    return s;
-}
-
 CaptureRequest windowCapture(const Model& model)
 {
     CaptureRequest c;  // what the window asks: every head, the focused head's pipeline, the next token
@@ -169,7 +160,7 @@ private slots:
         QFETCH(bool, inPlace);
         QFETCH(int, maxTokens);
         const Model& m = model(modelName);
-        AttentionSettings settings = settingsOf(mask);
+        AttentionSettings settings = testing::maskSettings(mask);
         settings.blockedKeys = {1};
         settings.ablated = {{0, 0}};  // zero ablation (the default mode) keeps rows independent
         settings.temperature = 0.7;
@@ -309,7 +300,7 @@ private slots:
         mean.ablated = {{1, 2}};
         mean.ablationMode = AblationMode::Mean;
         QCOMPARE(reusedAfter(mean, mean, m, request, true), 0);
-        const AttentionSettings none = settingsOf("none");
+        const AttentionSettings none = testing::maskSettings("none");
         QCOMPARE(reusedAfter(none, none, m, request, true), 0);
         QCOMPARE(reusedAfter(plain, plain, model("builtin"), request, true), 0);  // another model (same ids fit it)
         CaptureRequest otherHead = request;

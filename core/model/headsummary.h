@@ -1,0 +1,57 @@
+#pragma once
+// Long texts: one head's attention a block of query rows at a time, summarised as it goes. Every head's
+// (T, T) weights of a long text do not fit in memory (8,192 tokens: 268 MB a head), and the grid of heads
+// needs only a small overview of each. Here a head's scores and weights exist for one block of rows at a
+// time, in (rows, T) scratch; the block is folded into the head's overview (each cell the largest weight of
+// the pairs it covers, NaN where the mask hides all of them: analysis/overview.h's overviewMax) and into
+// its share of weight on the first key (analysis/stats.h's firstTokenShare), and the weights are kept only
+// when asked. The arithmetic per weight is the whole-matrix path's (forward.h's attendHead).
+//
+// Dimension letters: T tokens, Dh d_head, R and C the overview's rows and columns, B rows per block.
+#include <vector>
+
+#include "compute/packedproduct.h"
+#include "model/attentionsettings.h"
+#include "model/weights.h"
+
+namespace attnscope {
+
+// Which overview cell every token falls in, the same for every head of a pass: cell i of `cells` covers
+// the tokens analysis/overview.h's coveredTokens gives it.
+struct SummaryCells {
+    int rows = 0, cols = 0;     // R = C = min(T, cells)
+    std::vector<int> cellOf;    // (T) the overview row (as a query) and column (as a key) of token t
+
+    void reset(int tokens, int cells);
+};
+
+// What one head leaves for the grid.
+struct HeadSummary {
+    Matrix overview;            // (R, C)
+    double firstKey = 0.0;      // the sum of the weights on key 0 (weighted, when values weigh them)
+    double total = 0.0;         // the sum of every weight (the same)
+    float firstKeyShare() const { return total > 0.0 ? static_cast<float>(firstKey / total) : 0.0f; }
+};
+
+// The summary a block at a time, for a head whose weights are made elsewhere: start, then fold in rows
+// row0.. of its masked scores (−inf where hidden) and weights (each (rows, keys), keys from 0), then finish
+// (the cells that saw no visible pair become NaN).
+void startSummary(const SummaryCells& cells, HeadSummary& summary);
+void summarizeRows(const Eigen::Ref<const Matrix>& masked, const Eigen::Ref<const Matrix>& weights, Eigen::Index row0,
+                   const SummaryCells& cells, const RowVector* valueNorm, HeadSummary& summary);
+void finishSummary(HeadSummary& summary);
+
+// Rows per block: a block's scores are (B, T) scratch.
+constexpr Eigen::Index kSummaryBlockRows = 64;
+
+// One head of self-attention (q, k, v all T rows), scores = multiplier * q k^T (plus `bias`, a relative position bias by offset, when given),
+// masked as the settings say, softmax per row, out = weights v, a block of rows at a time. `scores` and
+// `probs` are scratch, grown to (B, T). `kept`, when given, receives the whole (T, T) weights. `valueNorm`
+// (T), when given, weighs each key's column in the summary (weight × value length), not in `kept` or
+// `out`. Under the causal mask a block of rows [r0, r1) multiplies by keys [0, r1) only.
+void attendSummarized(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                      const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
+                      const RowVector* bias, const SummaryCells& cells, const RowVector* valueNorm, Matrix& scores,
+                      Matrix& probs, Matrix* kept, Eigen::Ref<Matrix> out, HeadSummary& summary, ProductScratch& products);
+
+} // namespace attnscope

@@ -1,0 +1,255 @@
+// Long texts' passes (model/headsummary.h): the heads run a block of rows at a time, only the focused head's
+// weights are kept, and every head's overview and first-key share are made inside the pass. Compared with
+// the whole pass on a GPT-2 layout, Llama (rotary positions, grouped keys) and a BERT encoder, under the
+// causal mask, none, a window, sinks plus a window, blocked keys and ablation, over lengths that end inside
+// a block: the kept weights and the logits against the whole pass's, each overview against a plain loop
+// over the whole pass's weights and mask (tests/core/overviewreference.h), each share against a plain
+// double sum. And what it is for: the scratch stays (rows, T), the other heads' weights are not kept.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+
+#include "model/forward.h"
+#include "model/prefixreuse.h"
+#include "loadmodel.h"
+#include "overviewreference.h"
+#include "tinybert.h"
+#include "tinyllama.h"
+
+using namespace attnscope;
+
+namespace {
+
+double worstDifference(const Matrix& a, const Matrix& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+    return a.size() == 0 ? 0.0 : double((a - b).cwiseAbs().maxCoeff());
+}
+
+// The whole pass's picture of one head, by plain loops: its overview (NaN where every pair is hidden) and
+// its share of weight on key 0, both of weight × value length when `valueNorm` is given.
+struct Expected {
+    Matrix overview;
+    double share = 0.0;
+};
+
+Expected expectedSummary(const Matrix& weights, const Matrix& masked, const RowVector* valueNorm, int cells)
+{
+    const int T = int(weights.rows());
+    Matrix shown = weights;  // (T, T)
+    if (valueNorm)
+        for (int j = 0; j < T; ++j) shown.col(j) *= (*valueNorm)[j];
+    Expected e;
+    const int n = std::min(T, cells);
+    e.overview = overviewref::largestVisible(shown, masked, 0, T, 0, T, n, n);
+    for (float& cell : e.overview.reshaped())
+        if (cell < 0.0f) cell = std::numeric_limits<float>::quiet_NaN();
+    double first = 0.0, total = 0.0;
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j) {
+            total += double(shown(i, j));
+            if (j == 0) first += double(shown(i, j));
+        }
+    e.share = total > 0.0 ? first / total : 0.0;
+    return e;
+}
+
+// Same NaN cells, and the other cells within `tolerance`.
+bool sameOverview(const Matrix& got, const Matrix& want, double tolerance, QString* why)
+{
+    if (got.rows() != want.rows() || got.cols() != want.cols()) {
+        *why = QString("shape %1x%2, want %3x%4").arg(got.rows()).arg(got.cols()).arg(want.rows()).arg(want.cols());
+        return false;
+    }
+    for (Eigen::Index c = 0; c < got.cols(); ++c)
+        for (Eigen::Index r = 0; r < got.rows(); ++r) {
+            const float a = got(r, c), b = want(r, c);
+            if (std::isnan(a) != std::isnan(b) || (!std::isnan(b) && std::abs(double(a) - double(b)) > tolerance)) {
+                *why = QString("cell (%1, %2): %3, want %4").arg(r).arg(c).arg(double(a)).arg(double(b));
+                return false;
+            }
+        }
+    return true;
+}
+
+} // namespace
+
+class TestHeadSummary : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    std::map<QString, ModelPtr> m_models;
+
+    const Model& model(const QString& name)
+    {
+        if (auto it = m_models.find(name); it != m_models.end()) return *it->second;
+        ModelPtr m;
+        if (name == "gpt2") m = testing::load("random:layers=2,heads=4,d_model=64,context=512,seed=5");
+        else if (name == "llama") m = testing::load(tinyllama::writeFolder(m_tmp, "llama", tinyllama::Spec{}).c_str());
+        else if (name == "bert") m = testing::load(tinybert::writeFolder(m_tmp, "bert", tinybert::Family::Bert).c_str());
+        if (!m) qFatal("no model %s", qPrintable(name));
+        return *m_models.emplace(name, m).first->second;
+    }
+
+    std::vector<int> randomIds(const Model& m, int T, unsigned seed)
+    {
+        std::mt19937 rng(seed);
+        std::vector<int> ids(static_cast<std::size_t>(T));
+        for (int& id : ids) id = static_cast<int>(rng() % static_cast<unsigned>(m.config.vocabSize));
+        return ids;
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_tmp.isValid()); }
+
+    void matchesTheWholePass_data()
+    {
+        QTest::addColumn<QString>("modelName");
+        QTest::addColumn<QString>("mask");
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("cells");
+        QTest::addColumn<bool>("valueWeighted");
+        QTest::addColumn<bool>("onlyFocused");  // or every head kept, with the focused head's pipeline
+        QTest::newRow("gpt2, causal, 150 tokens in 16 cells") << "gpt2" << "causal" << 150 << 16 << false << true;
+        QTest::newRow("gpt2, causal, a cell a token") << "gpt2" << "causal" << 150 << 256 << false << true;
+        QTest::newRow("gpt2, value-weighted") << "gpt2" << "causal" << 201 << 32 << true << true;
+        QTest::newRow("gpt2, sinks and a window") << "gpt2" << "sinks:3,window:20" << 190 << 24 << false << true;
+        QTest::newRow("gpt2, no mask") << "gpt2" << "none" << 130 << 10 << true << true;
+        QTest::newRow("gpt2, every head kept") << "gpt2" << "window:30" << 140 << 12 << true << false;
+        QTest::newRow("llama, causal") << "llama" << "causal" << 100 << 9 << false << true;
+        QTest::newRow("llama, window, every head kept") << "llama" << "window:7" << 70 << 8 << false << false;
+        QTest::newRow("bert, its own mask") << "bert" << "none" << 40 << 7 << true << true;
+    }
+    void matchesTheWholePass()
+    {
+        QFETCH(QString, modelName);
+        QFETCH(QString, mask);
+        QFETCH(int, tokens);
+        QFETCH(int, cells);
+        QFETCH(bool, valueWeighted);
+        QFETCH(bool, onlyFocused);
+        const Model& m = model(modelName);
+        const int T = std::min(tokens, m.config.contextLength);
+        const std::vector<int> ids = randomIds(m, T, 20261205u + unsigned(T));
+        AttentionSettings settings = testing::maskSettings(mask);
+        settings.blockedKeys = {2, T - 5};
+        settings.ablated = {{0, 1}};
+        settings.temperature = 0.8;
+        const HeadSelection focus{m.config.layers - 1, 1};
+
+        CaptureRequest whole;
+        whole.detail = focus;
+        whole.nextTokenLogits = true;
+        whole.valueNorms = valueWeighted;
+        Result<ForwardTrace> want = forward(m, ids, settings, whole);
+        QVERIFY2(bool(want), want.error().c_str());
+
+        CaptureRequest summarized = whole;
+        summarized.overviewCells = cells;
+        summarized.overviewValueWeighted = valueWeighted;
+        summarized.onlyDetailWeights = onlyFocused;
+        Result<ForwardTrace> got = forward(m, ids, settings, summarized);
+        QVERIFY2(bool(got), got.error().c_str());
+
+        QVERIFY(got->hasOverviews);
+        QCOMPARE(got->hasDetail, !onlyFocused);
+        QCOMPARE(got->keepsEveryHead(), !onlyFocused);
+        QCOMPARE(got->rowFullyMasked, want->rowFullyMasked);
+        QVERIFY(got->hasLogits);
+        const double logits = double((got->nextLogits - want->nextLogits).cwiseAbs().maxCoeff());
+        QVERIFY2(logits < 1e-4, qPrintable(QString("logits differ by %1").arg(logits)));
+        if (!onlyFocused) {
+            for (auto member : {&HeadDetail::scores, &HeadDetail::masked, &HeadDetail::weights, &HeadDetail::residualOut})
+                QVERIFY(worstDifference(got->detail.*member, want->detail.*member) < 1e-4 ||
+                        (got->detail.*member).cwiseEqual(want->detail.*member).all());
+        }
+        const Matrix& masked = want->detail.masked;  // the mask is every head's
+        for (int l = 0; l < m.config.layers; ++l)
+            for (int h = 0; h < m.config.heads; ++h) {
+                const std::size_t i = std::size_t(l * m.config.heads + h);
+                const bool kept = !onlyFocused || HeadSelection{l, h} == focus;
+                QCOMPARE(got->keepsWeights(l, h), kept);
+                if (kept) {
+                    const double d = worstDifference(got->weights(l, h), want->weights(l, h));
+                    QVERIFY2(d < 1e-5, qPrintable(QString("head %1.%2's weights differ by %3").arg(l).arg(h).arg(d)));
+                } else {
+                    QCOMPARE(got->attention[i].size(), Eigen::Index(0));
+                }
+                const Expected e = expectedSummary(want->weights(l, h), masked,
+                                                   valueWeighted ? &want->valueNorm(l, h) : nullptr, cells);
+                QString why;
+                QVERIFY2(sameOverview(got->overviews[i], e.overview, 1e-5, &why),
+                         qPrintable(QString("head %1.%2: %3").arg(l).arg(h).arg(why)));
+                QVERIFY2(std::abs(double(got->firstKeyShares[i]) - e.share) < 1e-5,
+                         qPrintable(QString("head %1.%2's first-key share %3, want %4").arg(l).arg(h)
+                                        .arg(double(got->firstKeyShares[i])).arg(e.share)));
+            }
+    }
+
+    // The point of it: no (T, T) scratch, no weights of heads off screen, and a second pass on the same
+    // workspace gives the same numbers (the overviews' storage is reused, not added to).
+    void keepsOneHeadAndSmallScratch()
+    {
+        const Model& m = model("gpt2");
+        const int T = 300;
+        const std::vector<int> ids = randomIds(m, T, 7u);
+        CaptureRequest c;
+        c.detail = HeadSelection{0, 2};
+        c.overviewCells = 64;
+        c.onlyDetailWeights = true;
+        Workspace ws;
+        ForwardTrace a, b;
+        QVERIFY(forward(m, ids, AttentionSettings{}, c, a, ws).ok());
+        for (const Workspace::PerThread& p : ws.perThread) {
+            QVERIFY(p.scores.rows() <= kSummaryBlockRows);
+            QVERIFY(p.probs.rows() <= kSummaryBlockRows);
+        }
+        Eigen::Index keptFloats = 0;
+        for (const Matrix& w : a.attention) keptFloats += w.size();
+        QCOMPARE(keptFloats, Eigen::Index(T) * T);
+        QVERIFY(forward(m, ids, AttentionSettings{}, c, b, ws).ok());
+        QVERIFY(forward(m, ids, AttentionSettings{}, c, b, ws).ok());
+        for (std::size_t i = 0; i < a.overviews.size(); ++i) {
+            QString why;
+            QVERIFY2(sameOverview(b.overviews[i], a.overviews[i], 0.0, &why), qPrintable(why));
+            QCOMPARE(b.firstKeyShares[i], a.firstKeyShares[i]);
+        }
+    }
+
+    // Overviews made in the pass cannot be carried to a longer text, so such passes are whole.
+    void reusesNoPrefix()
+    {
+        const Model& m = model("gpt2");
+        std::vector<int> ids = randomIds(m, 200, 11u);
+        CaptureRequest c;
+        c.detail = HeadSelection{1, 0};
+        c.overviewCells = 32;
+        c.onlyDetailWeights = true;
+        PrefixCache cache;
+        Workspace ws;
+        ForwardTrace first, second;
+        int reused = -1;
+        QVERIFY(forwardReusingPrefix(m, ids, AttentionSettings{}, c, nullptr, first, cache, ws, &reused).ok());
+        ids.push_back(3);
+        QVERIFY(forwardReusingPrefix(m, ids, AttentionSettings{}, c, &first, second, cache, ws, &reused).ok());
+        QCOMPARE(reused, 0);
+        Result<ForwardTrace> fresh = forward(m, ids, AttentionSettings{}, c);
+        QVERIFY(bool(fresh));
+        QVERIFY(worstDifference(second.weights(1, 0), fresh->weights(1, 0)) == 0.0);
+    }
+
+    void refusesOneHeadWithoutOverviews()
+    {
+        const Model& m = model("gpt2");
+        CaptureRequest c;
+        c.detail = HeadSelection{0, 0};
+        c.onlyDetailWeights = true;
+        Result<ForwardTrace> t = forward(m, randomIds(m, 10, 1u), AttentionSettings{}, c);
+        QVERIFY(!t);
+        QVERIFY(QString::fromStdString(t.error()).contains("overview"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestHeadSummary)
+#include "tst_headsummary.moc"

@@ -12,6 +12,7 @@
 #include "attention/heatmapview.h"
 #include "overviewreference.h"
 #include "common/colormap.h"
+#include "model/forward.h"
 #include "model/model.h"
 #include "window/mainwindow.h"
 #include "window/sentencevalidator.h"
@@ -58,6 +59,16 @@ double worstOverviewDifference(const HeatmapView& view)
             }
         }
     return worst;
+}
+
+// The pairs `settings` hide in a (T, T) map, as masked scores: −inf where hidden, 0 elsewhere.
+Matrix maskOf(const AttentionSettings& settings, int T)
+{
+    Matrix masked = Matrix::Zero(T, T);
+    for (int k = 0; k < T; ++k)
+        for (int q = 0; q < T; ++q)
+            if (isMaskedPair(settings, q, k)) masked(q, k) = -std::numeric_limits<float>::infinity();
+    return masked;
 }
 
 } // namespace
@@ -242,6 +253,77 @@ private slots:
                 }
             QVERIFY2(wrong == 0, qPrintable(QStringLiteral("%1 of 65,536 pixels differ").arg(wrong)));
         }
+    }
+
+    // A text whose every head would not fit (here 1,024 heads at 600 tokens: 1.5 GB) keeps the focused
+    // head's weights alone and its grid's overviews from the pass: each one against a plain loop over that
+    // head's weights, from a pass that keeps that head; the heatmap draws the kept head, the hidden pairs
+    // grey from the settings (no focused head's steps are kept), and the grid draws the overviews.
+    void aLongTextKeepsOnlyTheFocusedHead()
+    {
+        const ModelPtr model = *loadModel("random:layers=32,heads=32,d_model=64,context=1024,seed=3");
+        const QStringList vocabulary = QStringLiteral("the cat sat on a mat and dog ran over hill").split(u' ');
+        std::mt19937 rng(5);
+        QStringList words;
+        for (int i = 0; i < 600; ++i) words << vocabulary[int(rng() % std::uint32_t(vocabulary.size()))];
+        AttentionSettings settings;
+        settings.window = 300;
+        settings.sinks = 2;
+        const HeadSelection focus{5, 7};
+        const auto [snapshot, error] = computeSnapshot(model, words.join(u' '), settings, focus, 1);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const ForwardTrace& t = snapshot->trace;
+        const int T = t.tokens, cells = 32 * 32;
+        QCOMPARE(T, 600);
+        QVERIFY(Snapshot::keepsOnlyFocus(model->config, T));
+        QVERIFY(!t.keepsEveryHead() && t.keepsWeights(focus.layer, focus.head) && !t.hasDetail);
+        Eigen::Index kept = 0;
+        for (const Matrix& w : t.attention) kept += w.size();
+        QCOMPARE(kept, Eigen::Index(T) * T);
+        QCOMPARE(int(snapshot->headOverviews.size()), cells);
+        QCOMPARE(int(snapshot->headSinks.size()), cells);
+        QVERIFY2(onlyFocusKept(*snapshot).contains(QStringLiteral("443 tokens")), qPrintable(onlyFocusKept(*snapshot)));
+
+        const Matrix masked = maskOf(settings, T);
+        HeadGridView grid;
+        grid.resize(900, 900);
+        grid.setSnapshot(snapshot);
+        for (const HeadSelection head : {focus, HeadSelection{0, 0}, HeadSelection{31, 30}}) {
+            // That head's weights, from a pass that keeps it.
+            CaptureRequest capture;
+            capture.detail = head;
+            capture.overviewCells = Snapshot::kHeadOverview;
+            capture.onlyDetailWeights = true;
+            Result<ForwardTrace> own = forward(*model, snapshot->tokens.ids, settings, capture);
+            QVERIFY(bool(own));
+            const Matrix& w = own->weights(head.layer, head.head);
+            const Matrix reference = overviewref::largestVisible(w, masked, 0, T, 0, T, 256, 256);
+            const Matrix& made = snapshot->headOverviews[std::size_t(head.layer * 32 + head.head)];
+            QCOMPARE(made.rows(), Eigen::Index(256));
+            const QImage& image = grid.headImage(head);
+            QCOMPARE(image.size(), QSize(256, 256));
+            int wrong = 0, wrongPixels = 0;
+            for (int y = 0; y < 256; ++y)
+                for (int x = 0; x < 256; ++x) {
+                    const bool hidden = reference(y, x) < 0.0f;
+                    wrong += hidden != std::isnan(made(y, x)) || (!hidden && std::abs(made(y, x) - reference(y, x)) > 1e-6f);
+                    const QRgb want = hidden ? ColorMap::maskedColor().rgb() : ColorMap::weightColor(reference(y, x));
+                    wrongPixels += image.pixel(x, y) != want;
+                }
+            QVERIFY2(wrong == 0 && wrongPixels == 0,
+                     qPrintable(QStringLiteral("head %1.%2: %3 cells, %4 pixels differ").arg(head.layer).arg(head.head).arg(wrong).arg(wrongPixels)));
+        }
+
+        HeatmapView view;
+        view.resize(700, 640);
+        view.setSnapshot(snapshot);
+        view.replot();
+        QVERIFY(view.showsOverview());
+        QCOMPARE(view.shownHead(), focus);
+        QVERIFY(view.isMaskedCell(500, 100) && !view.isMaskedCell(500, 1) && !view.isMaskedCell(500, 450));
+        QCOMPARE(view.cellValue(500, 450), double(t.weights(focus.layer, focus.head)(500, 450)));
+        QVERIFY(std::isnan(view.drawnCell(view.mapCells().width() / 3, view.mapCells().height() - 1)));  // outside the window
+        for (const KeyWeight& k : view.topKeysOf(500)) QVERIFY(!isMaskedPair(settings, 500, k.key));
     }
 
     // QLineEdit's default limit of 32,767 characters cut a pasted long text without a word; the box now takes

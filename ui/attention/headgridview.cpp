@@ -91,7 +91,9 @@ void HeadGridView::ensureImages() const
     const bool haveMask = t->hasDetail && t->detail.masked.rows() == T;
     // Value-weighted attention: each head coloured from 0 to its own largest weight × ‖v W_O‖.
     const bool valueWeighted = m_snapshot->display == AttentionDisplay::ValueWeighted && t->hasValueNorms;
+    // A long text's pass keeps only the focused head's weights: the others' images cannot be compared.
     const bool reusable = before && before->tokens == T && before->layers == m_layers && before->heads == m_heads &&
+                          t->keepsEveryHead() && before->keepsEveryHead() &&
                           previous.size() == cells && previousSink.size() == cells &&
                           (previousSnapshot->display == AttentionDisplay::ValueWeighted && before->hasValueNorms) == valueWeighted &&
                           (haveMask ? before->hasDetail && sameMatrix(before->detail.masked, t->detail.masked)

@@ -107,7 +107,7 @@ HeatmapView::HeatmapView(QWidget* parent) : QCustomPlot(parent)
 void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
 {
     m_snapshot = snapshot;
-    const bool valid = snapshot && snapshot->trace.tokens > 0 && !snapshot->trace.attention.empty();
+    const bool valid = snapshot && snapshot->trace.tokens > 0 && snapshot->trace.keepsWeights(snapshot->focus.layer, snapshot->focus.head);
     const int T = valid ? snapshot->trace.tokens : 0;
     m_head = snapshot ? snapshot->focus : HeadSelection{};
     m_map->setVisible(valid);
@@ -122,7 +122,8 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     }
     fitTitle();
     // The last snapshot's matrices are no longer held: nothing may point into them.
-    m_shown = m_masked = nullptr;
+    m_shown = nullptr;
+    m_masked = {};
     if (!valid) {
         const bool typed = snapshot && !snapshot->tokens.ids.empty();
         m_placeholder->setText(typed ? tr("No attention to show for this input") : tr("Type a sentence to see its attention"));
@@ -165,7 +166,7 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     m_scale->setDataRange(range);
     m_scale->setLabel(m_valueWeighted ? QCustomPlot::tr("weight × ‖v W_O‖") : QCustomPlot::tr("weight"));
     const bool haveMask = tr.hasDetail && tr.detail.selection == m_head && tr.detail.masked.rows() == T;
-    m_masked = haveMask ? &tr.detail.masked : nullptr;
+    m_masked = haveMask ? HiddenPairs(&tr.detail.masked) : tr.hasDetail ? HiddenPairs() : HiddenPairs(snapshot->settings);
     placeAxes();
     fillMap(true);
     updateTicks();
@@ -180,8 +181,8 @@ double HeatmapView::cellValue(int q, int k) const
 
 bool HeatmapView::isMaskedCell(int q, int k) const
 {
-    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens || !m_masked) return false;
-    return std::isinf((*m_masked)(q, k)) && (*m_masked)(q, k) < 0.0f;
+    if (q < 0 || k < 0 || q >= m_tokens || k >= m_tokens) return false;
+    return m_masked(q, k);
 }
 
 double HeatmapView::drawnCell(int keyCell, int queryCell) const

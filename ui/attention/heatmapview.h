@@ -104,7 +104,8 @@ private:
     bool m_valueWeighted = false;  // the snapshot asked for value-weighted attention and holds its norms
     Matrix m_weighted;             // (T, T) the focused head's value-weighted attention when shown
     const Matrix* m_shown = nullptr;   // (T, T) the weights drawn: the snapshot's, or m_weighted
-    const Matrix* m_masked = nullptr;  // (T, T) the focused head's masked scores (−inf hidden), or null
+    HiddenPairs m_masked;              // the focused head's masked scores (T, T), −inf hidden; for a long text's
+                                       // pass, which keeps none, the snapshot's settings
     int m_tokens = 0;
     int m_labelStep = 1;
     bool m_labelsZoomed = false;  // the labels carry their positions because the map is zoomed

@@ -4,6 +4,7 @@
 #include <QMetaObject>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include <sys/resource.h>
 
@@ -86,6 +87,11 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     capture.nextTokenLogits = !encoder;
     capture.finalHidden = encoder && canPredictMasked(*model).ok();
     capture.valueNorms = display == AttentionDisplay::ValueWeighted;
+    if (Snapshot::keepsOnlyFocus(model->config, int(snap->tokens.ids.size()))) {
+        capture.onlyDetailWeights = true;
+        capture.overviewCells = Snapshot::kHeadOverview;
+        capture.overviewValueWeighted = capture.valueNorms;
+    }
     thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
     Status s;
     if (reusePrefix) {
@@ -100,7 +106,13 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     }
     if (s.ok() && encoder) snap->maskedTokens = predictMasked(*model, snap->trace, snap->tokens.ids, Snapshot::kNextTokens);
     else if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
-    if (s.ok() && snap->trace.tokens > Snapshot::kHeadOverview) summarizeHeads(snap->trace, display, *snap);
+    if (s.ok() && snap->trace.hasOverviews) {
+        snap->headOverviews = std::move(snap->trace.overviews);
+        snap->headSinks = std::move(snap->trace.firstKeyShares);
+        snap->trace.hasOverviews = false;
+    } else if (s.ok() && snap->trace.tokens > Snapshot::kHeadOverview) {
+        summarizeHeads(snap->trace, display, *snap);
+    }
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
         // Keep the tokens so the chips still show what was typed, but no weights to draw.
@@ -127,6 +139,20 @@ std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QSt
         snap->generation = generation;
         return {snap, QStringLiteral("There is not enough memory to compute attention for this text.")};
     }
+}
+
+QString onlyFocusKept(const Snapshot& snapshot)
+{
+    const ForwardTrace& t = snapshot.trace;
+    if (!snapshot.model || t.tokens == 0 || t.attention.empty() || t.keepsEveryHead()) return {};
+    const ModelConfig& c = snapshot.model->config;
+    int shortest = int(std::sqrt(Snapshot::kEveryHeadBytes / (4.0 * c.layers * c.heads)));
+    while (shortest > 1 && Snapshot::keepsOnlyFocus(c, shortest)) --shortest;
+    return QCoreApplication::translate("Document",
+                                       "At %L1 tokens the text is too long to keep every head's attention and the focused "
+                                       "head's steps; this view needs them. Shorten it to %L2 tokens or fewer.")
+        .arg(t.tokens)
+        .arg(shortest);
 }
 
 // The computing threads run a few nice points below the GUI thread, so drawing a result never waits for a

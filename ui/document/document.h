@@ -53,6 +53,16 @@ struct Snapshot {
     // the largest weight (or weight × value length) of the pairs it covers (analysis/overview.h). Made on
     // the computing thread: it reads every head's whole matrix (GPT-2 small at 1,024 tokens: 600 MB).
     static constexpr int kHeadOverview = 256;
+    // Past this many bytes of every head's (T, T) weights (GPT-2 small at its 1,024 tokens needs 604 MB; a
+    // 2-layer, 4-head model at 8,192 tokens needs 2.1 GB), a pass keeps only the focused head's weights and
+    // makes the overviews inside itself (CaptureRequest::onlyDetailWeights): two snapshots of that size are
+    // alive while the next one computes. Such a pass is whole (no prefix reuse) and has no focused head's
+    // pipeline, so views that need every head or the pipeline say so.
+    static constexpr double kEveryHeadBytes = 768.0 * 1024 * 1024;
+    static bool keepsOnlyFocus(const ModelConfig& config, int tokens)
+    {
+        return 4.0 * config.layers * config.heads * double(tokens) * double(tokens) > kEveryHeadBytes;
+    }
     std::vector<Matrix> headOverviews;
     std::vector<float> headSinks;  // with them, each head's share of weight on the first key (analysis/stats.h)
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
@@ -188,6 +198,11 @@ std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QSt
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display = AttentionDisplay::Weights,
                                                 bool reusePrefix = false);
+
+// For a view that reads every head's weights or the focused head's steps: when the snapshot's pass kept only
+// the focused head's weights (Snapshot::keepsOnlyFocus), one sentence saying so and how short a text would
+// keep them; empty otherwise.
+QString onlyFocusKept(const Snapshot& snapshot);
 
 // Loads a model spec as the Model menu opens it (builtin, random:..., a folder). The loaders bound their
 // allocations, but memory can still run out on a small machine: a sentence then, not a crash.

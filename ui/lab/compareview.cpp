@@ -333,8 +333,9 @@ void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name
 {
     pane.title->setText(name + QStringLiteral(": ") + describe(snap.settings));
     pane.setNote(counterfactualNote(snap));
-    pane.showAxes(snap.trace.hasDetail);
-    if (!snap.trace.hasDetail) {
+    const bool any = weights || snap.trace.hasDetail;
+    pane.showAxes(any);
+    if (!any) {
         pane.map->data()->clear();
         pane.setNote(QStringLiteral("nothing to show"));
         labplot::replot(pane.plot);
@@ -401,18 +402,27 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
                    ? valueWeightedAttention(snap.trace, head.layer, head.head)
                    : weights;
     };
-    const Matrix shownA = a->trace.hasDetail ? displayed(*a, a->focus, a->trace.detail.weights) : Matrix();
-    showPane(*m_paneA, *a, nameA, &shownA);
+    // The focused head's weights: its pipeline's, or (a long text's pass keeps no pipeline) the trace's.
+    const auto focused = [](const Snapshot& snap) -> const Matrix* {
+        if (snap.trace.hasDetail) return &snap.trace.detail.weights;
+        return snap.trace.keepsWeights(snap.focus.layer, snap.focus.head) ? &snap.trace.weights(snap.focus.layer, snap.focus.head)
+                                                                          : nullptr;
+    };
+    const Matrix* weightsA = focused(*a);
+    const Matrix shownA = weightsA ? displayed(*a, a->focus, *weightsA) : Matrix();
+    showPane(*m_paneA, *a, nameA, weightsA ? &shownA : nullptr);
     // B's head: the focused one's numbers, or B's most like A's focused head when pairing and the tokens agree.
-    const Matrix* weightsB = m_b->trace.hasDetail ? &m_b->trace.detail.weights : nullptr;
-    m_headB = m_b->trace.hasDetail ? m_b->focus : HeadSelection{-1, -1};
+    const Matrix* weightsB = focused(*m_b);
+    m_headB = weightsB ? m_b->focus : HeadSelection{-1, -1};
     m_pairDistance = 0.0;
     QString pairNote;
-    const bool pairing = m_document->compareB().pairHeads && weightsB && a->trace.hasDetail;
+    const bool pairing = m_document->compareB().pairHeads && weightsB && weightsA;
     if (pairing && a->tokens.tokens != m_b->tokens.tokens) {
         pairNote = tr("no pairing: the two sides' tokens differ");
+    } else if (pairing && !m_b->trace.keepsEveryHead()) {
+        pairNote = tr("no pairing: B's text is too long to keep every head's weights");
     } else if (pairing) {
-        const HeadMatch match = mostSimilarHead(a->trace.detail.weights, m_b->trace.attention);
+        const HeadMatch match = mostSimilarHead(*weightsA, m_b->trace.attention);
         if (match.index >= 0) {
             m_headB = {match.index / m_b->trace.heads, match.index % m_b->trace.heads};
             m_pairDistance = match.meanAbsDifference;
@@ -433,7 +443,7 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
     Pane& d = *m_paneDiff;
     m_hasDifference = false;
     d.map->data()->clear();
-    const int ta = a->trace.hasDetail ? a->trace.tokens : -1, tb = weightsB ? m_b->trace.tokens : -1;
+    const int ta = weightsA ? a->trace.tokens : -1, tb = weightsB ? m_b->trace.tokens : -1;
     d.title->setText(QStringLiteral("B − A, ") + headCaption(*a) +
                      (a->display == AttentionDisplay::ValueWeighted ? QStringLiteral(", weight × ‖value‖") : QString()));
     if (ta <= 0 || tb <= 0) {

@@ -75,9 +75,11 @@ void SaturationDashboard::refresh()
     for (QCPItemText* t : m_labels) m_plot->removeItem(t);
     m_labels.clear();
     const ForwardTrace& trace = snap->trace;
-    if (trace.attention.empty()) {
+    if (trace.attention.empty() || !trace.keepsEveryHead()) {
         m_map->data()->clear();
-        m_title->setText(QStringLiteral("Saturation dashboard — nothing to show"));
+        const QString tooLong = onlyFocusKept(*snap);
+        m_title->setText(tooLong.isEmpty() ? QStringLiteral("Saturation dashboard — nothing to show")
+                                           : QStringLiteral("Saturation dashboard — ") + tooLong);
         labplot::replot(m_plot);
         return;
     }

@@ -61,7 +61,8 @@ void RolloutView::setToken(int token) { m_token->setCurrentIndex(token); }
 
 ResearchJob RolloutView::job(const SnapshotPtr& snapshot)
 {
-    const QString nothing = nothingToMeasure(*document(), *snapshot);
+    QString nothing = nothingToMeasure(*document(), *snapshot);
+    if (nothing.isEmpty()) nothing = onlyFocusKept(*snapshot);  // the rollout multiplies every head's weights
     return [snapshot, nothing](const JobContext&) -> ResearchResultPtr {
         if (!nothing.isEmpty()) return errorResult(nothing);
         auto r = std::make_shared<RolloutResult>();

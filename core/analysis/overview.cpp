@@ -83,7 +83,14 @@ Matrix overviewOf(const Matrix& weights, TokenSpan queries, TokenSpan keys, int 
 
 Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols, HiddenPairs masked)
 {
-    return overviewOf(weights, queries, keys, maxRows, maxCols, masked, nullptr);
+    if (!masked.settings || masked.masked) return overviewOf(weights, queries, keys, maxRows, maxCols, masked, nullptr);
+    // From settings, each key's first visible query is known without a search: under a long text's causal
+    // mask the cells above the diagonal are then grey without reading a weight or asking of a pair.
+    const AttentionSettings& s = *masked.settings;
+    std::vector<int> first(std::size_t(weights.cols()));
+    for (int k = 0; k < int(weights.cols()); ++k)
+        first[std::size_t(k)] = s.isBlocked(k) ? int(weights.rows()) : s.mask == MaskKind::Causal ? std::min(k, int(weights.rows())) : 0;
+    return overviewOf(weights, queries, keys, maxRows, maxCols, masked, &first);
 }
 
 Matrix overviewMax(const Matrix& weights, TokenSpan queries, TokenSpan keys, int maxRows, int maxCols,

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QSlider>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
 #include "window/mainwindow.h"
+#include "tinyllama.h"
 
 using namespace attnscope;
 
@@ -311,23 +313,50 @@ void BenchUiLatency::gpt2SmallFolder()
 
 // A long text on a small model with an 8,192-token context (ATTNSCOPE_BENCH_LONG_TOKENS, 4,096 by default):
 // pasting it, typing at its end, zooming and panning the heatmap's overview, with the GUI thread's longest
-// stall over each part and the process's peak memory at the end.
+// stall over each part and the process's peak memory at the end. The model (ATTNSCOPE_BENCH_LONG_MODEL):
+// `llama` (the default), a Llama-layout folder written here with random weights (4 layers of 8 query heads
+// over 2 key/value heads, d_model 256, rotary positions, RMSNorm, SwiGLU), or `random`, the random GPT-2
+// layout of 2 layers of 4 heads, d_model 64.
 void BenchUiLatency::longTextOverviewAndZoom()
 {
     const int tokens = qEnvironmentVariableIsSet("ATTNSCOPE_BENCH_LONG_TOKENS") ? qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_LONG_TOKENS") : 4096;
+    const bool llama = qEnvironmentVariable("ATTNSCOPE_BENCH_LONG_MODEL", QStringLiteral("llama")) == QStringLiteral("llama");
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    tinyllama::Spec spec;
+    spec.layers = 4;
+    spec.heads = 8;
+    spec.kvHeads = 2;
+    spec.dModel = 256;
+    spec.dFF = 688;
+    spec.context = 8192;
+    const QString modelSpec = llama ? QString::fromStdString(tinyllama::writeFolder(folder, "llama", spec))
+                                    : QStringLiteral("random:layers=2,heads=4,d_model=64,context=8192,seed=1");
     MainWindow w;
-    Result<ModelPtr> model = loadModelSpec(QStringLiteral("random:layers=2,heads=4,d_model=64,context=8192,seed=1"));
-    QVERIFY(model.hasValue());
+    Result<ModelPtr> model = loadModelSpec(modelSpec);
+    QVERIFY2(model.hasValue(), model ? "" : model.error().c_str());
     w.document()->setModel(*model);
     w.resize(1600, 1000);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    // The random model's word tokenizer makes a token of each word.
+    // The random model's word tokenizer makes a token of each word; the Llama folder's makes a few of some:
+    // as many words as come to tokens - 1 (a beginning-of-text token, and room for one more).
+    const auto count = [&](const QString& text) {
+        const QByteArray utf8 = text.toUtf8();
+        Result<TokenizedText> t = (*model)->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+        return t ? int(t->ids.size()) : 0;
+    };
+    int n = tokens - 1;
+    for (int c = count(words(n)); n > 1 && c > tokens - 1; c = count(words(n)))
+        n = std::min(n - 1, int(std::int64_t(n) * (tokens - 1) / c));
+    qInfo("model %s: %d layers of %d heads; %d words", llama ? "Llama layout" : "random GPT-2 layout", (*model)->config.layers,
+          (*model)->config.heads, n);
     {
         StallWatch watch;
         Samples paste;
-        measure(w, [&] { w.sentenceEdit()->setText(words(tokens - 1)); }, paste, 60'000);  // a whole pass of seconds
-        qInfo("paste %d tokens until drawn: %.0f ms (compute %.0f ms); longest GUI stall %.1f ms", tokens - 1,
+        measure(w, [&] { w.sentenceEdit()->setText(words(n)); }, paste, 120'000);  // a whole pass of seconds
+        qInfo("paste %d tokens until drawn: %.0f ms (compute %.0f ms); longest GUI stall %.1f ms",
+              int(w.document()->snapshot()->tokens.ids.size()),
               paste.replotted.empty() ? -1.0 : paste.replotted.front(), w.document()->snapshot()->computeMs, watch.longestMs());
     }
     QVERIFY(w.heatmap()->showsOverview());

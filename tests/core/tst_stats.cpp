@@ -8,6 +8,7 @@
 
 #include "analysis/overview.h"
 #include "analysis/stats.h"
+#include "model/forward.h"
 #include "overviewreference.h"
 
 using namespace attnscope;
@@ -28,6 +29,8 @@ private slots:
     void overviewIsTheLargestOfThePairsItCovers_data();
     void overviewIsTheLargestOfThePairsItCovers();
     void overviewKeepsASharpHeadSharp();
+    void overviewFromTheSettingsIsTheOverviewFromTheMask_data();
+    void overviewFromTheSettingsIsTheOverviewFromTheMask();
     void topKeysByHand();
 };
 
@@ -183,6 +186,61 @@ void TestStats::overviewByHand()
     QCOMPARE(window.rows(), 2);
     QCOMPARE(window.cols(), 3);
     QVERIFY(window == w.block(3, 1, 2, 3));
+}
+
+void TestStats::overviewFromTheSettingsIsTheOverviewFromTheMask_data()
+{
+    QTest::addColumn<QString>("mask");
+    QTest::addColumn<QString>("blocked");
+    QTest::newRow("causal") << "causal" << "";
+    QTest::newRow("causal, blocked keys") << "causal" << "0,7,150";
+    QTest::newRow("none, blocked keys") << "none" << "3,299";
+    QTest::newRow("window") << "window:20" << "";
+    QTest::newRow("sinks and a window, blocked keys") << "sinks:3,window:15" << "1,40";
+}
+
+// A long text's pass keeps no masked scores: the heatmap asks the settings which pairs they hide
+// (HiddenPairs), and the overview skips the pairs above each key's first visible query, known from the
+// settings. The same cells as the plain loop over the mask the settings make, for whole maps and windows.
+void TestStats::overviewFromTheSettingsIsTheOverviewFromTheMask()
+{
+    QFETCH(QString, mask);
+    QFETCH(QString, blocked);
+    const int T = 300;
+    AttentionSettings settings;
+    applyMask(settings, *parseMaskSetting(mask.toStdString()));
+    for (const QString& k : blocked.split(u',', Qt::SkipEmptyParts)) settings.blockedKeys.push_back(k.toInt());
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    Matrix w(T, T), masked = Matrix::Zero(T, T);  // (T, T) each
+    for (int q = 0; q < T; ++q)
+        for (int k = 0; k < T; ++k) {
+            const bool hidden = isMaskedPair(settings, q, k);
+            if (hidden) masked(q, k) = -std::numeric_limits<float>::infinity();
+            w(q, k) = hidden || uniform(rng) < 0.1f ? 0.0f : uniform(rng);
+        }
+    struct Part {
+        TokenSpan queries, keys;
+        int rows, cols;
+    };
+    for (const Part& part : {Part{{0, T}, {0, T}, 64, 64}, Part{{0, T}, {0, T}, 299, 7}, Part{{17, 283}, {5, 250}, 40, 33},
+                             Part{{100, 12}, {120, 9}, 40, 40}}) {
+        const Matrix o = overviewMax(w, part.queries, part.keys, part.rows, part.cols, HiddenPairs(settings));
+        const int R = std::min(part.queries.count, part.rows), C = std::min(part.keys.count, part.cols);
+        const Matrix reference = overviewref::largestVisible(w, masked, part.queries.first, part.queries.count,
+                                                             part.keys.first, part.keys.count, R, C);
+        QVERIFY(o.rows() == R && o.cols() == C);
+        int differences = 0;
+        for (int r = 0; r < R; ++r)
+            for (int c = 0; c < C; ++c)
+                differences += reference(r, c) < 0.0f ? !std::isnan(o(r, c)) : o(r, c) != reference(r, c);
+        QVERIFY2(differences == 0, qPrintable(QStringLiteral("%1 of %2 cells differ").arg(differences).arg(R * C)));
+    }
+    for (int q : {0, 5, 150, 299}) {
+        const std::vector<KeyWeight> fromSettings = topKeys(w, q, 6, HiddenPairs(settings)), fromMask = topKeys(w, q, 6, &masked);
+        QCOMPARE(fromSettings.size(), fromMask.size());
+        for (std::size_t i = 0; i < fromMask.size(); ++i) QCOMPARE(fromSettings[i].key, fromMask[i].key);
+    }
 }
 
 void TestStats::overviewIsTheLargestOfThePairsItCovers_data()

@@ -24,10 +24,13 @@ void SummaryCells::reset(int tokens, int cells)
     assert(tokens >= 0 && cells > 0);
     rows = cols = std::min(tokens, cells);
     cellOf.resize(std::size_t(tokens));
+    cellStart.resize(std::size_t(rows) + 1);
     for (int i = 0; i < rows; ++i) {
         const TokenSpan span = coveredTokens({0, tokens}, rows, i);
         std::fill_n(cellOf.begin() + span.first, span.count, i);
+        cellStart[std::size_t(i)] = span.first;
     }
+    cellStart[std::size_t(rows)] = tokens;
 }
 
 void startSummary(const SummaryCells& cells, HeadSummary& summary)
@@ -41,22 +44,51 @@ void summarizeRows(const Eigen::Ref<const Matrix>& masked, const Eigen::Ref<cons
 {
     assert(masked.rows() == weights.rows() && masked.cols() == weights.cols());
     Matrix& overview = summary.overview;  // (R, C)
-    const int* rowCell = cells.cellOf.data() + row0;
-    for (Eigen::Index j = 0; j < weights.cols(); ++j) {
-        const float scale = valueNorm ? (*valueNorm)[j] : 1.0f;
-        float* column = &overview(0, cells.cellOf[std::size_t(j)]);
-        const float* s = masked.data() + j * masked.outerStride();
-        const float* w = weights.data() + j * weights.outerStride();
-        for (Eigen::Index r = 0; r < weights.rows(); ++r) {
-            if (s[r] == kNegInf) continue;  // hidden: weighs 0 and does not make its cell visible
-            const float x = w[r] * scale;
-            float& cell = column[rowCell[r]];
-            if (x > cell) cell = x;
+    const Eigen::Index keys = weights.cols();
+    // A block of rows falls in a few runs of one overview row each (cells are tens of tokens tall in a long
+    // text), and the keys in runs of one overview column: each (run, column) is one vectorised maximum over
+    // a block of weights. A hidden pair weighs exactly 0 and a visible one at least 0, so the block's
+    // largest is its largest visible weight, unless it is 0: only then do the masked scores say whether
+    // any pair of the block is visible. A taller matrix (the focused head's whole one) is taken a block
+    // of rows at a time.
+    constexpr Eigen::Index B = kSummaryBlockRows;
+    Eigen::Index runStart[B + 1];
+    int runCell[B];
+    for (Eigen::Index b0 = 0; b0 < weights.rows(); b0 += B) {
+        const Eigen::Index rows = std::min(B, weights.rows() - b0);
+        int runs = 0;
+        for (Eigen::Index r = b0; r < b0 + rows; ++r) {
+            const int cell = cells.cellOf[std::size_t(row0 + r)];
+            if (runs == 0 || runCell[runs - 1] != cell) {
+                runStart[runs] = r;
+                runCell[runs++] = cell;
+            }
         }
-        // A column's weights in float, the columns in double, as firstTokenShare adds them.
-        const double sum = double(weights.col(j).sum()) * double(scale);
-        summary.total += sum;
-        if (j == 0) summary.firstKey += sum;
+        runStart[runs] = b0 + rows;
+        for (int column = 0; column < cells.cols && cells.cellStart[std::size_t(column)] < keys; ++column) {
+            const Eigen::Index c0 = cells.cellStart[std::size_t(column)];
+            const Eigen::Index width = std::min<Eigen::Index>(cells.cellStart[std::size_t(column) + 1], keys) - c0;
+            for (int k = 0; k < runs; ++k) {
+                const Eigen::Index a = runStart[k], n = runStart[k + 1] - a;
+                const auto w = weights.block(a, c0, n, width);  // (n, width)
+                float largest = valueNorm ? (w.array().rowwise() * valueNorm->segment(c0, width).array()).maxCoeff() : w.maxCoeff();
+                if (!(largest > 0.0f)) {
+                    if (masked.block(a, c0, n, width).maxCoeff() == kNegInf) continue;  // every pair hidden
+                    largest = 0.0f;
+                }
+                float& cell = overview(runCell[k], column);
+                if (largest > cell) cell = largest;
+            }
+        }
+        // The shares: every weight of the block, and key 0's (in float within the block, in double across).
+        const auto block = weights.middleRows(b0, rows);  // (rows, keys)
+        if (valueNorm) {
+            summary.total += double((block.array().rowwise() * valueNorm->head(keys).array()).sum());
+            if (keys > 0) summary.firstKey += double(block.col(0).sum()) * double((*valueNorm)[0]);
+        } else {
+            summary.total += double(block.sum());
+            if (keys > 0) summary.firstKey += double(block.col(0).sum());
+        }
     }
 }
 

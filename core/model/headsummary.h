@@ -21,6 +21,7 @@ namespace attnscope {
 struct SummaryCells {
     int rows = 0, cols = 0;     // R = C = min(T, cells)
     std::vector<int> cellOf;    // (T) the overview row (as a query) and column (as a key) of token t
+    std::vector<int> cellStart; // (R + 1) the first token of each cell, then T
 
     void reset(int tokens, int cells);
 };

@@ -20,6 +20,13 @@ QString shape(const Matrix& m, const QString& rows, const QString& cols)
     return QStringLiteral("(%1×%2 = %3×%4)").arg(rows, cols).arg(m.rows()).arg(m.cols());
 }
 
+QString legendText()
+{
+    return QStringLiteral("Blue < 0 < red, each plot scaled to its largest |value|; weights on the Attention tab's 0–1 "
+                          "scale. Grey: masked (−∞ before the softmax, weight 0 after). Click a cell of a T×T step to "
+                          "explain it below.");
+}
+
 QLabel* arrow(const QString& text, QWidget* parent)
 {
     auto* label = new QLabel(QStringLiteral("→\n") + text, parent);
@@ -64,13 +71,10 @@ PipelineView::PipelineView(Document* document, QWidget* parent) : QWidget(parent
     }
     arrange();
     // What the colours mean, once for every plot rather than squeezed into a title.
-    auto* legend = new QLabel(QStringLiteral("Blue < 0 < red, each plot scaled to its largest |value|; weights on the "
-                                             "Attention tab's 0–1 scale. Grey: masked (−∞ before the softmax, weight 0 "
-                                             "after). Click a cell of a T×T step to explain it below."),
-                              steps);
-    legend->setWordWrap(true);
-    legend->setTextFormat(Qt::PlainText);
-    rows->addWidget(legend);
+    m_legend = new QLabel(legendText(), steps);
+    m_legend->setWordWrap(true);
+    m_legend->setTextFormat(Qt::PlainText);
+    rows->addWidget(m_legend);
     m_cell = new CellView(document, this);
     outer->addWidget(steps, 3);
     outer->addWidget(m_cell, 2);
@@ -178,6 +182,9 @@ void PipelineView::refresh()
 {
     const SnapshotPtr& snap = m_document->snapshot();
     const ForwardTrace& t = snap->trace;
+    // A long text's pass keeps no focused head's steps: say so where the legend was.
+    const QString tooLong = t.hasDetail ? QString() : onlyFocusKept(*snap);
+    m_legend->setText(tooLong.isEmpty() ? legendText() : tooLong);
     if (!t.hasDetail) {
         for (const auto& entry : m_plots) entry.second->setMatrix(Matrix(), MatrixPlot::Scale::Symmetric);
         return;

@@ -47,6 +47,7 @@ private:
     QVBoxLayout* m_stepRows = nullptr;
     std::vector<QHBoxLayout*> m_lines;
     std::vector<int> m_breaks;  // the first unit of each line
+    QLabel* m_legend = nullptr;      // what the colours mean, or why a long text has no steps to show
     QLabel* m_scaleArrow = nullptr;  // "÷ √dₖ", or "× m" for a model trained without the division
     CellView* m_cell;
 };

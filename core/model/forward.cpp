@@ -328,11 +328,16 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     for (Matrix& r : trace.residuals) ensure(r, T, D);
 
     sizeWorkspace(c, T, ws);
-    if (!summarize)  // summarised heads size their own (B, T) scratch
-        for (Workspace::PerThread& p : ws.perThread) {
-            ensure(p.scores, T, T);
-            if (!capture.allAttention) ensure(p.probs, T, T);
-        }
+    // Every thread's scratch in the shape the largest task of this pass needs, before the tasks: any thread
+    // may run any head, so a head that sized its own would allocate whenever it landed on a thread that ran
+    // another kind in the last pass. Summarised heads take a (B, T) block of it; the focused head of a pass
+    // that keeps its pipeline runs whole, on (T, T).
+    const bool wholeHead = !summarize || (capture.detail && !capture.onlyDetailWeights);
+    const Eigen::Index scratchRows = wholeHead ? T : std::min<Eigen::Index>(kSummaryBlockRows, T);
+    for (Workspace::PerThread& p : ws.perThread) {
+        ensure(p.scores, scratchRows, T);
+        if (summarize || !capture.allAttention) ensure(p.probs, capture.allAttention ? std::min<Eigen::Index>(kSummaryBlockRows, T) : scratchRows, T);
+    }
     if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
     // 1. Embed: token rows plus the positional table chosen by the settings; BERT-family encoders also add

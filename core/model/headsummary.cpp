@@ -108,8 +108,13 @@ void attendSummarized(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const 
     assert(!kept || (kept->rows() == T && kept->cols() == keys));
     const bool causal = settings.mask == MaskKind::Causal;
     const Eigen::Index B = kSummaryBlockRows;
-    if (scores.rows() != B || scores.cols() != keys) scores.resize(B, keys);
-    if (!kept && (probs.rows() != B || probs.cols() != keys)) probs.resize(B, keys);
+    // The scratch may be larger than a block (forward() sizes it for every task of its pass): a block of it
+    // serves, and it grows only when too small.
+    const auto fit = [B, T, keys](Matrix& m) {
+        if (m.rows() < std::min(B, T) || m.cols() != keys) m.resize(std::min(B, T), keys);
+    };
+    fit(scores);
+    if (!kept) fit(probs);
     startSummary(cells, summary);
     for (Eigen::Index r0 = 0; r0 < T; r0 += B) {
         const Eigen::Index rows = std::min(B, T - r0), r1 = r0 + rows;

@@ -81,22 +81,31 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
     QTest::addColumn<bool>("encoder");
     QTest::addColumn<int>("threads");  // the pool's size, the caller included: 3 is more than CI's cores
     QTest::addColumn<int>("tokens");   // 0: the sentence below; otherwise that many tokens
-    QTest::newRow("causal, all heads") << 0 << false << false << 0 << false << 3 << 0;
-    QTest::newRow("causal, all heads, one thread") << 0 << false << false << 0 << false << 1 << 0;
-    QTest::newRow("no mask, all heads") << 1 << false << false << 0 << false << 3 << 0;
-    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << 0 << false << 3 << 0;
-    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << 0 << false << 3 << 0;
-    QTest::newRow("two heads zero-ablated, logits and pipeline") << 0 << true << true << 1 << false << 3 << 0;
-    QTest::newRow("two heads mean-ablated, logits and pipeline") << 0 << true << true << 2 << false << 3 << 0;
+    // 0 no overviews; 1 one head kept, every head's overview made in the pass; 2 the same, value-weighted;
+    // 3 overviews made in the pass with every head and the focused head's pipeline kept
+    QTest::addColumn<int>("overview");
+    QTest::newRow("causal, all heads") << 0 << false << false << 0 << false << 3 << 0 << 0;
+    QTest::newRow("causal, all heads, one thread") << 0 << false << false << 0 << false << 1 << 0 << 0;
+    QTest::newRow("no mask, all heads") << 1 << false << false << 0 << false << 3 << 0 << 0;
+    QTest::newRow("causal, all heads, next-token logits") << 0 << true << false << 0 << false << 3 << 0 << 0;
+    QTest::newRow("causal, all heads, logits and one head's pipeline (what the window asks)") << 0 << true << true << 0 << false << 3 << 0 << 0;
+    QTest::newRow("two heads zero-ablated, logits and pipeline") << 0 << true << true << 1 << false << 3 << 0 << 0;
+    QTest::newRow("two heads mean-ablated, logits and pipeline") << 0 << true << true << 2 << false << 3 << 0 << 0;
     // Post-LN blocks, GELU-erf, segment embedding, embedding layer norm and the final hidden states.
-    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << 0 << true << 3 << 0;
+    QTest::newRow("BERT, no mask, final hidden states and one head's pipeline") << 1 << false << true << 0 << true << 3 << 0 << 0;
     // Past the rows the norms and the softmax keep their statistics for on the stack (2,048).
-    QTest::newRow("causal, 2,100 tokens, logits and one head's pipeline") << 0 << true << true << 0 << false << 3 << 2100;
-    QTest::newRow("causal, 600 tokens") << 0 << false << false << 0 << false << 3 << 600;
-    QTest::newRow("no mask, 600 tokens") << 1 << false << false << 0 << false << 3 << 600;
+    QTest::newRow("causal, 2,100 tokens, logits and one head's pipeline") << 0 << true << true << 0 << false << 3 << 2100 << 0;
+    QTest::newRow("causal, 600 tokens") << 0 << false << false << 0 << false << 3 << 600 << 0;
+    QTest::newRow("no mask, 600 tokens") << 1 << false << false << 0 << false << 3 << 600 << 0;
     // mask 2: sinks:2,window:50, whose row blocks take a band of keys and the sinks apart.
-    QTest::newRow("sinks 2 + window 50, 600 tokens") << 2 << true << false << 0 << false << 2 << 600;
-    QTest::newRow("no mask, 2,100 tokens, one thread") << 1 << false << false << 0 << false << 1 << 2100;
+    QTest::newRow("sinks 2 + window 50, 600 tokens") << 2 << true << false << 0 << false << 2 << 600 << 0;
+    QTest::newRow("no mask, 2,100 tokens, one thread") << 1 << false << false << 0 << false << 1 << 2100 << 0;
+    // A long text's pass (CaptureRequest::onlyDetailWeights): blocks of rows folded into every head's overview.
+    QTest::newRow("causal, 600 tokens, one head kept and every head's overview") << 0 << true << true << 0 << false << 3 << 600 << 1;
+    QTest::newRow("sinks 2 + window 50, 600 tokens, one head kept, value-weighted overviews") << 2 << true << true << 0 << false << 2 << 600 << 2;
+    QTest::newRow("no mask, 2,100 tokens, one head kept and every head's overview") << 1 << false << true << 0 << false << 3 << 2100 << 1;
+    // Any thread may run the focused head whole one pass and a summarised head the next.
+    QTest::newRow("causal, 600 tokens, overviews with every head and the pipeline kept") << 0 << true << true << 0 << false << 3 << 600 << 3;
 }
 
 void TestNoAlloc::warmedUpForwardDoesNotAllocate()
@@ -108,6 +117,7 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     QFETCH(bool, encoder);
     QFETCH(int, threads);
     QFETCH(int, tokens);
+    QFETCH(int, overview);
     ThreadPool::shared().setThreads(threads);
     ThreadPool::shared().setMinSharedMultiplyAdds(0.0);  // the tiny model's products through the pool too
     QTemporaryDir tmp;
@@ -135,9 +145,15 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
     capture.nextTokenLogits = logits;
     capture.finalHidden = encoder;
     if (detail) capture.detail = tokens > 0 ? HeadSelection{0, 1} : HeadSelection{1, encoder ? 1 : 2};
+    if (overview > 0) {
+        capture.overviewCells = 256;
+        capture.onlyDetailWeights = overview != 3;
+        capture.valueNorms = capture.overviewValueWeighted = overview == 2;
+    }
     ForwardTrace trace;
     Workspace ws;
     QVERIFY(forward(*model, ids, s, capture, trace, ws).ok());  // warm-up sizes everything
+    QCOMPARE(trace.hasOverviews, overview > 0);
     Status again;
     const long n = countAllocations([&] { again = forward(*model, ids, s, capture, trace, ws); });
     QVERIFY(again.ok());

@@ -1,10 +1,11 @@
 // Long texts' passes (model/headsummary.h): the heads run a block of rows at a time, only the focused head's
 // weights are kept, and every head's overview and first-key share are made inside the pass. Compared with
-// the whole pass on a GPT-2 layout, Llama (rotary positions, grouped keys) and a BERT encoder, under the
-// causal mask, none, a window, sinks plus a window, blocked keys and ablation, over lengths that end inside
-// a block: the kept weights and the logits against the whole pass's, each overview against a plain loop
-// over the whole pass's weights and mask (tests/core/overviewreference.h), each share against a plain
-// double sum. And what it is for: the scratch stays (rows, T), the other heads' weights are not kept.
+// the whole pass on a GPT-2 layout, Llama (rotary positions, grouped keys), a BERT encoder and T5's
+// encoder (relative position bias), under the causal mask, none, a window, sinks plus a window, blocked
+// keys and ablation, over lengths that end inside a block: the kept weights and the logits against the
+// whole pass's, each overview against a plain loop over the whole pass's weights and mask
+// (tests/core/overviewreference.h), each share against a plain double sum. And what it is for: the
+// scratch stays (rows, T), the other heads' weights are not kept.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -17,6 +18,7 @@
 #include "overviewreference.h"
 #include "tinybert.h"
 #include "tinyllama.h"
+#include "tinyt5.h"
 
 using namespace attnscope;
 
@@ -88,6 +90,7 @@ class TestHeadSummary : public QObject {
         if (name == "gpt2") m = testing::load("random:layers=2,heads=4,d_model=64,context=512,seed=5");
         else if (name == "llama") m = testing::load(tinyllama::writeFolder(m_tmp, "llama", tinyllama::Spec{}).c_str());
         else if (name == "bert") m = testing::load(tinybert::writeFolder(m_tmp, "bert", tinybert::Family::Bert).c_str());
+        else if (name == "t5") m = testing::load(tinyt5::writeFolder(m_tmp, "t5").c_str());
         if (!m) qFatal("no model %s", qPrintable(name));
         return *m_models.emplace(name, m).first->second;
     }
@@ -120,6 +123,9 @@ private slots:
         QTest::newRow("llama, causal") << "llama" << "causal" << 100 << 9 << false << true;
         QTest::newRow("llama, window, every head kept") << "llama" << "window:7" << 70 << 8 << false << false;
         QTest::newRow("bert, its own mask") << "bert" << "none" << 40 << 7 << true << true;
+        // T5's encoder adds its relative position bias to every block of rows (and to the sinks apart).
+        QTest::newRow("t5, relative bias") << "t5" << "none" << 150 << 16 << false << true;
+        QTest::newRow("t5, relative bias, sinks and a window") << "t5" << "sinks:2,window:9" << 170 << 20 << true << true;
     }
     void matchesTheWholePass()
     {

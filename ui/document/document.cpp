@@ -64,7 +64,8 @@ void summarizeHeads(const ForwardTrace& t, AttentionDisplay display, Snapshot& s
 
 std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
-                                                quint64 generation, AttentionDisplay display, bool reusePrefix)
+                                                quint64 generation, AttentionDisplay display, bool reusePrefix,
+                                                double everyHeadBytes)
 {
     const auto start = std::chrono::steady_clock::now();
     auto snap = std::make_shared<Snapshot>();
@@ -72,6 +73,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     snap->settings = settings;
     snap->generation = generation;
     snap->display = display;
+    snap->everyHeadBytes = everyHeadBytes;
     if (!model) return {snap, QStringLiteral("No model is loaded.")};
     snap->focus = clampFocus(focus, model->config);
 
@@ -87,7 +89,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     capture.nextTokenLogits = !encoder;
     capture.finalHidden = encoder && canPredictMasked(*model).ok();
     capture.valueNorms = display == AttentionDisplay::ValueWeighted;
-    if (Snapshot::keepsOnlyFocus(model->config, int(snap->tokens.ids.size()))) {
+    if (Snapshot::keepsOnlyFocus(model->config, int(snap->tokens.ids.size()), everyHeadBytes)) {
         capture.onlyDetailWeights = true;
         capture.overviewCells = Snapshot::kHeadOverview;
         capture.overviewValueWeighted = capture.valueNorms;
@@ -126,12 +128,13 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
 
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
-                                                quint64 generation, AttentionDisplay display, bool reusePrefix)
+                                                quint64 generation, AttentionDisplay display, bool reusePrefix,
+                                                double everyHeadBytes)
 {
     // Runs on the worker thread too, where an escaping exception would end the program: out of memory
     // becomes the snapshot's error sentence instead.
     try {
-        return computeSnapshotUnguarded(model, text, settings, focus, generation, display, reusePrefix);
+        return computeSnapshotUnguarded(model, text, settings, focus, generation, display, reusePrefix, everyHeadBytes);
     } catch (const std::bad_alloc&) {
         auto snap = std::make_shared<Snapshot>();
         snap->model = model;
@@ -146,8 +149,8 @@ QString onlyFocusKept(const Snapshot& snapshot)
     const ForwardTrace& t = snapshot.trace;
     if (!snapshot.model || t.tokens == 0 || t.attention.empty() || t.keepsEveryHead()) return {};
     const ModelConfig& c = snapshot.model->config;
-    int shortest = int(std::sqrt(Snapshot::kEveryHeadBytes / (4.0 * c.layers * c.heads)));
-    while (shortest > 1 && Snapshot::keepsOnlyFocus(c, shortest)) --shortest;
+    int shortest = int(std::sqrt(snapshot.everyHeadBytes / (4.0 * c.layers * c.heads)));
+    while (shortest > 1 && Snapshot::keepsOnlyFocus(c, shortest, snapshot.everyHeadBytes)) --shortest;
     return QCoreApplication::translate("Document",
                                        "At %L1 tokens the text is too long to keep every head's attention and the focused "
                                        "head's steps; this view needs them. Shorten it to %L2 tokens or fewer.")
@@ -430,8 +433,8 @@ void Document::request()
 {
     const quint64 generation = ++m_generation;
     auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, display = m_display,
-                 generation](const CancelFlag&) {
-        return computeSnapshot(model, text, settings, focus, generation, display, true);
+                 generation, budget = m_everyHeadBytes](const CancelFlag&) {
+        return computeSnapshot(model, text, settings, focus, generation, display, true, budget);
     };
     auto show = [this](std::pair<SnapshotPtr, QString> result) { accept(std::move(result.first), std::move(result.second)); };
     if (!isAsync()) {

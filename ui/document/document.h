@@ -59,10 +59,11 @@ struct Snapshot {
     // alive while the next one computes. Such a pass is whole (no prefix reuse) and has no focused head's
     // pipeline, so views that need every head or the pipeline say so.
     static constexpr double kEveryHeadBytes = 768.0 * 1024 * 1024;
-    static bool keepsOnlyFocus(const ModelConfig& config, int tokens)
+    static bool keepsOnlyFocus(const ModelConfig& config, int tokens, double everyHeadBytes = kEveryHeadBytes)
     {
-        return 4.0 * config.layers * config.heads * double(tokens) * double(tokens) > kEveryHeadBytes;
+        return 4.0 * config.layers * config.heads * double(tokens) * double(tokens) > everyHeadBytes;
     }
+    double everyHeadBytes = kEveryHeadBytes;  // the budget this snapshot's pass was made under (tests lower it)
     std::vector<Matrix> headOverviews;
     std::vector<float> headSinks;  // with them, each head's share of weight on the first key (analysis/stats.h)
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
@@ -99,6 +100,8 @@ public:
     static constexpr int kAsyncTokenThreshold = 256;
     bool isAsync() const;
     void setForceAsync(bool on);  // tests and benchmarks exercise the worker path with a small model
+    // Snapshot::kEveryHeadBytes unless set: tests reach the one-head pass of a long text with a small model.
+    void setEveryHeadBytes(double bytes) { m_everyHeadBytes = bytes; }
 
     // How many tokens the current text has past the token limit (the model's context unless the settings set
     // a lower one; 0 when it fits), from the latest snapshot.
@@ -178,6 +181,7 @@ private:
     QString m_error;
     quint64 m_generation = 0;
     bool m_forceAsync = false;
+    double m_everyHeadBytes = Snapshot::kEveryHeadBytes;
     std::optional<CompareBSettings> m_compareB;
     std::vector<TabPage> m_pages;
     QString m_tab, m_view;
@@ -193,11 +197,12 @@ private:
 // Runs tokenize + forward for one request; safe on any thread. With `reusePrefix` (the Document's own
 // requests), each thread keeps the keys and values of its last such pass and a weak handle on its snapshot,
 // so text that keeps that snapshot's first tokens recomputes only the rows after them; the result is the
-// same either way (tests/core/tst_prefixreuse.cpp).
+// same either way (tests/core/tst_prefixreuse.cpp). Past `everyHeadBytes` of every head's weights the pass
+// keeps only the focused head's (Snapshot::keepsOnlyFocus).
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display = AttentionDisplay::Weights,
-                                                bool reusePrefix = false);
+                                                bool reusePrefix = false, double everyHeadBytes = Snapshot::kEveryHeadBytes);
 
 // For a view that reads every head's weights or the focused head's steps: when the snapshot's pass kept only
 // the focused head's weights (Snapshot::keepsOnlyFocus), one sentence saying so and how short a text would

@@ -4,12 +4,19 @@
 // the snapshot's weights), and zooms, pans and labels down to one exact cell per pair. The heads grid: the
 // same overview per head. The sentence box: a text past QLineEdit's default 32,767 characters arrives whole.
 #include <QImage>
+#include <QLabel>
 #include <QSet>
 #include <QtTest>
+#include <qcustomplot.h>
 #include <random>
 
 #include "attention/headgridview.h"
 #include "attention/heatmapview.h"
+#include "common/matrixplot.h"
+#include "lab/scorehistogramview.h"
+#include "steps/blockview.h"
+#include "steps/cellview.h"
+#include "steps/headsview.h"
 #include "overviewreference.h"
 #include "common/colormap.h"
 #include "model/forward.h"
@@ -327,6 +334,51 @@ private slots:
         QCOMPARE(view.cellValue(500, 450), double(t.weights(focus.layer, focus.head)(500, 450)));
         QVERIFY(std::isnan(view.drawnCell(view.mapCells().width() / 3, view.mapCells().height() - 1)));  // outside the window
         for (const KeyWeight& k : view.topKeysOf(500)) QVERIFY(!isMaskedPair(settings, 500, k.key));
+    }
+
+    // The views that read the focused head's steps (Heads, Block, Cell, the score histogram) have none to show
+    // for a text too long to keep them: they keep nothing of the text before on screen and say why, in the
+    // sentence the pipeline and rollout use.
+    void theStepViewsSayWhyALongTextHasNone()
+    {
+        Document doc;
+        doc.setEveryHeadBytes(4.0 * 1024 * 1024);  // 8 heads at 600 tokens (11 MB) cross it
+        doc.setModel(*loadModel("random:layers=2,heads=4,d_model=32,context=1024,seed=3"));
+        doc.setText(QStringLiteral("the cat sat on the mat"));
+        doc.waitForIdle();
+        HeadsView heads(&doc);
+        BlockView block(&doc);
+        CellView cell(&doc);
+        ScoreHistogramView histogram(&doc);
+        QVERIFY(doc.snapshot()->trace.hasDetail);
+        QCOMPARE(heads.headPlot(0)->shown().rows(), Eigen::Index(6));
+        QCOMPARE(block.plot(QStringLiteral("residual_in"))->shown().rows(), Eigen::Index(6));
+        QVERIFY(cell.hasCell() && !histogram.scoresShown().isEmpty());
+
+        QStringList words;
+        for (int i = 0; i < 600; ++i) words << QStringLiteral("cat");
+        doc.setText(words.join(u' '));
+        doc.waitForIdle();
+        const QString why = onlyFocusKept(*doc.snapshot());
+        QVERIFY2(why.contains(QStringLiteral("362 tokens")), qPrintable(why));
+        const auto says = [&why](const QWidget& view) {
+            for (const QLabel* l : view.findChildren<QLabel*>())
+                if (l->isVisibleTo(&view) && l->text() == why) return true;
+            return false;
+        };
+        for (int h = 0; h < heads.headCount(); ++h) QCOMPARE(heads.headPlot(h)->shown().size(), Eigen::Index(0));
+        for (const MatrixPlot* p : {heads.concatPlot(), heads.woPlot(), heads.outputPlot()}) QCOMPARE(p->shown().size(), Eigen::Index(0));
+        QVERIFY(says(heads));
+        QCOMPARE(block.plot(QStringLiteral("residual_in"))->shown().size(), Eigen::Index(0));
+        QCOMPARE(block.normsPlot()->graph(0)->data()->size(), 0);
+        QVERIFY(says(block));
+        QVERIFY(!cell.hasCell());
+        QVERIFY(says(cell));
+        QVERIFY(histogram.scoresShown().isEmpty());
+        bool titled = false;
+        for (QCPLayoutElement* e : histogram.plot()->plotLayout()->elements(true))
+            if (const auto* t = qobject_cast<QCPTextElement*>(e)) titled |= t->text().simplified() == why;
+        QVERIFY(titled);
     }
 
     // QLineEdit's default limit of 32,767 characters cut a pasted long text without a word; the box now takes

@@ -74,7 +74,10 @@ void ScoreHistogramView::refresh()
     m_weightGraph->data()->clear();
     const int T = snap->trace.hasDetail ? snap->trace.tokens : 0;
     if (T == 0) {
-        m_title->setText(QStringLiteral("Scores of one query row — nothing to show"));
+        const QString tooLong = onlyFocusKept(*snap);
+        // Two lines: a plot title does not wrap.
+        m_title->setText(tooLong.isEmpty() ? QStringLiteral("Scores of one query row — nothing to show")
+                                           : QString(tooLong).replace(QStringLiteral("; "), QStringLiteral(";\n")));
         labplot::replot(m_plot);
         return;
     }

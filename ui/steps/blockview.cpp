@@ -146,6 +146,17 @@ void showPage(const BlockView::Page& page, const Steps& steps, const ModelConfig
     n->replot(QCustomPlot::rpQueuedReplot);
 }
 
+// Empties a page, so a text without the focused head's steps never shows the steps of the text before it.
+void clearPage(const BlockView::Page& page)
+{
+    for (const auto& [name, p] : page.plots) {
+        p->setTitle(QString());
+        p->setMatrix(Matrix(), MatrixPlot::Scale::Symmetric);
+    }
+    for (int g = 0; g < page.norms->graphCount(); ++g) page.norms->graph(g)->data()->clear();
+    page.norms->replot(QCustomPlot::rpQueuedReplot);
+}
+
 } // namespace
 
 BlockView::BlockView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
@@ -169,6 +180,7 @@ BlockView::BlockView(Document* document, QWidget* parent) : QWidget(parent), m_d
     m_pages->addWidget(m_encoder.widget);
     m_pages->addWidget(m_decoder.widget);
     column->addWidget(m_pages, 1);
+    column->addStretch();  // takes the room, and keeps the note at the top, when the pages are hidden
     // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
     auto* gate = new RefreshGate(this, [this] { refresh(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
@@ -196,12 +208,21 @@ void BlockView::refresh()
     m_note->setVisible(encoderDecoder);
     const bool decoder = encoderDecoder && m_stack->currentIndex() == 1;
     m_pages->setCurrentIndex(decoder ? 1 : 0);
+    m_pages->show();
     if (decoder) {
         refreshDecoder();
         return;
     }
     if (encoderDecoder) m_note->setText(tr("The encoder's block at the focused layer, over the sentence."));
-    if (!snap->trace.hasDetail) return;
+    if (!snap->trace.hasDetail) {
+        clearPage(m_encoder);
+        if (const QString why = onlyFocusKept(*snap); !why.isEmpty()) {
+            m_note->setText(why);
+            m_note->setVisible(true);
+            m_pages->hide();  // empty plots under the sentence would only look broken
+        }
+        return;
+    }
     const HeadDetail& d = snap->trace.detail;
     const QStringList tokens = tokenLabels(snap->tokens.tokens);
     const ModelConfig& c = snap->model->config;

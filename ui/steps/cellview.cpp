@@ -124,7 +124,8 @@ void CellView::refresh()
     Result<CellExplanation> c = explainCell(trace, q, k);
     m_valid = bool(c);
     if (!c) {
-        m_header->setText(QStringLiteral("No cell to explain: %1").arg(QString::fromStdString(c.error())));
+        const QString tooLong = onlyFocusKept(*snap);
+        m_header->setText(!tooLong.isEmpty() ? tooLong : QStringLiteral("No cell to explain: %1").arg(QString::fromStdString(c.error())));
         m_summary->clear();
         for (QCPBars* b : {m_queryBars, m_keyBars, m_productBars, m_weightBars, m_chosenBar}) b->data()->clear();
         m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -17,13 +17,15 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
     new QHBoxLayout(m_headsRow);
     m_headsRow->layout()->setSpacing(2);
     layout->addWidget(m_headsRow, 2);
-    auto* bottom = new QHBoxLayout;
-    m_concat = new MatrixPlot(this);
-    m_wo = new MatrixPlot(this);
-    m_output = new MatrixPlot(this);
+    m_bottom = new QWidget(this);
+    auto* bottom = new QHBoxLayout(m_bottom);
+    bottom->setContentsMargins(0, 0, 0, 0);
+    m_concat = new MatrixPlot(m_bottom);
+    m_wo = new MatrixPlot(m_bottom);
+    m_output = new MatrixPlot(m_bottom);
     for (MatrixPlot* p : {m_concat, m_wo}) p->setShowColorScale(false);
     auto op = [this](const QString& text) {
-        auto* l = new QLabel(text, this);
+        auto* l = new QLabel(text, m_bottom);
         l->setAlignment(Qt::AlignCenter);
         return l;
     };
@@ -32,10 +34,11 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
     bottom->addWidget(m_wo, 3);
     bottom->addWidget(op(QStringLiteral("+ b_O\n=")));
     bottom->addWidget(m_output, 3);
-    layout->addLayout(bottom, 3);
+    layout->addWidget(m_bottom, 3);
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     layout->addWidget(m_hint);
+    layout->addStretch();  // takes the room, and keeps the hint at the top, when the plots are hidden
     // Hidden behind another tab, the view waits until it is shown instead of redrawing on every keystroke.
     auto* gate = new RefreshGate(this, [this] { refresh(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
@@ -80,7 +83,22 @@ void HeadsView::refresh()
         p->removeEventFilter(this);  // its destructor still sends events (UBSan saw the cast above on them)
         delete p;
     }
-    if (!snap->trace.hasDetail) return;
+    if (!snap->trace.hasDetail) {
+        // No steps of the focused head (an error, or a text too long to keep them): nothing from the text
+        // before stays on screen, and a long text says why.
+        QList<MatrixPlot*> plots = m_headPlots;
+        plots << m_concat << m_wo << m_output;
+        for (MatrixPlot* p : plots) {
+            p->setTitle(QString());
+            p->setMatrix(Matrix(), MatrixPlot::Scale::Symmetric);
+        }
+        m_hint->setText(onlyFocusKept(*snap));
+        m_headsRow->hide();
+        m_bottom->hide();
+        return;
+    }
+    m_headsRow->show();
+    m_bottom->show();
     const HeadDetail& d = snap->trace.detail;
     const int Dh = snap->model->config.dHead;
     const QStringList tokens = tokenLabels(snap->tokens.tokens);

@@ -33,6 +33,7 @@ private:
 
     Document* m_document;
     QWidget* m_headsRow;
+    QWidget* m_bottom;  // concat × W_O = output
     QList<MatrixPlot*> m_headPlots;
     MatrixPlot* m_concat;
     MatrixPlot* m_wo;

@@ -192,7 +192,7 @@ private slots:
 
         QCOMPARE(etagHash("\"" + std::string(64, 'A') + "\"").value_or(""), std::string(64, 'a'));
         QCOMPARE(etagHash("W/\"" + std::string(40, '0') + "\"").value_or(""), std::string(40, '0'));
-        for (const std::string bad : {std::string("\"../../x\""), std::string(63, 'a'), std::string(40, 'g'), std::string()})
+        for (const std::string& bad : {std::string("\"../../x\""), std::string(63, 'a'), std::string(40, 'g'), std::string()})
             QVERIFY2(!etagHash(bad), bad.c_str());
 
         const std::string commit(40, 'f');
@@ -206,7 +206,7 @@ private slots:
         Result<std::vector<std::string>> plan = filesToDownload(*info, "a/b");
         QVERIFY(plan);
         QCOMPARE(*plan, (std::vector<std::string>{"config.json", "tokenizer.json", "model.safetensors"}));
-        for (const std::string bad : {std::string(R"({"sha":"../../etc","siblings":[]})"), std::string(R"({"siblings":[]})"),
+        for (const std::string& bad : {std::string(R"({"sha":"../../etc","siblings":[]})"), std::string(R"({"siblings":[]})"),
                                       R"({"sha":")" + commit + R"("})", std::string("[1]"), std::string("{")})
             QVERIFY2(!parseRevisionInfo(bad, "a/b"), bad.c_str());
 

@@ -44,7 +44,7 @@ Fixture fixture()
 
 std::string exported(const Fixture& f, DataKind what, DataFormat format, std::optional<HeadSelection> head = std::nullopt)
 {
-    Result<std::string> bytes = exportData(*f.model, f.tokens, f.settings, {what, format, head});
+    Result<std::string> bytes = exportData(*f.model, f.tokens, f.settings, {what, format, head, {}});
     if (!bytes) qFatal("%s", bytes.error().c_str());
     return *bytes;
 }
@@ -250,7 +250,7 @@ private slots:
         const ForwardTrace t = run(f, HeadSelection{0, 1});
         for (std::size_t q = 0; q < T; ++q)
             for (std::size_t k = 0; k < T; ++k) QCOMPARE(weights.values[q * T + k], t.detail.weights(Eigen::Index(q), Eigen::Index(k)));
-        QVERIFY(!exportData(*f.model, f.tokens, f.settings, {DataKind::Trace, DataFormat::Json, std::nullopt}).hasValue());
+        QVERIFY(!exportData(*f.model, f.tokens, f.settings, {DataKind::Trace, DataFormat::Json, std::nullopt, {}}).hasValue());
     }
 
     void csvHasKeyTokensAcrossAndQueryTokensDown()
@@ -294,10 +294,10 @@ private slots:
     void badRequestsAreSentences()
     {
         const Fixture f = fixture();
-        const Result<std::string> head = exportData(*f.model, f.tokens, f.settings, {DataKind::Attention, DataFormat::Npy, HeadSelection{5, 0}});
+        const Result<std::string> head = exportData(*f.model, f.tokens, f.settings, {DataKind::Attention, DataFormat::Npy, HeadSelection{5, 0}, {}});
         QVERIFY(!head.hasValue());
         QVERIFY2(QString::fromStdString(head.error()).contains("not in this model"), head.error().c_str());
-        const Result<std::string> empty = exportData(*f.model, TokenizedText{}, f.settings, {DataKind::Attention, DataFormat::Csv, std::nullopt});
+        const Result<std::string> empty = exportData(*f.model, TokenizedText{}, f.settings, {DataKind::Attention, DataFormat::Csv, std::nullopt, {}});
         QVERIFY(!empty.hasValue());
         QVERIFY(parseDataKind("everything").error().find("attention, scores") != std::string::npos);
         QVERIFY(!parseDataFormat("xlsx").hasValue());

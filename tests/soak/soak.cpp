@@ -259,7 +259,8 @@ private:
                  }}},
             {3, {QStringLiteral("compare-b"), [this] {
                      m_doc.setCompareB({chance(50) ? MaskKind::Causal : MaskKind::None, chance(50) ? Scaling::SqrtDk : Scaling::None,
-                                        0.25 + 4.0 * m_rng.generateDouble(), chance(30) ? words(m_rng, 3).toStdString() : std::string()});
+                                        0.25 + 4.0 * m_rng.generateDouble(), chance(30) ? words(m_rng, 3).toStdString() : std::string(),
+                                        std::string(), false});
                  }}},
             {3, {QStringLiteral("train"), [this] {
                      const TrainSession::State s = m_train->session()->state();

@@ -335,7 +335,7 @@ private slots:
         QVERIFY(compare->bSettings().mask == MaskKind::None);
         QCOMPARE(bMask->currentIndex(), 1);
         QVERIFY(!captureScene(doc).compareB);  // a scene leaves B following A
-        doc.setCompareB({MaskKind::Causal, Scaling::SqrtDk, 2.0, "a dog"});
+        doc.setCompareB({MaskKind::Causal, Scaling::SqrtDk, 2.0, "a dog", {}, false});
         QCOMPARE(bMask->currentIndex(), 0);
         QCOMPARE(compare->bText(), QStringLiteral("a dog"));
         QCOMPARE(compare->snapshotB()->settings.temperature, 2.0);
@@ -371,7 +371,7 @@ private slots:
         scene.focus = SceneFocus{1, 1};
         scene.tab = "step-by-step";
         scene.view = "pipeline";
-        scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 1.5, "the man"};
+        scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 1.5, "the man", {}, false};
         scene.display = Scene::kDisplayValueWeighted;
         scene.zoom = SceneZoom{10.0, 2.0, 3.0};
         const Result<QStringList> applied = applyScene(doc, open, scene);
@@ -442,7 +442,7 @@ private slots:
         scene.focus = SceneFocus{1, 1};
         scene.tab = "scaling-lab";
         scene.view = "compare";
-        scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 0.5, "other words"};
+        scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 0.5, "other words", {}, false};
         scene.display = Scene::kDisplayWeights;
         scene.zoom = SceneZoom{};  // the whole map: a window's session always says how it is zoomed
         const QString scenePath = home.filePath(QStringLiteral("start.attnscope"));

@@ -17,6 +17,7 @@
 #include "steps/crossattentionview.h"
 #include "steps/headsview.h"
 #include "common/matrixplot.h"
+#include "common/plottitles.h"
 #include "steps/pipelineview.h"
 #include "steps/positionalview.h"
 #include "steps/stepbystep.h"
@@ -80,6 +81,8 @@ private slots:
     void matrixLabelsNeverOverlap();
     void labelsTurnedOnAreTakenBeforeDrawing();
     void headsViewSlicesAreHeadOutputs();
+    void headsViewFitsItsWidth_data();
+    void headsViewFitsItsWidth();
     void blockViewNorms();
     void blockViewShowsTheDecodersThreeSublayers();
     void positionalDemo();
@@ -329,6 +332,49 @@ void TestStepByStep::headsViewSlicesAreHeadOutputs()
     QVERIFY2(out < 1e-6, "attention output: " + worst(out));
     view.setHighlightedHead(2);
     QCOMPARE(view.highlightedHead(), 2);
+}
+
+void TestStepByStep::headsViewFitsItsWidth_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("perRow");
+    QTest::newRow("4 heads") << "random:layers=1,heads=4,d_model=64,seed=1" << 4;
+    QTest::newRow("GPT-2's 12") << "random:layers=1,heads=12,d_model=192,seed=1" << 12;
+    QTest::newRow("Llama's 32") << "random:layers=1,heads=32,d_model=256,seed=1" << 11;
+}
+
+// In the window the view sits in a scroll area: every head's title on one line once pushed GPT-2's 12 heads
+// and the output plot past the right edge of a 1,600-pixel window. At 1,000 pixels every plot is inside
+// the view, the heads laid in rows of equal width.
+void TestStepByStep::headsViewFitsItsWidth()
+{
+    QFETCH(QString, model);
+    QFETCH(int, perRow);
+    Document doc;
+    doc.setModel(*loadModel(model.toStdString()));
+    doc.setText(QStringLiteral("the cat sat on the mat and looked at the dog"));
+    HeadsView view(&doc);
+    fitPlotTitles(&view);  // as the window does
+    view.resize(1000, 760);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const int H = doc.model()->config.heads;
+    QCOMPARE(HeadsView::headsPerRow(H), perRow);
+    QVERIFY2(view.minimumSizeHint().width() <= view.width(), qPrintable(QString::number(view.minimumSizeHint().width())));
+    const QRect inside = view.rect();
+    QList<MatrixPlot*> plots{view.concatPlot(), view.woPlot(), view.outputPlot()};
+    for (int h = 0; h < H; ++h) {
+        const QRect r(view.headPlot(h)->mapTo(&view, QPoint(0, 0)), view.headPlot(h)->size());
+        const QRect first(view.headPlot(0)->mapTo(&view, QPoint(0, 0)), view.headPlot(0)->size());
+        QVERIFY2(std::abs(r.width() - first.width()) <= 1, qPrintable(QStringLiteral("head %1: %2 px, head 0: %3 px").arg(h).arg(r.width()).arg(first.width())));
+        QCOMPARE(r.top() > first.top(), h >= perRow);  // the row below starts with head perRow
+        QVERIFY(view.headPlot(h)->title().startsWith(QStringLiteral("head %1").arg(h)));
+        plots << view.headPlot(h);
+    }
+    for (MatrixPlot* p : plots) {
+        const QRect r(p->mapTo(&view, QPoint(0, 0)), p->size());
+        QVERIFY2(inside.contains(r), qPrintable(p->title()));
+    }
 }
 
 void TestStepByStep::blockViewNorms()

@@ -1,9 +1,11 @@
 #include "steps/headsview.h"
 
 #include <QEvent>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "common/matrixplot.h"
 #include "document/refreshgate.h"
@@ -14,8 +16,8 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
 {
     auto* layout = new QVBoxLayout(this);
     m_headsRow = new QWidget(this);
-    new QHBoxLayout(m_headsRow);
-    m_headsRow->layout()->setSpacing(2);
+    m_headsGrid = new QGridLayout(m_headsRow);
+    m_headsGrid->setSpacing(2);
     layout->addWidget(m_headsRow, 2);
     m_bottom = new QWidget(this);
     auto* bottom = new QHBoxLayout(m_bottom);
@@ -24,6 +26,12 @@ HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_d
     m_wo = new MatrixPlot(m_bottom);
     m_output = new MatrixPlot(m_bottom);
     for (MatrixPlot* p : {m_concat, m_wo}) p->setShowColorScale(false);
+    // Their titles wrap to the width they are given (common/plottitles.h), so the three share the row
+    // equally instead of each asking for its title's width in one line.
+    for (MatrixPlot* p : {m_concat, m_wo, m_output}) {
+        p->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        p->setMinimumWidth(kMinimumPlotWidth);
+    }
     auto op = [this](const QString& text) {
         auto* l = new QLabel(text, m_bottom);
         l->setAlignment(Qt::AlignCenter);
@@ -71,17 +79,23 @@ void HeadsView::refresh()
 {
     const SnapshotPtr& snap = m_document->snapshot();
     const int H = snap->model ? snap->model->config.heads : 0;
-    while (m_headPlots.size() < H) {
-        auto* p = new MatrixPlot(m_headsRow);
-        p->setShowColorScale(false);
-        p->installEventFilter(this);
-        m_headsRow->layout()->addWidget(p);
-        m_headPlots.append(p);
-    }
-    while (m_headPlots.size() > H) {
-        MatrixPlot* p = m_headPlots.takeLast();
-        p->removeEventFilter(this);  // its destructor still sends events (UBSan saw the cast above on them)
-        delete p;
+    if (m_headPlots.size() != H) {
+        while (m_headPlots.size() < H) {
+            auto* p = new MatrixPlot(m_headsRow);
+            p->setShowColorScale(false);
+            // Every head as wide as the others and none wider than its share of the row: a plot's own
+            // minimum would be its title on one line, and 12 of them pushed the view past the window.
+            p->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+            p->setMinimumSize(kMinimumHeadSize, kMinimumHeadSize);
+            p->installEventFilter(this);
+            m_headPlots.append(p);
+        }
+        while (m_headPlots.size() > H) {
+            MatrixPlot* p = m_headPlots.takeLast();
+            p->removeEventFilter(this);  // its destructor still sends events (UBSan saw the cast above on them)
+            delete p;
+        }
+        placeHeads();
     }
     if (!snap->trace.hasDetail) {
         // No steps of the focused head (an error, or a text too long to keep them): nothing from the text
@@ -105,19 +119,19 @@ void HeadsView::refresh()
     using S = MatrixPlot::Scale;
     for (int h = 0; h < H; ++h) {
         const Matrix slice = d.concat.middleCols(h * Dh, Dh);  // (T, Dh)
-        m_headPlots[h]->setTitle(QStringLiteral("head %1%2 (T×d_head = %3×%4)")
-                                     .arg(h).arg(h == d.selection.head ? QStringLiteral(" ★") : QString())
-                                     .arg(slice.rows()).arg(slice.cols()));
-        m_headPlots[h]->setMatrix(slice, S::Symmetric, h == 0 ? tokens : QStringList());
+        m_headPlots[h]->setTitle(QStringLiteral("head %1%2").arg(h).arg(h == d.selection.head ? QStringLiteral(" ★") : QString()));
+        // The tokens label the first head of each row.
+        m_headPlots[h]->setMatrix(slice, S::Symmetric, h % headsPerRow(H) == 0 ? tokens : QStringList());
     }
+    const QString shape = QStringLiteral("Each head's output is T×d_head = %1×%2. ").arg(d.concat.rows()).arg(Dh);
     const Matrix wo = snap->model->outputProjection(d.selection.layer);
     const int groupSize = H / snap->model->config.keyValueHeads();
-    m_hint->setText(groupSize > 1
+    m_hint->setText(shape + (groupSize > 1
                         ? QStringLiteral("Each head reads its own d_head-wide slice of Q, and shares its slice of K and V with "
                                          "the %1 heads of its group (grouped-query attention); their outputs are laid side by "
                                          "side and mixed by W_O. Hover a head to see its slice.").arg(groupSize)
                         : QStringLiteral("Each head reads its own d_head-wide slice of Q, K, V; their outputs are laid side by "
-                                         "side and mixed by W_O. Hover a head to see its slice."));
+                                         "side and mixed by W_O. Hover a head to see its slice.")));
     m_concat->setTitle(QStringLiteral("concat (T×d_model = %1×%2)").arg(d.concat.rows()).arg(d.concat.cols()));
     m_concat->setMatrix(d.concat, S::Symmetric, tokens);
     m_wo->setTitle(QStringLiteral("W_O of layer %1 (d_model×d_model = %2×%3)").arg(d.selection.layer).arg(wo.rows()).arg(wo.cols()));
@@ -125,6 +139,24 @@ void HeadsView::refresh()
     m_output->setTitle(QStringLiteral("attention output (T×d_model = %1×%2)").arg(d.attnOutput.rows()).arg(d.attnOutput.cols()));
     m_output->setMatrix(d.attnOutput, S::Symmetric, tokens);
     setHighlightedHead(m_highlighted);
+}
+
+int HeadsView::headsPerRow(int heads)
+{
+    const int rows = std::max(1, (heads + kMaxHeadsPerRow - 1) / kMaxHeadsPerRow);
+    return std::max(1, (heads + rows - 1) / rows);
+}
+
+void HeadsView::placeHeads()
+{
+    for (int c = 0; c < m_headsGrid->columnCount(); ++c) m_headsGrid->setColumnStretch(c, 0);
+    for (int r = 0; r < m_headsGrid->rowCount(); ++r) m_headsGrid->setRowStretch(r, 0);
+    const int H = int(m_headPlots.size()), columns = headsPerRow(H);
+    for (int h = 0; h < H; ++h) {
+        m_headsGrid->addWidget(m_headPlots[h], h / columns, h % columns);  // moves a plot already in the grid
+        m_headsGrid->setColumnStretch(h % columns, 1);
+        m_headsGrid->setRowStretch(h / columns, 1);
+    }
 }
 
 } // namespace attnscope

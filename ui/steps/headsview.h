@@ -1,11 +1,13 @@
 #pragma once
-// Multi-head assembly for the focused layer: every head's output side by side, their concatenation
+// Multi-head assembly for the focused layer: every head's output side by side (in rows of at most
+// kMaxHeadsPerRow, so a model of 32 heads fits the window as GPT-2's 12 do), their concatenation
 // (T, d_model), W_O, and the attention output concat W_O + b_O. Hovering a head frames its slice of the
 // concatenation and its rows of W_O.
 #include <QWidget>
 
 #include "document/document.h"
 
+class QGridLayout;
 class QLabel;
 
 namespace attnscope {
@@ -24,15 +26,23 @@ public:
     MatrixPlot* outputPlot() const { return m_output; }
     int highlightedHead() const { return m_highlighted; }
     void setHighlightedHead(int head);  // -1 for none
+    // Heads side by side in one row, up to this many; more are laid in rows of equal length.
+    static constexpr int kMaxHeadsPerRow = 12;
+    static int headsPerRow(int heads);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void refresh();
+    void placeHeads();  // the head plots into the grid, headsPerRow(H) to a row
+
+    static constexpr int kMinimumHeadSize = 40;    // pixels, each way
+    static constexpr int kMinimumPlotWidth = 100;  // concat, W_O and the output
 
     Document* m_document;
     QWidget* m_headsRow;
+    QGridLayout* m_headsGrid;
     QWidget* m_bottom;  // concat × W_O = output
     QList<MatrixPlot*> m_headPlots;
     MatrixPlot* m_concat;

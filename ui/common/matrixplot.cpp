@@ -133,6 +133,12 @@ void MatrixPlot::setTitle(const QString& title)
     m_title->setText(title);
 }
 
+void MatrixPlot::clear()
+{
+    setTitle(QString());
+    setMatrix(Matrix(), Scale::Symmetric);
+}
+
 QString MatrixPlot::title() const { return m_title ? fullTitle(m_title) : QString(); }
 
 void MatrixPlot::setKeepsReadableSize(bool on)

@@ -28,6 +28,8 @@ public:
     QString title() const;
     // m (R, K); rowLabels and colLabels may be empty (indices) or have R and K entries.
     void setMatrix(const Matrix& m, Scale scale, const QStringList& rowLabels = {}, const QStringList& colLabels = {});
+    // No title and no cells: for a view with nothing to show, so no matrix of an earlier text stays drawn.
+    void clear();
     // Draws a frame around rows [row0, row0+rows) x columns [col0, col0+cols); an empty rect removes it.
     void setHighlight(const QRect& cells);
     void setShowColorScale(bool on);

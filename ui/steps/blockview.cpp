@@ -149,10 +149,7 @@ void showPage(const BlockView::Page& page, const Steps& steps, const ModelConfig
 // Empties a page, so a text without the focused head's steps never shows the steps of the text before it.
 void clearPage(const BlockView::Page& page)
 {
-    for (const auto& [name, p] : page.plots) {
-        p->setTitle(QString());
-        p->setMatrix(Matrix(), MatrixPlot::Scale::Symmetric);
-    }
+    for (const auto& [name, p] : page.plots) p->clear();
     for (int g = 0; g < page.norms->graphCount(); ++g) page.norms->graph(g)->data()->clear();
     page.norms->replot(QCustomPlot::rpQueuedReplot);
 }

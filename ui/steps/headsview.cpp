@@ -102,10 +102,7 @@ void HeadsView::refresh()
         // before stays on screen, and a long text says why.
         QList<MatrixPlot*> plots = m_headPlots;
         plots << m_concat << m_wo << m_output;
-        for (MatrixPlot* p : plots) {
-            p->setTitle(QString());
-            p->setMatrix(Matrix(), MatrixPlot::Scale::Symmetric);
-        }
+        for (MatrixPlot* p : plots) p->clear();
         m_hint->setText(onlyFocusKept(*snap));
         m_headsRow->hide();
         m_bottom->hide();

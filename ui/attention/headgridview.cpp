@@ -99,6 +99,7 @@ void HeadGridView::ensureImages() const
                           (haveMask ? before->hasDetail && sameMatrix(before->detail.masked, t->detail.masked)
                                     : !(before->hasDetail && before->detail.masked.rows() == T));
     const QRgb masked = ColorMap::maskedColor().rgb();
+    const std::array<QRgb, 256>& colours = ColorMap::table();
     m_sink.resize(cells);
     m_reusedImages = 0;
     // 2. One pixel per pair; past kMaxImage tokens a side, each pixel the largest weight of the pairs it
@@ -128,11 +129,11 @@ void HeadGridView::ensureImages() const
             const float scale = top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
             m_sink[cell] = made ? m_snapshot->headSinks[cell] : attnscope::firstTokenShare(w);
             QImage img(int(shown.cols()), int(shown.rows()), QImage::Format_RGB32);
-            for (int y = 0; y < img.height(); ++y) {
+            for (int y = 0, width = img.width(); y < img.height(); ++y) {
                 auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
-                for (int x = 0; x < img.width(); ++x) {
+                for (int x = 0; x < width; ++x) {
                     const float v = shown(y, x);
-                    line[x] = std::isnan(v) ? masked : ColorMap::weightColor(v * scale);
+                    line[x] = std::isnan(v) ? masked : ColorMap::weightColor(colours, std::isfinite(v) ? v * scale : 0.0);
                 }
             }
             m_images[cell] = std::move(img);

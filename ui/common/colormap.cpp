@@ -148,8 +148,7 @@ const std::array<QRgb, 256>& ColorMap::table()
 
 QRgb ColorMap::weightColor(double weight)
 {
-    const double w = std::isfinite(weight) ? std::clamp(weight, 0.0, 1.0) : 0.0;
-    return table()[static_cast<std::size_t>(std::lround(w * 255.0))];
+    return weightColor(table(), std::isfinite(weight) ? weight : 0.0);
 }
 
 QColor ColorMap::maskedColor() { return maskedColor(g_current); }

@@ -44,6 +44,15 @@ public:
     // The current ramp as a 256-entry table for views that colour pixels themselves.
     static const std::array<QRgb, 256>& table();
     static QRgb weightColor(double weight);  // weight clamped to [0, 1]
+    // The same colour from a table fetched once: for loops over every pixel of an image, where a call of
+    // weightColor each (the table's check of the current ramp, a rounding call into libm) cost more than
+    // the colour.
+    static QRgb weightColor(const std::array<QRgb, 256>& table, double weight)
+    {
+        // weight * 255 + 0.5 truncated is std::lround's value for these non-negative products.
+        const double w = weight >= 0.0 ? (weight <= 1.0 ? weight : 1.0) : 0.0;  // NaN: 0
+        return table[static_cast<std::size_t>(w * 255.0 + 0.5)];
+    }
     // A neutral grey beside the coloured ramps, a pale orange beside grey: never a colour of the ramp.
     static QColor maskedColor();
     static QColor maskedColor(Kind kind);

@@ -49,7 +49,10 @@ public:
     // the colour.
     static QRgb weightColor(const std::array<QRgb, 256>& table, double weight)
     {
-        // weight * 255 + 0.5 truncated is std::lround's value for these non-negative products.
+        // Truncating weight * 255 + 0.5 gives std::lround(weight * 255) whenever that sum is exact in a
+        // double, as it is for every weight the trace stores (a float times 255 needs at most 32 bits). For
+        // any other double, a product within one rounding step below n + 0.5 lands on entry n + 1: one
+        // step of 256, never the wrong end of the ramp.
         const double w = weight >= 0.0 ? (weight <= 1.0 ? weight : 1.0) : 0.0;  // NaN: 0
         return table[static_cast<std::size_t>(w * 255.0 + 0.5)];
     }

@@ -64,6 +64,18 @@ void TestMainWindow::gridColoursWhenShownAndKeepsUnchangedHeads()
     grid.setSnapshot(computeSnapshot(model, QStringLiteral("a shorter text"), ablated, HeadSelection{0, 0}, 2).first);
     QCOMPARE(grid.headImage({0, 0}).size(), QSize(3, 3));
     QCOMPARE(grid.reusedImages(), 0);
+    // The grid keeps its images, never the snapshot they came from: one it no longer shows is freed even
+    // before its next colouring (a grid on a hidden tab would otherwise hold a second whole trace while
+    // the next one is computed).
+    SnapshotPtr shown = computeSnapshot(model, kSentence, AttentionSettings{}, HeadSelection{0, 0}, 3).first;
+    const std::weak_ptr<const Snapshot> shownAlive = shown;
+    grid.setSnapshot(shown);
+    QCOMPARE(grid.headImage({0, 0}).size(), QSize(9, 9));
+    grid.setSnapshot(second);
+    shown.reset();
+    QVERIFY(shownAlive.expired());
+    QVERIFY(!grid.headImage({2, 3}).isNull());
+    QCOMPARE(grid.reusedImages(), 8);  // layers 0 and 1 as coloured from `shown`
 }
 
 // The list under the grid shows the core's top-k, computed independently here from a fresh forward.

@@ -7,6 +7,8 @@
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "analysis/overview.h"
 #include "analysis/stats.h"
@@ -24,9 +26,33 @@ constexpr int kGroupGap = 6;   // extra space between two such groups
 constexpr int kGap = 4;
 constexpr int kMaxImage = Snapshot::kHeadOverview;  // a head's image is never larger: longer inputs are an overview
 
-bool sameMatrix(const Matrix& a, const Matrix& b)
+// A 64-bit fingerprint of what a head's image is made from: its shrunk weights, hidden pairs as NaN
+// (HeadGridView keeps an image while it is unchanged, without keeping the trace it was coloured from). Four
+// lanes of xor, multiply by an odd constant and xor-shift, each step a bijection of the lane: two matrices
+// that differ in one float always differ in their lane; differences that cancel are left to the 64 bits.
+std::uint64_t fingerprint(const Matrix& m)
 {
-    return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
+    constexpr std::uint64_t kOdd = 0x9E3779B97F4A7C15ull;
+    auto step = [](std::uint64_t lane, std::uint64_t word) {
+        lane = (lane ^ word) * kOdd;
+        return lane ^ (lane >> 29);
+    };
+    std::uint64_t lanes[4] = {step(kOdd, std::uint64_t(m.rows())), step(kOdd, std::uint64_t(m.cols())), kOdd * 3, kOdd * 5};
+    const auto* bits = reinterpret_cast<const unsigned char*>(m.data());
+    const std::size_t bytes = std::size_t(m.size()) * sizeof(float);
+    std::size_t i = 0;
+    for (; i + 32 <= bytes; i += 32)
+        for (int j = 0; j < 4; ++j) {
+            std::uint64_t word;
+            std::memcpy(&word, bits + i + 8 * j, 8);
+            lanes[j] = step(lanes[j], word);
+        }
+    for (int j = 0; i < bytes; i += 4, j = (j + 1) % 4) {  // the last up to seven floats
+        std::uint32_t word;
+        std::memcpy(&word, bits + i, 4);
+        lanes[j] = step(lanes[j], word);
+    }
+    return step(step(step(lanes[0], lanes[1]), lanes[2]), lanes[3]);
 }
 
 } // namespace
@@ -38,7 +64,8 @@ HeadGridView::HeadGridView(QWidget* parent) : QWidget(parent)
     setToolTip(tr("All heads: click one to focus it"));
     // The cells are coloured once per snapshot; a new colour map recolours every one of them.
     connect(ColorMapNotifier::instance(), &ColorMapNotifier::changed, this, [this] {
-        m_colouredFrom.reset();
+        m_images.clear();
+        m_fingerprints.clear();
         setSnapshot(m_snapshot);
     });
 }
@@ -57,13 +84,13 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
                                     "Click one to focus it")
                                : tr("All heads: click one to focus it"));
     // The cells are coloured when they are next painted (or asked for): a grid on a hidden tab colours
-    // nothing while the person types elsewhere. The snapshot they show is kept to reuse the images of
-    // unchanged heads only while it can be (same length and layout), not to hold on to its memory.
+    // nothing while the person types elsewhere. Only the images and their fingerprints are kept to reuse
+    // those of unchanged heads, never the snapshot they came from: a grid on a hidden tab would otherwise
+    // hold a second whole trace (576 MB for GPT-2 small at 1,024 tokens) while the next one is computed.
     m_imagesCurrent = false;
-    const ForwardTrace* before = m_colouredFrom ? &m_colouredFrom->trace : nullptr;
-    if (before && !(valid && before->tokens == t->tokens && before->layers == m_layers && before->heads == m_heads)) {
-        m_colouredFrom.reset();
+    if (!(valid && m_imagesTokens == t->tokens && m_images.size() == std::size_t(m_layers * m_heads))) {
         m_images.clear();
+        m_fingerprints.clear();
         m_sink.clear();
     }
     update();
@@ -76,58 +103,56 @@ void HeadGridView::ensureImages() const
     const ForwardTrace* t = m_snapshot ? &m_snapshot->trace : nullptr;
     const bool valid = t && t->tokens > 0 && !t->attention.empty();
     const std::size_t cells = std::size_t(m_layers * m_heads);
-    // What the images show now, to reuse each one whose head's weights (and the masks) are unchanged; held
-    // here, since m_colouredFrom may hold its last reference.
-    const SnapshotPtr previousSnapshot = m_colouredFrom;
-    const ForwardTrace* before = previousSnapshot ? &previousSnapshot->trace : nullptr;
+    // What the images show now, to reuse each one whose head is drawn from the same numbers.
     std::vector<QImage> previous = std::move(m_images);
+    std::vector<std::uint64_t> previousPrints = std::move(m_fingerprints);
+    const bool reusable = valid && m_imagesTokens == t->tokens && previous.size() == cells && previousPrints.size() == cells;
     m_images.assign(cells, QImage());
-    std::vector<float> previousSink = std::move(m_sink);
+    m_fingerprints.clear();
     m_sink.clear();
-    m_colouredFrom = valid ? m_snapshot : nullptr;
+    m_imagesValueWeighted = valid && m_snapshot->display == AttentionDisplay::ValueWeighted;
+    m_imagesTokens = valid ? t->tokens : 0;
     if (!valid) return;
     const int T = t->tokens;
     // 1. Masks are the same for every head of one pass: read them once from the focused head's detail.
     const bool haveMask = t->hasDetail && t->detail.masked.rows() == T;
     // Value-weighted attention: each head coloured from 0 to its own largest weight × ‖v W_O‖.
     const bool valueWeighted = m_snapshot->display == AttentionDisplay::ValueWeighted && t->hasValueNorms;
-    // A long text's pass keeps only the focused head's weights: the others' images cannot be compared.
-    const bool reusable = before && before->tokens == T && before->layers == m_layers && before->heads == m_heads &&
-                          t->keepsEveryHead() && before->keepsEveryHead() &&
-                          previous.size() == cells && previousSink.size() == cells &&
-                          (previousSnapshot->display == AttentionDisplay::ValueWeighted && before->hasValueNorms) == valueWeighted &&
-                          (haveMask ? before->hasDetail && sameMatrix(before->detail.masked, t->detail.masked)
-                                    : !(before->hasDetail && before->detail.masked.rows() == T));
     const QRgb masked = ColorMap::maskedColor().rgb();
     const std::array<QRgb, 256>& colours = ColorMap::table();
     m_sink.resize(cells);
+    m_fingerprints.resize(cells);
     m_reusedImages = 0;
     // 2. One pixel per pair; past kMaxImage tokens a side, each pixel the largest weight of the pairs it
     //    covers (analysis/overview.h), so a sharp head stays visible in a long text.
     for (int l = 0; l < m_layers; ++l)
         for (int h = 0; h < m_heads; ++h) {
             const std::size_t cell = std::size_t(l * m_heads + h);
-            const Matrix& weights = t->weights(l, h);  // (T, T), or (T, S) for an encoder–decoder's cross-attention
-            if (reusable && !previous[cell].isNull() && sameMatrix(before->weights(l, h), weights) &&
-                (!valueWeighted || before->valueNorm(l, h) == t->valueNorm(l, h))) {
-                m_images[cell] = std::move(previous[cell]);
-                m_sink[cell] = previousSink[cell];
-                ++m_reusedImages;
-                continue;
-            }
             // The snapshot's overview and sink when the computing thread made them (long inputs, where
             // reading every head's whole matrix here would hold the GUI thread), else made here.
             const bool made = m_snapshot->headOverviews.size() == cells && m_snapshot->headSinks.size() == cells;
             Matrix weighted, here;
-            if (valueWeighted && !made) weighted = valueWeightedAttention(*t, l, h);
-            const Matrix& w = valueWeighted ? weighted : weights;
-            if (!made) here = overviewMax(w, {0, int(w.rows())}, {0, int(w.cols())}, kMaxImage, kMaxImage,
-                                          haveMask && w.cols() == T ? &t->detail.masked : nullptr);
+            if (!made) {
+                if (valueWeighted) weighted = valueWeightedAttention(*t, l, h);
+                const Matrix& w = valueWeighted ? weighted : t->weights(l, h);  // (T, T), or (T, S) for cross-attention
+                here = overviewMax(w, {0, int(w.rows())}, {0, int(w.cols())}, kMaxImage, kMaxImage,
+                                   haveMask && w.cols() == T ? &t->detail.masked : nullptr);
+                m_sink[cell] = attnscope::firstTokenShare(w);
+            } else {
+                m_sink[cell] = m_snapshot->headSinks[cell];
+            }
             const Matrix& shown = made ? m_snapshot->headOverviews[cell] : here;  // (≤ 256, ≤ 256)
+            // The image is made from `shown` alone (hidden pairs are its NaNs), so the same numbers give the
+            // same image.
+            m_fingerprints[cell] = fingerprint(shown);
+            if (reusable && !previous[cell].isNull() && previousPrints[cell] == m_fingerprints[cell]) {
+                m_images[cell] = std::move(previous[cell]);
+                ++m_reusedImages;
+                continue;
+            }
             // Value-weighted: the head's largest product, which its overview keeps (NaN cells are hidden pairs).
             const float top = valueWeighted ? shown.array().isNaN().select(0.0f, shown.array()).maxCoeff() : 1.0f;
             const float scale = top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
-            m_sink[cell] = made ? m_snapshot->headSinks[cell] : attnscope::firstTokenShare(w);
             QImage img(int(shown.cols()), int(shown.rows()), QImage::Format_RGB32);
             for (int y = 0, width = img.width(); y < img.height(); ++y) {
                 auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
@@ -219,7 +244,7 @@ QString HeadGridView::headToolTip(HeadSelection head) const
     if (head.layer >= 0 && head.head >= 0 && index < m_tips.size()) return m_tips[index];
     QString text = QStringLiteral("layer %1, head %2").arg(head.layer).arg(head.head);
     const double sink = firstTokenShare(head);
-    const bool valueWeighted = m_colouredFrom && m_colouredFrom->display == AttentionDisplay::ValueWeighted;
+    const bool valueWeighted = m_imagesValueWeighted;
     if (sink >= 0.0)
         text += (valueWeighted ? QStringLiteral("\n%1% of its value-weighted attention lands on the first token")
                                : QStringLiteral("\n%1% of its attention lands on the first token"))

@@ -6,6 +6,7 @@
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -50,8 +51,8 @@ public:
     // value-weighted display, the share of its value-weighted attention.
     double firstTokenShare(HeadSelection head) const;
 
-    // Heads whose image was kept from the previous snapshot at the last colouring (their weights and the
-    // masks were unchanged), for tests and benchmarks.
+    // Heads whose image was kept from the previous colouring at the last one (drawn from the same numbers:
+    // same length, same shrunk weights and hidden pairs), for tests and benchmarks.
     int reusedImages() const { return m_reusedImages; }
     // Head images coloured since the grid was made.
     int colouredImages() const { return m_colouredImages; }
@@ -75,9 +76,11 @@ private:
 
     SnapshotPtr m_snapshot;        // the last one shown, recoloured when the colour map changes
     // The colouring, done lazily from const painting and queries (hence mutable):
-    mutable SnapshotPtr m_colouredFrom;    // the snapshot m_images show, null when there are none
     mutable bool m_imagesCurrent = false;  // m_images show m_snapshot
     mutable std::vector<QImage> m_images;  // (L*H) index layer*H + head
+    mutable std::vector<std::uint64_t> m_fingerprints;  // (L*H) of the numbers each image was made from, or empty
+    mutable int m_imagesTokens = 0;        // the length the images were coloured at, 0 when there are none
+    mutable bool m_imagesValueWeighted = false;  // they were coloured under the value-weighted display
     mutable std::vector<float> m_sink;     // (L*H) first-token share, empty without weights
     mutable int m_reusedImages = 0;
     mutable int m_colouredImages = 0;

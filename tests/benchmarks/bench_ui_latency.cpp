@@ -47,6 +47,11 @@ double percentile(std::vector<double> v, double p)
 
 void report(const char* scenario, const Samples& s)
 {
+    // ATTNSCOPE_BENCH_EACH=1: every sample in order too, to see which inputs make the tail.
+    if (qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_EACH") == 1)
+        for (std::size_t i = 0; i < s.computed.size(); ++i)
+            qInfo("%-44s #%zu published %.1f ms, compute %.1f ms", scenario, i, s.computed[i],
+                  i < s.computeMs.size() ? s.computeMs[i] : 0.0);
     qInfo("%-44s n=%4zu  replot p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  |  painted p50 %6.2f ms  p95 %6.2f ms"
           "  |  GUI blocked by the input p50 %6.2f ms  p95 %6.2f ms  |  snapshot published p50 %6.2f ms  p95 %6.2f ms",
           scenario, s.replotted.size(), percentile(s.replotted, 0.5), percentile(s.replotted, 0.95),

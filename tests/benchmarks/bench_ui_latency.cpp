@@ -34,6 +34,8 @@ struct Samples {
     std::vector<double> blocked;    // ms the input call itself held the GUI thread
     std::vector<double> computed;   // ms, input -> the Document published the new snapshot
     std::vector<double> computeMs;  // Snapshot::computeMs: tokenize + forward alone
+    std::vector<int> reused;        // Snapshot::reusedTokens: the tokens the pass took from the one before
+    std::vector<long> before;       // holders of the snapshot shown before the input, once it was replaced
     std::vector<double> renderMs;   // MainWindow::lastRenderMs: snapshot -> replot, on the GUI thread
 };
 
@@ -50,8 +52,8 @@ void report(const char* scenario, const Samples& s)
     // ATTNSCOPE_BENCH_EACH=1: every sample in order too, to see which inputs make the tail.
     if (qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_EACH") == 1)
         for (std::size_t i = 0; i < s.computed.size(); ++i)
-            qInfo("%-44s #%zu published %.1f ms, compute %.1f ms", scenario, i, s.computed[i],
-                  i < s.computeMs.size() ? s.computeMs[i] : 0.0);
+            qInfo("%-44s #%zu published %.1f ms, compute %.1f ms, %d tokens reused, the snapshot before held %ld times",
+                  scenario, i, s.computed[i], s.computeMs[i], s.reused[i], s.before[i]);
     qInfo("%-44s n=%4zu  replot p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  |  painted p50 %6.2f ms  p95 %6.2f ms"
           "  |  GUI blocked by the input p50 %6.2f ms  p95 %6.2f ms  |  snapshot published p50 %6.2f ms  p95 %6.2f ms",
           scenario, s.replotted.size(), percentile(s.replotted, 0.5), percentile(s.replotted, 0.95),
@@ -80,6 +82,7 @@ void measure(MainWindow& w, const std::function<void()>& input, Samples& out, in
     QObject::connect(&timeout, &QTimer::timeout, &loop, &QEventLoop::quit);
     QElapsedTimer clock;
     double computed = -1.0;
+    const std::weak_ptr<const Snapshot> shownBefore = w.document()->snapshot();
     const QMetaObject::Connection d = QObject::connect(w.document(), &Document::snapshotChanged, &loop, [&] {
         if (computed < 0) computed = clock.nsecsElapsed() / 1e6;
     });
@@ -99,6 +102,8 @@ void measure(MainWindow& w, const std::function<void()>& input, Samples& out, in
     out.blocked.push_back(blocked);
     out.computed.push_back(computed);
     out.computeMs.push_back(w.document()->snapshot()->computeMs);
+    out.reused.push_back(w.document()->snapshot()->reusedTokens);
+    out.before.push_back(shownBefore.use_count());
     out.renderMs.push_back(w.lastRenderMs());
     out.replotted.push_back(clock.nsecsElapsed() / 1e6);
     w.heatmap()->repaint();

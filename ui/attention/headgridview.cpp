@@ -106,11 +106,15 @@ void HeadGridView::ensureImages() const
     // What the images show now, to reuse each one whose head is drawn from the same numbers.
     std::vector<QImage> previous = std::move(m_images);
     std::vector<std::uint64_t> previousPrints = std::move(m_fingerprints);
-    const bool reusable = valid && m_imagesTokens == t->tokens && previous.size() == cells && previousPrints.size() == cells;
+    // Under the value-weighted display each image is also scaled to its head's largest product, so an image
+    // is kept only within one display.
+    const bool nowValueWeighted = valid && m_snapshot->display == AttentionDisplay::ValueWeighted;
+    const bool reusable = valid && m_imagesTokens == t->tokens && previous.size() == cells && previousPrints.size() == cells &&
+                          m_imagesValueWeighted == nowValueWeighted;
     m_images.assign(cells, QImage());
     m_fingerprints.clear();
     m_sink.clear();
-    m_imagesValueWeighted = valid && m_snapshot->display == AttentionDisplay::ValueWeighted;
+    m_imagesValueWeighted = nowValueWeighted;
     m_imagesTokens = valid ? t->tokens : 0;
     if (!valid) return;
     const int T = t->tokens;
@@ -142,8 +146,8 @@ void HeadGridView::ensureImages() const
                 m_sink[cell] = m_snapshot->headSinks[cell];
             }
             const Matrix& shown = made ? m_snapshot->headOverviews[cell] : here;  // (≤ 256, ≤ 256)
-            // The image is made from `shown` alone (hidden pairs are its NaNs), so the same numbers give the
-            // same image.
+            // Within one display the image is made from `shown` alone (hidden pairs are its NaNs), so the same
+            // numbers give the same image.
             m_fingerprints[cell] = fingerprint(shown);
             if (reusable && !previous[cell].isNull() && previousPrints[cell] == m_fingerprints[cell]) {
                 m_images[cell] = std::move(previous[cell]);

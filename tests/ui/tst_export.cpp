@@ -53,6 +53,15 @@ QHash<QString, int> svgElements(const QByteArray& svg)
     return counts;
 }
 
+// Two timings as the window's Cost view passes them to its export (oneHeadMs, allHeadsMs and bytes per T).
+std::vector<CostPoint> windowCostPoints()
+{
+    std::vector<CostPoint> points(2);
+    points[0] = {8, 2.5, 3.0, 512, 1536, 6144};
+    points[1] = {16, 1234.5, 5000.0, 2048, 3072, 12288};
+    return points;
+}
+
 Status render(Document& doc, const QString& view, const QString& path, int width = 900, int height = 640, int dpi = 96)
 {
     RenderOptions options;
@@ -63,11 +72,7 @@ Status render(Document& doc, const QString& view, const QString& path, int width
     options.source = QStringLiteral("the dog sat on the mat and then the cat barked");  // patching: as many tokens
     // The Cost view draws given timings, as the window passes its own: measuring up to 2,048 tokens for
     // each format took 24 s of the sanitizer run. theCostExportDrawsTheWindowsTimings renders a measured one.
-    if (view == QLatin1String("cost")) {
-        options.costPoints.resize(2);
-        options.costPoints[0] = {8, 2.5, 3.0, 512, 1536, 6144};
-        options.costPoints[1] = {16, 1234.5, 5000.0, 2048, 3072, 12288};
-    }
+    if (view == QLatin1String("cost")) options.costPoints = windowCostPoints();
     return renderView(view, doc, options);
 }
 
@@ -216,10 +221,7 @@ private slots:
         CostView* cost = window.findChild<CostView*>();
         QVERIFY(cost);
         QVERIFY(liveRenderOptions(&window, QStringLiteral("cost")).costPoints.empty());
-        std::vector<CostPoint> points(2);
-        points[0] = {8, 2.5, 3.0, 512, 1536, 6144};
-        points[1] = {16, 1234.5, 5000.0, 2048, 3072, 12288};
-        cost->showPoints(points);
+        cost->showPoints(windowCostPoints());
         QCOMPARE(int(liveRenderOptions(&window, QStringLiteral("cost")).costPoints.size()), 2);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("cost.svg"));

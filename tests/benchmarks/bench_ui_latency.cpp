@@ -37,7 +37,15 @@ struct Samples {
     std::vector<int> reused;        // Snapshot::reusedTokens: the tokens the pass took from the one before
     std::vector<long> before;       // holders of the snapshot shown before the input, once it was replaced
     std::vector<double> renderMs;   // MainWindow::lastRenderMs: snapshot -> replot, on the GUI thread
+    std::vector<long> faults;       // minor page faults in the whole process, input -> published
 };
+
+// The process's minor page faults so far (memory mapped in on first touch); -1 if not counted.
+long minorFaults()
+{
+    rusage r{};
+    return getrusage(RUSAGE_SELF, &r) == 0 ? r.ru_minflt : -1;
+}
 
 double percentile(std::vector<double> v, double p)
 {
@@ -52,8 +60,9 @@ void report(const char* scenario, const Samples& s)
     // ATTNSCOPE_BENCH_EACH=1: every sample in order too, to see which inputs make the tail.
     if (qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_EACH") == 1)
         for (std::size_t i = 0; i < s.computed.size(); ++i)
-            qInfo("%-44s #%zu published %.1f ms, compute %.1f ms, %d tokens reused, the snapshot before held %ld times",
-                  scenario, i, s.computed[i], s.computeMs[i], s.reused[i], s.before[i]);
+            qInfo("%-44s #%zu published %.1f ms, compute %.1f ms, %d tokens reused, the snapshot before held %ld times,"
+                  " %ld page faults",
+                  scenario, i, s.computed[i], s.computeMs[i], s.reused[i], s.before[i], s.faults[i]);
     qInfo("%-44s n=%4zu  replot p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  |  painted p50 %6.2f ms  p95 %6.2f ms"
           "  |  GUI blocked by the input p50 %6.2f ms  p95 %6.2f ms  |  snapshot published p50 %6.2f ms  p95 %6.2f ms",
           scenario, s.replotted.size(), percentile(s.replotted, 0.5), percentile(s.replotted, 0.95),
@@ -82,9 +91,13 @@ void measure(MainWindow& w, const std::function<void()>& input, Samples& out, in
     QObject::connect(&timeout, &QTimer::timeout, &loop, &QEventLoop::quit);
     QElapsedTimer clock;
     double computed = -1.0;
+    long faults = -1;
+    const long faultsBefore = minorFaults();
     const std::weak_ptr<const Snapshot> shownBefore = w.document()->snapshot();
     const QMetaObject::Connection d = QObject::connect(w.document(), &Document::snapshotChanged, &loop, [&] {
-        if (computed < 0) computed = clock.nsecsElapsed() / 1e6;
+        if (computed >= 0) return;
+        computed = clock.nsecsElapsed() / 1e6;
+        faults = faultsBefore < 0 ? -1 : minorFaults() - faultsBefore;
     });
     clock.start();
     input();
@@ -105,6 +118,7 @@ void measure(MainWindow& w, const std::function<void()>& input, Samples& out, in
     out.reused.push_back(w.document()->snapshot()->reusedTokens);
     out.before.push_back(shownBefore.use_count());
     out.renderMs.push_back(w.lastRenderMs());
+    out.faults.push_back(faults);
     out.replotted.push_back(clock.nsecsElapsed() / 1e6);
     w.heatmap()->repaint();
     w.grid()->repaint();

@@ -7,6 +7,7 @@
 #include <QThread>
 #include <QThreadPool>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -42,6 +43,8 @@ class TestLatestTask : public QObject {
 private slots:
     void showsOnlyTheNewestAndNeverRunsWorkThatWasReplacedWhileWaiting();
     void anyNewerShowsEveryResultNewerThanTheOneShown();
+    void waitingWorkStartsOnlyOnceTheResultBeforeItIsShown();
+    void aShowThatSubmitsSupersedesTheWaitingWork();
     void runNowSupersedesWorkStillRunning();
     void dropForgetsWhatIsRunning();
     void waitShowsTheResultWithoutAnEventLoop();
@@ -90,6 +93,58 @@ void TestLatestTask::anyNewerShowsEveryResultNewerThanTheOneShown()
     task.wait();
     // 1 was stale when it finished but newer than anything shown: a typist sees the window keep up.
     QCOMPARE(shown, (std::vector<int>{1, 2}));
+}
+
+// The window's results are whole traces (576 MB at 1,024 tokens of GPT-2 small): the next pass must not
+// allocate its own while the result it follows is still on its way to the screen and the one before that
+// still drawn, or three are alive at once and the next pass maps fresh memory. So work that waited starts
+// after the result is shown. While the show runs, the waiting work has not started: were it running, it
+// would report so well within the show's 200 ms look.
+void TestLatestTask::waitingWorkStartsOnlyOnceTheResultBeforeItIsShown()
+{
+    QObject owner;
+    QThreadPool pool;
+    LatestTask<int> task(&owner, LatestTask<int>::Delivery::AnyNewer, &pool);
+    auto first = std::make_shared<Gate>(), second = std::make_shared<Gate>();
+    std::vector<int> shown;
+    bool secondRanDuringShow = true;
+    auto show = [&](int v) {
+        if (v == 1) secondRanDuringShow = second->started.tryAcquire(1, 200);
+        shown.push_back(v);
+    };
+    task.submit(gated(first, 1), show);
+    first->started.acquire();
+    task.submit(gated(second, 2), show);  // waits behind 1
+    first->release.release();
+    second->release.release();
+    task.wait();
+    QCOMPARE(shown, (std::vector<int>{1, 2}));
+    QVERIFY(!secondRanDuringShow);
+    QCOMPARE(second->runs.load(), 1);
+}
+
+// A show may submit (a result that asks for another pass): that newer work replaces the one that waited,
+// which never runs.
+void TestLatestTask::aShowThatSubmitsSupersedesTheWaitingWork()
+{
+    QObject owner;
+    QThreadPool pool;
+    LatestTask<int> task(&owner, LatestTask<int>::Delivery::AnyNewer, &pool);
+    auto gate = std::make_shared<Gate>();
+    auto waiting = std::make_shared<Gate>();
+    std::vector<int> shown;
+    std::function<void(int)> show = [&](int v) {
+        shown.push_back(v);
+        if (v == 1) task.submit([](const CancelFlag&) { return 3; }, show);
+    };
+    task.submit(gated(gate, 1), show);
+    gate->started.acquire();
+    task.submit(gated(waiting, 2), show);
+    waiting->release.release();  // were it to run, it would finish
+    gate->release.release();
+    task.wait();
+    QCOMPARE(shown, (std::vector<int>{1, 3}));
+    QCOMPARE(waiting->runs.load(), 0);
 }
 
 void TestLatestTask::runNowSupersedesWorkStillRunning()

@@ -337,6 +337,10 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     for (Workspace::PerThread& p : ws.perThread) {
         ensure(p.scores, scratchRows, T);
         if (summarize || !capture.allAttention) ensure(p.probs, capture.allAttention ? std::min<Eigen::Index>(kSummaryBlockRows, T) : scratchRows, T);
+        if (summarize && p.firstKey.size() != ws.summaryCells.rows) {
+            p.firstKey.resize(ws.summaryCells.rows);
+            p.total.resize(ws.summaryCells.rows);
+        }
     }
     if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
@@ -405,13 +409,17 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
             const RowVector* bias = relative ? &ws.headBias[static_cast<std::size_t>(hd)] : nullptr;
             if (summarize && !detailHead) {
                 HeadSummary summary;
-                summary.overview.swap(trace.overviews[i]);  // its storage from the last pass
+                summary.overview.swap(trace.overviews[i]);  // its storage from the last pass, and the thread's sums
+                summary.firstKey.swap(scratch.firstKey);
+                summary.total.swap(scratch.total);
                 attendSummarized(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
                                  bias, ws.summaryCells, summaryWeighted ? &trace.valueNorms[i] : nullptr, scratch.scores,
                                  scratch.probs, keepsHead(l, hd) ? &trace.attention[i] : nullptr,
                                  ws.concat.middleCols(c0, Dh), summary, products);
                 trace.overviews[i].swap(summary.overview);
                 trace.firstKeyShares[i] = summary.firstKeyShare();
+                scratch.firstKey.swap(summary.firstKey);
+                scratch.total.swap(summary.total);
                 return;
             }
             Matrix& probs = capture.allAttention ? trace.attention[i] : scratch.probs;
@@ -426,11 +434,15 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
             if (summarize) {  // the detail's head, summarised from its whole matrices
                 HeadSummary summary;
                 summary.overview.swap(trace.overviews[i]);
+                summary.firstKey.swap(scratch.firstKey);
+                summary.total.swap(scratch.total);
                 startSummary(ws.summaryCells, summary);
                 summarizeRows(d.masked, probs, 0, ws.summaryCells, summaryWeighted ? &trace.valueNorms[i] : nullptr, summary);
                 finishSummary(summary);
                 trace.overviews[i].swap(summary.overview);
                 trace.firstKeyShares[i] = summary.firstKeyShare();
+                scratch.firstKey.swap(summary.firstKey);
+                scratch.total.swap(summary.total);
             }
         }, headsWorthSharing);
         for (int hd = 0; hd < H; ++hd) {

@@ -132,6 +132,7 @@ struct Workspace {
     struct PerThread {
         Matrix scores;  // (T, T); (B, T) when heads are summarised a block of rows at a time
         Matrix probs;   // (T, T) used when weights of this head are not kept; (B, T) as scores
+        Eigen::VectorXd firstKey, total;  // (R) a summarised head's sums per row of cells (HeadSummary), kept between passes
     };
     std::vector<PerThread> perThread;
     Matrix h;        // (T, D) residual stream; after forward() it holds the stream leaving the last block

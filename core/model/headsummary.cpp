@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <limits>
 
 #include "analysis/overview.h"
@@ -19,24 +20,49 @@ constexpr float kNoVisiblePair = -1.0f;
 
 } // namespace
 
-void SummaryCells::reset(int tokens, int cells)
+int summaryCellSize(int tokens, int cells)
 {
     assert(tokens >= 0 && cells > 0);
-    rows = cols = std::min(tokens, cells);
+    int size = 1;
+    while (std::int64_t(cells) * size < tokens) size *= 2;
+    return size;
+}
+
+void SummaryCells::reset(int tokens, int cells)
+{
+    size = summaryCellSize(tokens, cells);
+    rows = cols = (tokens + size - 1) / size;
     cellOf.resize(std::size_t(tokens));
     cellStart.resize(std::size_t(rows) + 1);
-    for (int i = 0; i < rows; ++i) {
-        const TokenSpan span = coveredTokens({0, tokens}, rows, i);
-        std::fill_n(cellOf.begin() + span.first, span.count, i);
-        cellStart[std::size_t(i)] = span.first;
-    }
+    for (int t = 0; t < tokens; ++t) cellOf[std::size_t(t)] = t / size;
+    for (int i = 0; i < rows; ++i) cellStart[std::size_t(i)] = i * size;
     cellStart[std::size_t(rows)] = tokens;
+}
+
+float HeadSummary::firstKeyShare() const
+{
+    const double all = total.sum();
+    return all > 0.0 ? static_cast<float>(firstKey.sum() / all) : 0.0f;
 }
 
 void startSummary(const SummaryCells& cells, HeadSummary& summary)
 {
     summary.overview.setConstant(cells.rows, cells.cols, kNoVisiblePair);
-    summary.firstKey = summary.total = 0.0;
+    summary.firstKey.setZero(cells.rows);
+    summary.total.setZero(cells.rows);
+}
+
+void carrySummary(const HeadSummary& from, const SummaryCells& cells, int keepRows, HeadSummary& to)
+{
+    assert(keepRows >= 0 && keepRows <= cells.rows && keepRows <= from.overview.rows());
+    assert(from.firstKey.size() == from.overview.rows() && from.total.size() == from.overview.rows());
+    startSummary(cells, to);
+    const Eigen::Index cols = std::min<Eigen::Index>(from.overview.cols(), cells.cols);
+    // NaN (every pair hidden) back to "no visible pair yet", which finishSummary turns into NaN again.
+    to.overview.topLeftCorner(keepRows, cols) =
+        from.overview.topLeftCorner(keepRows, cols).array().isNaN().select(kNoVisiblePair, from.overview.topLeftCorner(keepRows, cols));
+    to.firstKey.head(keepRows) = from.firstKey.head(keepRows);
+    to.total.head(keepRows) = from.total.head(keepRows);
 }
 
 void summarizeRows(const Eigen::Ref<const Matrix>& masked, const Eigen::Ref<const Matrix>& weights, Eigen::Index row0,
@@ -80,14 +106,19 @@ void summarizeRows(const Eigen::Ref<const Matrix>& masked, const Eigen::Ref<cons
                 if (largest > cell) cell = largest;
             }
         }
-        // The shares: every weight of the block, and key 0's (in float within the block, in double across).
-        const auto block = weights.middleRows(b0, rows);  // (rows, keys)
-        if (valueNorm) {
-            summary.total += double((block.array().rowwise() * valueNorm->head(keys).array()).sum());
-            if (keys > 0) summary.firstKey += double(block.col(0).sum()) * double((*valueNorm)[0]);
-        } else {
-            summary.total += double(block.sum());
-            if (keys > 0) summary.firstKey += double(block.col(0).sum());
+        // The shares, per row of cells: every weight of each run, and key 0's (in float within the run, in
+        // double across).
+        for (int k = 0; k < runs; ++k) {
+            const auto block = weights.middleRows(runStart[k], runStart[k + 1] - runStart[k]);  // (n, keys)
+            double& total = summary.total[runCell[k]];
+            double& firstKey = summary.firstKey[runCell[k]];
+            if (valueNorm) {
+                total += double((block.array().rowwise() * valueNorm->head(keys).array()).sum());
+                if (keys > 0) firstKey += double(block.col(0).sum()) * double((*valueNorm)[0]);
+            } else {
+                total += double(block.sum());
+                if (keys > 0) firstKey += double(block.col(0).sum());
+            }
         }
     }
 }

@@ -16,10 +16,17 @@
 
 namespace attnscope {
 
-// Which overview cell every token falls in, the same for every head of a pass: cell i of `cells` covers
-// the tokens analysis/overview.h's coveredTokens gives it.
+// Tokens per overview cell for a text of `tokens` and at most `cells` cells a side: the smallest power of
+// two that needs no more. A power of two that depends on T only through that bound keeps every cell where
+// it was while a text grows (1,024 tokens and 1,000 both have cells of 4), so the next keystroke's summary
+// can keep the rows of cells its edit left alone (carrySummary). The last cell may cover fewer tokens.
+int summaryCellSize(int tokens, int cells);
+
+// Which overview cell every token falls in, the same for every head of a pass: cell i covers tokens
+// [i·size, min((i + 1)·size, T)).
 struct SummaryCells {
-    int rows = 0, cols = 0;     // R = C = min(T, cells)
+    int size = 1;               // tokens per cell, summaryCellSize(T, cells)
+    int rows = 0, cols = 0;     // R = C = ceil(T / size)
     std::vector<int> cellOf;    // (T) the overview row (as a query) and column (as a key) of token t
     std::vector<int> cellStart; // (R + 1) the first token of each cell, then T
 
@@ -29,9 +36,9 @@ struct SummaryCells {
 // What one head leaves for the grid.
 struct HeadSummary {
     Matrix overview;            // (R, C)
-    double firstKey = 0.0;      // the sum of the weights on key 0 (weighted, when values weigh them)
-    double total = 0.0;         // the sum of every weight (the same)
-    float firstKeyShare() const { return total > 0.0 ? static_cast<float>(firstKey / total) : 0.0f; }
+    Eigen::VectorXd firstKey;   // (R) per row of cells, the sum of its weights on key 0 (weighted, when values weigh them)
+    Eigen::VectorXd total;      // (R) per row of cells, the sum of all its weights (the same)
+    float firstKeyShare() const;
 };
 
 // The summary a block at a time, for a head whose weights are made elsewhere: start, then fold in rows
@@ -41,6 +48,13 @@ void startSummary(const SummaryCells& cells, HeadSummary& summary);
 void summarizeRows(const Eigen::Ref<const Matrix>& masked, const Eigen::Ref<const Matrix>& weights, Eigen::Index row0,
                    const SummaryCells& cells, const RowVector* valueNorm, HeadSummary& summary);
 void finishSummary(HeadSummary& summary);
+
+// Starts `to` for `cells` holding the first `keepRows` rows of cells of `from` (a finished summary of an
+// earlier text made with cells of the same size), to fold in rows keepRows·size.. of the new text. Right
+// when those rows' weights are unchanged and every key past the old text is hidden from them, as under
+// the causal mask after an edit at or past token keepRows·size (model/prefixreuse.h): the old cells that
+// the new text drops or adds hold only hidden pairs for those rows.
+void carrySummary(const HeadSummary& from, const SummaryCells& cells, int keepRows, HeadSummary& to);
 
 // Rows per block: a block's scores are (B, T) scratch.
 constexpr Eigen::Index kSummaryBlockRows = 64;

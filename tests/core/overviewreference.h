@@ -32,4 +32,20 @@ inline attnscope::Matrix largestVisible(const attnscope::Matrix& weights, const 
     return reference;
 }
 
+// The grid's overviews (model/headsummary.h's SummaryCells): cells of `size` tokens from token 0, the last
+// one cut short by the end of the text, ceil(T / size) a side; each cell the largest visible weight of
+// `weights` (T, T) it covers, −1 where `masked` hides all of them.
+inline attnscope::Matrix largestVisibleInCells(const attnscope::Matrix& weights, const attnscope::Matrix& masked, int size)
+{
+    const int T = int(weights.rows()), n = (T + size - 1) / size;
+    attnscope::Matrix reference = attnscope::Matrix::Constant(n, n, -1.0f);
+    for (int q = 0; q < T; ++q)
+        for (int k = 0; k < T; ++k) {
+            if (std::isinf(masked(q, k))) continue;
+            float& cell = reference(q / size, k / size);
+            cell = std::max(cell, weights(q, k));
+        }
+    return reference;
+}
+
 } // namespace overviewref

@@ -44,8 +44,7 @@ Expected expectedSummary(const Matrix& weights, const Matrix& masked, const RowV
     if (valueNorm)
         for (int j = 0; j < T; ++j) shown.col(j) *= (*valueNorm)[j];
     Expected e;
-    const int n = std::min(T, cells);
-    e.overview = overviewref::largestVisible(shown, masked, 0, T, 0, T, n, n);
+    e.overview = overviewref::largestVisibleInCells(shown, masked, summaryCellSize(T, cells));
     for (float& cell : e.overview.reshaped())
         if (cell < 0.0f) cell = std::numeric_limits<float>::quiet_NaN();
     double first = 0.0, total = 0.0;
@@ -190,6 +189,86 @@ private slots:
                 QVERIFY2(std::abs(double(got->firstKeyShares[i]) - e.share) < 1e-5,
                          qPrintable(QString("head %1.%2's first-key share %3, want %4").arg(l).arg(h)
                                         .arg(double(got->firstKeyShares[i])).arg(e.share)));
+            }
+    }
+
+    // Cells of a power of two tokens, the smallest that needs at most so many a side: worked by hand.
+    void cellsAreThePowerOfTwoThatFits()
+    {
+        QCOMPARE(summaryCellSize(0, 256), 1);
+        QCOMPARE(summaryCellSize(256, 256), 1);
+        QCOMPARE(summaryCellSize(257, 256), 2);
+        QCOMPARE(summaryCellSize(1000, 256), 4);
+        QCOMPARE(summaryCellSize(1024, 256), 4);
+        QCOMPARE(summaryCellSize(1025, 256), 8);
+        QCOMPARE(summaryCellSize(8192, 256), 32);
+        QCOMPARE(summaryCellSize(150, 16), 16);
+        SummaryCells cells;
+        cells.reset(1025, 256);  // 129 cells of 8, the last of one token
+        QCOMPARE(cells.size, 8);
+        QCOMPARE(cells.rows, 129);
+        QCOMPARE(cells.cols, 129);
+        QCOMPARE(cells.cellOf[1023], 127);
+        QCOMPARE(cells.cellOf[1024], 128);
+        QCOMPARE(cells.cellStart[128], 1024);
+        QCOMPARE(cells.cellStart[129], 1025);
+    }
+
+    // The next keystroke's summary keeps the rows of cells before its edit and reads the rest: the same
+    // overview and share as a plain loop over the new text's whole weights, after an append, an edit of the
+    // last tokens and a deletion, with and without value lengths, under the causal mask and a window.
+    void aCarriedSummaryIsTheWholeOne_data()
+    {
+        QTest::addColumn<QString>("mask");
+        QTest::addColumn<int>("keep");   // tokens the two texts share
+        QTest::addColumn<int>("tokens");  // the new text's
+        QTest::addColumn<bool>("valueWeighted");
+        QTest::newRow("append 3") << "causal" << 300 << 303 << false;
+        QTest::newRow("append, value-weighted") << "causal" << 300 << 311 << true;
+        QTest::newRow("last two tokens changed") << "causal" << 298 << 300 << false;
+        QTest::newRow("ten deleted") << "causal" << 290 << 290 << true;
+        QTest::newRow("sinks and a window") << "sinks:2,window:20" << 297 << 305 << false;
+    }
+    void aCarriedSummaryIsTheWholeOne()
+    {
+        QFETCH(QString, mask);
+        QFETCH(int, keep);
+        QFETCH(int, tokens);
+        QFETCH(bool, valueWeighted);
+        const Model& m = model("gpt2");
+        const std::vector<int> before = randomIds(m, 300, 41u);
+        std::vector<int> after(before.begin(), before.begin() + keep);
+        for (int id : randomIds(m, tokens - keep, 43u)) after.push_back(id);
+        const AttentionSettings settings = testing::maskSettings(mask);
+        CaptureRequest c;
+        c.detail = HeadSelection{0, 0};
+        c.valueNorms = valueWeighted;
+        Result<ForwardTrace> a = forward(m, before, settings, c);
+        Result<ForwardTrace> b = forward(m, after, settings, c);
+        QVERIFY(bool(a) && bool(b));
+        const int cells = 64;  // 300 tokens and 290 to 311: cells of 8
+        SummaryCells oldCells, newCells;
+        oldCells.reset(300, cells);
+        newCells.reset(tokens, cells);
+        QCOMPARE(oldCells.size, 8);
+        QCOMPARE(newCells.size, 8);
+        const int keepRows = keep / 8;
+        for (int l = 0; l < m.config.layers; ++l)
+            for (int h = 0; h < m.config.heads; ++h) {
+                HeadSummary old, carried;
+                startSummary(oldCells, old);
+                summarizeRows(a->detail.masked, a->weights(l, h), 0, oldCells, valueWeighted ? &a->valueNorm(l, h) : nullptr, old);
+                finishSummary(old);
+                carrySummary(old, newCells, keepRows, carried);
+                const Eigen::Index r0 = Eigen::Index(keepRows) * 8;
+                summarizeRows(b->detail.masked.bottomRows(tokens - r0), b->weights(l, h).bottomRows(tokens - r0), r0, newCells,
+                              valueWeighted ? &b->valueNorm(l, h) : nullptr, carried);
+                finishSummary(carried);
+                const Expected e = expectedSummary(b->weights(l, h), b->detail.masked, valueWeighted ? &b->valueNorm(l, h) : nullptr, cells);
+                QString why;
+                QVERIFY2(sameOverview(carried.overview, e.overview, 1e-5, &why), qPrintable(QString("head %1.%2: %3").arg(l).arg(h).arg(why)));
+                QVERIFY2(std::abs(double(carried.firstKeyShare()) - e.share) < 1e-5,
+                         qPrintable(QString("head %1.%2's share %3, want %4").arg(l).arg(h).arg(double(carried.firstKeyShare())).arg(e.share)));
             }
     }
 

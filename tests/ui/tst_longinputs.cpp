@@ -8,6 +8,7 @@
 #include <QSet>
 #include <QtTest>
 #include <qcustomplot.h>
+#include <functional>
 #include <random>
 
 #include "attention/headgridview.h"
@@ -247,18 +248,84 @@ private slots:
         grid.setSnapshot(snapshot);
         const ForwardTrace& t = snapshot->trace;
         QCOMPARE(int(snapshot->headOverviews.size()), 8);  // made on the computing thread, not the grid's
+        QCOMPARE(t.tokens, 1200);  // in cells of 8 tokens (the smallest power of two with 256 or fewer): 150 a side
         for (const HeadSelection head : {HeadSelection{0, 0}, HeadSelection{1, 2}}) {
             const QImage& image = grid.headImage(head);
-            QCOMPARE(image.size(), QSize(256, 256));
+            QCOMPARE(image.size(), QSize(150, 150));
             const Matrix& w = t.weights(head.layer, head.head);
-            const Matrix reference = overviewref::largestVisible(w, t.detail.masked, 0, t.tokens, 0, t.tokens, 256, 256);
+            const Matrix reference = overviewref::largestVisibleInCells(w, t.detail.masked, 8);
             int wrong = 0;
-            for (int y = 0; y < 256; ++y)
-                for (int x = 0; x < 256; ++x) {
+            for (int y = 0; y < 150; ++y)
+                for (int x = 0; x < 150; ++x) {
                     const QRgb want = reference(y, x) < 0.0f ? ColorMap::maskedColor().rgb() : ColorMap::weightColor(reference(y, x));
                     wrong += image.pixel(x, y) != want;
                 }
-            QVERIFY2(wrong == 0, qPrintable(QStringLiteral("%1 of 65,536 pixels differ").arg(wrong)));
+            QVERIFY2(wrong == 0, qPrintable(QStringLiteral("%1 of 22,500 pixels differ").arg(wrong)));
+        }
+    }
+
+    // A keystroke at the end of a long text carries the grid's rows of cells before it from the snapshot
+    // before (model/headsummary.h's carrySummary): after appends, an edit of the last word and a deletion,
+    // under both displays, every overview, share and row sum is a summary made from nothing's; across the
+    // length where the cells double (1,024 tokens) nothing is carried.
+    void keystrokesCarryTheGridsRowsOfCells_data()
+    {
+        QTest::addColumn<bool>("valueWeighted");
+        QTest::newRow("weights") << false;
+        QTest::newRow("value-weighted") << true;
+    }
+    void keystrokesCarryTheGridsRowsOfCells()
+    {
+        QFETCH(bool, valueWeighted);
+        const AttentionDisplay display = valueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights;
+        const ModelPtr model = *loadModel("random:layers=2,heads=4,d_model=32,context=2048,seed=3");
+        const QStringList vocabulary = QStringLiteral("the cat sat on a mat and dog ran over hill while birds sang").split(u' ');
+        std::mt19937 rng(17);
+        QStringList words;
+        for (int i = 0; i < 1000; ++i) words << vocabulary[int(rng() % std::uint32_t(vocabulary.size()))];
+        AttentionSettings settings;
+        SnapshotPtr before = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 1, display, true).first;
+        QCOMPARE(before->trace.tokens, 1000);  // a token a word: cells of 4
+        const auto edits = std::vector<std::pair<QString, std::function<void()>>>{
+            {"three words appended", [&] { words << "dog" << "sat" << "on"; }},
+            {"the last word changed", [&] { words.last() = "hill"; }},
+            {"two words deleted", [&] { words.removeLast(); words.removeLast(); }},
+            {"one more", [&] { words << "birds"; }},
+            {"past 1,024 tokens", [&] { for (int i = 0; i < 30; ++i) words << "mat"; }},
+        };
+        for (const auto& [name, edit] : edits) {
+            edit();
+            const SnapshotPtr now = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 2, display, true).first;
+            const SnapshotPtr fresh = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 3, display, false).first;
+            const int T = now->trace.tokens, size = T > 1024 ? 8 : 4;
+            QVERIFY2(now->reusedTokens > 0, qPrintable(name));
+            QCOMPARE(fresh->carriedCellRows, 0);
+            QCOMPARE(now->carriedCellRows, T > 1024 ? 0 : now->reusedTokens / size);
+            QCOMPARE(now->headOverviews.size(), std::size_t(8));
+            QCOMPARE(int(now->headOverviews[0].rows()), (T + size - 1) / size);
+            for (std::size_t i = 0; i < 8; ++i) {
+                const Matrix& a = now->headOverviews[i];
+                const Matrix& b = fresh->headOverviews[i];
+                QCOMPARE(a.rows(), b.rows());
+                QCOMPARE(a.cols(), b.cols());
+                // A weight × value length may pass 1: within 1e-5 of the cell's size (a pass that reuses the
+                // prefix rounds differently from a whole one, about 1e-6 here).
+                int wrong = 0;
+                double worst = 0.0;
+                for (Eigen::Index k = 0; k < a.size(); ++k) {
+                    const float x = a.reshaped()[k], y = b.reshaped()[k];
+                    const double off = std::abs(double(x) - double(y)) / std::max(1.0, std::abs(double(y)));
+                    wrong += std::isnan(x) != std::isnan(y) || (!std::isnan(y) && off > 1e-5);
+                    if (!std::isnan(y)) worst = std::max(worst, off);
+                }
+                QVERIFY2(wrong == 0, qPrintable(QStringLiteral("%1, head %2: %3 cells differ, by up to %4").arg(name).arg(i).arg(wrong).arg(worst)));
+                QVERIFY2(std::abs(now->headSinks[i] - fresh->headSinks[i]) < 1e-6f, qPrintable(name));
+                // Each row of cells sums a few thousand weights: within 1e-5 of its size.
+                QCOMPARE(now->headRowSums[i].rows(), a.rows());
+                const double sums = ((now->headRowSums[i] - fresh->headRowSums[i]).array() / fresh->headRowSums[i].array().abs().max(1.0)).abs().maxCoeff();
+                QVERIFY2(sums < 1e-5, qPrintable(QStringLiteral("%1, head %2: row sums differ by %3").arg(name).arg(i).arg(sums)));
+            }
+            before = now;  // the next edit's pass reuses this one's, while it lives
         }
     }
 
@@ -307,14 +374,14 @@ private slots:
             Result<ForwardTrace> own = forward(*model, snapshot->tokens.ids, settings, capture);
             QVERIFY(bool(own));
             const Matrix& w = own->weights(head.layer, head.head);
-            const Matrix reference = overviewref::largestVisible(w, masked, 0, T, 0, T, 256, 256);
+            const Matrix reference = overviewref::largestVisibleInCells(w, masked, 4);  // 600 tokens: cells of 4, 150 a side
             const Matrix& made = snapshot->headOverviews[std::size_t(head.layer * 4 + head.head)];
-            QCOMPARE(made.rows(), Eigen::Index(256));
+            QCOMPARE(made.rows(), Eigen::Index(150));
             const QImage& image = grid.headImage(head);
-            QCOMPARE(image.size(), QSize(256, 256));
+            QCOMPARE(image.size(), QSize(150, 150));
             int wrong = 0, wrongPixels = 0;
-            for (int y = 0; y < 256; ++y)
-                for (int x = 0; x < 256; ++x) {
+            for (int y = 0; y < 150; ++y)
+                for (int x = 0; x < 150; ++x) {
                     const bool hidden = reference(y, x) < 0.0f;
                     wrong += hidden != std::isnan(made(y, x)) || (!hidden && std::abs(made(y, x) - reference(y, x)) > 1e-6f);
                     const QRgb want = hidden ? ColorMap::maskedColor().rgb() : ColorMap::weightColor(reference(y, x));

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include <sys/resource.h>
 
 #include "analysis/overview.h"
 #include "analysis/stats.h"
 #include "compute/threadpool.h"
+#include "model/headsummary.h"
 #include "model/prefixreuse.h"
 #include "model/trainingmask.h"
 #include "document/sentence.h"
@@ -36,29 +38,66 @@ HeadSelection clampFocus(HeadSelection f, const ModelConfig& c)
 
 namespace {
 // Every head shrunk for the grid, as HeadGridView would draw it, and its attention sink
-// (Snapshot::headOverviews, headSinks).
-void summarizeHeads(const ForwardTrace& t, AttentionDisplay display, Snapshot& snap)
+// (Snapshot::headOverviews, headSinks, headRowSums). When the pass kept the first `reused` tokens of
+// `previous` (model/prefixreuse.h: the causal mask, the same settings and display), the rows of cells
+// before that token are carried from its summaries and only the rows from there on are read: at 1,024
+// tokens of GPT-2 small a keystroke then reads a few rows of each head instead of all 576 MB.
+void summarizeHeads(const ForwardTrace& t, const AttentionSettings& settings, AttentionDisplay display, const Snapshot* previous,
+                    int reused, Snapshot& snap)
 {
     const bool valueWeighted = display == AttentionDisplay::ValueWeighted && t.hasValueNorms;
-    // The mask is the same for every head of one pass: the focused head's detail holds it.
-    const Matrix* masked = t.hasDetail && t.detail.masked.rows() == t.tokens ? &t.detail.masked : nullptr;
-    // Which pairs the mask hides above each key's first visible query: read once here, not in every head.
-    const std::vector<int> firstVisible = masked ? firstVisibleQueries(*masked) : std::vector<int>();
+    const int T = t.tokens;
+    SummaryCells cells;
+    cells.reset(T, Snapshot::kHeadOverview);
+    // The mask is the same for every head of one pass: the focused head's detail holds it; without one, from
+    // the settings (the same pairs: model/forward.h's isMaskedPair).
+    Matrix fromSettings;
+    if (!(t.hasDetail && t.detail.masked.rows() == T && t.detail.masked.cols() == T)) {
+        fromSettings.resize(T, T);
+        for (int k = 0; k < T; ++k)
+            for (int q = 0; q < T; ++q) fromSettings(q, k) = isMaskedPair(settings, q, k) ? -std::numeric_limits<float>::infinity() : 0.0f;
+    }
+    const Matrix& masked = fromSettings.size() > 0 ? fromSettings : t.detail.masked;  // (T, T)
     const int count = t.layers * t.heads;
+    const bool carry = reused > 0 && previous && previous->display == display && previous->trace.hasValueNorms == t.hasValueNorms &&
+                       previous->trace.layers * previous->trace.heads == count && previous->headRowSums.size() == std::size_t(count) &&
+                       previous->headOverviews.size() == std::size_t(count) &&
+                       summaryCellSize(previous->trace.tokens, Snapshot::kHeadOverview) == cells.size;
+    const int keepRows = carry ? std::min(reused / cells.size, int(previous->headOverviews[0].rows())) : 0;
+    const Eigen::Index firstRow = Eigen::Index(keepRows) * cells.size;
+    snap.carriedCellRows = keepRows;
+    // Under the causal mask no query sees a key past itself: a block of rows is read up to its last row only.
+    const bool causal = settings.mask == MaskKind::Causal;
     snap.headOverviews.assign(std::size_t(count), Matrix());
     snap.headSinks.assign(std::size_t(count), 0.0f);
-    // Each head reads its whole (T, T) matrix: GPT-2 small's 144 at 1,024 tokens took 230 ms on one thread,
-    // longer than the pass that reused the prefix. The heads are spread over the pool's threads.
+    snap.headRowSums.assign(std::size_t(count), Eigen::MatrixX2d());
+    // Each head's rows are read on one of the pool's threads (GPT-2 small's 144 heads at 1,024 tokens, read
+    // whole, took 230 ms on one thread).
     ThreadPool::shared().run(count, [&](int i, int) {
         const int l = i / t.heads, h = i % t.heads;
-        const Matrix weighted = valueWeighted ? valueWeightedAttention(t, l, h) : Matrix();
-        const Matrix& w = valueWeighted ? weighted : t.weights(l, h);  // (T, T)
-        const TokenSpan queries{0, int(w.rows())}, keys{0, int(w.cols())};
-        snap.headOverviews[std::size_t(i)] =
-            masked && masked->cols() == w.cols()
-                ? overviewMax(w, queries, keys, Snapshot::kHeadOverview, Snapshot::kHeadOverview, *masked, firstVisible)
-                : overviewMax(w, queries, keys, Snapshot::kHeadOverview, Snapshot::kHeadOverview);
-        snap.headSinks[std::size_t(i)] = firstTokenShare(w);
+        const std::size_t at = std::size_t(i);
+        HeadSummary summary;
+        if (keepRows > 0) {
+            HeadSummary before;
+            before.overview = previous->headOverviews[at];
+            before.firstKey = previous->headRowSums[at].col(0);
+            before.total = previous->headRowSums[at].col(1);
+            carrySummary(before, cells, keepRows, summary);
+        } else {
+            startSummary(cells, summary);
+        }
+        const Matrix& w = t.weights(l, h);  // (T, T)
+        const RowVector* norms = valueWeighted ? &t.valueNorm(l, h) : nullptr;
+        for (Eigen::Index r0 = firstRow; r0 < T; r0 += kSummaryBlockRows) {
+            const Eigen::Index rows = std::min<Eigen::Index>(kSummaryBlockRows, T - r0), keys = causal ? r0 + rows : T;
+            summarizeRows(masked.block(r0, 0, rows, keys), w.block(r0, 0, rows, keys), r0, cells, norms, summary);
+        }
+        finishSummary(summary);
+        snap.headSinks[at] = summary.firstKeyShare();
+        snap.headRowSums[at].resize(cells.rows, 2);
+        snap.headRowSums[at].col(0) = summary.firstKey;
+        snap.headRowSums[at].col(1) = summary.total;
+        snap.headOverviews[at] = std::move(summary.overview);
     });
 }
 
@@ -96,10 +135,11 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     }
     thread_local Workspace ws;  // reused by every computation on this thread (GUI or worker)
     Status s;
+    SnapshotPtr previous;
     if (reusePrefix) {
         thread_local PrefixCache cache;
         thread_local std::weak_ptr<const Snapshot> last;  // the snapshot the cache's pass filled, while it lives
-        const SnapshotPtr previous = last.lock();
+        previous = last.lock();
         s = forwardReusingPrefix(*model, snap->tokens.ids, settings, capture, previous ? &previous->trace : nullptr, snap->trace,
                                  cache, ws, &snap->reusedTokens);
         last = s.ok() ? snap : nullptr;
@@ -113,7 +153,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
         snap->headSinks = std::move(snap->trace.firstKeyShares);
         snap->trace.hasOverviews = false;
     } else if (s.ok() && snap->trace.tokens > Snapshot::kHeadOverview) {
-        summarizeHeads(snap->trace, display, *snap);
+        summarizeHeads(snap->trace, settings, display, previous.get(), snap->reusedTokens, *snap);
     }
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {

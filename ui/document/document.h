@@ -50,8 +50,10 @@ struct Snapshot {
     double computeMs = 0.0;        // wall time of tokenize + forward
     int reusedTokens = 0;          // leading tokens whose rows came from the pass before (model/prefixreuse.h)
     // Past kHeadOverview tokens, every head as the grid draws it: (≤ 256, ≤ 256) each, layer-major, each cell
-    // the largest weight (or weight × value length) of the pairs it covers (analysis/overview.h). Made on
-    // the computing thread: it reads every head's whole matrix (GPT-2 small at 1,024 tokens: 600 MB).
+    // the largest weight (or weight × value length) of the pairs it covers, cells of a power of two tokens
+    // (model/headsummary.h's summaryCellSize; the last may cover fewer). Made on the computing thread: a
+    // whole summary reads every head's matrix (GPT-2 small at 1,024 tokens: 600 MB), a keystroke's only the
+    // rows of cells from its edit on.
     static constexpr int kHeadOverview = 256;
     // Past this many bytes of every head's (T, T) weights (GPT-2 small at its 1,024 tokens needs 604 MB; a
     // 2-layer, 4-head model at 8,192 tokens needs 2.1 GB), a pass keeps only the focused head's weights and
@@ -66,6 +68,11 @@ struct Snapshot {
     double everyHeadBytes = kEveryHeadBytes;  // the budget this snapshot's pass was made under (tests lower it)
     std::vector<Matrix> headOverviews;
     std::vector<float> headSinks;  // with them, each head's share of weight on the first key (analysis/stats.h)
+    // When the computing thread read every head's whole matrix (not a pass that kept only the focused head):
+    // per head, per row of cells, its weight on key 0 and all its weight, (R, 2), so that the next
+    // keystroke's summary keeps the rows of cells its edit left alone (model/headsummary.h's carrySummary).
+    std::vector<Eigen::MatrixX2d> headRowSums;
+    int carriedCellRows = 0;       // rows of those cells carried from the snapshot before (0: summarised whole)
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

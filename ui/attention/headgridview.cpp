@@ -12,6 +12,7 @@
 
 #include "analysis/overview.h"
 #include "analysis/stats.h"
+#include "model/headsummary.h"
 #include "common/colormap.h"
 #include "drawing/vectorpaint.h"
 
@@ -116,8 +117,13 @@ void HeadGridView::ensureImages() const
     m_sink.clear();
     m_imagesValueWeighted = nowValueWeighted;
     m_imagesTokens = valid ? t->tokens : 0;
+    m_imageExtent = 1.0;
     if (!valid) return;
     const int T = t->tokens;
+    if (m_snapshot->headOverviews.size() == cells && !m_snapshot->headOverviews.empty()) {
+        const int size = summaryCellSize(T, kMaxImage);
+        m_imageExtent = double(m_snapshot->headOverviews[0].rows()) * size / T;
+    }
     // 1. Masks are the same for every head of one pass: read them once from the focused head's detail.
     const bool haveMask = t->hasDetail && t->detail.masked.rows() == T;
     // Value-weighted attention: each head coloured from 0 to its own largest weight × ‖v W_O‖.
@@ -305,9 +311,13 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
                 // Vector devices (PDF, SVG) get one rectangle per pair while the whole grid stays within
                 // kMaxVectorCells; past that, the blocks already enlarged (a viewer would blur a 9x9 image,
                 // and PDF may even store it as JPEG).
-                if (!vector) p.drawImage(cell, img);
-                else if (!drawImageAsRects(p, cell, img, kMaxVectorCells / std::max(1, m_layers * m_heads)))
-                    p.drawImage(cell, img.scaled(cell.size(), Qt::IgnoreAspectRatio, Qt::FastTransformation));
+                const QRectF target(cell.topLeft(), QSizeF(cell.size()) * m_imageExtent);
+                p.save();
+                p.setClipRect(cell);
+                if (!vector) p.drawImage(target, img);
+                else if (!drawImageAsRects(p, target, img, kMaxVectorCells / std::max(1, m_layers * m_heads)))
+                    p.drawImage(target, img.scaled(target.size().toSize(), Qt::IgnoreAspectRatio, Qt::FastTransformation));
+                p.restore();
                 continue;
             }
             // No weights (empty or failed input): an outline, so it is not read as "all masked".

@@ -81,6 +81,10 @@ private:
     mutable std::vector<std::uint64_t> m_fingerprints;  // (L*H) of the numbers each image was made from, or empty
     mutable int m_imagesTokens = 0;        // the length the images were coloured at, 0 when there are none
     mutable bool m_imagesValueWeighted = false;  // they were coloured under the value-weighted display
+    // The tokens an image's side covers over the text's: 1, or more for the snapshot's overviews, whose last
+    // cell of a power of two tokens may reach past the text (Snapshot::headOverviews); drawn that much larger
+    // and clipped, so every cell keeps its share of the side.
+    mutable double m_imageExtent = 1.0;
     mutable std::vector<float> m_sink;     // (L*H) first-token share, empty without weights
     mutable int m_reusedImages = 0;
     mutable int m_colouredImages = 0;

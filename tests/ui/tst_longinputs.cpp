@@ -286,6 +286,10 @@ private slots:
         AttentionSettings settings;
         SnapshotPtr before = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 1, display, true).first;
         QCOMPARE(before->trace.tokens, 1000);  // a token a word: cells of 4
+        HeadGridView grid;  // shows each snapshot in turn, keeping the rows of pixels a snapshot carried
+        grid.resize(600, 400);
+        grid.setSnapshot(before);
+        QVERIFY(!grid.headImage({0, 0}).isNull());
         const auto edits = std::vector<std::pair<QString, std::function<void()>>>{
             {"three words appended", [&] { words << "dog" << "sat" << "on"; }},
             {"the last word changed", [&] { words.last() = "hill"; }},
@@ -325,6 +329,16 @@ private slots:
                 const double sums = ((now->headRowSums[i] - fresh->headRowSums[i]).array() / fresh->headRowSums[i].array().abs().max(1.0)).abs().maxCoeff();
                 QVERIFY2(sums < 1e-5, qPrintable(QStringLiteral("%1, head %2: row sums differ by %3").arg(name).arg(i).arg(sums)));
             }
+            // The grid: the same pixels as a grid that saw only this snapshot; under the plain display the
+            // carried rows of cells were not coloured again.
+            grid.setSnapshot(now);
+            HeadGridView alone;
+            alone.resize(600, 400);
+            alone.setSnapshot(now);
+            for (int l = 0; l < 2; ++l)
+                for (int h = 0; h < 4; ++h)
+                    QVERIFY2(grid.headImage({l, h}) == alone.headImage({l, h}), qPrintable(QStringLiteral("%1, head %2.%3").arg(name).arg(l).arg(h)));
+            QCOMPARE(grid.keptImageRows(), valueWeighted ? 0 : 8 * now->carriedCellRows);
             before = now;  // the next edit's pass reuses this one's, while it lives
         }
     }

@@ -89,7 +89,9 @@ void HeadGridView::setSnapshot(const SnapshotPtr& snapshot)
     // those of unchanged heads, never the snapshot they came from: a grid on a hidden tab would otherwise
     // hold a second whole trace (576 MB for GPT-2 small at 1,024 tokens) while the next one is computed.
     m_imagesCurrent = false;
-    if (!(valid && m_imagesTokens == t->tokens && m_images.size() == std::size_t(m_layers * m_heads))) {
+    const bool sameCount = m_images.size() == std::size_t(m_layers * m_heads);
+    const bool carried = valid && snapshot->carriedCellRows > 0 && snapshot->carriedFromPass == m_imagesPass;
+    if (!(valid && sameCount && (m_imagesTokens == t->tokens || carried))) {
         m_images.clear();
         m_fingerprints.clear();
         m_sink.clear();
@@ -112,6 +114,15 @@ void HeadGridView::ensureImages() const
     const bool nowValueWeighted = valid && m_snapshot->display == AttentionDisplay::ValueWeighted;
     const bool reusable = valid && m_imagesTokens == t->tokens && previous.size() == cells && previousPrints.size() == cells &&
                           m_imagesValueWeighted == nowValueWeighted;
+    // A keystroke's snapshot that carried its first rows of cells from the one these images show (plain
+    // display: a cell's colour is its value alone) keeps those rows of pixels; only the rest are coloured.
+    const bool made = valid && m_snapshot->headOverviews.size() == cells && m_snapshot->headSinks.size() == cells;
+    const int keptRows = made && !nowValueWeighted && !m_imagesValueWeighted && previous.size() == cells &&
+                                 m_snapshot->carriedCellRows > 0 && m_snapshot->carriedFromPass == m_imagesPass
+                             ? m_snapshot->carriedCellRows
+                             : 0;
+    m_keptImageRows = 0;
+    m_imagesPass = made && !nowValueWeighted ? t->pass : 0;
     m_images.assign(cells, QImage());
     m_fingerprints.clear();
     m_sink.clear();
@@ -140,7 +151,6 @@ void HeadGridView::ensureImages() const
             const std::size_t cell = std::size_t(l * m_heads + h);
             // The snapshot's overview and sink when the computing thread made them (long inputs, where
             // reading every head's whole matrix here would hold the GUI thread), else made here.
-            const bool made = m_snapshot->headOverviews.size() == cells && m_snapshot->headSinks.size() == cells;
             Matrix weighted, here;
             if (!made) {
                 if (valueWeighted) weighted = valueWeightedAttention(*t, l, h);
@@ -164,9 +174,16 @@ void HeadGridView::ensureImages() const
             const float top = valueWeighted ? shown.array().isNaN().select(0.0f, shown.array()).maxCoeff() : 1.0f;
             const float scale = top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
             QImage img(int(shown.cols()), int(shown.rows()), QImage::Format_RGB32);
+            static const QImage none;
+            const QImage& before = keptRows > 0 ? previous[cell] : none;  // keptRows > 0: previous holds every head
+            const int kept = before.isNull() ? 0 : std::min({keptRows, img.height(), before.height()});
+            const int keptWidth = std::min(img.width(), before.width());
+            for (int y = 0; y < kept; ++y)  // (the carried rows' cells past the old width are coloured below)
+                std::memcpy(img.scanLine(y), before.constScanLine(y), std::size_t(keptWidth) * sizeof(QRgb));
+            m_keptImageRows += kept;
             for (int y = 0, width = img.width(); y < img.height(); ++y) {
                 auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
-                for (int x = 0; x < width; ++x) {
+                for (int x = y < kept ? keptWidth : 0; x < width; ++x) {
                     const float v = shown(y, x);
                     line[x] = std::isnan(v) ? masked : ColorMap::weightColor(colours, std::isfinite(v) ? v * scale : 0.0);
                 }

@@ -56,6 +56,9 @@ public:
     int reusedImages() const { return m_reusedImages; }
     // Head images coloured since the grid was made.
     int colouredImages() const { return m_colouredImages; }
+    // Rows of pixels the last colouring kept from the images before, summed over the heads: the rows of
+    // cells a keystroke's snapshot carried from the one these images show (Snapshot::carriedCellRows).
+    int keptImageRows() const { return m_keptImageRows; }
 
     QSize sizeHint() const override { return {360, 260}; }
 
@@ -88,6 +91,10 @@ private:
     mutable std::vector<float> m_sink;     // (L*H) first-token share, empty without weights
     mutable int m_reusedImages = 0;
     mutable int m_colouredImages = 0;
+    mutable int m_keptImageRows = 0;
+    // The pass (ForwardTrace::pass) whose overviews the images were coloured from under the plain display, 0
+    // otherwise: a snapshot that carried rows of cells from that pass keeps those rows of pixels.
+    mutable std::uint64_t m_imagesPass = 0;
     std::vector<QStringList> m_badges;  // (L*H) or empty
     std::vector<QString> m_tips;        // (L*H) or empty
     std::vector<HeadSelection> m_crossed;

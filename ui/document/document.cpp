@@ -66,6 +66,7 @@ void summarizeHeads(const ForwardTrace& t, const AttentionSettings& settings, At
     const int keepRows = carry ? std::min(reused / cells.size, int(previous->headOverviews[0].rows())) : 0;
     const Eigen::Index firstRow = Eigen::Index(keepRows) * cells.size;
     snap.carriedCellRows = keepRows;
+    snap.carriedFromPass = keepRows > 0 ? previous->trace.pass : 0;
     // Under the causal mask no query sees a key past itself: a block of rows is read up to its last row only.
     const bool causal = settings.mask == MaskKind::Causal;
     snap.headOverviews.assign(std::size_t(count), Matrix());

@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -73,6 +74,7 @@ struct Snapshot {
     // keystroke's summary keeps the rows of cells its edit left alone (model/headsummary.h's carrySummary).
     std::vector<Eigen::MatrixX2d> headRowSums;
     int carriedCellRows = 0;       // rows of those cells carried from the snapshot before (0: summarised whole)
+    std::uint64_t carriedFromPass = 0;  // that snapshot's ForwardTrace::pass, when rows were carried
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <limits>
 
-#include "analysis/overview.h"
 #include "model/forward.h"
 #include "model/forwardsteps.h"
 #include "model/relativebias.h"

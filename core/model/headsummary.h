@@ -3,7 +3,8 @@
 // (T, T) weights of a long text do not fit in memory (8,192 tokens: 268 MB a head), and the grid of heads
 // needs only a small overview of each. Here a head's scores and weights exist for one block of rows at a
 // time, in (rows, T) scratch; the block is folded into the head's overview (each cell the largest weight of
-// the pairs it covers, NaN where the mask hides all of them: analysis/overview.h's overviewMax) and into
+// the pairs it covers, NaN where the mask hides all of them, as analysis/overview.h's overviewMax does in
+// its own cells; here cells of a power of two tokens, SummaryCells) and into
 // its share of weight on the first key (analysis/stats.h's firstTokenShare), and the weights are kept only
 // when asked. The arithmetic per weight is the whole-matrix path's (forward.h's attendHead).
 //

@@ -117,7 +117,7 @@ void HeadGridView::ensureImages() const
     // A keystroke's snapshot that carried its first rows of cells from the one these images show (plain
     // display: a cell's colour is its value alone) keeps those rows of pixels; only the rest are coloured.
     const bool made = valid && m_snapshot->headOverviews.size() == cells && m_snapshot->headSinks.size() == cells;
-    const int keptRows = made && !nowValueWeighted && !m_imagesValueWeighted && previous.size() == cells &&
+    const int keptRows = made && !nowValueWeighted && previous.size() == cells &&
                                  m_snapshot->carriedCellRows > 0 && m_snapshot->carriedFromPass == m_imagesPass
                              ? m_snapshot->carriedCellRows
                              : 0;
@@ -131,7 +131,7 @@ void HeadGridView::ensureImages() const
     m_imageExtent = 1.0;
     if (!valid) return;
     const int T = t->tokens;
-    if (m_snapshot->headOverviews.size() == cells && !m_snapshot->headOverviews.empty()) {
+    if (made && cells > 0) {
         const int size = summaryCellSize(T, kMaxImage);
         m_imageExtent = double(m_snapshot->headOverviews[0].rows()) * size / T;
     }

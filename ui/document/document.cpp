@@ -9,8 +9,6 @@
 
 #include <sys/resource.h>
 
-#include "analysis/overview.h"
-#include "analysis/stats.h"
 #include "compute/threadpool.h"
 #include "model/headsummary.h"
 #include "model/prefixreuse.h"

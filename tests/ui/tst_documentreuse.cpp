@@ -105,6 +105,41 @@ private slots:
         QCOMPARE(doc.snapshot()->reusedTokens, 0);
         QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
     }
+
+    // A pasted long text's pass is followed by a warm-up of the memory the next keystroke's trace will take
+    // (Document::warmUpAfter): once per paste, not per keystroke, and stopped by the next request, whose
+    // result is still a fresh pass's. The warm-up's effect on page faults is tst_allocation's.
+    void aPastedLongTextWarmsTheNextPassesMemory()
+    {
+        Document doc;
+        doc.setForceAsync(true);
+        // 16 heads and the focused head's 4 matrices of about 1,000 tokens: 80 MB, past the 64 MB worth warming.
+        const QString spec = QStringLiteral("random:layers=4,heads=4,d_model=32,context=2048,seed=3");
+        Result<ModelPtr> model = loadModelSpec(spec);
+        QVERIFY(model);
+        QVERIFY(changeAndWait(doc, [&] { doc.setModel(*model, spec); }));
+        QVERIFY(changeAndWait(doc, [&] { doc.setText(QStringLiteral("a short start")); }));
+        QCOMPARE(doc.memoryWarmUps(), 0);  // a few tokens: nothing worth it
+
+        QStringList words;
+        for (int i = 0; i < 1000; ++i) words << QStringLiteral("w%1").arg(i % 37);
+        QString text = words.join(' ');
+        QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
+        QVERIFY(doc.snapshot()->tokens.ids.size() >= 1000);
+        QCOMPARE(doc.memoryWarmUps(), 1);
+
+        for (const char* word : {" next", " and", " more"}) {  // keystrokes right after it: the warm-up gives way
+            text += QLatin1String(word);
+            QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
+            QVERIFY(doc.snapshot()->reusedTokens > 0);
+            const double worst = differenceFromAFreshPass(doc);
+            QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+        }
+        QCOMPARE(doc.memoryWarmUps(), 1);  // a trace a token larger is not a new size
+
+        QVERIFY(changeAndWait(doc, [&] { doc.setText(text + QStringLiteral(" ") + text); }));  // a second paste
+        QCOMPARE(doc.memoryWarmUps(), 2);
+    }  // the Document goes while that warm-up may still run: it stops it
 };
 
 QTEST_GUILESS_MAIN(TestDocumentReuse)

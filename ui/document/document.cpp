@@ -9,6 +9,7 @@
 
 #include <sys/resource.h>
 
+#include "compute/allocation.h"
 #include "compute/threadpool.h"
 #include "model/headsummary.h"
 #include "model/prefixreuse.h"
@@ -30,6 +31,14 @@ HeadSelection clampFocus(HeadSelection f, const ModelConfig& c)
     f.layer = std::clamp(f.layer, 0, c.layers - 1);
     f.head = std::clamp(f.head, 0, c.heads - 1);
     return f;
+}
+
+// How many numbers every head's kept weights and the focused head's four matrices hold.
+std::size_t weightFloats(const ForwardTrace& t)
+{
+    std::size_t n = t.hasDetail ? 4 * std::size_t(t.detail.weights.size()) : 0;
+    for (const Matrix& m : t.attention) n += std::size_t(m.size());
+    return n;
 }
 
 } // namespace
@@ -216,7 +225,10 @@ Document::Document(QObject* parent) : QObject(parent)
     request();
 }
 
-Document::~Document() = default;
+Document::~Document()
+{
+    if (m_warmUpStop) m_warmUpStop->store(true);  // the pool waits for its work before it goes
+}
 
 bool Document::isAsync() const
 {
@@ -470,6 +482,7 @@ void Document::truncateToContext()
 
 void Document::request()
 {
+    if (m_warmUpStop) m_warmUpStop->store(true);  // the pass has the thread; it maps what it still needs
     const quint64 generation = ++m_generation;
     auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, display = m_display,
                  generation, budget = m_everyHeadBytes](const CancelFlag&) {
@@ -497,8 +510,10 @@ void Document::accept(SnapshotPtr snapshot, QString error)
 {
     // A result older than the one on screen arrives late from the worker: drop it.
     if (m_snapshot && snapshot->generation < m_snapshot->generation) return;
+    const std::size_t floatsBefore = m_snapshot ? weightFloats(m_snapshot->trace) : 0;
     m_snapshot = std::move(snapshot);
     emit snapshotChanged(m_snapshot);
+    if (weightFloats(m_snapshot->trace) > floatsBefore + floatsBefore / 8) warmUpAfter(*m_snapshot);
     if (error != m_error) {
         m_error = error;
         emit errorChanged(m_error);
@@ -506,6 +521,29 @@ void Document::accept(SnapshotPtr snapshot, QString error)
 }
 
 void Document::waitForIdle() { m_compute.wait(); }
+
+// After a pass whose weights outgrew the last one's (a paste, another model), the next keystroke's pass
+// fills a second trace while this one is on screen, and on this project's virtual machines mapping that
+// much fresh memory took far longer than the pass (GPT-2 small at 1,024 tokens: about 168,000 page faults
+// and 1.4 to 1.8 s, against 60 ms for a pass that reuses the prefix). While the person reads what they
+// pasted, the computing thread maps that much and hands it back to the allocator, which keeps it
+// (compute/allocation.h); a request stops it at its next block. Only where the window computes in the
+// background, and only for weights in blocks the allocator keeps, up to kKeptFreeBytes in all.
+void Document::warmUpAfter(const Snapshot& snapshot)
+{
+    constexpr std::size_t kWorthWarming = std::size_t(64) << 20;
+    const ForwardTrace& t = snapshot.trace;
+    // Not when a newer request waits: it runs next, on the same thread.
+    if (!isAsync() || m_compute.busy() || t.tokens <= 0) return;
+    std::size_t blocks = t.hasDetail ? 4 : 0;  // the focused head's scores, scaled, masked and weights
+    for (const Matrix& m : t.attention) blocks += m.size() > 0 ? 1 : 0;
+    const std::size_t side = std::size_t(t.tokens) + 16;  // a few tokens typed after it fit too
+    const std::size_t bytes = side * side * sizeof(float);
+    if (bytes > kReusedBlockBytes || blocks * bytes > kKeptFreeBytes || blocks * bytes < kWorthWarming) return;
+    m_warmUpStop = std::make_shared<std::atomic<bool>>(false);
+    ++m_memoryWarmUps;
+    m_computePool.start([stop = m_warmUpStop, blocks, bytes] { prefaultForReuse(blocks, bytes, *stop); });
+}
 
 Result<ModelPtr> loadModelSpec(const QString& spec)
 {

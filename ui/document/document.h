@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QString>
 #include <QStringList>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -144,6 +145,7 @@ public slots:
     // Blocks until the latest request has finished (CLI rendering and tests).
     void waitForIdle();
     bool isComputing() const { return m_compute.busy(); }  // a request has not been shown yet
+    int memoryWarmUps() const { return m_memoryWarmUps; }   // how many warmUpAfter() started
 
 public:
     // Compare A/B's B side. Until one is set, B follows A: A's mask and temperature with the scaling off.
@@ -201,6 +203,10 @@ private:
     LatestTask<std::pair<SnapshotPtr, QString>> m_compute{this, LatestTask<std::pair<SnapshotPtr, QString>>::Delivery::AnyNewer,
                                                           &m_computePool};
     bool m_computeNiced = false;
+    // Set to stop the memory warm-up that follows a long text's whole pass (warmUpAfter) at its next block.
+    std::shared_ptr<std::atomic<bool>> m_warmUpStop;
+    int m_memoryWarmUps = 0;
+    void warmUpAfter(const Snapshot& snapshot);
 };
 
 // Runs tokenize + forward for one request; safe on any thread. With `reusePrefix` (the Document's own

@@ -175,11 +175,17 @@ private slots:
     void longTextOverviewAndZoom();
 };
 
-// As the window's main() does (compute/allocation.h), unless ATTNSCOPE_BENCH_PLAIN_MALLOC=1 leaves glibc's
-// defaults, to compare the two.
+// As the window's main() does (compute/allocation.h), before any thread starts (QtTest's watchdog
+// included), unless ATTNSCOPE_BENCH_PLAIN_MALLOC=1 leaves glibc's defaults, to compare the two.
+const bool kMallocSet = [] {
+    if (qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_PLAIN_MALLOC") == 1) return false;
+    keepFreedMatricesForReuse();
+    return true;
+}();
+
 void BenchUiLatency::initTestCase()
 {
-    if (qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_PLAIN_MALLOC") != 1) keepFreedMatricesForReuse();
+    qInfo("allocator: %s", kMallocSet ? "freed matrices kept, one arena (compute/allocation.h)" : "glibc's defaults");
 }
 
 void BenchUiLatency::typingUpTo64Tokens()
@@ -246,6 +252,9 @@ void BenchUiLatency::typingAt1024Tokens()
     w.sentenceEdit()->setText(words(1023) + QStringLiteral(" "));
     QCoreApplication::processEvents();
     w.document()->waitForIdle();
+    // ATTNSCOPE_BENCH_READ_MS: a pause after the paste before the first keystroke, as a person reading it
+    // (the window maps the next keystroke's memory meanwhile: Document::warmUpAfter). None by default.
+    if (const int pause = qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_READ_MS"); pause > 0) QTest::qWait(pause);
     Samples s;
     for (int i = 0; i < 20; ++i) {
         measure(w, [&] { QTest::keyClick(w.sentenceEdit(), 'x'); }, s);       // the 1,024th token

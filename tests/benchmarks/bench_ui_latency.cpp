@@ -38,6 +38,7 @@ struct Samples {
     std::vector<long> before;       // holders of the snapshot shown before the input, once it was replaced
     std::vector<double> renderMs;   // MainWindow::lastRenderMs: snapshot -> replot, on the GUI thread
     std::vector<long> faults;       // minor page faults in the whole process, input -> published
+    std::vector<int> published;     // snapshots published between the input and its replot
 };
 
 // The process's minor page faults so far (memory mapped in on first touch); -1 if not counted.
@@ -60,9 +61,9 @@ void report(const char* scenario, const Samples& s)
     // ATTNSCOPE_BENCH_EACH=1: every sample in order too, to see which inputs make the tail.
     if (qEnvironmentVariableIntValue("ATTNSCOPE_BENCH_EACH") == 1)
         for (std::size_t i = 0; i < s.computed.size(); ++i)
-            qInfo("%-44s #%zu published %.1f ms, compute %.1f ms, %d tokens reused, the snapshot before held %ld times,"
-                  " %ld page faults",
-                  scenario, i, s.computed[i], s.computeMs[i], s.reused[i], s.before[i], s.faults[i]);
+            qInfo("%-44s #%zu published %.1f ms (%d snapshots), compute %.1f ms, %d tokens reused, the snapshot before"
+                  " held %ld times, %ld page faults",
+                  scenario, i, s.computed[i], s.published[i], s.computeMs[i], s.reused[i], s.before[i], s.faults[i]);
     qInfo("%-44s n=%4zu  replot p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  |  painted p50 %6.2f ms  p95 %6.2f ms"
           "  |  GUI blocked by the input p50 %6.2f ms  p95 %6.2f ms  |  snapshot published p50 %6.2f ms  p95 %6.2f ms",
           scenario, s.replotted.size(), percentile(s.replotted, 0.5), percentile(s.replotted, 0.95),
@@ -96,10 +97,12 @@ void measure(MainWindow& w, const std::function<void()>& input, Samples& out, in
     QObject::connect(&timeout, &QTimer::timeout, &loop, &QEventLoop::quit);
     QElapsedTimer clock;
     long faults = -1;
+    int published = 0;
     const long faultsBefore = minorFaults();
     const std::weak_ptr<const Snapshot> shownBefore = w.document()->snapshot();
     const QMetaObject::Connection d = QObject::connect(w.document(), &Document::snapshotChanged, &loop, [&] {
         computed = clock.nsecsElapsed() / 1e6;  // the last one published: the one replotted
+        ++published;
         faults = faultsBefore < 0 ? -1 : minorFaults() - faultsBefore;
     });
     clock.start();
@@ -122,6 +125,7 @@ void measure(MainWindow& w, const std::function<void()>& input, Samples& out, in
     out.before.push_back(shownBefore.use_count());
     out.renderMs.push_back(w.lastRenderMs());
     out.faults.push_back(faults);
+    out.published.push_back(published);
     out.replotted.push_back(clock.nsecsElapsed() / 1e6);
     w.heatmap()->repaint();
     w.grid()->repaint();

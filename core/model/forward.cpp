@@ -310,6 +310,8 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     trace.hasOverviews = summarize;
     trace.overviews.resize(summarize ? static_cast<std::size_t>(L * H) : 0);
     trace.firstKeyShares.resize(summarize ? static_cast<std::size_t>(L * H) : 0);
+    trace.overviewFirstKey.resize(summarize ? static_cast<std::size_t>(L * H) : 0);
+    trace.overviewTotal.resize(summarize ? static_cast<std::size_t>(L * H) : 0);
     if (summarize) ws.summaryCells.reset(static_cast<int>(T), capture.overviewCells);
     // The weights of one layer's heads are summarised as they are: of weight × value length when asked.
     const bool summaryWeighted = summarize && capture.overviewValueWeighted && capture.valueNorms && capture.allAttention;
@@ -337,10 +339,6 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     for (Workspace::PerThread& p : ws.perThread) {
         ensure(p.scores, scratchRows, T);
         if (summarize || !capture.allAttention) ensure(p.probs, capture.allAttention ? std::min<Eigen::Index>(kSummaryBlockRows, T) : scratchRows, T);
-        if (summarize && p.firstKey.size() != ws.summaryCells.rows) {
-            p.firstKey.resize(ws.summaryCells.rows);
-            p.total.resize(ws.summaryCells.rows);
-        }
     }
     if (ws.headMean.size() != Dh) ws.headMean.resize(Dh);
 
@@ -409,17 +407,17 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
             const RowVector* bias = relative ? &ws.headBias[static_cast<std::size_t>(hd)] : nullptr;
             if (summarize && !detailHead) {
                 HeadSummary summary;
-                summary.overview.swap(trace.overviews[i]);  // its storage from the last pass, and the thread's sums
-                summary.firstKey.swap(scratch.firstKey);
-                summary.total.swap(scratch.total);
+                summary.overview.swap(trace.overviews[i]);  // its storage from the last pass
+                summary.firstKey.swap(trace.overviewFirstKey[i]);
+                summary.total.swap(trace.overviewTotal[i]);
                 attendSummarized(ws.q.middleCols(c0, Dh), ws.k.middleCols(kv0, Dh), ws.v.middleCols(kv0, Dh), m, settings,
                                  bias, ws.summaryCells, summaryWeighted ? &trace.valueNorms[i] : nullptr, scratch.scores,
                                  scratch.probs, keepsHead(l, hd) ? &trace.attention[i] : nullptr,
                                  ws.concat.middleCols(c0, Dh), summary, products);
                 trace.overviews[i].swap(summary.overview);
                 trace.firstKeyShares[i] = summary.firstKeyShare();
-                scratch.firstKey.swap(summary.firstKey);
-                scratch.total.swap(summary.total);
+                trace.overviewFirstKey[i].swap(summary.firstKey);
+                trace.overviewTotal[i].swap(summary.total);
                 return;
             }
             Matrix& probs = capture.allAttention ? trace.attention[i] : scratch.probs;
@@ -434,15 +432,15 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
             if (summarize) {  // the detail's head, summarised from its whole matrices
                 HeadSummary summary;
                 summary.overview.swap(trace.overviews[i]);
-                summary.firstKey.swap(scratch.firstKey);
-                summary.total.swap(scratch.total);
+                summary.firstKey.swap(trace.overviewFirstKey[i]);
+                summary.total.swap(trace.overviewTotal[i]);
                 startSummary(ws.summaryCells, summary);
                 summarizeRows(d.masked, probs, 0, ws.summaryCells, summaryWeighted ? &trace.valueNorms[i] : nullptr, summary);
                 finishSummary(summary);
                 trace.overviews[i].swap(summary.overview);
                 trace.firstKeyShares[i] = summary.firstKeyShare();
-                scratch.firstKey.swap(summary.firstKey);
-                scratch.total.swap(summary.total);
+                trace.overviewFirstKey[i].swap(summary.firstKey);
+                trace.overviewTotal[i].swap(summary.total);
             }
         }, headsWorthSharing);
         for (int hd = 0; hd < H; ++hd) {

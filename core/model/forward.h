@@ -105,6 +105,8 @@ struct ForwardTrace {
     std::vector<Matrix> overviews;          // L*H of (≤ cells, ≤ cells), index layer*H + head: analysis/overview.h's
                                             // overviewMax of the whole head, made in the pass (CaptureRequest::overviewCells)
     std::vector<float> firstKeyShares;      // L*H: with them, analysis/stats.h's firstTokenShare of each head
+    std::vector<Eigen::VectorXd> overviewFirstKey, overviewTotal;  // L*H of (R): each head's sums per row of
+                                            // cells (HeadSummary), from which the next pass carries the rows it reuses
 
     const Matrix& weights(int layer, int head) const { return attention[layer * heads + head]; }
     // Whether head (layer, head)'s weights are here: every head's, unless only the detail's were kept.
@@ -132,7 +134,6 @@ struct Workspace {
     struct PerThread {
         Matrix scores;  // (T, T); (B, T) when heads are summarised a block of rows at a time
         Matrix probs;   // (T, T) used when weights of this head are not kept; (B, T) as scores
-        Eigen::VectorXd firstKey, total;  // (R) a summarised head's sums per row of cells (HeadSummary), kept between passes
     };
     std::vector<PerThread> perThread;
     Matrix h;        // (T, D) residual stream; after forward() it holds the stream leaving the last block

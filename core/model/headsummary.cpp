@@ -53,15 +53,22 @@ void startSummary(const SummaryCells& cells, HeadSummary& summary)
 
 void carrySummary(const HeadSummary& from, const SummaryCells& cells, int keepRows, HeadSummary& to)
 {
-    assert(keepRows >= 0 && keepRows <= cells.rows && keepRows <= from.overview.rows());
-    assert(from.firstKey.size() == from.overview.rows() && from.total.size() == from.overview.rows());
+    carrySummary(from.overview, from.firstKey, from.total, cells, keepRows, to);
+}
+
+void carrySummary(const Matrix& overview, const Eigen::Ref<const Eigen::VectorXd>& firstKey,
+                  const Eigen::Ref<const Eigen::VectorXd>& total, const SummaryCells& cells, int keepRows, HeadSummary& to)
+{
+    assert(keepRows >= 0 && keepRows <= cells.rows && keepRows <= overview.rows());
+    assert(firstKey.size() == overview.rows() && total.size() == overview.rows());
+    assert(&overview != &to.overview);
     startSummary(cells, to);
-    const Eigen::Index cols = std::min<Eigen::Index>(from.overview.cols(), cells.cols);
+    const Eigen::Index cols = std::min<Eigen::Index>(overview.cols(), cells.cols);
     // NaN (every pair hidden) back to "no visible pair yet", which finishSummary turns into NaN again.
     to.overview.topLeftCorner(keepRows, cols) =
-        from.overview.topLeftCorner(keepRows, cols).array().isNaN().select(kNoVisiblePair, from.overview.topLeftCorner(keepRows, cols));
-    to.firstKey.head(keepRows) = from.firstKey.head(keepRows);
-    to.total.head(keepRows) = from.total.head(keepRows);
+        overview.topLeftCorner(keepRows, cols).array().isNaN().select(kNoVisiblePair, overview.topLeftCorner(keepRows, cols));
+    to.firstKey.head(keepRows) = firstKey.head(keepRows);
+    to.total.head(keepRows) = total.head(keepRows);
 }
 
 void summarizeRows(const Eigen::Ref<const Matrix>& masked, const Eigen::Ref<const Matrix>& weights, Eigen::Index row0,
@@ -133,34 +140,44 @@ void attendSummarized(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const 
                       const RowVector* bias, const SummaryCells& cells, const RowVector* valueNorm, Matrix& scores,
                       Matrix& probs, Matrix* kept, Eigen::Ref<Matrix> out, HeadSummary& summary, ProductScratch& products)
 {
-    const Eigen::Index T = q.rows(), keys = k.rows();
-    assert(keys == T && cells.cellOf.size() == std::size_t(T));
-    assert(!kept || (kept->rows() == T && kept->cols() == keys));
+    assert(k.rows() == q.rows());
+    startSummary(cells, summary);
+    attendSummarizedRows(q, k, v, 0, multiplier, settings, bias, cells, valueNorm, scores, probs, kept, out, summary, products);
+    finishSummary(summary);
+}
+
+void attendSummarizedRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                          const Eigen::Ref<const Matrix>& v, Eigen::Index row0, float multiplier,
+                          const AttentionSettings& settings, const RowVector* bias, const SummaryCells& cells,
+                          const RowVector* valueNorm, Matrix& scores, Matrix& probs, Matrix* kept,
+                          Eigen::Ref<Matrix> out, HeadSummary& summary, ProductScratch& products)
+{
+    const Eigen::Index T = k.rows(), queries = q.rows();
+    assert(row0 + queries == T && out.rows() == queries && cells.cellOf.size() == std::size_t(T));
+    assert(!kept || (kept->rows() == T && kept->cols() == T));
     const bool causal = settings.mask == MaskKind::Causal;
     const Eigen::Index B = kSummaryBlockRows;
     // The scratch may be larger than a block (forward() sizes it for every task of its pass): a block of it
     // serves, and it grows only when too small.
-    const auto fit = [B, T, keys](Matrix& m) {
-        if (m.rows() < std::min(B, T) || m.cols() != keys) m.resize(std::min(B, T), keys);
+    const auto fit = [B, queries, T](Matrix& m) {
+        if (m.rows() < std::min(B, queries) || m.cols() != T) m.resize(std::min(B, queries), T);
     };
     fit(scores);
     if (!kept) fit(probs);
-    startSummary(cells, summary);
-    for (Eigen::Index r0 = 0; r0 < T; r0 += B) {
-        const Eigen::Index rows = std::min(B, T - r0), r1 = r0 + rows;
-        const Eigen::Index n = causal ? r1 : keys;  // under the causal mask no query of the block sees a key past r1
+    for (Eigen::Index r0 = 0; r0 < queries; r0 += B) {
+        const Eigen::Index rows = std::min(B, queries - r0), first = row0 + r0, r1 = first + rows;
+        const Eigen::Index n = causal ? r1 : T;  // under the causal mask no query of the block sees a key past r1
         auto s = scores.block(0, 0, rows, n);  // (rows, n)
         multiplyTransposedInto(q.middleRows(r0, rows), k.topRows(n), s, products);
-        if (bias) addRelativeBias(s, r0, 0, *bias, T);
+        if (bias) addRelativeBias(s, first, 0, *bias, T);
         s *= multiplier;
-        maskScoreRows(settings, r0, s);
-        Eigen::Block<Matrix> w = kept ? kept->block(r0, 0, rows, n) : probs.block(0, 0, rows, n);  // (rows, n)
+        maskScoreRows(settings, first, s);
+        Eigen::Block<Matrix> w = kept ? kept->block(first, 0, rows, n) : probs.block(0, 0, rows, n);  // (rows, n)
         maskedSoftmax(s, w);
-        if (kept && n < keys) kept->block(r0, n, rows, keys - n).setZero();
+        if (kept && n < T) kept->block(first, n, rows, T - n).setZero();
         multiplyInto(w, v.topRows(n), out.middleRows(r0, rows), products);  // (rows, Dh)
-        summarizeRows(s, w, r0, cells, valueNorm, summary);
+        summarizeRows(s, w, first, cells, valueNorm, summary);
     }
-    finishSummary(summary);
 }
 
 } // namespace attnscope

@@ -56,6 +56,9 @@ void finishSummary(HeadSummary& summary);
 // the causal mask after an edit at or past token keepRows·size (model/prefixreuse.h): the old cells that
 // the new text drops or adds hold only hidden pairs for those rows.
 void carrySummary(const HeadSummary& from, const SummaryCells& cells, int keepRows, HeadSummary& to);
+// The same from a summary's parts, wherever they are kept (a trace's, a snapshot's); `to` must not be them.
+void carrySummary(const Matrix& overview, const Eigen::Ref<const Eigen::VectorXd>& firstKey,
+                  const Eigen::Ref<const Eigen::VectorXd>& total, const SummaryCells& cells, int keepRows, HeadSummary& to);
 
 // Rows per block: a block's scores are (B, T) scratch.
 constexpr Eigen::Index kSummaryBlockRows = 64;
@@ -69,5 +72,15 @@ void attendSummarized(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const 
                       const Eigen::Ref<const Matrix>& v, float multiplier, const AttentionSettings& settings,
                       const RowVector* bias, const SummaryCells& cells, const RowVector* valueNorm, Matrix& scores,
                       Matrix& probs, Matrix* kept, Eigen::Ref<Matrix> out, HeadSummary& summary, ProductScratch& products);
+
+// The same for queries row0.. only (q and out have T - row0 rows, k and v all T), folded into a summary
+// that already holds the rows before row0 (startSummary or carrySummary; finishSummary after): the rows a
+// keystroke adds to a long text whose prefix is reused (model/prefixreuse.h). `kept` is (T, T) and only
+// its rows row0.. are written.
+void attendSummarizedRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                          const Eigen::Ref<const Matrix>& v, Eigen::Index row0, float multiplier,
+                          const AttentionSettings& settings, const RowVector* bias, const SummaryCells& cells,
+                          const RowVector* valueNorm, Matrix& scores, Matrix& probs, Matrix* kept,
+                          Eigen::Ref<Matrix> out, HeadSummary& summary, ProductScratch& products);
 
 } // namespace attnscope

@@ -48,7 +48,10 @@ bool rowsStandAlone(const Model& model, const AttentionSettings& settings)
 
 // How many leading tokens the last pass computed exactly as this one would: 0 when it must be whole. At
 // least the last token is always recomputed (its row makes the logits), and an edit in the first quarter
-// makes a whole pass, which skips the masked half of the scores that a pass over rows cannot.
+// makes a whole pass, which skips the masked half of the scores that a pass over rows cannot. A pass that
+// makes overviews (CaptureRequest::overviewCells) reuses whole rows of cells only: the prefix is rounded
+// down to the cell size, which must be the last pass's (it is, until the text passes a power of two times
+// the cells a side).
 Eigen::Index reusablePrefix(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                             const CaptureRequest& capture, const ForwardTrace* previous, const PrefixCache& cache)
 {
@@ -57,7 +60,15 @@ Eigen::Index reusablePrefix(const Model& model, const std::vector<int>& ids, con
     if (previous->tokens != static_cast<int>(cache.ids.size())) return 0;
     const auto [a, b] = std::mismatch(ids.begin(), ids.end(), cache.ids.begin(), cache.ids.end());
     const Eigen::Index T = static_cast<Eigen::Index>(ids.size());
-    const Eigen::Index p = std::min<Eigen::Index>(a - ids.begin(), T - 1);
+    Eigen::Index p = std::min<Eigen::Index>(a - ids.begin(), T - 1);
+    if (capture.overviewCells > 0) {
+        const std::size_t heads = std::size_t(model.config.layers) * std::size_t(model.config.heads);
+        const int size = summaryCellSize(static_cast<int>(T), capture.overviewCells);
+        if (!previous->hasOverviews || previous->overviews.size() != heads || previous->overviewFirstKey.size() != heads ||
+            previous->overviewTotal.size() != heads || summaryCellSize(previous->tokens, capture.overviewCells) != size)
+            return 0;
+        p -= p % size;
+    }
     return p > 0 && 4 * p >= T ? p : 0;
 }
 
@@ -180,11 +191,13 @@ void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
     std::vector<Matrix> grown(inPlace ? heads : 0);  // in place: the larger matrices, swapped in once filled
     for (std::size_t i = 0; i < heads; ++i) {
         Matrix& m = trace.attention[i];
-        if (!inPlace) ensure(m, T, T);
+        if (prev.attention[i].size() == 0) m.resize(0, 0);
+        else if (!inPlace) ensure(m, T, T);
         else if (m.rows() != T || m.cols() != T) grown[i].resize(T, T);
     }
     ThreadPool::shared().run(int(heads), [&](int task, int) {
         const std::size_t i = std::size_t(task);
+        if (prev.attention[i].size() == 0) return;  // a head whose weights the pass does not keep (a long text)
         Matrix& to = inPlace && grown[i].size() > 0 ? grown[i] : trace.attention[i];
         if (&to != &prev.attention[i]) copyTopLeft(prev.attention[i], to, p, p);
         to.topRightCorner(p, T - p).setZero();  // the old rows never see the new keys
@@ -201,6 +214,15 @@ void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
     trace.hasResiduals = capture.layerResiduals;
     trace.hasLogits = false;
     trace.hasDetail = false;
+    // Overviews are carried head by head as the layers run (forwardRows); here only their places.
+    trace.hasOverviews = capture.overviewCells > 0;
+    if (!inPlace) {
+        const std::size_t summaries = trace.hasOverviews ? prev.overviews.size() : 0;
+        trace.overviews.resize(summaries);
+        trace.firstKeyShares.resize(summaries);
+        trace.overviewFirstKey.resize(summaries);
+        trace.overviewTotal.resize(summaries);
+    }
 
     if (!capture.detail || !hadDetail) return;
     const HeadDetail& pd = prev.detail;
@@ -224,6 +246,12 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
     const int L = c.layers, H = c.heads;
     const float m = static_cast<float>(settings.multiplier(c.dHead, c.scaleFolded));
     const bool detail = capture.detail && prev.hasDetail;
+    const bool inPlace = &prev == &trace;
+    const bool summarize = capture.overviewCells > 0;
+    // The summarised heads of a long text carry the rows of cells before p (a whole number of them).
+    if (summarize) ws.summaryCells.reset(static_cast<int>(T), capture.overviewCells);
+    const int keptCellRows = summarize ? static_cast<int>(p / ws.summaryCells.size) : 0;
+    const bool summaryWeighted = summarize && capture.overviewValueWeighted && capture.valueNorms && capture.allAttention;
 
     carryTrace(prev, trace, capture, p, T);
     trace.layers = L;
@@ -263,13 +291,44 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
         keyRows.middleRows(p, n) = ws.k;
         valueRows.middleRows(p, n) = ws.v;
         const auto keys = keyRows.topRows(T), values = valueRows.topRows(T);  // (T, Hkv*Dh)
+        // Before the heads: a summary of weight × value length reads them.
+        if (trace.hasValueNorms) {
+            ensure(ws.valueOut, n, D);
+            for (int hd = 0; hd < H; ++hd) {
+                ws.valueOut.noalias() = ws.v.middleCols(c.kvHeadOf(hd) * Dh, Dh) * lw.wo.middleRows(hd * Dh, Dh);
+                trace.valueNorms[static_cast<std::size_t>(l * H + hd)].tail(n) = ws.valueOut.rowwise().norm().transpose();
+            }
+        }
 
         ThreadPool::shared().run(H, [&](int hd, int worker) {
             const Eigen::Index c0 = hd * Dh, kv0 = c.kvHeadOf(hd) * Dh;
             Workspace::PerThread& scratch = ws.perThread[static_cast<std::size_t>(worker)];
             ProductScratch& products = ws.products[static_cast<std::size_t>(worker)];
             auto out = ws.concat.middleCols(c0, Dh);
-            if (capture.allAttention) {
+            const std::size_t i = static_cast<std::size_t>(l * H + hd);
+            if (summarize) {
+                HeadSummary summary;
+                if (inPlace) {  // the old summary out of the trace first: the new one takes its place
+                    HeadSummary old;
+                    old.overview.swap(trace.overviews[i]);
+                    old.firstKey.swap(trace.overviewFirstKey[i]);
+                    old.total.swap(trace.overviewTotal[i]);
+                    carrySummary(old, ws.summaryCells, keptCellRows, summary);
+                } else {
+                    carrySummary(prev.overviews[i], prev.overviewFirstKey[i], prev.overviewTotal[i], ws.summaryCells,
+                                 keptCellRows, summary);
+                }
+                Matrix* kept = trace.attention.size() > i && trace.attention[i].size() > 0 ? &trace.attention[i] : nullptr;
+                attendSummarizedRows(ws.q.middleCols(c0, Dh), keys.middleCols(kv0, Dh), values.middleCols(kv0, Dh), p, m,
+                                     settings, nullptr, ws.summaryCells, summaryWeighted ? &trace.valueNorms[i] : nullptr,
+                                     scratch.scores, scratch.probs, kept, out, summary, products);
+                finishSummary(summary);
+                trace.firstKeyShares[i] = summary.firstKeyShare();
+                trace.overviews[i].swap(summary.overview);
+                trace.overviewFirstKey[i].swap(summary.firstKey);
+                trace.overviewTotal[i].swap(summary.total);
+                if (detailHere && capture.detail->head == hd && kept) d.weights.bottomRows(n) = kept->bottomRows(n);
+            } else if (capture.allAttention) {
                 auto weights = trace.attention[static_cast<std::size_t>(l * H + hd)].bottomRows(n);
                 attendRows(ws.q.middleCols(c0, Dh), keys.middleCols(kv0, Dh), values.middleCols(kv0, Dh), p, m, settings,
                            scratch.scores, weights, out, products);
@@ -285,13 +344,6 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
                 d.headOutput.bottomRows(n) = out;
             }
         }, headsWorthSharing);
-        if (trace.hasValueNorms) {
-            ensure(ws.valueOut, n, D);
-            for (int hd = 0; hd < H; ++hd) {
-                ws.valueOut.noalias() = ws.v.middleCols(c.kvHeadOf(hd) * Dh, Dh) * lw.wo.middleRows(hd * Dh, Dh);
-                trace.valueNorms[static_cast<std::size_t>(l * H + hd)].tail(n) = ws.valueOut.rowwise().norm().transpose();
-            }
-        }
         for (const AblatedHead& a : settings.ablated)  // zero ablation: mean ablation makes a whole pass
             if (a.layer == l) ws.concat.middleCols(a.head * Dh, Dh).setZero();
         if (capture.headOutputs) trace.headOutputs[static_cast<std::size_t>(l)].bottomRows(n) = ws.concat;
@@ -353,8 +405,7 @@ Status forwardReusingPrefix(const Model& model, const std::vector<int>& ids, con
     Eigen::Index p = reusablePrefix(model, ids, settings, capture, previous, cache);
     // The pass overwrites rows of the cache: until it has finished, nothing may reuse them.
     cache.pass = 0;
-    // Overviews made in the pass cannot be carried: their cells move with T. Such passes are whole.
-    const bool keep = T > 0 && capture.overviewCells == 0 && rowsStandAlone(model, settings) && reserveRows(cache, model, T, p);
+    const bool keep = T > 0 && rowsStandAlone(model, settings) && reserveRows(cache, model, T, p);
     if (!keep) {
         p = 0;
         cache.clear();

@@ -6,9 +6,14 @@
 // whole pass's up to float rounding (tests/core/tst_prefixreuse.cpp compares every weight, the logits and
 // the focused head's pipeline after random edits, on every causal family).
 //
+// A long text's pass that makes every head's overview (CaptureRequest::overviewCells) reuses whole rows of
+// cells: P is rounded down to the cell size, each head's summary keeps its rows of cells before P
+// (model/headsummary.h's carrySummary) and the new rows are folded in a block at a time.
+//
 // Anything that changes every row makes a whole pass: another model, other settings (a blocked key
-// included), another capture, overviews made in the pass (CaptureRequest::overviewCells), the mask off, T5's relative position bias (its buckets are not reused yet),
-// mean ablation (a mean over all positions), or an edit in the first quarter of the text.
+// included), another capture, overviews whose cells grew (the text passed a power of two times the cells a
+// side), the mask off, T5's relative position bias (its buckets are not reused yet), mean ablation (a mean
+// over all positions), or an edit in the first quarter of the text.
 //
 // Dimension letters: T tokens, L layers, Hkv key/value heads, Dh d_head, C the rows the cache holds.
 #include <cstddef>

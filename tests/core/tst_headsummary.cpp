@@ -88,6 +88,11 @@ class TestHeadSummary : public QObject {
         ModelPtr m;
         if (name == "gpt2") m = testing::load("random:layers=2,heads=4,d_model=64,context=512,seed=5");
         else if (name == "llama") m = testing::load(tinyllama::writeFolder(m_tmp, "llama", tinyllama::Spec{}).c_str());
+        else if (name == "llama256") {
+            tinyllama::Spec spec;
+            spec.context = 512;
+            m = testing::load(tinyllama::writeFolder(m_tmp, "llama256", spec).c_str());
+        }
         else if (name == "bert") m = testing::load(tinybert::writeFolder(m_tmp, "bert", tinybert::Family::Bert).c_str());
         else if (name == "t5") m = testing::load(tinyt5::writeFolder(m_tmp, "t5").c_str());
         if (!m) qFatal("no model %s", qPrintable(name));
@@ -303,25 +308,96 @@ private slots:
     }
 
     // Overviews made in the pass cannot be carried to a longer text, so such passes are whole.
-    void reusesNoPrefix()
+    // A keystroke on a long text reuses whole rows of cells (model/prefixreuse.h): after each edit the
+    // reused pass's overviews and shares equal the plain loops over a whole pass's weights, its kept weights
+    // and logits that pass's; the prefix reused is a whole number of cells, none when the cells grew.
+    void reusesWholeRowsOfCells_data()
     {
-        const Model& m = model("gpt2");
-        std::vector<int> ids = randomIds(m, 200, 11u);
-        CaptureRequest c;
-        c.detail = HeadSelection{1, 0};
-        c.overviewCells = 32;
-        c.onlyDetailWeights = true;
+        QTest::addColumn<QString>("modelName");
+        QTest::addColumn<QString>("mask");
+        QTest::addColumn<bool>("valueWeighted");
+        QTest::addColumn<bool>("onlyFocused");
+        QTest::addColumn<bool>("inPlace");  // the pass overwrites the trace it reuses (the CLI's benchmark)
+        QTest::newRow("gpt2, causal") << "gpt2" << "causal" << false << true << false;
+        QTest::newRow("gpt2, value-weighted, in place") << "gpt2" << "causal" << true << true << true;
+        QTest::newRow("gpt2, sinks and a window") << "gpt2" << "sinks:3,window:20" << false << true << false;
+        QTest::newRow("gpt2, every head kept") << "gpt2" << "window:30" << true << false << false;
+        QTest::newRow("llama, causal") << "llama256" << "causal" << false << true << false;
+        QTest::newRow("llama, window, in place") << "llama256" << "window:17" << true << true << true;
+    }
+    void reusesWholeRowsOfCells()
+    {
+        QFETCH(QString, modelName);
+        QFETCH(QString, mask);
+        QFETCH(bool, valueWeighted);
+        QFETCH(bool, onlyFocused);
+        QFETCH(bool, inPlace);
+        const Model& m = model(modelName);
+        const int cells = 16;  // 129 to 256 tokens: cells of 16; 257 to 512: of 32
+        const AttentionSettings settings = testing::maskSettings(mask);
+        const HeadSelection focus{m.config.layers - 1, 1};
+        CaptureRequest whole;
+        whole.detail = focus;
+        whole.nextTokenLogits = true;
+        whole.valueNorms = valueWeighted;
+        CaptureRequest c = whole;
+        c.overviewCells = cells;
+        c.overviewValueWeighted = valueWeighted;
+        c.onlyDetailWeights = onlyFocused;
+
+        std::vector<int> ids = randomIds(m, 140, 7u);
+        std::mt19937 rng(99u);
+        const auto randomId = [&] { return static_cast<int>(rng() % static_cast<unsigned>(m.config.vocabSize)); };
         PrefixCache cache;
         Workspace ws;
-        ForwardTrace first, second;
-        int reused = -1;
-        QVERIFY(forwardReusingPrefix(m, ids, AttentionSettings{}, c, nullptr, first, cache, ws, &reused).ok());
-        ids.push_back(3);
-        QVERIFY(forwardReusingPrefix(m, ids, AttentionSettings{}, c, &first, second, cache, ws, &reused).ok());
+        ForwardTrace traces[2];
+        int last = 0, reused = -1;
+        QVERIFY(forwardReusingPrefix(m, ids, settings, c, nullptr, traces[0], cache, ws, &reused).ok());
         QCOMPARE(reused, 0);
-        Result<ForwardTrace> fresh = forward(m, ids, AttentionSettings{}, c);
-        QVERIFY(bool(fresh));
-        QVERIFY(worstDifference(second.weights(1, 0), fresh->weights(1, 0)) == 0.0);
+        struct Edit {
+            const char* what;
+            int drop, add;   // tokens deleted at the end, then tokens typed
+            int reused;      // what the pass must reuse: the common prefix rounded down to cells of 16
+        };
+        const Edit edits[] = {
+            {"one typed", 0, 1, 128},        {"one more", 0, 1, 128},        {"five typed", 0, 5, 128},
+            {"three deleted", 3, 0, 128},    {"last one changed", 1, 1, 128}, {"a paste past a block", 0, 70, 144},
+            {"past 256 tokens: cells of 32", 0, 50, 0}, {"back under: cells of 16", 20, 0, 0}, {"typed after", 0, 2, 240},
+        };
+        for (const Edit& e : edits) {
+            const int kept = int(ids.size()) - e.drop;
+            ids.resize(std::size_t(kept));
+            for (int k = 0; k < e.add; ++k) ids.push_back(randomId());
+            const int next = inPlace ? last : 1 - last;
+            QVERIFY(forwardReusingPrefix(m, ids, settings, c, &traces[last], traces[next], cache, ws, &reused).ok());
+            last = next;
+            const int T = int(ids.size());
+            QVERIFY2(reused == e.reused, qPrintable(QString("%1: reused %2, want %3").arg(e.what).arg(reused).arg(e.reused)));
+            Result<ForwardTrace> fresh = forward(m, ids, settings, whole);
+            QVERIFY2(bool(fresh), fresh.error().c_str());
+            const ForwardTrace& got = traces[last];
+            QVERIFY(got.hasOverviews && got.hasLogits);
+            QCOMPARE(got.tokens, T);
+            const double logits = double((got.nextLogits - fresh->nextLogits).cwiseAbs().maxCoeff());
+            QVERIFY2(logits < 1e-4, qPrintable(QString("%1: logits differ by %2").arg(e.what).arg(logits)));
+            for (int l = 0; l < m.config.layers; ++l)
+                for (int h = 0; h < m.config.heads; ++h) {
+                    const std::size_t i = std::size_t(l * m.config.heads + h);
+                    QCOMPARE(got.keepsWeights(l, h), (!onlyFocused || HeadSelection{l, h} == focus));
+                    if (got.keepsWeights(l, h)) {
+                        const double d = worstDifference(got.weights(l, h), fresh->weights(l, h));
+                        QVERIFY2(d < 1e-4, qPrintable(QString("%1: head %2.%3's weights differ by %4").arg(e.what).arg(l).arg(h).arg(d)));
+                    }
+                    const Expected x = expectedSummary(fresh->weights(l, h), fresh->detail.masked,
+                                                       valueWeighted ? &fresh->valueNorm(l, h) : nullptr, cells);
+                    QString why;
+                    QVERIFY2(sameOverview(got.overviews[i], x.overview, 1e-4, &why),
+                             qPrintable(QString("%1: head %2.%3: %4").arg(e.what).arg(l).arg(h).arg(why)));
+                    QVERIFY2(std::abs(double(got.firstKeyShares[i]) - x.share) < 1e-4,
+                             qPrintable(QString("%1: head %2.%3's share %4, want %5").arg(e.what).arg(l).arg(h)
+                                            .arg(double(got.firstKeyShares[i])).arg(x.share)));
+                }
+        }
     }
 
     void refusesOneHeadWithoutOverviews()

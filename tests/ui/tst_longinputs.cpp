@@ -267,16 +267,23 @@ private slots:
     // A keystroke at the end of a long text carries the grid's rows of cells before it from the snapshot
     // before (model/headsummary.h's carrySummary): after appends, an edit of the last word and a deletion,
     // under both displays, every overview, share and row sum is a summary made from nothing's; across the
-    // length where the cells double (1,024 tokens) nothing is carried.
+    // length where the cells double (1,024 tokens) nothing is carried. The same where the pass keeps only the
+    // focused head and makes the overviews itself (a lower budget stands for a longer text): it reuses the
+    // prefix in whole rows of cells (model/prefixreuse.h), and makes a whole pass where the cells double.
     void keystrokesCarryTheGridsRowsOfCells_data()
     {
         QTest::addColumn<bool>("valueWeighted");
-        QTest::newRow("weights") << false;
-        QTest::newRow("value-weighted") << true;
+        QTest::addColumn<bool>("onlyFocus");
+        QTest::newRow("weights") << false << false;
+        QTest::newRow("value-weighted") << true << false;
+        QTest::newRow("only the focused head kept") << false << true;
+        QTest::newRow("only the focused head kept, value-weighted") << true << true;
     }
     void keystrokesCarryTheGridsRowsOfCells()
     {
         QFETCH(bool, valueWeighted);
+        QFETCH(bool, onlyFocus);
+        const double budget = onlyFocus ? 1e6 : Snapshot::kEveryHeadBytes;
         const AttentionDisplay display = valueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights;
         const ModelPtr model = *loadModel("random:layers=2,heads=4,d_model=32,context=2048,seed=3");
         const QStringList vocabulary = QStringLiteral("the cat sat on a mat and dog ran over hill while birds sang").split(u' ');
@@ -284,8 +291,9 @@ private slots:
         QStringList words;
         for (int i = 0; i < 1000; ++i) words << vocabulary[int(rng() % std::uint32_t(vocabulary.size()))];
         AttentionSettings settings;
-        SnapshotPtr before = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 1, display, true).first;
+        SnapshotPtr before = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 1, display, true, budget).first;
         QCOMPARE(before->trace.tokens, 1000);  // a token a word: cells of 4
+        QCOMPARE(before->trace.keepsEveryHead(), !onlyFocus);
         HeadGridView grid;  // shows each snapshot in turn, keeping the rows of pixels a snapshot carried
         grid.resize(600, 400);
         grid.setSnapshot(before);
@@ -299,12 +307,21 @@ private slots:
         };
         for (const auto& [name, edit] : edits) {
             edit();
-            const SnapshotPtr now = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 2, display, true).first;
-            const SnapshotPtr fresh = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 3, display, false).first;
+            const SnapshotPtr now = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 2, display, true, budget).first;
+            const SnapshotPtr fresh = computeSnapshot(model, words.join(u' '), settings, {1, 2}, 3, display, false, budget).first;
             const int T = now->trace.tokens, size = T > 1024 ? 8 : 4;
-            QVERIFY2(now->reusedTokens > 0, qPrintable(name));
             QCOMPARE(fresh->carriedCellRows, 0);
-            QCOMPARE(now->carriedCellRows, T > 1024 ? 0 : now->reusedTokens / size);
+            if (onlyFocus) {
+                QCOMPARE(now->trace.keepsEveryHead(), false);
+                QCOMPARE(now->carriedCellRows, 0);  // carried inside the pass instead
+                QVERIFY2(T > 1024 ? now->reusedTokens == 0 : now->reusedTokens > 0 && now->reusedTokens % size == 0,
+                         qPrintable(QStringLiteral("%1: %2 tokens reused").arg(name).arg(now->reusedTokens)));
+                const double d = double((now->trace.weights(1, 2) - fresh->trace.weights(1, 2)).cwiseAbs().maxCoeff());
+                QVERIFY2(d < 1e-4, qPrintable(QStringLiteral("%1: the focused head's weights differ by %2").arg(name).arg(d)));
+            } else {
+                QVERIFY2(now->reusedTokens > 0, qPrintable(name));
+                QCOMPARE(now->carriedCellRows, T > 1024 ? 0 : now->reusedTokens / size);
+            }
             QCOMPARE(now->headOverviews.size(), std::size_t(8));
             QCOMPARE(int(now->headOverviews[0].rows()), (T + size - 1) / size);
             for (std::size_t i = 0; i < 8; ++i) {
@@ -324,6 +341,7 @@ private slots:
                 }
                 QVERIFY2(wrong == 0, qPrintable(QStringLiteral("%1, head %2: %3 cells differ, by up to %4").arg(name).arg(i).arg(wrong).arg(worst)));
                 QVERIFY2(std::abs(now->headSinks[i] - fresh->headSinks[i]) < 1e-6f, qPrintable(name));
+                if (onlyFocus) continue;  // the row sums stay in the trace
                 // Each row of cells sums a few thousand weights: within 1e-5 of its size.
                 QCOMPARE(now->headRowSums[i].rows(), a.rows());
                 const double sums = ((now->headRowSums[i] - fresh->headRowSums[i]).array() / fresh->headRowSums[i].array().abs().max(1.0)).abs().maxCoeff();
@@ -339,6 +357,7 @@ private slots:
                 for (int h = 0; h < 4; ++h)
                     QVERIFY2(grid.headImage({l, h}) == alone.headImage({l, h}), qPrintable(QStringLiteral("%1, head %2.%3").arg(name).arg(l).arg(h)));
             QCOMPARE(grid.keptImageRows(), valueWeighted ? 0 : 8 * now->carriedCellRows);
+            QVERIFY(!onlyFocus || grid.keptImageRows() == 0);
             before = now;  // the next edit's pass reuses this one's, while it lives
         }
     }

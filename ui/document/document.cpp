@@ -86,11 +86,8 @@ void summarizeHeads(const ForwardTrace& t, const AttentionSettings& settings, At
         const std::size_t at = std::size_t(i);
         HeadSummary summary;
         if (keepRows > 0) {
-            HeadSummary before;
-            before.overview = previous->headOverviews[at];
-            before.firstKey = previous->headRowSums[at].col(0);
-            before.total = previous->headRowSums[at].col(1);
-            carrySummary(before, cells, keepRows, summary);
+            carrySummary(previous->headOverviews[at], previous->headRowSums[at].col(0), previous->headRowSums[at].col(1), cells,
+                         keepRows, summary);
         } else {
             startSummary(cells, summary);
         }
@@ -157,9 +154,9 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     if (s.ok() && encoder) snap->maskedTokens = predictMasked(*model, snap->trace, snap->tokens.ids, Snapshot::kNextTokens);
     else if (s.ok()) snap->nextTokens = topK(snap->trace, *model->tokenizer, Snapshot::kNextTokens);
     if (s.ok() && snap->trace.hasOverviews) {
-        snap->headOverviews = std::move(snap->trace.overviews);
-        snap->headSinks = std::move(snap->trace.firstKeyShares);
-        snap->trace.hasOverviews = false;
+        // Copied, not moved: the next keystroke's pass carries its rows of cells from the trace's.
+        snap->headOverviews = snap->trace.overviews;
+        snap->headSinks = snap->trace.firstKeyShares;
     } else if (s.ok() && snap->trace.tokens > Snapshot::kHeadOverview) {
         summarizeHeads(snap->trace, settings, display, previous.get(), snap->reusedTokens, *snap);
     }

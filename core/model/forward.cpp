@@ -281,10 +281,11 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
     return Status::success();
 }
 
-void forwardPass(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+bool forwardPass(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                  const CaptureRequest& capture, const Intervention& iv, ForwardTrace& trace, Workspace& ws,
-                 const KeptKeysValues* keep)
+                 const KeptKeysValues* keep, const std::atomic<bool>* stop)
 {
+    const auto stopped = [stop] { return stop && stop->load(std::memory_order_relaxed); };
     const ModelConfig& c = model.config;
     const Eigen::Index T = static_cast<Eigen::Index>(ids.size());
     const Eigen::Index D = c.dModel, Dh = c.dHead;
@@ -369,6 +370,7 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     // Scores and weighted sums of one layer, every pair counted: a tiny model's heads run on this thread.
     const bool headsWorthSharing = 2.0 * double(T) * double(T) * double(Dh) * H >= ThreadPool::shared().minSharedMultiplyAdds();
     for (int l = 0; l < L; ++l) {
+        if (stopped()) return false;
         const LayerWeights& lw = layerWeights(model, l, ws);
         const bool detailHere = capture.detail && capture.detail->layer == l && !capture.onlyDetailWeights;
         HeadDetail& d = trace.detail;
@@ -405,6 +407,7 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
             Workspace::PerThread& scratch = ws.perThread[static_cast<std::size_t>(worker)];
             ProductScratch& products = ws.products[static_cast<std::size_t>(worker)];
             const RowVector* bias = relative ? &ws.headBias[static_cast<std::size_t>(hd)] : nullptr;
+            if (stopped()) return;  // the whole trace is thrown away
             if (summarize && !detailHead) {
                 HeadSummary summary;
                 summary.overview.swap(trace.overviews[i]);  // its storage from the last pass
@@ -499,6 +502,7 @@ void forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     // 5. Next-token logits from the last position through the final norm and the unembedding.
     if (capture.nextTokenLogits && T > 0) nextTokenLogits(model, ws, trace);
     ProductScratch::equalize(ws.products);
+    return !stopped();
 }
 
 Matrix valueWeightedAttention(const ForwardTrace& trace, int layer, int head)

@@ -5,6 +5,7 @@
 //
 // Dimension letters: T tokens, D d_model, F d_ff, n rows of the stream being computed.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -97,9 +98,11 @@ struct KeptKeysValues {
 };
 
 // forward() itself, keeping keys and values when `keep` is given. Input already checked (checkPass).
-void forwardPass(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
+// When `stop` is given and raised, the pass stops at its next head or layer and returns false, leaving
+// the trace and the kept keys and values unspecified; true when it ran to the end.
+bool forwardPass(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                  const CaptureRequest& capture, const Intervention& intervention, ForwardTrace& trace, Workspace& ws,
-                 const KeptKeysValues* keep);
+                 const KeptKeysValues* keep, const std::atomic<bool>* stop = nullptr);
 
 // Row r of `scores` is query row0 + r over every key: sets to -infinity the keys the settings hide from it
 // (after the query under the causal mask, outside the window and not a sink, blocked).

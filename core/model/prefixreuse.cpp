@@ -397,7 +397,7 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
 
 Status forwardReusingPrefix(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                             const CaptureRequest& capture, const ForwardTrace* previous, ForwardTrace& trace,
-                            PrefixCache& cache, Workspace& ws, int* reused)
+                            PrefixCache& cache, Workspace& ws, int* reused, const std::atomic<bool>* stop)
 {
     static const Intervention none;
     if (Status problem = checkPass(model, ids, settings, capture, none); !problem.ok()) return problem;
@@ -409,12 +409,15 @@ Status forwardReusingPrefix(const Model& model, const std::vector<int>& ids, con
     if (!keep) {
         p = 0;
         cache.clear();
-        forwardPass(model, ids, settings, capture, none, trace, ws, nullptr);
+        if (!forwardPass(model, ids, settings, capture, none, trace, ws, nullptr, stop)) return Status::failure(kPassStopped);
     } else if (p == 0) {
         cache.ropeCos.resize(0, 0);  // another model may turn by other angles: made again when needed
         cache.ropeSin.resize(0, 0);
         const KeptKeysValues kept{&cache.keys, &cache.values};
-        forwardPass(model, ids, settings, capture, none, trace, ws, &kept);
+        if (!forwardPass(model, ids, settings, capture, none, trace, ws, &kept, stop)) {
+            cache.clear();
+            return Status::failure(kPassStopped);
+        }
     } else {
         forwardRows(model, ids, p, settings, capture, *previous, trace, cache, ws);
     }

@@ -16,6 +16,7 @@
 // over all positions), or an edit in the first quarter of the text.
 //
 // Dimension letters: T tokens, L layers, Hkv key/value heads, Dh d_head, C the rows the cache holds.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -49,8 +50,16 @@ constexpr std::size_t kMaxPrefixCacheBytes = std::size_t(1) << 30;
 // may be `trace` itself, or a trace kept elsewhere, such as the snapshot on screen); when it and the cache
 // still match (ForwardTrace::pass) and nothing above forbids it, rows 0..P-1 are copied from it and only
 // the rest is computed. `reused`, when given, receives P (0 for a whole pass). Fails as forward() does.
+//
+// A whole pass stops at its next head or layer once `stop` (when given) is raised, and fails with
+// kPassStopped; the trace is then unspecified and the cache empty. A pass that reuses a prefix runs to
+// the end: it is short, and stopping it would leave the next one nothing to reuse.
 Status forwardReusingPrefix(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
                             const CaptureRequest& capture, const ForwardTrace* previous, ForwardTrace& trace,
-                            PrefixCache& cache, Workspace& workspace, int* reused = nullptr);
+                            PrefixCache& cache, Workspace& workspace, int* reused = nullptr,
+                            const std::atomic<bool>* stop = nullptr);
+
+// The error of a pass stopped by its `stop` flag.
+inline constexpr const char* kPassStopped = "the pass was stopped for a newer one.";
 
 } // namespace attnscope

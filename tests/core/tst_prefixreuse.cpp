@@ -309,6 +309,39 @@ private slots:
         QCOMPARE(reusedAfter(plain, plain, m, request, false), 0);  // a trace the cache did not fill
     }
 
+    // The window's passes stop for a newer request that makes a whole pass anyway: a whole pass given a
+    // raised flag stops with kPassStopped and leaves nothing to reuse (the next pass is whole and right); a
+    // pass that reuses a prefix runs to the end, whatever the flag says.
+    void aStoppedWholePassLeavesNothingToReuse()
+    {
+        const Model& m = model("llama");
+        const AttentionSettings settings;
+        const CaptureRequest request = windowCapture(m);
+        std::vector<int> ids = {5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+        PrefixCache cache;
+        Workspace ws;
+        ForwardTrace first, second;
+        int reused = -1;
+        const std::atomic<bool> raised{true}, lowered{false};
+        QVERIFY(forwardReusingPrefix(m, ids, settings, request, nullptr, first, cache, ws, &reused, &lowered).ok());
+        ids.push_back(15);
+        QVERIFY(forwardReusingPrefix(m, ids, settings, request, &first, second, cache, ws, &reused, &raised).ok());
+        QCOMPARE(reused, 10);
+        ids.push_back(16);
+        // No trace to reuse: a whole pass, which stops.
+        const Status s = forwardReusingPrefix(m, ids, settings, request, nullptr, first, cache, ws, &reused, &raised);
+        QCOMPARE(s.error, std::string(kPassStopped));
+        QCOMPARE(cache.pass, std::uint64_t(0));
+        // `second` is whole and right, but the stopped pass overwrote the cache's keys: nothing is reused.
+        QVERIFY(forwardReusingPrefix(m, ids, settings, request, &second, second, cache, ws, &reused, &lowered).ok());
+        QCOMPARE(reused, 0);
+        Result<ForwardTrace> fresh = forward(m, ids, settings, request);
+        QVERIFY(bool(fresh));
+        for (std::size_t i = 0; i < fresh->attention.size(); ++i)
+            QVERIFY(double((second.attention[i] - fresh->attention[i]).cwiseAbs().maxCoeff()) < 1e-5);
+        QVERIFY(double((second.nextLogits - fresh->nextLogits).cwiseAbs().maxCoeff()) < 1e-4);
+    }
+
     void refusesWhatTheWholePassRefuses()
     {
         const Model& m = model("llama");

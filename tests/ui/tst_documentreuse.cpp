@@ -140,6 +140,45 @@ private slots:
         QVERIFY(changeAndWait(doc, [&] { doc.setText(text + QStringLiteral(" ") + text); }));  // a second paste
         QCOMPARE(doc.memoryWarmUps(), 2);
     }  // the Document goes while that warm-up may still run: it stops it
+
+    // A request that changes more than the text makes a whole pass anyway: the whole pass running before it
+    // stops at its next head or layer and is never shown (not even its empty trace or an error), and what
+    // is shown is a fresh pass's. Typing stops nothing: each pass is what the next one reuses.
+    void aChangedSettingStopsTheWholePassBeforeIt()
+    {
+        Document doc;
+        doc.setForceAsync(true);
+        const QString spec = QStringLiteral("random:layers=4,heads=4,d_model=64,context=4096,seed=3");
+        Result<ModelPtr> model = loadModelSpec(spec);
+        QVERIFY(model);
+        QVERIFY(changeAndWait(doc, [&] { doc.setModel(*model, spec); }));
+        QStringList words;
+        for (int i = 0; i < 2000; ++i) words << QStringLiteral("w%1").arg(i % 41);
+        const QString text = words.join(' ');
+
+        QSignalSpy shown(&doc, &Document::snapshotChanged);
+        QSignalSpy errors(&doc, &Document::errorChanged);
+        doc.setText(text);  // a whole pass over 2,000 tokens starts on the worker...
+        AttentionSettings warmer = doc.settings();
+        warmer.temperature = 0.7;
+        doc.setSettings(warmer);  // ...and a setting changes while it runs
+        QTRY_VERIFY_WITH_TIMEOUT(!doc.isComputing(), testing::kWorkTimeoutMs);
+        QCOMPARE(doc.stoppedPasses(), 1);
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(errors.count(), 0);
+        QCOMPARE(doc.snapshot()->settings.temperature, 0.7);
+        QCOMPARE(int(doc.snapshot()->tokens.ids.size()), 2000);
+        double worst = differenceFromAFreshPass(doc);
+        QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+
+        doc.setText(text + QStringLiteral(" w1"));
+        doc.setText(text + QStringLiteral(" w1 w2"));
+        QTRY_VERIFY_WITH_TIMEOUT(!doc.isComputing(), testing::kWorkTimeoutMs);
+        QCOMPARE(doc.stoppedPasses(), 1);
+        QVERIFY(doc.snapshot()->reusedTokens > 0);
+        worst = differenceFromAFreshPass(doc);
+        QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDocumentReuse)

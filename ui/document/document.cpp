@@ -109,7 +109,7 @@ void summarizeHeads(const ForwardTrace& t, const AttentionSettings& settings, At
 std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display, bool reusePrefix,
-                                                double everyHeadBytes)
+                                                double everyHeadBytes, const std::atomic<bool>* stop)
 {
     const auto start = std::chrono::steady_clock::now();
     auto snap = std::make_shared<Snapshot>();
@@ -146,8 +146,13 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
         thread_local std::weak_ptr<const Snapshot> last;  // the snapshot the cache's pass filled, while it lives
         previous = last.lock();
         s = forwardReusingPrefix(*model, snap->tokens.ids, settings, capture, previous ? &previous->trace : nullptr, snap->trace,
-                                 cache, ws, &snap->reusedTokens);
+                                 cache, ws, &snap->reusedTokens, stop);
         last = s.ok() ? snap : nullptr;
+        if (!s.ok() && s.error == kPassStopped) {
+            snap->stopped = true;
+            snap->trace = ForwardTrace{};
+            return {snap, QString()};
+        }
     } else {
         s = forward(*model, snap->tokens.ids, settings, capture, snap->trace, ws);
     }
@@ -174,12 +179,12 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display, bool reusePrefix,
-                                                double everyHeadBytes)
+                                                double everyHeadBytes, const std::atomic<bool>* stop)
 {
     // Runs on the worker thread too, where an escaping exception would end the program: out of memory
     // becomes the snapshot's error sentence instead.
     try {
-        return computeSnapshotUnguarded(model, text, settings, focus, generation, display, reusePrefix, everyHeadBytes);
+        return computeSnapshotUnguarded(model, text, settings, focus, generation, display, reusePrefix, everyHeadBytes, stop);
     } catch (const std::bad_alloc&) {
         auto snap = std::make_shared<Snapshot>();
         snap->model = model;
@@ -481,9 +486,19 @@ void Document::request()
 {
     if (m_warmUpStop) m_warmUpStop->store(true);  // the pass has the thread; it maps what it still needs
     const quint64 generation = ++m_generation;
+    // A request that changes more than the text (the model, a setting, the focused head, the display) makes
+    // a whole pass: the passes requested before it are of no use to it and stop at their next head or layer
+    // (on a long text, a temperature dragged or a head clicked waited for a whole pass of seconds first). A
+    // request that changes only the text lets them finish: the pass before reuses the one before it.
+    const PassInputs inputs{m_model, m_settings, m_focus, m_display, m_everyHeadBytes};
+    if (!(inputs == m_lastPass)) {
+        m_passStop->store(true);
+        m_passStop = std::make_shared<std::atomic<bool>>(false);
+        m_lastPass = inputs;
+    }
     auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, display = m_display,
-                 generation, budget = m_everyHeadBytes](const CancelFlag&) {
-        return computeSnapshot(model, text, settings, focus, generation, display, true, budget);
+                 generation, budget = m_everyHeadBytes, stop = m_passStop](const CancelFlag&) {
+        return computeSnapshot(model, text, settings, focus, generation, display, true, budget, stop.get());
     };
     auto show = [this](std::pair<SnapshotPtr, QString> result) { accept(std::move(result.first), std::move(result.second)); };
     if (!isAsync()) {
@@ -505,8 +520,13 @@ void Document::request()
 
 void Document::accept(SnapshotPtr snapshot, QString error)
 {
-    // A result older than the one on screen arrives late from the worker: drop it.
+    // A result older than the one on screen arrives late from the worker: drop it. So is a pass stopped for
+    // a newer request, which comes next.
     if (m_snapshot && snapshot->generation < m_snapshot->generation) return;
+    if (snapshot->stopped) {
+        ++m_stoppedPasses;
+        return;
+    }
     const std::size_t floatsBefore = m_snapshot ? weightFloats(m_snapshot->trace) : 0;
     m_snapshot = std::move(snapshot);
     emit snapshotChanged(m_snapshot);

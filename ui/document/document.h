@@ -51,6 +51,7 @@ struct Snapshot {
     std::vector<MaskedPrediction> maskedTokens;  // encoders: the most probable fillers of every [MASK]
     double computeMs = 0.0;        // wall time of tokenize + forward
     int reusedTokens = 0;          // leading tokens whose rows came from the pass before (model/prefixreuse.h)
+    bool stopped = false;          // the pass was stopped for a newer request: never shown
     // Past kHeadOverview tokens, every head as the grid draws it: (≤ 256, ≤ 256) each, layer-major, each cell
     // the largest weight (or weight × value length) of the pairs it covers, cells of a power of two tokens
     // (model/headsummary.h's summaryCellSize; the last may cover fewer). Made on the computing thread: a
@@ -146,6 +147,7 @@ public slots:
     void waitForIdle();
     bool isComputing() const { return m_compute.busy(); }  // a request has not been shown yet
     int memoryWarmUps() const { return m_memoryWarmUps; }   // how many warmUpAfter() started
+    int stoppedPasses() const { return m_stoppedPasses; }   // passes stopped for a newer request (request())
 
 public:
     // Compare A/B's B side. Until one is set, B follows A: A's mask and temperature with the scaling off.
@@ -207,17 +209,32 @@ private:
     std::shared_ptr<std::atomic<bool>> m_warmUpStop;
     int m_memoryWarmUps = 0;
     void warmUpAfter(const Snapshot& snapshot);
+    // Raised to stop every pass requested before a request that changes more than the text (request()).
+    std::shared_ptr<std::atomic<bool>> m_passStop = std::make_shared<std::atomic<bool>>(false);
+    // What the last request computed besides the text, to tell which requests make a whole pass anyway.
+    struct PassInputs {
+        ModelPtr model;
+        AttentionSettings settings;
+        HeadSelection focus;
+        AttentionDisplay display = AttentionDisplay::Weights;
+        double everyHeadBytes = 0.0;
+        bool operator==(const PassInputs&) const = default;
+    };
+    PassInputs m_lastPass;
+    int m_stoppedPasses = 0;
 };
 
 // Runs tokenize + forward for one request; safe on any thread. With `reusePrefix` (the Document's own
 // requests), each thread keeps the keys and values of its last such pass and a weak handle on its snapshot,
 // so text that keeps that snapshot's first tokens recomputes only the rows after them; the result is the
 // same either way (tests/core/tst_prefixreuse.cpp). Past `everyHeadBytes` of every head's weights the pass
-// keeps only the focused head's (Snapshot::keepsOnlyFocus).
+// keeps only the focused head's (Snapshot::keepsOnlyFocus). Once `stop` is raised, a whole pass stops early
+// and the snapshot comes back `stopped`, without weights (model/prefixreuse.h).
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display = AttentionDisplay::Weights,
-                                                bool reusePrefix = false, double everyHeadBytes = Snapshot::kEveryHeadBytes);
+                                                bool reusePrefix = false, double everyHeadBytes = Snapshot::kEveryHeadBytes,
+                                                const std::atomic<bool>* stop = nullptr);
 
 // For a view that reads every head's weights or the focused head's steps: when the snapshot's pass kept only
 // the focused head's weights (Snapshot::keepsOnlyFocus), one sentence saying so and how short a text would

@@ -57,6 +57,14 @@ bool changeAndWait(Document& doc, Change&& change)
     return !shown.isEmpty() || shown.wait(testing::kWorkTimeoutMs);
 }
 
+// The Document computing on its worker whatever the size, on the model `spec` opens, its snapshot shown.
+bool openOnTheWorker(Document& doc, const QString& spec)
+{
+    doc.setForceAsync(true);
+    Result<ModelPtr> model = loadModelSpec(spec);
+    return model && changeAndWait(doc, [&] { doc.setModel(*model, spec); });
+}
+
 } // namespace
 
 class TestDocumentReuse : public QObject {
@@ -112,12 +120,8 @@ private slots:
     void aPastedLongTextWarmsTheNextPassesMemory()
     {
         Document doc;
-        doc.setForceAsync(true);
         // 16 heads and the focused head's 4 matrices of about 1,000 tokens: 80 MB, past the 64 MB worth warming.
-        const QString spec = QStringLiteral("random:layers=4,heads=4,d_model=32,context=2048,seed=3");
-        Result<ModelPtr> model = loadModelSpec(spec);
-        QVERIFY(model);
-        QVERIFY(changeAndWait(doc, [&] { doc.setModel(*model, spec); }));
+        QVERIFY(openOnTheWorker(doc, QStringLiteral("random:layers=4,heads=4,d_model=32,context=2048,seed=3")));
         QVERIFY(changeAndWait(doc, [&] { doc.setText(QStringLiteral("a short start")); }));
         QCOMPARE(doc.memoryWarmUps(), 0);  // a few tokens: nothing worth it
 
@@ -147,11 +151,7 @@ private slots:
     void aChangedSettingStopsTheWholePassBeforeIt()
     {
         Document doc;
-        doc.setForceAsync(true);
-        const QString spec = QStringLiteral("random:layers=4,heads=4,d_model=64,context=4096,seed=3");
-        Result<ModelPtr> model = loadModelSpec(spec);
-        QVERIFY(model);
-        QVERIFY(changeAndWait(doc, [&] { doc.setModel(*model, spec); }));
+        QVERIFY(openOnTheWorker(doc, QStringLiteral("random:layers=4,heads=4,d_model=64,context=4096,seed=3")));
         QStringList words;
         for (int i = 0; i < 2000; ++i) words << QStringLiteral("w%1").arg(i % 41);
         const QString text = words.join(' ');

@@ -230,6 +230,7 @@ Document::Document(QObject* parent) : QObject(parent)
 Document::~Document()
 {
     if (m_warmUpStop) m_warmUpStop->store(true);  // the pool waits for its work before it goes
+    m_passStop->store(true);                       // and for a whole pass, which nobody will see
 }
 
 bool Document::isAsync() const

@@ -1,12 +1,44 @@
 #include "compute/threadpool.h"
 
 #include <algorithm>
+#include <chrono>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <sys/resource.h>
 
 #include <Eigen/Core>
 
 namespace attnscope {
+
+namespace {
+
+// How long a thread waits awake for the next region, or the caller for the pool to finish, before it
+// sleeps. A short pass (a keystroke, a few tokens of GPT-2 small) opens about fifty regions a few
+// microseconds apart; sleeping between them cost each one a wake-up (see performance.md).
+constexpr std::chrono::microseconds kSpin{100};
+
+void relax()
+{
+#if defined(__SSE2__)
+    _mm_pause();
+#endif
+}
+
+} // namespace
+
+// True once `ready` holds, false after kSpin without it.
+template <class Ready> bool ThreadPool::waitAwake(Ready ready)
+{
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 1;; ++i) {
+        if (ready()) return true;
+        relax();
+        if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return false;
+    }
+}
 
 ThreadPool::ThreadPool(int threads)
 {
@@ -84,6 +116,7 @@ void ThreadPool::workerLoop(int worker)
     std::uint64_t seen = 0;
     int nice = 0;
     for (;;) {
+        waitAwake([&] { return m_stop.load(std::memory_order_relaxed) || m_generation.load(std::memory_order_relaxed) != seen; });
         {
             std::unique_lock lock(m_mutex);
             m_wake.wait(lock, [&] { return m_stop || (m_open && m_generation != seen); });
@@ -128,8 +161,10 @@ void ThreadPool::runErased(int count, Trampoline fn, void* ctx)
     // Every task is done once m_finished reaches the count; a pool thread still inside is only on its way
     // out, and must be before the next region reuses the fields it reads. One that has not woken yet finds
     // the region closed and keeps sleeping.
+    const auto finished = [&] { return m_finished.load(std::memory_order_acquire) == m_count && m_inside.load(std::memory_order_acquire) == 0; };
+    waitAwake(finished);
     std::unique_lock lock(m_mutex);
-    m_done.wait(lock, [&] { return m_finished.load(std::memory_order_acquire) == m_count && m_inside == 0; });
+    m_done.wait(lock, finished);
     m_open = false;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // A small pool of threads for the forward pass. The calling thread always takes part, so a pool of N
-// threads starts N - 1 of its own. Idle threads sleep on a condition variable (they never spin), so a pool
-// on a machine whose other cores are busy costs a wake-up, not a core.
+// threads starts N - 1 of its own. Between regions a thread first waits a short while awake (kSpin), because
+// a short pass opens one region after another a few microseconds apart and waking a sleeping thread costs
+// tens of microseconds; then it sleeps on a condition variable, so an idle pool costs no core.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -67,6 +68,7 @@ private:
     void workerLoop(int worker);
     void claimTasks(int worker);
     void stopWorkers();
+    template <class Ready> static bool waitAwake(Ready ready);
 
     std::atomic<int> m_threads{1};
     std::atomic<double> m_minShared{2e6};
@@ -74,12 +76,12 @@ private:
     std::vector<std::thread> m_workers;
     std::mutex m_region;  // held by the thread whose region runs
 
-    std::mutex m_mutex;  // guards everything below
+    std::mutex m_mutex;  // guards everything below; the atomics are also read without it while waiting awake
     std::condition_variable m_wake, m_done;
-    std::uint64_t m_generation = 0;
+    std::atomic<std::uint64_t> m_generation{0};
     bool m_open = false;
-    bool m_stop = false;
-    int m_inside = 0;  // pool threads working on the open region
+    std::atomic<bool> m_stop{false};
+    std::atomic<int> m_inside{0};  // pool threads working on the open region
     int m_started = 0;  // pool threads that have reached their loop since the last setThreads
     Trampoline m_fn = nullptr;
     void* m_ctx = nullptr;

@@ -182,29 +182,56 @@ void carryVector(const RowVector& old, RowVector& out, Eigen::Index keep, Eigen:
     out.head(keep) = old.head(keep);
 }
 
+// The weights of one query from its masked scores, in place: maskedSoftmax's steps on one contiguous vector
+// (the max subtracted, exp, exact zeros where the mask is, then scaled to sum to 1; no visible key: zeros).
+void softmaxInPlace(Eigen::Ref<Eigen::VectorXf> s)
+{
+    const float max = s.maxCoeff();
+    if (max == kNegInf) {
+        s.setZero();
+        return;
+    }
+#if defined(__AVX2__)
+    s = (s.array() == kNegInf).select(0.0f, (s.array() - max).exp()).matrix();
+#else
+    s = s.unaryExpr([max](float x) { return x == kNegInf ? 0.0f : std::exp(x - max); });  // as maskedSoftmax
+#endif
+    s *= 1.0f / s.sum();
+}
+
 // Queries row0.. (n of them) of one head against all T keys: masked scores, weights and the weighted sum.
 void attendRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
                 Eigen::Index row0, float multiplier, const AttentionSettings& settings, Matrix& scores,
                 Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, ProductScratch& scratch)
 {
-    ensure(scores, q.rows(), k.rows());
     // A keystroke brings a row or two: matrix-vector products then, which read K and V once each, where the
-    // matrix product would first copy them into its panel order for every head.
+    // matrix product would first copy them into its panel order for every head. Each row's scores go in a
+    // column of the scratch, where the softmax runs down one contiguous vector; a row of the column-major
+    // (T, T) weights is one float in every column (a line and a page apart), so the rows are written once,
+    // together, at the end. maskedSoftmax over a (2, T) block made five passes over such rows: at 1,024 tokens of GPT-2 small
+    // that was most of a keystroke's 11 ms of attention.
     constexpr Eigen::Index kVectorRows = 4;
-    const bool fewRows = q.rows() <= kVectorRows;
-    if (fewRows) {
-        for (Eigen::Index r = 0; r < q.rows(); ++r) scores.row(r).transpose().noalias() = k * q.row(r).transpose();  // (T)
-    } else {
-        multiplyTransposedInto(q, k, scores, scratch);  // (n, T)
+    const Eigen::Index T = k.rows();
+    if (q.rows() <= kVectorRows) {
+        ensure(scores, T, q.rows());
+        for (Eigen::Index r = 0; r < q.rows(); ++r) {
+            auto s = scores.col(r);  // (T)
+            s.noalias() = k * q.row(r).transpose();
+            s *= multiplier;
+            Eigen::Map<Matrix, 0, Eigen::OuterStride<>> asRow(s.data(), 1, T, Eigen::OuterStride<>(1));  // (1, T)
+            maskScoreRows(settings, row0 + r, asRow);
+            softmaxInPlace(s);
+            out.row(r).noalias() = s.transpose() * v;  // (Dh)
+        }
+        weights = scores.transpose();  // every row at once: each column's floats for them are side by side
+        return;
     }
+    ensure(scores, q.rows(), T);
+    multiplyTransposedInto(q, k, scores, scratch);  // (n, T)
     scores *= multiplier;
     maskScoreRows(settings, row0, scores);
     maskedSoftmax(scores, weights);
-    if (fewRows) {
-        for (Eigen::Index r = 0; r < q.rows(); ++r) out.row(r).noalias() = weights.row(r) * v;  // (Dh)
-    } else {
-        multiplyInto(weights, v, out, scratch);  // (n, Dh)
-    }
+    multiplyInto(weights, v, out, scratch);  // (n, Dh)
 }
 
 // The trace's rows 0..p-1 from `prev`, sized for T; every row from p on is left for the layers to fill.

@@ -168,36 +168,45 @@ int run(const Args& args)
 
         // A keystroke at the end: the text N tokens shorter has just been computed, and the pass on the whole
         // text reuses its keys and values (model/prefixreuse.h). The shorter pass itself is not timed.
-        std::optional<Timing> append;
+        std::optional<Timing> append, recycled;
         int added = 0, reused = 0;
         if (args.has("--append-tokens")) {
             added = readCount(args, "--append-tokens", 1, 1 << 20);
             if (added >= tokens) throw Failure{kExitUsage, "--append-tokens must be smaller than the length (" + std::to_string(tokens) + ")."};
             if (settings.mask != MaskKind::Causal) throw Failure{kExitUsage, "--append-tokens needs a causal mask: without it every row changes."};
             const std::vector<int> shorter(ids.begin(), ids.end() - added);
-            // As in the window, every pass fills a new trace while the last one is still held (on screen there),
-            // and that one is released once the new one is done; the release is not timed.
-            PrefixCache cache;
-            Workspace appendWorkspace;
-            auto shown = std::make_unique<ForwardTrace>();
-            auto pass = [&](const std::vector<int>& text, bool reuse) {
-                auto next = std::make_unique<ForwardTrace>();
-                const auto start = std::chrono::steady_clock::now();
-                [[maybe_unused]] const Status s =
-                    forwardReusingPrefix(*model, text, settings, capture, reuse ? shown.get() : nullptr, *next, cache, appendWorkspace, &reused);
-                const double took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-                assert(s.ok());  // the whole text just ran
-                shown = std::move(next);
-                return took;
+            // As in the window, every pass fills a trace while the last one is still held (on screen there).
+            // Timed twice: with a new trace each time, whose memory comes back from freed ones; and with the
+            // trace released two passes before handed back (the window's Document does so), which here
+            // always has the same length. The release is not timed.
+            const auto time = [&](bool recycle) {
+                PrefixCache cache;
+                Workspace appendWorkspace;
+                auto shown = std::make_unique<ForwardTrace>();
+                std::unique_ptr<ForwardTrace> released;
+                auto pass = [&](const std::vector<int>& text, bool reuse) {
+                    auto next = recycle && released ? std::move(released) : std::make_unique<ForwardTrace>();
+                    released.reset();
+                    const auto start = std::chrono::steady_clock::now();
+                    [[maybe_unused]] const Status s =
+                        forwardReusingPrefix(*model, text, settings, capture, reuse ? shown.get() : nullptr, *next, cache, appendWorkspace, &reused);
+                    const double took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                    assert(s.ok());  // the whole text just ran
+                    released = std::move(shown);
+                    shown = std::move(next);
+                    return took;
+                };
+                pass(shorter, false);
+                pass(ids, true);  // warm: the workspace and the cache reach their sizes
+                std::vector<double> ms;
+                for (int r = 0; r < (args.has("--repeat") ? repeat : 20); ++r) {
+                    pass(shorter, true);  // untimed: back to the shorter text (itself a reuse)
+                    ms.push_back(pass(ids, true));
+                }
+                return summarize(std::move(ms));
             };
-            pass(shorter, false);
-            pass(ids, true);  // warm: the workspace and the cache reach their sizes
-            std::vector<double> ms;
-            for (int r = 0; r < (args.has("--repeat") ? repeat : 20); ++r) {
-                pass(shorter, true);  // untimed: back to the shorter text (itself a reuse)
-                ms.push_back(pass(ids, true));
-            }
-            append = summarize(std::move(ms));
+            append = time(false);
+            recycled = time(true);
         }
 
         const double gflops = forwardFlops(model->config, tokens, settings.mask == MaskKind::Causal) / (t.median * 1e-3) / 1e9;
@@ -221,6 +230,9 @@ int run(const Args& args)
             out["append_ms_median"] = append->median;
             out["append_ms_p95"] = append->p95;
             out["append_ms_min"] = append->min;
+            out["append_recycled_ms_median"] = recycled->median;
+            out["append_recycled_ms_p95"] = recycled->p95;
+            out["append_recycled_ms_min"] = recycled->min;
         }
         // The pass beside a plain read of its weights' bytes: at a few tokens the ratio says how close the
         // pass comes to the memory's pace (1 would be every byte read once at full streaming speed).

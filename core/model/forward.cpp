@@ -297,6 +297,7 @@ bool forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     trace.tokens = static_cast<int>(T);
     trace.multiplier = m;
     trace.pass = nextPassNumber();
+    trace.zeroAboveDiagonal = false;  // not promised here, even under the causal mask (interventions)
     trace.attention.resize(capture.allAttention ? static_cast<std::size_t>(L * H) : 0);
     const bool summarize = capture.overviewCells > 0;
     const auto keepsHead = [&](int l, int hd) {

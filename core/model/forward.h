@@ -82,6 +82,9 @@ struct ForwardTrace {
     double multiplier = 1.0;                // the m in m * Q K^T that was used
     std::uint64_t pass = 0;                 // which pass filled the trace: a number unique in the process
     std::vector<Matrix> attention;          // L*H entries of (T, T), index layer*H + head
+    bool zeroAboveDiagonal = false;         // every (T, T) entry of `attention` is 0 above its diagonal, as a
+                                            // pass that reuses the prefix leaves it: a trace handed back to such
+                                            // a pass for the same T needs those zeros not written again
     std::vector<unsigned char> rowFullyMasked;  // (T) 1 where every key of the row is masked: the row is all 0
     bool hasDetail = false;
     HeadDetail detail;

@@ -138,18 +138,22 @@ void copyTopLeft(const Matrix& from, Matrix& to, Eigen::Index rows, Eigen::Index
 }
 
 // The same for the top-left (p, p) block of a causal head's weights. A causal row is zero after its own key
-// (no query sees a later key), so above the diagonal zeros are stored and nothing is read.
-void copyCausalTopLeft(const Matrix& from, Matrix& to, Eigen::Index p)
+// (no query sees a later key), so above the diagonal nothing is read: zeros are stored there, or nothing at
+// all when `zerosThere` (`to` already holds them).
+void copyCausalTopLeft(const Matrix& from, Matrix& to, Eigen::Index p, bool zerosThere)
 {
 #if defined(__SSE__)
     if (worthStreaming(p, p)) {
-        for (Eigen::Index j = 0; j < p; ++j) streamColumn(from.data() + j * from.rows(), to.data() + j * to.rows(), p, j);
+        for (Eigen::Index j = 0; j < p; ++j) {
+            const Eigen::Index first = zerosThere ? j : 0;  // column j's first row written
+            streamColumn(from.data() + j * from.rows() + first, to.data() + j * to.rows() + first, p - first, j - first);
+        }
         _mm_sfence();
         return;
     }
 #endif
     to.topLeftCorner(p, p).triangularView<Eigen::Lower>() = from.topLeftCorner(p, p);
-    to.topLeftCorner(p, p).triangularView<Eigen::StrictlyUpper>().setZero();
+    if (!zerosThere) to.topLeftCorner(p, p).triangularView<Eigen::StrictlyUpper>().setZero();
 }
 
 // `out` becomes (rows, cols) holding the top-left (keepRows, keepCols) block of `old`, which may be `out`
@@ -250,6 +254,12 @@ void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
     // allocated would take the memory from its own glibc heap, which goes back to the system once it
     // empties, so the next pass would fault the pages in again.
     const std::size_t heads = trace.attention.size();
+    // A trace handed back (the one before last, say) may already be this size with zeros above every
+    // diagonal: then only the lower triangles are written, half the bytes.
+    bool zerosThere = !inPlace && trace.zeroAboveDiagonal;
+    for (std::size_t i = 0; i < heads && zerosThere; ++i)
+        zerosThere = prev.attention[i].size() == 0 || (trace.attention[i].rows() == T && trace.attention[i].cols() == T);
+    trace.zeroAboveDiagonal = false;  // until every head is filled
     std::vector<Matrix> grown(inPlace ? heads : 0);  // in place: the larger matrices, swapped in once filled
     for (std::size_t i = 0; i < heads; ++i) {
         Matrix& m = trace.attention[i];
@@ -261,8 +271,8 @@ void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
         const std::size_t i = std::size_t(task);
         if (prev.attention[i].size() == 0) return;  // a head whose weights the pass does not keep (a long text)
         Matrix& to = inPlace && grown[i].size() > 0 ? grown[i] : trace.attention[i];
-        if (&to != &prev.attention[i]) copyCausalTopLeft(prev.attention[i], to, p);  // reuse needs a causal mask
-        to.topRightCorner(p, T - p).setZero();  // the old rows never see the new keys
+        if (&to != &prev.attention[i]) copyCausalTopLeft(prev.attention[i], to, p, zerosThere);  // reuse needs a causal mask
+        if (!zerosThere) to.topRightCorner(p, T - p).setZero();  // the old rows never see the new keys
     });
     for (std::size_t i = 0; i < grown.size(); ++i)
         if (grown[i].size() > 0) trace.attention[i].swap(grown[i]);
@@ -453,6 +463,7 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
     if (capture.finalHidden) trace.finalHidden.bottomRows(n) = ws.h;
     if (capture.nextTokenLogits) nextTokenLogits(model, ws, trace);
     ProductScratch::equalize(ws.products);
+    trace.zeroAboveDiagonal = true;  // causal rows throughout: the carried ones and the new ones in full
 }
 
 } // namespace

@@ -268,6 +268,55 @@ private slots:
         }
     }
 
+    // A trace handed back for the next pass (as the window's Document and bench --append-tokens do with the
+    // one released two passes before) keeps its zeros above the diagonal only when it is the same size and
+    // a pass that reuses the prefix left it; every other trace gets its zeros written. Either way each row
+    // the pass carries is copied: the trace handed back holds another text's weights there.
+    void tracesHandedBackCarryExactly_data()
+    {
+        QTest::addColumn<int>("tokens");
+        QTest::newRow("600 tokens, streamed copy") << 600;
+        QTest::newRow("40 tokens") << 40;
+    }
+    void tracesHandedBackCarryExactly()
+    {
+        QFETCH(int, tokens);
+        const ModelPtr m = testing::load("random:layers=1,heads=2,d_model=16,vocab=50,context=1024,seed=4");
+        const CaptureRequest request = windowCapture(*m);
+        std::vector<int> a;
+        for (int i = 0; i < tokens; ++i) a.push_back((i * 7 + 3) % 50);
+        const std::vector<int> shorter(a.begin(), a.end() - 2);
+        std::vector<int> b = a, c = a;  // b: the last two tokens changed; c: the middle one
+        b[std::size_t(tokens - 1)] = 1;
+        b[std::size_t(tokens - 2)] = 2;
+        c[std::size_t(tokens / 2)] = (c[std::size_t(tokens / 2)] + 1) % 50;
+        PrefixCache cache;
+        Workspace ws, fresh;
+        ForwardTrace t[3], want;
+        const auto check = [&](const std::vector<int>& ids, int from, int into, bool zerosKept, int reuse) {
+            const bool flagged = t[into].zeroAboveDiagonal && t[into].attention.size() == 2 && t[into].attention[0].rows() == tokens;
+            if (flagged != zerosKept) return QStringLiteral("trace %1 %2 its zeros").arg(into).arg(flagged ? "keeps" : "does not keep");
+            int reused = -1;
+            if (!forwardReusingPrefix(*m, ids, {}, request, &t[from], t[into], cache, ws, &reused).ok()) return QStringLiteral("failed");
+            if (reused != reuse) return QStringLiteral("reused %1").arg(reused);
+            if (!t[into].zeroAboveDiagonal) return QStringLiteral("not marked");
+            if (!forward(*m, ids, {}, request, want, fresh).ok()) return QStringLiteral("whole pass failed");
+            const auto [difference, where] = compareTraces(t[into], want);
+            return difference < 1e-5 ? QString() : QStringLiteral("%1 differs by %2").arg(QString::fromStdString(where)).arg(difference);
+        };
+        QVERIFY(forwardReusingPrefix(*m, shorter, {}, request, nullptr, t[0], cache, ws).ok());
+        QVERIFY(!t[0].zeroAboveDiagonal);  // a whole pass promises nothing
+        QCOMPARE(check(c, 0, 1, false, tokens / 2), QString());  // new traces
+        QCOMPARE(check(a, 1, 2, false, tokens / 2), QString());
+        QCOMPARE(check(b, 2, 1, true, tokens - 2), QString());  // handed back at the same size, holding c
+        QCOMPARE(check(a, 1, 0, false, tokens - 2), QString());  // handed back, but two tokens shorter
+        // The same size without the mask: its upper triangles hold weights, which must be overwritten.
+        QVERIFY(forward(*m, c, testing::maskSettings("none"), request, t[2], fresh).ok());
+        QVERIFY(!t[2].zeroAboveDiagonal);
+        QVERIFY(t[2].attention[0](0, tokens - 1) > 0.0f);
+        QCOMPARE(check(b, 0, 2, false, tokens - 2), QString());
+    }
+
     void fallsBackToAWholePassWhenEveryRowChanges()
     {
         const Model& m = model("gpt2");

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <utility>
 
 #include <sys/resource.h>
 
@@ -25,6 +27,38 @@ qint64 parameterCount(const Model& m)
     const ModelConfig& c = m.config;
     return qint64(c.vocabSize) * c.dModel + qint64(c.layers) * (4LL * c.dModel * c.dModel + 2LL * c.dModel * c.dFF);
 }
+
+// The trace of the last snapshot released, handed to the next pass that reuses a prefix: its matrices are
+// already allocated, and when the text kept its length (a keystroke inside a word, typically the snapshot
+// two keystrokes back) every head's zeros above the diagonal are already there, so the pass copies only
+// the lower triangles (model/prefixreuse.h). One at most, and only one whose matrices the allocator would
+// have kept for reuse anyway (compute/allocation.h): the memory held is what glibc held before.
+class HandedBackTrace {
+public:
+    static HandedBackTrace& shared()
+    {
+        static auto* slot = new HandedBackTrace;  // never destroyed: a snapshot may outlive static destruction
+        return *slot;
+    }
+    void give(ForwardTrace&& trace)
+    {
+        if (!trace.zeroAboveDiagonal) return;
+        for (const Matrix& m : trace.attention)
+            if (std::size_t(m.size()) * sizeof(float) > kReusedBlockBytes) return;
+        ForwardTrace older;  // released after the lock
+        std::lock_guard lock(m_mutex);
+        older = std::exchange(m_trace, std::move(trace));
+    }
+    ForwardTrace take()
+    {
+        std::lock_guard lock(m_mutex);
+        return std::exchange(m_trace, ForwardTrace{});
+    }
+
+private:
+    std::mutex m_mutex;
+    ForwardTrace m_trace;
+};
 
 HeadSelection clampFocus(HeadSelection f, const ModelConfig& c)
 {
@@ -112,7 +146,10 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
                                                 double everyHeadBytes, const std::atomic<bool>* stop)
 {
     const auto start = std::chrono::steady_clock::now();
-    auto snap = std::make_shared<Snapshot>();
+    auto snap = std::shared_ptr<Snapshot>(new Snapshot, [](Snapshot* released) {
+        HandedBackTrace::shared().give(std::move(released->trace));
+        delete released;
+    });
     snap->model = model;
     snap->settings = settings;
     snap->generation = generation;
@@ -145,6 +182,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
         thread_local PrefixCache cache;
         thread_local std::weak_ptr<const Snapshot> last;  // the snapshot the cache's pass filled, while it lives
         previous = last.lock();
+        snap->trace = HandedBackTrace::shared().take();
         s = forwardReusingPrefix(*model, snap->tokens.ids, settings, capture, previous ? &previous->trace : nullptr, snap->trace,
                                  cache, ws, &snap->reusedTokens, stop);
         last = s.ok() ? snap : nullptr;

@@ -43,9 +43,25 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
         // plain column expression lets Eigen vectorise exp (over a broadcast matrix expression it falls back
         // to scalar expf). Eigen's vectorised exp clamps its input, so on some targets exp(-inf) comes out
         // near 1e-39 instead of 0: the select puts the exact zeros back where the mask is.
+#if defined(__AVX2__)
+        // Eigen takes the rows past the last whole vector one at a time through glibc's expf, whose path for
+        // large negative inputs is slow: a keystroke's block of 27 rows against 8,187 keys spent most of its
+        // time there (perf). Blocks whose rows do not fill whole 64-byte vectors take the exp over a copy
+        // padded to them.
+        alignas(64) float padded[kStackRows + 16];
+        const Eigen::Index width = (n + 15) / 16 * 16;
+        Eigen::Map<Eigen::ArrayXf, Eigen::Aligned64> e(padded, width);
+        e.tail(width - n).setZero();
+#endif
         for (Eigen::Index j = 0; j < in.cols(); ++j) {
 #if defined(__AVX2__)
-            w.col(j) = (in.col(j) - rowMax).array().exp().matrix();
+            if (width == n) {
+                w.col(j) = (in.col(j) - rowMax).array().exp().matrix();
+            } else {
+                e.head(n) = in.col(j).array() - rowMax.array();
+                e = e.exp();
+                w.col(j) = e.head(n).matrix();
+            }
 #else
             // Without AVX2, Eigen's 4-wide exp is slower than glibc's expf, which picks an FMA version at run
             // time (bench --tokens 1024: 85 ms against 63 ms on the portable build).

@@ -212,8 +212,8 @@ void attendRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
     // matrix product would first copy them into its panel order for every head. Each row's scores go in a
     // column of the scratch, where the softmax runs down one contiguous vector; a row of the column-major
     // (T, T) weights is one float in every column (a line and a page apart), so the rows are written once,
-    // together, at the end. maskedSoftmax over a (2, T) block made five passes over such rows: at 1,024 tokens of GPT-2 small
-    // that was most of a keystroke's 11 ms of attention.
+    // together, at the end. maskedSoftmax over a (2, T) block made five passes over such rows: at 1,024
+    // tokens of GPT-2 small that was most of a keystroke's 11 ms of attention.
     constexpr Eigen::Index kVectorRows = 4;
     const Eigen::Index T = k.rows();
     if (q.rows() <= kVectorRows) {

@@ -96,25 +96,49 @@ bool reserveRows(PrefixCache& cache, const Model& model, Eigen::Index T, Eigen::
 }
 
 #if defined(__SSE__)
-// dst[0, rows) = src[0, rows), except that the values before `zeroUntil` are stored as zeros without being
-// read. Whole aligned 64-byte lines go past the cache with streaming stores (an ordinary store first reads
-// the line it writes); the partial lines at either end take ordinary stores, because an ordinary store into a
-// line that streaming stores are still filling flushes it half-written: streaming those ends too made a
-// keystroke at 1,024 tokens of GPT-2 small (576 MB of carried weights) about 40 % slower.
-void streamColumn(const float* src, float* dst, Eigen::Index rows, Eigen::Index zeroUntil)
+// One column of a carried head, rows [begin, rows) of dst: zeros before `zeroUntil` (stored without being
+// read), then src up to `fresh0`, then from `fresh0` on the new rows' weights, fresh[(i - fresh0) * stride].
+// Whole aligned 64-byte lines go past the cache with streaming stores (an ordinary store first reads the line
+// it writes); the partial lines at either end take ordinary stores, because an ordinary store into a line that
+// streaming stores are still filling flushes it half-written: streaming those ends too made a keystroke at
+// 1,024 tokens of GPT-2 small (576 MB of carried weights) about 40 % slower. A line that straddles two of the
+// parts is put together on the stack first.
+void streamColumn(const float* src, const float* fresh, Eigen::Index stride, float* dst, Eigen::Index begin,
+                  Eigen::Index zeroUntil, Eigen::Index fresh0, Eigen::Index rows)
 {
     constexpr Eigen::Index kLine = 16;  // floats in a 64-byte line
-    const auto lineStart = [&](Eigen::Index i) { return (reinterpret_cast<std::uintptr_t>(dst + i) & 63u) == 0; };
-    Eigen::Index i = 0;
-    for (; i < rows && !lineStart(i); ++i) dst[i] = i < zeroUntil ? 0.0f : src[i];
-    for (; i + kLine <= rows; i += kLine) {
+    const auto value = [&](Eigen::Index i) { return i < zeroUntil ? 0.0f : i < fresh0 ? src[i] : fresh[(i - fresh0) * stride]; };
+    const auto stream = [&](Eigen::Index i, const float* line) {
 #if defined(__AVX512F__)
-        _mm512_stream_ps(dst + i, i + kLine <= zeroUntil ? _mm512_setzero_ps() : _mm512_loadu_ps(src + i));
+        _mm512_stream_ps(dst + i, line ? _mm512_loadu_ps(line) : _mm512_setzero_ps());
 #else
-        for (Eigen::Index e = i; e < i + kLine; e += 4) _mm_stream_ps(dst + e, e + 4 <= zeroUntil ? _mm_setzero_ps() : _mm_loadu_ps(src + e));
+        for (Eigen::Index e = 0; e < kLine; e += 4) _mm_stream_ps(dst + i + e, line ? _mm_loadu_ps(line + e) : _mm_setzero_ps());
 #endif
+    };
+    alignas(64) float mixed[kLine];
+    const auto streamMixed = [&](Eigen::Index i) {
+        for (Eigen::Index e = 0; e < kLine; ++e) mixed[e] = value(i + e);
+        stream(i, mixed);
+    };
+    const auto store = [&](Eigen::Index i, Eigen::Index end) {  // ordinary stores, each part in a loop of its own
+        for (; i < end && i < zeroUntil; ++i) dst[i] = 0.0f;
+        for (; i < end && i < fresh0; ++i) dst[i] = src[i];
+        for (; i < end; ++i) dst[i] = fresh[(i - fresh0) * stride];
+    };
+    // Each part in loops of its own: deciding value by value and line by line was 3.5 ms slower at 1,024
+    // tokens.
+    const auto misalignment = Eigen::Index((reinterpret_cast<std::uintptr_t>(dst + begin) & 63u) / sizeof(float));
+    Eigen::Index i = std::min(rows, misalignment == 0 ? begin : begin + kLine - misalignment);
+    store(begin, i);
+    const Eigen::Index linesEnd = i + (rows - i) / kLine * kLine;
+    for (; i + kLine <= std::min(zeroUntil, linesEnd); i += kLine) stream(i, nullptr);
+    if (i < linesEnd && i < zeroUntil) {  // the line where the zeros end
+        streamMixed(i);
+        i += kLine;
     }
-    for (; i < rows; ++i) dst[i] = i < zeroUntil ? 0.0f : src[i];
+    for (; i + kLine <= std::min(fresh0, linesEnd); i += kLine) stream(i, src + i);
+    for (; i < linesEnd; i += kLine) streamMixed(i);  // lines holding new rows
+    store(i, rows);
 }
 
 // Copies of a megabyte or more stream past the cache; smaller ones stay ordinary copies.
@@ -129,7 +153,8 @@ void copyTopLeft(const Matrix& from, Matrix& to, Eigen::Index rows, Eigen::Index
 {
 #if defined(__SSE__)
     if (worthStreaming(rows, cols)) {
-        for (Eigen::Index j = 0; j < cols; ++j) streamColumn(from.data() + j * from.rows(), to.data() + j * to.rows(), rows, 0);
+        for (Eigen::Index j = 0; j < cols; ++j)
+            streamColumn(from.data() + j * from.rows(), nullptr, 0, to.data() + j * to.rows(), 0, 0, rows, rows);
         _mm_sfence();  // the streamed stores are seen before whatever reads the matrix next
         return;
     }
@@ -144,16 +169,37 @@ void copyCausalTopLeft(const Matrix& from, Matrix& to, Eigen::Index p, bool zero
 {
 #if defined(__SSE__)
     if (worthStreaming(p, p)) {
-        for (Eigen::Index j = 0; j < p; ++j) {
-            const Eigen::Index first = zerosThere ? j : 0;  // column j's first row written
-            streamColumn(from.data() + j * from.rows() + first, to.data() + j * to.rows() + first, p - first, j - first);
-        }
+        for (Eigen::Index j = 0; j < p; ++j)
+            streamColumn(from.data() + j * from.rows(), nullptr, 0, to.data() + j * to.rows(), zerosThere ? j : 0, j, p, p);
         _mm_sfence();
         return;
     }
 #endif
     to.topLeftCorner(p, p).triangularView<Eigen::Lower>() = from.topLeftCorner(p, p);
     if (!zerosThere) to.topLeftCorner(p, p).triangularView<Eigen::StrictlyUpper>().setZero();
+}
+
+// A causal head's (T, T) weights whole in one sweep, `to` already that size: the top-left (p, p) block from
+// `from` as copyCausalTopLeft does, and rows p..T-1 from `rows`, whose column r is row p + r's weights (T).
+// Written column by column, each new row is a float at the end of a column instead of one float in every
+// column (a line and a page apart), which at 1,024 tokens of GPT-2 small cost about 2.7 ms a keystroke.
+void carryCausalWithRows(const Matrix& from, Matrix& to, Eigen::Index p, bool zerosThere, const Matrix& rows)
+{
+    const Eigen::Index T = to.rows();
+#if defined(__SSE__)
+    if (worthStreaming(T, T)) {
+        for (Eigen::Index j = 0; j < T; ++j) {
+            const Eigen::Index z = std::min(j, p);  // column j's zeros end here: at the diagonal, or the new rows
+            const float* carried = j < p ? from.data() + j * from.rows() : nullptr;  // a new key: nothing carried
+            streamColumn(carried, rows.data() + j, T, to.data() + j * T, zerosThere ? z : 0, z, p, T);
+        }
+        _mm_sfence();  // the streamed stores are seen before whatever reads the matrix next
+        return;
+    }
+#endif
+    copyCausalTopLeft(from, to, p, zerosThere);
+    if (!zerosThere) to.topRightCorner(p, T - p).setZero();
+    to.bottomRows(T - p) = rows.transpose();
 }
 
 // `out` becomes (rows, cols) holding the top-left (keepRows, keepCols) block of `old`, which may be `out`
@@ -203,34 +249,43 @@ void softmaxInPlace(Eigen::Ref<Eigen::VectorXf> s)
     s *= 1.0f / s.sum();
 }
 
+// A keystroke brings a row or two: matrix-vector products then, which read K and V once each, where the
+// matrix product would first copy them into its panel order for every head. Each row's scores go in a column
+// of `scores` (T, n), where the softmax runs down one contiguous vector and the weights stay; a row of the
+// column-major (T, T) weights is one float in every column (a line and a page apart), so the caller writes
+// them all at once. maskedSoftmax over a (2, T) block made five passes over such rows: at 1,024 tokens of
+// GPT-2 small that was most of a keystroke's 11 ms of attention.
+constexpr Eigen::Index kVectorRows = 4;
+
+// Queries row0.. (at most kVectorRows of them) of one head against all T keys: each query's weights in a
+// column of `scores` and the weighted sum in `out`.
+void attendFewRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
+                   Eigen::Index row0, float multiplier, const AttentionSettings& settings, Matrix& scores, Eigen::Ref<Matrix> out)
+{
+    const Eigen::Index T = k.rows();
+    ensure(scores, T, q.rows());
+    for (Eigen::Index r = 0; r < q.rows(); ++r) {
+        auto s = scores.col(r);  // (T)
+        s.noalias() = k * q.row(r).transpose();
+        s *= multiplier;
+        Eigen::Map<Matrix, 0, Eigen::OuterStride<>> asRow(s.data(), 1, T, Eigen::OuterStride<>(1));  // (1, T)
+        maskScoreRows(settings, row0 + r, asRow);
+        softmaxInPlace(s);
+        out.row(r).noalias() = s.transpose() * v;  // (Dh)
+    }
+}
+
 // Queries row0.. (n of them) of one head against all T keys: masked scores, weights and the weighted sum.
 void attendRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k, const Eigen::Ref<const Matrix>& v,
                 Eigen::Index row0, float multiplier, const AttentionSettings& settings, Matrix& scores,
                 Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, ProductScratch& scratch)
 {
-    // A keystroke brings a row or two: matrix-vector products then, which read K and V once each, where the
-    // matrix product would first copy them into its panel order for every head. Each row's scores go in a
-    // column of the scratch, where the softmax runs down one contiguous vector; a row of the column-major
-    // (T, T) weights is one float in every column (a line and a page apart), so the rows are written once,
-    // together, at the end. maskedSoftmax over a (2, T) block made five passes over such rows: at 1,024
-    // tokens of GPT-2 small that was most of a keystroke's 11 ms of attention.
-    constexpr Eigen::Index kVectorRows = 4;
-    const Eigen::Index T = k.rows();
     if (q.rows() <= kVectorRows) {
-        ensure(scores, T, q.rows());
-        for (Eigen::Index r = 0; r < q.rows(); ++r) {
-            auto s = scores.col(r);  // (T)
-            s.noalias() = k * q.row(r).transpose();
-            s *= multiplier;
-            Eigen::Map<Matrix, 0, Eigen::OuterStride<>> asRow(s.data(), 1, T, Eigen::OuterStride<>(1));  // (1, T)
-            maskScoreRows(settings, row0 + r, asRow);
-            softmaxInPlace(s);
-            out.row(r).noalias() = s.transpose() * v;  // (Dh)
-        }
+        attendFewRows(q, k, v, row0, multiplier, settings, scores, out);
         weights = scores.transpose();  // every row at once: each column's floats for them are side by side
         return;
     }
-    ensure(scores, q.rows(), T);
+    ensure(scores, q.rows(), k.rows());
     multiplyTransposedInto(q, k, scores, scratch);  // (n, T)
     scores *= multiplier;
     maskScoreRows(settings, row0, scores);
@@ -238,8 +293,21 @@ void attendRows(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
     multiplyInto(weights, v, out, scratch);  // (n, Dh)
 }
 
-// The trace's rows 0..p-1 from `prev`, sized for T; every row from p on is left for the layers to fill.
-void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequest& capture, Eigen::Index p, Eigen::Index T)
+// A trace handed back (the one before last, say) may already be T tokens long with zeros above every diagonal:
+// then only the lower triangles need writing, half the bytes.
+bool holdsZerosAbove(const ForwardTrace& prev, const ForwardTrace& trace, Eigen::Index T)
+{
+    if (&prev == &trace || !trace.zeroAboveDiagonal || trace.attention.size() != prev.attention.size()) return false;
+    for (std::size_t i = 0; i < trace.attention.size(); ++i)
+        if (prev.attention[i].size() > 0 && (trace.attention[i].rows() != T || trace.attention[i].cols() != T)) return false;
+    return true;
+}
+
+// The trace's rows 0..p-1 from `prev`, sized for T; every row from p on is left for the layers to fill. With
+// `headsLater` the heads' weights are only sized, and each layer writes its heads whole (carryCausalWithRows).
+// Returns whether `trace` already held zeros above every diagonal at this size (then they are not written).
+bool carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequest& capture, Eigen::Index p, Eigen::Index T,
+                bool headsLater)
 {
     const bool inPlace = &prev == &trace;
     const bool hadDetail = prev.hasDetail;  // read before it is reset: prev may be trace
@@ -254,11 +322,7 @@ void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
     // allocated would take the memory from its own glibc heap, which goes back to the system once it
     // empties, so the next pass would fault the pages in again.
     const std::size_t heads = trace.attention.size();
-    // A trace handed back (the one before last, say) may already be this size with zeros above every
-    // diagonal: then only the lower triangles are written, half the bytes.
-    bool zerosThere = !inPlace && trace.zeroAboveDiagonal;
-    for (std::size_t i = 0; i < heads && zerosThere; ++i)
-        zerosThere = prev.attention[i].size() == 0 || (trace.attention[i].rows() == T && trace.attention[i].cols() == T);
+    const bool zerosThere = holdsZerosAbove(prev, trace, T);
     trace.zeroAboveDiagonal = false;  // until every head is filled
     std::vector<Matrix> grown(inPlace ? heads : 0);  // in place: the larger matrices, swapped in once filled
     for (std::size_t i = 0; i < heads; ++i) {
@@ -267,7 +331,7 @@ void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
         else if (!inPlace) ensure(m, T, T);
         else if (m.rows() != T || m.cols() != T) grown[i].resize(T, T);
     }
-    ThreadPool::shared().run(int(heads), [&](int task, int) {
+    if (!headsLater) ThreadPool::shared().run(int(heads), [&](int task, int) {
         const std::size_t i = std::size_t(task);
         if (prev.attention[i].size() == 0) return;  // a head whose weights the pass does not keep (a long text)
         Matrix& to = inPlace && grown[i].size() > 0 ? grown[i] : trace.attention[i];
@@ -296,7 +360,7 @@ void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
         trace.overviewTotal.resize(summaries);
     }
 
-    if (!capture.detail || !hadDetail) return;
+    if (!capture.detail || !hadDetail) return zerosThere;
     const HeadDetail& pd = prev.detail;
     HeadDetail& d = trace.detail;
     for (auto member : {&HeadDetail::x, &HeadDetail::q, &HeadDetail::headOutput, &HeadDetail::concat, &HeadDetail::attnOutput,
@@ -306,6 +370,7 @@ void carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
     for (auto member : {&HeadDetail::scores, &HeadDetail::scaled, &HeadDetail::masked, &HeadDetail::weights})
         carry(pd.*member, d.*member, p, p, T, T);
     d.selection = pd.selection;
+    return zerosThere;
 }
 
 // Rows p..T-1 of the pass through every layer; rows before p come from `prev` and the cache.
@@ -325,7 +390,10 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
     const int keptCellRows = summarize ? static_cast<int>(p / ws.summaryCells.size) : 0;
     const bool summaryWeighted = summarize && capture.overviewValueWeighted && capture.valueNorms && capture.allAttention;
 
-    carryTrace(prev, trace, capture, p, T);
+    // A new trace and a row or two: each head's carried weights and new rows are written together, as its
+    // layer reaches it.
+    const bool headsLater = !inPlace && capture.allAttention && !summarize && n <= kVectorRows;
+    const bool zerosThere = carryTrace(prev, trace, capture, p, T, headsLater);
     trace.layers = L;
     trace.heads = H;
     trace.tokens = static_cast<int>(T);
@@ -347,7 +415,10 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
     if (rotary && cache.ropeCos.rows() < T) ropeTables(model.ropeFrequencies, cache.keys[0].rows(), cache.ropeCos, cache.ropeSin);
 
     const bool preLN = c.norm == NormPlacement::PreLN;
-    const bool headsWorthSharing = 2.0 * double(n) * double(T) * double(Dh) * H >= ThreadPool::shared().minSharedMultiplyAdds();
+    // Each float of a head carried here counts as a multiply-add: at 1,024 tokens a one-row keystroke has too
+    // few of those alone to share, and carrying 48 MB a layer on one thread while the other waits is slower.
+    const double headWork = 2.0 * double(n) * double(T) * double(Dh) * H + (headsLater ? double(T) * double(T) * H : 0.0);
+    const bool headsWorthSharing = headWork >= ThreadPool::shared().minSharedMultiplyAdds();
     HeadDetail& d = trace.detail;
     for (int l = 0; l < L; ++l) {
         const LayerWeights& lw = layerWeights(model, l, ws);
@@ -400,6 +471,11 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
                 trace.overviewFirstKey[i].swap(summary.firstKey);
                 trace.overviewTotal[i].swap(summary.total);
                 if (detailHere && capture.detail->head == hd && kept) d.weights.bottomRows(n) = kept->bottomRows(n);
+            } else if (headsLater && trace.attention[i].size() > 0) {
+                attendFewRows(ws.q.middleCols(c0, Dh), keys.middleCols(kv0, Dh), values.middleCols(kv0, Dh), p, m, settings,
+                              scratch.scores, out);
+                carryCausalWithRows(prev.attention[i], trace.attention[i], p, zerosThere, scratch.scores);
+                if (detailHere && capture.detail->head == hd) d.weights.bottomRows(n) = scratch.scores.transpose();
             } else if (capture.allAttention) {
                 auto weights = trace.attention[static_cast<std::size_t>(l * H + hd)].bottomRows(n);
                 attendRows(ws.q.middleCols(c0, Dh), keys.middleCols(kv0, Dh), values.middleCols(kv0, Dh), p, m, settings,

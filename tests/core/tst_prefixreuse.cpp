@@ -271,24 +271,29 @@ private slots:
     // A trace handed back for the next pass (as the window's Document and bench --append-tokens do with the
     // one released two passes before) keeps its zeros above the diagonal only when it is the same size and
     // a pass that reuses the prefix left it; every other trace gets its zeros written. Either way each row
-    // the pass carries is copied: the trace handed back holds another text's weights there.
+    // the pass carries is copied: the trace handed back holds another text's weights there. Up to four new
+    // rows are written into each column with the carried ones (carryCausalWithRows).
     void tracesHandedBackCarryExactly_data()
     {
         QTest::addColumn<int>("tokens");
-        QTest::newRow("600 tokens, streamed copy") << 600;
-        QTest::newRow("40 tokens") << 40;
+        QTest::addColumn<int>("changed");  // tokens at the end that differ
+        QTest::newRow("600 tokens, streamed copy, 2 new rows") << 600 << 2;
+        QTest::newRow("600 tokens, streamed copy, 1 new row") << 600 << 1;
+        QTest::newRow("600 tokens, streamed copy, 4 new rows") << 600 << 4;
+        QTest::newRow("600 tokens, streamed copy, 5 new rows") << 600 << 5;
+        QTest::newRow("40 tokens, 2 new rows") << 40 << 2;
     }
     void tracesHandedBackCarryExactly()
     {
         QFETCH(int, tokens);
+        QFETCH(int, changed);
         const ModelPtr m = testing::load("random:layers=1,heads=2,d_model=16,vocab=50,context=1024,seed=4");
         const CaptureRequest request = windowCapture(*m);
         std::vector<int> a;
         for (int i = 0; i < tokens; ++i) a.push_back((i * 7 + 3) % 50);
-        const std::vector<int> shorter(a.begin(), a.end() - 2);
-        std::vector<int> b = a, c = a;  // b: the last two tokens changed; c: the middle one
-        b[std::size_t(tokens - 1)] = 1;
-        b[std::size_t(tokens - 2)] = 2;
+        const std::vector<int> shorter(a.begin(), a.end() - changed);
+        std::vector<int> b = a, c = a;  // b: the last tokens changed; c: the middle one
+        for (int i = 1; i <= changed; ++i) b[std::size_t(tokens - i)] = (a[std::size_t(tokens - i)] + i) % 50;
         c[std::size_t(tokens / 2)] = (c[std::size_t(tokens / 2)] + 1) % 50;
         PrefixCache cache;
         Workspace ws, fresh;
@@ -308,13 +313,13 @@ private slots:
         QVERIFY(!t[0].zeroAboveDiagonal);  // a whole pass promises nothing
         QCOMPARE(check(c, 0, 1, false, tokens / 2), QString());  // new traces
         QCOMPARE(check(a, 1, 2, false, tokens / 2), QString());
-        QCOMPARE(check(b, 2, 1, true, tokens - 2), QString());  // handed back at the same size, holding c
-        QCOMPARE(check(a, 1, 0, false, tokens - 2), QString());  // handed back, but two tokens shorter
+        QCOMPARE(check(b, 2, 1, true, tokens - changed), QString());  // handed back at the same size, holding c
+        QCOMPARE(check(a, 1, 0, false, tokens - changed), QString());  // handed back, but shorter
         // The same size without the mask: its upper triangles hold weights, which must be overwritten.
         QVERIFY(forward(*m, c, testing::maskSettings("none"), request, t[2], fresh).ok());
         QVERIFY(!t[2].zeroAboveDiagonal);
         QVERIFY(t[2].attention[0](0, tokens - 1) > 0.0f);
-        QCOMPARE(check(b, 0, 2, false, tokens - 2), QString());
+        QCOMPARE(check(b, 0, 2, false, tokens - changed), QString());
     }
 
     void fallsBackToAWholePassWhenEveryRowChanges()

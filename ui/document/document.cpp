@@ -31,10 +31,16 @@ qint64 parameterCount(const Model& m)
 // The trace of the last snapshot released, handed to the next pass that reuses a prefix: its matrices are
 // already allocated, and when the text kept its length (a keystroke inside a word, typically the snapshot
 // two keystrokes back) every head's zeros above the diagonal are already there, so the pass copies only
-// the lower triangles (model/prefixreuse.h). One at most, and only one whose matrices the allocator would
-// have kept for reuse anyway (compute/allocation.h): the memory held is what glibc held before.
+// the lower triangles (model/prefixreuse.h). One at most. Its matrices up to kReusedBlockBytes are memory the
+// allocator would have kept for reuse anyway (compute/allocation.h); larger ones, mapped on their own and
+// returned when freed, only up to kHandedBackMappedBytes: a long text's kept head (268 MB at 8,192 tokens),
+// which the next pass would otherwise map and fault in again. Typing at the end of 8,187 tokens
+// (bench_ui_latency longTextOverviewAndZoom) went from 335 to 270 ms until drawn (p50) with it, and the peak
+// memory did not move (780 MB): that is the paste's whole pass.
 class HandedBackTrace {
 public:
+    static constexpr std::size_t kHandedBackMappedBytes = std::size_t(512) << 20;
+
     static HandedBackTrace& shared()
     {
         static auto* slot = new HandedBackTrace;  // never destroyed: a snapshot may outlive static destruction
@@ -43,8 +49,13 @@ public:
     void give(ForwardTrace&& trace)
     {
         if (!trace.zeroAboveDiagonal) return;
-        for (const Matrix& m : trace.attention)
-            if (std::size_t(m.size()) * sizeof(float) > kReusedBlockBytes) return;
+        std::size_t mapped = 0;
+        const auto count = [&](const Matrix& m) {
+            if (const std::size_t bytes = std::size_t(m.size()) * sizeof(float); bytes > kReusedBlockBytes) mapped += bytes;
+        };
+        for (const Matrix& m : trace.attention) count(m);
+        for (const Matrix* m : {&trace.detail.scores, &trace.detail.scaled, &trace.detail.masked, &trace.detail.weights}) count(*m);
+        if (mapped > kHandedBackMappedBytes) return;
         ForwardTrace older;  // released after the lock
         std::lock_guard lock(m_mutex);
         older = std::exchange(m_trace, std::move(trace));

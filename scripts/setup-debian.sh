@@ -22,8 +22,13 @@ packages=(
   libicu-dev                       # BERT's WordPiece: Unicode categories, lower-casing and NFD for accent stripping
   libsentencepiece-dev             # Marian's source.spm / target.spm, read by the real SentencePiece library
   libcli11-dev                     # attnscope-cli's subcommands and per-command --help (header-only)
-  dpkg-dev appstream               # cpack's .deb: dependencies from dpkg-shlibdeps; the AppStream file checked
+  dpkg-dev file appstream          # deb_package: cpack's .deb takes its dependencies from dpkg-shlibdeps,
+                                   # which CPackDeb runs only where `file` is installed; the AppStream file checked
 )
+# That is every program the build and the tests run: the compilers and linkers above, cmake, cpack and
+# ctest (cmake), dpkg-deb (dpkg, on every Debian), dpkg-shlibdeps and its objdump (dpkg-dev, binutils),
+# `file`, appstreamcli, and the project's own attnscope and attnscope-cli. A fresh Debian 12 root proves
+# the list complete (docs/testing.md#build-and-ci-times).
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y "${packages[@]}"

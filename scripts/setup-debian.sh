@@ -22,6 +22,7 @@ packages=(
   libicu-dev                       # BERT's WordPiece: Unicode categories, lower-casing and NFD for accent stripping
   libsentencepiece-dev             # Marian's source.spm / target.spm, read by the real SentencePiece library
   libcli11-dev                     # attnscope-cli's subcommands and per-command --help (header-only)
+  ninja-build                      # the build: schedules every target's files across the cores at once
   dpkg-dev file appstream          # deb_package: cpack's .deb takes its dependencies from dpkg-shlibdeps,
                                    # which CPackDeb runs only where `file` is installed; the AppStream file checked
 )
@@ -29,33 +30,64 @@ packages=(
 # ctest (cmake), dpkg-deb (dpkg, on every Debian), dpkg-shlibdeps and its objdump (dpkg-dev, binutils),
 # `file`, appstreamcli, and the project's own attnscope and attnscope-cli. A fresh Debian 12 root proves
 # the list complete (docs/testing.md#build-and-ci-times).
+
+# Each phase's wall time is printed when the script ends, passed or failed, so a run's log says where its
+# time went (CI's budget: docs/testing.md#build-and-ci-times).
+phases=()
+phase_start=$SECONDS
+phase() { phases+=("$1 $((SECONDS - phase_start)) s"); phase_start=$SECONDS; }
+report() {
+  local done="nothing finished"
+  ((${#phases[@]})) && printf -v done '%s, ' "${phases[@]}" && done=${done%, }
+  echo "setup-debian.sh $mode: $done; ${SECONDS} s in all"
+}
+trap report EXIT
+
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y "${packages[@]}"
+phase apt
+
+# Ninja, for a new tree; a tree an earlier version of this script configured with Make is configured afresh
+# (the build is all that is lost), since CMake cannot switch a tree's generator in place.
+configure() {
+  local tree=$1; shift
+  if [ -f "$tree/CMakeCache.txt" ] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "$tree/CMakeCache.txt"; then
+    rm -rf "$tree/CMakeCache.txt" "$tree/CMakeFiles"
+  fi
+  cmake -S . -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+}
 
 # Built here, for this machine: -march=native roughly halves GPT-2 forward times (see docs/performance.md).
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_NATIVE=ON
+configure build -DATTNSCOPE_NATIVE=ON
 
 if [ "$mode" = run ]; then
   # Only what the window needs (the core, the UI library and the window), not the tests and the CLI, so
   # a newcomer sees the window sooner.
   cmake --build build -j"$(nproc)" --target attnscope
+  phase build
+  trap - EXIT
+  report
   exec ./build/bin/attnscope
 fi
 cmake --build build -j"$(nproc)"
+phase "native build"
 # UI tests draw on Qt's offscreen platform, so no display is needed. Tests run side by side, one per core:
 # none asserts a wall-clock time, the CPU budgets are relative to a measure taken in the same process, and
 # every wait for another thread is a generous bound for a hang (tests/ui/waits.h).
 QT_QPA_PLATFORM=offscreen ctest --test-dir build --output-on-failure --timeout 900 -j"$(nproc)"
+phase "native tests"
 
 # The suite again under AddressSanitizer + UndefinedBehaviorSanitizer (docs/testing.md): any
 # memory error, undefined behaviour or leak fails the test it happens in. Leaks are suppressed only inside
 # system libraries, each with its reason, in scripts/lsan-suppressions.txt. A separate, portable build
 # tree so the optimised one above is untouched; ATTNSCOPE_SANITIZE compiles it at -O1 (CMakeLists.txt).
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_SANITIZE=ON
+configure build-sanitize -DATTNSCOPE_SANITIZE=ON
 cmake --build build-sanitize -j"$(nproc)"
+phase "sanitizer build"
 export ASAN_OPTIONS=detect_leaks=1
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Every test runs here, the window's and the CLI's included (Qt's offscreen platform, as above).
 QT_QPA_PLATFORM=offscreen ctest --test-dir build-sanitize --output-on-failure --timeout 1800 -j"$(nproc)"
+phase "sanitizer tests"

@@ -39,4 +39,7 @@ struct [[nodiscard]] Status {
     static Status failure(std::string message) { return {std::move(message)}; }
 };
 
+// A name (a path, a tensor, a key) as the sentences above quote it: 'name'.
+std::string inQuotes(const std::string& name);
+
 } // namespace attnscope

@@ -7,7 +7,7 @@
 #include "model/maskedlm.h"
 #include "model/nexttokens.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::attentionCommand {
 namespace {
 
 void declare(Options& o)
@@ -111,4 +111,4 @@ const bool registered =
     registerCommand({"attention", "print every layer's and head's attention weights for the text", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::attentionCommand

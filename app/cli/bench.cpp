@@ -16,7 +16,7 @@
 #include "compute/products.h"
 #include "model/prefixreuse.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::benchCommand {
 namespace {
 
 void declare(Options& o)
@@ -250,4 +250,4 @@ int run(const Args& args)
 const bool registered = registerCommand({"bench", "time forward passes (8, 64, 256 and 1,024 tokens by default)", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::benchCommand

@@ -2,7 +2,9 @@
 // How a command of attnscope-cli is declared, registered and handed its arguments. CLI11 does the
 // parsing, the subcommands and the per-command --help; this file keeps our conventions on top of it.
 //
-// To add a command: write app/cli/NAME.cpp that declares its options and its run function and ends in
+// To add a command: write app/cli/NAME.cpp that declares its options and its run function, inside
+// `namespace attnscope::cli::NAMECommand { namespace { ... } }` (the commands are compiled in batches, so
+// each file's declare, run and registered need a namespace of their own), and ends in
 //     const bool registered = registerCommand({"NAME", "one line for the command list", declare, run});
 // and add the file to app/CMakeLists.txt. Registration happens while the program starts, so the command
 // files must be compiled into the executable itself (a static library would drop them unseen).

@@ -3,7 +3,7 @@
 #include "io/atomicfile.h"
 #include "train/corpus.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::corpusCommand {
 namespace {
 
 void declare(Options& o)
@@ -32,4 +32,4 @@ int run(const Args& args)
 const bool registered = registerCommand({"corpus", "write the built-in training corpus generated from AttnScope's grammar", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::corpusCommand

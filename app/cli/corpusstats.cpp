@@ -6,7 +6,7 @@
 #include "common.h"
 #include "research/corpusstats.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::corpusstatsCommand {
 namespace {
 
 void declare(Options& o)
@@ -50,4 +50,4 @@ const bool registered = registerCommand(
      declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::corpusstatsCommand

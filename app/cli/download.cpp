@@ -13,7 +13,7 @@
 #include "hub/hubclient.h"
 #include "hub/hubdownloadplan.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::downloadCommand {
 namespace {
 
 void declare(Options& o)
@@ -77,4 +77,4 @@ const bool registered = registerCommand(
     {"download", "fetch a model from the Hugging Face hub into the shared cache (config, safetensors, tokenizer; never a pickle)", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::downloadCommand

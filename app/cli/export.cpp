@@ -7,7 +7,7 @@
 #include "dataexport/dataexport.h"
 #include "model/encoderdecoder.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::exportCommand {
 namespace {
 
 void declare(Options& o)
@@ -83,4 +83,4 @@ const bool registered =
                      declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::exportCommand

@@ -5,7 +5,7 @@
 #include "model/encoderdecoder.h"
 #include "model/generate.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::generateCommand {
 namespace {
 
 void declare(Options& o)
@@ -85,4 +85,4 @@ const bool registered = registerCommand(
      declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::generateCommand

@@ -6,7 +6,7 @@
 #include "common.h"
 #include "research/headroles.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::headsCommand {
 namespace {
 
 void declare(Options& o)
@@ -51,4 +51,4 @@ const bool registered =
     registerCommand({"heads", "score every head's role: previous token, first token, self, duplicate token, induction", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::headsCommand

@@ -3,7 +3,7 @@
 #include "common.h"
 #include "research/ablation.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::importanceCommand {
 namespace {
 
 void declare(Options& o) { o.model().text().settings(); }
@@ -26,4 +26,4 @@ const bool registered = registerCommand(
     {"importance", "the text's next-token loss and its change with each head ablated in turn", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::importanceCommand

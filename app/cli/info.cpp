@@ -2,7 +2,7 @@
 #include "common.h"
 #include "io/jsonexport.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::infoCommand {
 namespace {
 
 void declare(Options& o) { o.model(); }
@@ -16,4 +16,4 @@ int run(const Args& args)
 const bool registered = registerCommand({"info", "describe the model: sizes, positional encoding, tokenizer", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::infoCommand

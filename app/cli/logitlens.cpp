@@ -8,7 +8,7 @@
 #include "common.h"
 #include "research/logitlens.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::logitlensCommand {
 namespace {
 
 void declare(Options& o)
@@ -52,4 +52,4 @@ const bool registered = registerCommand(
      declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::logitlensCommand

@@ -3,7 +3,7 @@
 #include "common.h"
 #include "hub/hfcache.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::modelsCommand {
 namespace {
 
 void declare(Options&) {}
@@ -32,4 +32,4 @@ const bool registered =
     registerCommand({"models", "list the models in the Hugging Face cache (open one with --model hf:ORG/NAME[@REVISION])", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::modelsCommand

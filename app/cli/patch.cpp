@@ -5,7 +5,7 @@
 #include "common.h"
 #include "research/patching.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::patchCommand {
 namespace {
 
 void declare(Options& o)
@@ -65,4 +65,4 @@ const bool registered = registerCommand(
      declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::patchCommand

@@ -6,7 +6,7 @@
 #include "common.h"
 #include "research/nexttokenloss.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::perplexityCommand {
 namespace {
 
 void declare(Options& o)
@@ -32,4 +32,4 @@ const bool registered = registerCommand(
     {"perplexity", "the mean next-token loss of a text (nats) and its perplexity, under the settings given", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::perplexityCommand

@@ -2,7 +2,7 @@
 #include "common.h"
 #include "train/headprobes.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::probeheadsCommand {
 namespace {
 
 void declare(Options& o)
@@ -47,4 +47,4 @@ const bool registered = registerCommand(
     {"probe-heads", "measure the previous-token, induction and pronoun heads of a model AttnScope trained", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::probeheadsCommand

@@ -10,7 +10,7 @@
 #include "scene/scene.h"
 #include "window/renderer.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::renderCommand {
 namespace {
 
 void declare(Options& o)
@@ -111,4 +111,4 @@ int run(const Args& args)
 const bool registered = registerCommand({"render", "draw one of the window's views into a PNG, SVG or PDF", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::renderCommand

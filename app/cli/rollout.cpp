@@ -3,7 +3,7 @@
 #include "io/jsonexport.h"
 #include "research/rollout.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::rolloutCommand {
 namespace {
 
 void declare(Options& o) { o.model().text().settings(); }
@@ -22,4 +22,4 @@ const bool registered =
     registerCommand({"rollout", "attention rollout: how much each position draws on each input token, per layer", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::rolloutCommand

@@ -2,7 +2,7 @@
 #include "analysis/saturation.h"
 #include "common.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::sweepCommand {
 namespace {
 
 void declare(Options& o) { o.text().head(true).model().settings(); }
@@ -28,4 +28,4 @@ const bool registered =
     registerCommand({"sweep", "one head's entropy, largest weight and softmax Jacobian against the score scale", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::sweepCommand

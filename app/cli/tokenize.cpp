@@ -3,7 +3,7 @@
 #include "io/jsonexport.h"
 #include "model/encoderdecoder.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::tokenizeCommand {
 namespace {
 
 void declare(Options& o)
@@ -34,4 +34,4 @@ int run(const Args& args)
 const bool registered = registerCommand({"tokenize", "split the text into the model's tokens and ids", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::tokenizeCommand

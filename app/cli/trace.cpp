@@ -3,7 +3,7 @@
 #include "io/jsonexport.h"
 #include "model/encoderdecoder.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::traceCommand {
 namespace {
 
 void declare(Options& o)
@@ -74,4 +74,4 @@ int run(const Args& args)
 const bool registered = registerCommand({"trace", "print one head's pipeline: x, q, k, v, scores, weights, outputs", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::traceCommand

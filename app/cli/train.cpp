@@ -8,7 +8,7 @@
 #include "text/vocabtokenizer.h"
 #include "train/trainer.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::trainCommand {
 namespace {
 
 namespace fs = std::filesystem;
@@ -127,4 +127,4 @@ int run(const Args& args)
 const bool registered = registerCommand({"train", "train a small GPT-2-style model on a text file and write its folder", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::trainCommand

@@ -13,7 +13,7 @@
 #include "train/translatoreval.h"
 #include "train/translatortrainer.h"
 
-namespace attnscope::cli {
+namespace attnscope::cli::traintranslatorCommand {
 namespace {
 
 namespace fs = std::filesystem;
@@ -142,4 +142,4 @@ const bool registered = registerCommand(
     {"train-translator", "train the built-in translator's encoder–decoder on its generated parallel corpus and score it", declare, run});
 
 } // namespace
-} // namespace attnscope::cli
+} // namespace attnscope::cli::traintranslatorCommand

@@ -14,8 +14,6 @@ namespace attnscope {
 
 namespace {
 
-std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
-
 std::string folderOf(const std::string& path)
 {
     const std::size_t slash = path.find_last_of('/');

@@ -100,12 +100,6 @@ std::uint16_t floatToBfloat16(float value)
 
 // ---- reader ----
 
-namespace {
-
-std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
-
-} // namespace
-
 std::string shapeText(const std::vector<std::int64_t>& shape)
 {
     std::string s = "[";

@@ -10,8 +10,6 @@ namespace attnscope {
 
 namespace {
 
-std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
-
 // One tensor's description as the events arrive; checked when its object closes.
 struct Entry {
     enum class Part { Missing, Wrong, Present };

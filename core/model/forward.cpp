@@ -18,7 +18,6 @@ namespace attnscope {
 
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 } // namespace
 

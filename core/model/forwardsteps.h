@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -15,6 +16,9 @@
 #include "model/forward.h"
 
 namespace attnscope {
+
+// A masked score: exp(-inf) is exactly 0, so a masked key takes no weight.
+inline constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // Resizes only on a change of shape: Eigen's resize to the same size is free, so a warmed-up workspace
 // never touches the heap.

@@ -13,7 +13,6 @@ namespace attnscope {
 
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Below every weight (they are never negative): a cell still holding it covers no visible pair.
 constexpr float kNoVisiblePair = -1.0f;
 

@@ -36,7 +36,6 @@ std::size_t PrefixCache::bytes() const
 
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // Settings under which every row depends only on the rows up to it.
 bool rowsStandAlone(const Model& model, const AttentionSettings& settings)

@@ -7,12 +7,12 @@ namespace attnscope {
 
 namespace {
 
-void ensure(Matrix& m, Eigen::Index rows, Eigen::Index cols)
+void ensureShape(Matrix& m, Eigen::Index rows, Eigen::Index cols)
 {
     if (m.rows() != rows || m.cols() != cols) m.resize(rows, cols);
 }
 
-void ensure(RowVector& v, Eigen::Index n)
+void ensureShape(RowVector& v, Eigen::Index n)
 {
     if (v.size() != n) v.resize(n);
 }
@@ -20,14 +20,14 @@ void ensure(RowVector& v, Eigen::Index n)
 // An nn.Linear weight [out, in] becomes the column-major (in, out) matrix: the same bytes, converted.
 void linear(const StoredTensor& t, Matrix& out)
 {
-    ensure(out, t.cols, t.rows);
+    ensureShape(out, t.cols, t.rows);
     t.rowsToFloats(0, t.rows, out.data());
 }
 
 // A vector, or zeros of length n when the checkpoint has none.
 void vectorOrZero(const StoredTensor& t, Eigen::Index n, RowVector& out)
 {
-    ensure(out, n);
+    ensureShape(out, n);
     if (t.present()) {
         assert(t.size() == n);
         t.rowsToFloats(0, t.rows, out.data());
@@ -99,7 +99,7 @@ void StoredWeights::chunkedLogits(const Rows& x, Out& out, Matrix& chunk) const
     const Eigen::Index V = u.rows, D = u.cols;
     assert(x.cols() == D && out.rows() == x.rows() && out.cols() == V);
     // Rows [v0, v0 + n) of U, row-major [n, D], are the column-major (D, n) matrix U_chunk^T.
-    ensure(chunk, D, std::min(kChunk, V));
+    ensureShape(chunk, D, std::min(kChunk, V));
     for (Eigen::Index v0 = 0; v0 < V; v0 += kChunk) {
         const Eigen::Index n = std::min(kChunk, V - v0);
         u.rowsToFloats(v0, n, chunk.data());
@@ -115,7 +115,7 @@ void StoredWeights::logits(const RowVector& x, Eigen::Ref<Eigen::RowVectorXf> ou
 void StoredWeights::logits(const Matrix& x, Matrix& out, Matrix& chunk) const
 {
     const StoredTensor& u = unembedding.present() ? unembedding : embedding;
-    ensure(out, x.rows(), u.rows);
+    ensureShape(out, x.rows(), u.rows);
     chunkedLogits(x, out, chunk);
 }
 

@@ -6,12 +6,6 @@
 
 namespace attnscope {
 
-namespace {
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-} // namespace
-
 Result<int> tokenIdOf(const Tokenizer& tokenizer, const std::string& spelling, const std::string& role)
 {
     const int V = tokenizer.vocabSize();
@@ -29,8 +23,11 @@ Result<int> tokenIdOf(const Tokenizer& tokenizer, const std::string& spelling, c
     if (!encoded) return Result<int>::fail(role + ": " + encoded.error());
     if (encoded->ids.size() == 1) return Result<int>::ok(encoded->ids[0]);
     std::string pieces;
-    for (const std::string& t : encoded->tokens) pieces += (pieces.empty() ? "" : " ") + quoted(t);
-    return Result<int>::fail(role + " " + quoted(spelling) + " is not one token of this model: it encodes to " +
+    for (const std::string& t : encoded->tokens) {
+        if (!pieces.empty()) pieces += ' ';
+        pieces += inQuotes(t);
+    }
+    return Result<int>::fail(role + " " + inQuotes(spelling) + " is not one token of this model: it encodes to " +
                              std::to_string(encoded->ids.size()) + " (" + pieces + "); give it as tokenize shows it, or as #id.");
 }
 

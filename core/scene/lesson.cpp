@@ -11,11 +11,11 @@ namespace attnscope {
 
 namespace {
 
-using json = nlohmann::json;
+using Json = nlohmann::json;
 constexpr std::size_t kMaxText = 16u << 10;  // one step's prose; a screenful is far less
 
 // The string at `key`, required or not; fails with a sentence naming `where` and the key.
-Result<std::string> text(const json& object, const char* key, const std::string& where, bool required)
+Result<std::string> text(const Json& object, const char* key, const std::string& where, bool required)
 {
     using R = Result<std::string>;
     const auto it = object.find(key);
@@ -30,13 +30,13 @@ Result<std::string> text(const json& object, const char* key, const std::string&
     return R::ok(s);
 }
 
-Status unknownKeys(const json& object, std::initializer_list<const char*> known, const std::string& where)
+Status unknownKeys(const Json& object, std::initializer_list<const char*> known, const std::string& where)
 {
     const Status fields = checkKnownFields(object, known);
     return fields.ok() ? fields : Status::failure(where + " " + fields.error + ".");
 }
 
-Result<LessonQuestion> readQuestion(const json& v, const std::string& where)
+Result<LessonQuestion> readQuestion(const Json& v, const std::string& where)
 {
     using R = Result<LessonQuestion>;
     if (!v.is_object()) return R::fail(where + " is not an object.");
@@ -50,7 +50,7 @@ Result<LessonQuestion> readQuestion(const json& v, const std::string& where)
     if (choices->size() < 2 || choices->size() > 6) return R::fail(where + " has " + std::to_string(choices->size()) + " choices; give 2 to 6.");
     int correct = 0;
     for (std::size_t i = 0; i < choices->size(); ++i) {
-        const json& c = (*choices)[i];
+        const Json& c = (*choices)[i];
         const std::string at = "choice " + std::to_string(i + 1) + " of " + where;
         if (!c.is_object()) return R::fail(at + " is not an object.");
         if (Status s = unknownKeys(c, {"text", "correct", "feedback"}, at); !s.ok()) return R::fail(s.error);
@@ -72,7 +72,7 @@ Result<LessonQuestion> readQuestion(const json& v, const std::string& where)
     return R::ok(std::move(q));
 }
 
-Result<LessonStep> readStep(const json& v, const std::string& where)
+Result<LessonStep> readStep(const Json& v, const std::string& where)
 {
     using R = Result<LessonStep>;
     if (!v.is_object()) return R::fail(where + " is not an object.");
@@ -91,10 +91,10 @@ Result<LessonStep> readStep(const json& v, const std::string& where)
     }
     if (const auto h = v.find("highlight"); h != v.end()) {
         // One name or a list of names.
-        const json list = h->is_string() ? json::array({*h}) : *h;
+        const Json list = h->is_string() ? Json::array({*h}) : *h;
         if (!list.is_array() || list.size() > 8)
             return R::fail(where + " gives \"highlight\" as " + quoteJsonValue(*h) + "; give a control's name or a list of up to 8.");
-        for (const json& name : list) {
+        for (const Json& name : list) {
             if (!name.is_string() || name.get_ref<const std::string&>().empty() || name.get_ref<const std::string&>().size() > 64)
                 return R::fail(where + " has " + quoteJsonValue(name) + " in \"highlight\", which is not a control's name.");
             step.highlight.push_back(name.get<std::string>());
@@ -121,9 +121,9 @@ Result<Lesson> parseLesson(std::string_view textIn, const std::string& where)
 {
     using R = Result<Lesson>;
     // The core's one JSON entry point: the nesting limit is checked before the parser allocates.
-    Result<json> parsed = parseJsonObject(textIn, where);
+    Result<Json> parsed = parseJsonObject(textIn, where);
     if (!parsed) return R::fail(parsed.error());
-    const json& j = *parsed;
+    const Json& j = *parsed;
     if (Status s = unknownKeys(j, {"format", "version", "title", "summary", "order", "steps"}, where); !s.ok()) return R::fail(s.error);
     const auto format = j.find("format");
     if (format == j.end() || *format != "attnscope-lesson")

@@ -15,13 +15,13 @@ namespace attnscope {
 
 namespace {
 
-using json = nlohmann::json;
+using Json = nlohmann::json;
 constexpr const char* kFormat = "attnscope-scene";
 
 // Reading one object: every failure names the field and where it is, and unknown keys are refused.
 class Reader {
 public:
-    Reader(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {}
+    Reader(const Json& object, std::string where) : m_object(object), m_where(std::move(where)) {}
 
     bool checkKeys(std::initializer_list<const char*> known)
     {
@@ -29,7 +29,7 @@ public:
         return fields.ok() || fail(fields.error);
     }
 
-    const json* find(const char* key) const
+    const Json* find(const char* key) const
     {
         const auto it = m_object.find(key);
         return it == m_object.end() ? nullptr : &*it;
@@ -37,7 +37,7 @@ public:
 
     bool string(const char* key, std::optional<std::string>& out, std::size_t maxBytes = 1u << 20)
     {
-        const json* v = find(key);
+        const Json* v = find(key);
         if (!v) return true;
         if (!v->is_string()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not text");
         const std::string& s = v->get_ref<const std::string&>();
@@ -46,7 +46,7 @@ public:
         return true;
     }
 
-    bool integer(const json& v, const std::string& what, int lo, int hi, int& out)
+    bool integer(const Json& v, const std::string& what, int lo, int hi, int& out)
     {
         if (!v.is_number_integer() && !v.is_number_unsigned())
             return fail("gives " + what + " as " + quoteJsonValue(v) + ", which is not a whole number");
@@ -63,7 +63,7 @@ public:
     template <class T, class Parse>
     bool choice(const char* key, Parse parse, T& out)
     {
-        const json* v = find(key);
+        const Json* v = find(key);
         if (!v) return true;
         if (!v->is_string()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not a name");
         Result<T> r = parse(v->get_ref<const std::string&>());
@@ -78,7 +78,7 @@ public:
 
     bool temperature(const char* key, double& out)
     {
-        const json* v = find(key);
+        const Json* v = find(key);
         if (!v) return true;
         if (!v->is_number()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not a number");
         const double t = v->get<double>();
@@ -89,7 +89,7 @@ public:
     }
 
     // A number of tokens in [lo, kMaxZoomTokens]: a zoom's span or one of its centre's coordinates.
-    bool tokens(const json& v, const std::string& what, double lo, double& out)
+    bool tokens(const Json& v, const std::string& what, double lo, double& out)
     {
         if (!v.is_number()) return fail("gives " + what + " as " + quoteJsonValue(v) + ", which is not a number");
         const double t = v.get<double>();
@@ -102,7 +102,7 @@ public:
 
     bool boolean(const char* key, bool& out)
     {
-        const json* v = find(key);
+        const Json* v = find(key);
         if (!v) return true;
         if (!v->is_boolean()) return fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not true or false");
         out = v->get<bool>();
@@ -118,7 +118,7 @@ public:
     const std::string& where() const { return m_where; }
 
 private:
-    const json& m_object;
+    const Json& m_object;
     std::string m_where;
     std::string m_error;
 };
@@ -136,7 +136,7 @@ Result<std::vector<AblatedHead>> parseAblatedList(std::string_view text)
     return parseAblatedHeads(text);
 }
 
-Result<AttentionSettings> readSettings(const json& v, const std::string& where)
+Result<AttentionSettings> readSettings(const Json& v, const std::string& where)
 {
     using R = Result<AttentionSettings>;
     if (!v.is_object()) return R::fail(where + " gives \"settings\" as " + quoteJsonValue(v) + ", which is not an object.");
@@ -149,12 +149,12 @@ Result<AttentionSettings> readSettings(const json& v, const std::string& where)
                     r.choice("ablate", parseAblatedList, s.ablated) && r.choice("ablate_mode", parseAblationMode, s.ablationMode);
     if (!ok) return R::fail(r.error());
     applyMask(s, mask);
-    if (const json* limit = r.find("token_limit"); limit && !r.integer(*limit, "\"token_limit\"", 0, 1'000'000, s.tokenLimit))
+    if (const Json* limit = r.find("token_limit"); limit && !r.integer(*limit, "\"token_limit\"", 0, 1'000'000, s.tokenLimit))
         return R::fail(r.error());
-    if (const json* keys = r.find("blocked_keys")) {
+    if (const Json* keys = r.find("blocked_keys")) {
         if (!keys->is_array()) return R::fail(r.where() + " gives \"blocked_keys\" as " + quoteJsonValue(*keys) + ", which is not a list.");
         if (keys->size() > std::size_t(kMaxPosition)) return R::fail(r.where() + " blocks more keys than any text has.");
-        for (const json& k : *keys) {
+        for (const Json& k : *keys) {
             int key = 0;
             if (!r.integer(k, "a blocked key", 0, kMaxPosition, key)) return R::fail(r.error());
             s.blockedKeys.push_back(key);
@@ -165,29 +165,29 @@ Result<AttentionSettings> readSettings(const json& v, const std::string& where)
     return R::ok(std::move(s));
 }
 
-Result<SceneFocus> readFocus(const json& v, const std::string& where)
+Result<SceneFocus> readFocus(const Json& v, const std::string& where)
 {
     using R = Result<SceneFocus>;
     if (!v.is_object()) return R::fail(where + " gives \"focus\" as " + quoteJsonValue(v) + ", which is not an object.");
     Reader r(v, "the \"focus\" of " + where);
     SceneFocus f;
     if (!r.checkKeys({"layer", "head"})) return R::fail(r.error());
-    if (const json* l = r.find("layer"); l && !r.integer(*l, "\"layer\"", 0, kMaxIndex, f.layer)) return R::fail(r.error());
-    if (const json* h = r.find("head"); h && !r.integer(*h, "\"head\"", 0, kMaxIndex, f.head)) return R::fail(r.error());
+    if (const Json* l = r.find("layer"); l && !r.integer(*l, "\"layer\"", 0, kMaxIndex, f.layer)) return R::fail(r.error());
+    if (const Json* h = r.find("head"); h && !r.integer(*h, "\"head\"", 0, kMaxIndex, f.head)) return R::fail(r.error());
     return R::ok(f);
 }
 
-Result<SceneZoom> readZoom(const json& v, const std::string& where)
+Result<SceneZoom> readZoom(const Json& v, const std::string& where)
 {
     using R = Result<SceneZoom>;
     if (!v.is_object()) return R::fail(where + " gives \"zoom\" as " + quoteJsonValue(v) + ", which is not an object.");
     Reader r(v, "the \"zoom\" of " + where);
     SceneZoom z;
     if (!r.checkKeys({"span", "centre"})) return R::fail(r.error());
-    const json* span = r.find("span");
+    const Json* span = r.find("span");
     if (!span) return R::fail("the \"zoom\" of " + where + " has no \"span\".");
     if (!r.tokens(*span, "\"span\"", 0.0, z.span)) return R::fail(r.error());
-    const json* centre = r.find("centre");
+    const Json* centre = r.find("centre");
     if (z.span > 0.0 && !centre) return R::fail("the \"zoom\" of " + where + " has a span but no \"centre\".");
     if (centre) {
         if (!centre->is_array() || centre->size() != 2)
@@ -199,7 +199,7 @@ Result<SceneZoom> readZoom(const json& v, const std::string& where)
     return R::ok(z);
 }
 
-Result<CompareBSettings> readCompareB(const json& v, const std::string& where)
+Result<CompareBSettings> readCompareB(const Json& v, const std::string& where)
 {
     using R = Result<CompareBSettings>;
     if (!v.is_object()) return R::fail(where + " gives \"compare_b\" as " + quoteJsonValue(v) + ", which is not an object.");
@@ -232,17 +232,17 @@ nlohmann::ordered_json settingsJson(const AttentionSettings& s)
 
 } // namespace
 
-Result<Scene> sceneFromJson(const json& object, const std::string& where, bool requireHeader)
+Result<Scene> sceneFromJson(const Json& object, const std::string& where, bool requireHeader)
 {
     using R = Result<Scene>;
     if (!object.is_object()) return R::fail(where + " is not a JSON object.");
     Reader r(object, where);
     if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b", "display", "zoom"})) return R::fail(r.error());
     if (requireHeader) {
-        const json* format = r.find("format");
+        const Json* format = r.find("format");
         if (!format || !format->is_string() || format->get_ref<const std::string&>() != kFormat)
             return R::fail(where + " is not an AttnScope scene (it lacks \"format\": \"attnscope-scene\").");
-        const json* version = r.find("version");
+        const Json* version = r.find("version");
         int v = 0;
         if (!version) return R::fail(where + " has no \"version\".");
         if (!r.integer(*version, "\"version\"", 1, 1 << 20, v)) return R::fail(r.error());
@@ -260,22 +260,22 @@ Result<Scene> sceneFromJson(const json& object, const std::string& where, bool r
     if (scene.display && *scene.display != Scene::kDisplayWeights && *scene.display != Scene::kDisplayValueWeighted)
         return R::fail(where + " gives \"display\" as \"" + *scene.display + "\"; it can be \"weights\" or \"value-weighted\".");
     if (scene.model && scene.model->empty()) return R::fail(where + " names an empty model.");
-    if (const json* s = r.find("settings")) {
+    if (const Json* s = r.find("settings")) {
         Result<AttentionSettings> settings = readSettings(*s, where);
         if (!settings) return R::fail(settings.error());
         scene.settings = std::move(*settings);
     }
-    if (const json* f = r.find("focus")) {
+    if (const Json* f = r.find("focus")) {
         Result<SceneFocus> focus = readFocus(*f, where);
         if (!focus) return R::fail(focus.error());
         scene.focus = *focus;
     }
-    if (const json* b = r.find("compare_b")) {
+    if (const Json* b = r.find("compare_b")) {
         Result<CompareBSettings> compare = readCompareB(*b, where);
         if (!compare) return R::fail(compare.error());
         scene.compareB = std::move(*compare);
     }
-    if (const json* z = r.find("zoom")) {
+    if (const Json* z = r.find("zoom")) {
         Result<SceneZoom> zoom = readZoom(*z, where);
         if (!zoom) return R::fail(zoom.error());
         scene.zoom = *zoom;
@@ -312,7 +312,7 @@ nlohmann::ordered_json sceneToJson(const Scene& scene)
 Result<Scene> parseScene(std::string_view text, const std::string& where)
 {
     // The core's one JSON entry point: the nesting limit is checked before the parser allocates.
-    Result<json> j = parseJsonObject(text, where);
+    Result<Json> j = parseJsonObject(text, where);
     if (!j) return Result<Scene>::fail(j.error());
     return sceneFromJson(*j, where, true);
 }

@@ -18,8 +18,6 @@ constexpr int kMaxWordCharsLimit = 100000;
 // The special tokens BERT's tokenizers keep whole when the text spells them.
 const char* const kStandardSpecials[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
 
-std::string inQuotes(const std::string& path) { return "'" + path + "'"; }
-
 // An optional boolean setting: absent or null leaves `out` unset; anything but a boolean is a sentence.
 Status readFlag(const nlohmann::json& object, const char* key, const std::string& where, std::optional<bool>& out)
 {

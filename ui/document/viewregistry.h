@@ -67,4 +67,11 @@ struct ViewEntry {
 
 using ViewList = std::vector<ViewEntry>;
 
+// ViewEntry::make for a view whose constructor takes the document and the parent.
+template <class View>
+QWidget* makeView(Document* document, QWidget* parent)
+{
+    return new View(document, parent);
+}
+
 } // namespace attnscope

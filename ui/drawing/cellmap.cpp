@@ -6,7 +6,7 @@
 namespace attnscope {
 
 namespace {
-constexpr double kOverlap = 0.2;  // pixels on each side: neighbouring cells overlap so no seam shows
+constexpr double kCellOverlap = 0.2;  // pixels on each side: neighbouring cells overlap so no seam shows
 }
 
 CellMap::CellMap(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPColorMap(keyAxis, valueAxis)
@@ -67,7 +67,7 @@ void CellMap::draw(QCPPainter* painter)
             if (alpha == 0) continue;
             const QRectF r = QRectF(coordsToPixels(key - halfKey, value - halfValue), coordsToPixels(key + halfKey, value + halfValue))
                                  .normalized()
-                                 .adjusted(-kOverlap, -kOverlap, kOverlap, kOverlap);
+                                 .adjusted(-kCellOverlap, -kCellOverlap, kCellOverlap, kCellOverlap);
             painter->setBrush(QColor(qRed(rgb), qGreen(rgb), qBlue(rgb), alpha));
             painter->drawRect(r);
         }

@@ -6,7 +6,7 @@
 namespace attnscope {
 
 namespace {
-constexpr double kOverlap = 0.35;  // logical pixels; hides the hairline seams between antialiased rects
+constexpr double kSeamOverlap = 0.35;  // logical pixels; hides the hairline seams between antialiased rects
 }
 
 bool isVectorPainter(const QPainter& painter)
@@ -37,7 +37,7 @@ bool drawImageAsRects(QPainter& painter, const QRectF& target, const QImage& ima
             if (qAlpha(line[x]) == 0) continue;
             const bool lastX = x + 1 == pixels.width(), lastY = y + 1 == pixels.height();
             painter.setBrush(QColor::fromRgba(line[x]));
-            painter.drawRect(QRectF(target.left() + x * w, target.top() + y * h, w + (lastX ? 0.0 : kOverlap), h + (lastY ? 0.0 : kOverlap)));
+            painter.drawRect(QRectF(target.left() + x * w, target.top() + y * h, w + (lastX ? 0.0 : kSeamOverlap), h + (lastY ? 0.0 : kSeamOverlap)));
         }
     }
     painter.restore();

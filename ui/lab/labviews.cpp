@@ -16,12 +16,6 @@ namespace attnscope {
 
 namespace {
 
-template <class View>
-QWidget* make(Document* document, QWidget* parent)
-{
-    return new View(document, parent);
-}
-
 // For large models and long texts these views compute on the thread pool: a picture waits for what they show.
 Status waitForSweep(QWidget* view, Document&, const RenderOptions&)
 {
@@ -45,12 +39,12 @@ const ViewList& labViews()
 {
     const QString tab = QStringLiteral("scaling-lab");
     static const ViewList views = {
-        {QStringLiteral("saturation"), QObject::tr("Saturation"), tab, true, make<SaturationView>, {}, waitForSweep, {}},
-        {QStringLiteral("why-sqrt-dk"), QObject::tr("Why √dₖ"), tab, true, make<WhySqrtDkView>, {}, waitForSweep, {}},
-        {QStringLiteral("jacobian"), QObject::tr("Gradient"), tab, true, make<JacobianView>, {}, waitForSweep, {}},
-        {QStringLiteral("histogram"), QObject::tr("Row scores"), tab, true, make<ScoreHistogramView>, {}, waitForSweep, {}},
-        {QStringLiteral("dashboard"), QObject::tr("Dashboard"), tab, true, make<SaturationDashboard>, {}, waitForSweep, {}},
-        {QStringLiteral("compare"), QObject::tr("Compare A/B"), tab, true, make<CompareView>, {}, settleCompare, {}},
+        {QStringLiteral("saturation"), QObject::tr("Saturation"), tab, true, makeView<SaturationView>, {}, waitForSweep, {}},
+        {QStringLiteral("why-sqrt-dk"), QObject::tr("Why √dₖ"), tab, true, makeView<WhySqrtDkView>, {}, waitForSweep, {}},
+        {QStringLiteral("jacobian"), QObject::tr("Gradient"), tab, true, makeView<JacobianView>, {}, waitForSweep, {}},
+        {QStringLiteral("histogram"), QObject::tr("Row scores"), tab, true, makeView<ScoreHistogramView>, {}, waitForSweep, {}},
+        {QStringLiteral("dashboard"), QObject::tr("Dashboard"), tab, true, makeView<SaturationDashboard>, {}, waitForSweep, {}},
+        {QStringLiteral("compare"), QObject::tr("Compare A/B"), tab, true, makeView<CompareView>, {}, settleCompare, {}},
     };
     return views;
 }

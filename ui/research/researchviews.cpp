@@ -19,12 +19,6 @@ namespace attnscope {
 
 namespace {
 
-template <class View>
-QWidget* make(Document* document, QWidget* parent)
-{
-    return new View(document, parent);
-}
-
 int tokenCount(const Document& document) { return int(document.snapshot()->tokens.ids.size()); }
 
 // `query` picks a token (-1: the last): the rollout's row, the query marked on the query-key map.
@@ -86,16 +80,16 @@ const ViewList& researchViews()
 {
     const QString tab = QStringLiteral("research");
     static const ViewList views = {
-        {QStringLiteral("heads-roles"), QObject::tr("Head roles"), tab, true, make<HeadRolesView>, checkToken, waitForResult, {}},
-        {QStringLiteral("ablation"), QObject::tr("Ablation"), tab, true, make<AblationView>, checkToken, waitForResult, {}},
-        {QStringLiteral("importance"), QObject::tr("Importance"), tab, true, make<ImportanceView>, checkToken, waitForResult, {}},
-        {QStringLiteral("rollout"), QObject::tr("Rollout"), tab, true, make<RolloutView>, checkToken, waitForResult, captureRolloutToken},
-        {QStringLiteral("attribution"), QObject::tr("Attribution"), tab, true, make<AttributionView>, checkToken, waitForResult, {}},
-        {QStringLiteral("qk-map"), QObject::tr("QK map"), tab, true, make<QkMapView>, checkToken, waitForResult, captureMapQuery},
-        {QStringLiteral("logit-lens"), QObject::tr("Logit lens"), tab, true, make<LogitLensView>, checkToken, waitForResult, {}},
-        {QStringLiteral("patching"), QObject::tr("Patching"), tab, true, make<PatchingView>, preparePatching, waitForResult, capturePatching},
-        {QStringLiteral("generation"), QObject::tr("Generation"), tab, true, make<GenerationView>, checkToken, waitForResult, {}},
-        {QStringLiteral("corpus"), QObject::tr("Corpus"), tab, true, make<CorpusView>, {}, waitForResult, {}},
+        {QStringLiteral("heads-roles"), QObject::tr("Head roles"), tab, true, makeView<HeadRolesView>, checkToken, waitForResult, {}},
+        {QStringLiteral("ablation"), QObject::tr("Ablation"), tab, true, makeView<AblationView>, checkToken, waitForResult, {}},
+        {QStringLiteral("importance"), QObject::tr("Importance"), tab, true, makeView<ImportanceView>, checkToken, waitForResult, {}},
+        {QStringLiteral("rollout"), QObject::tr("Rollout"), tab, true, makeView<RolloutView>, checkToken, waitForResult, captureRolloutToken},
+        {QStringLiteral("attribution"), QObject::tr("Attribution"), tab, true, makeView<AttributionView>, checkToken, waitForResult, {}},
+        {QStringLiteral("qk-map"), QObject::tr("QK map"), tab, true, makeView<QkMapView>, checkToken, waitForResult, captureMapQuery},
+        {QStringLiteral("logit-lens"), QObject::tr("Logit lens"), tab, true, makeView<LogitLensView>, checkToken, waitForResult, {}},
+        {QStringLiteral("patching"), QObject::tr("Patching"), tab, true, makeView<PatchingView>, preparePatching, waitForResult, capturePatching},
+        {QStringLiteral("generation"), QObject::tr("Generation"), tab, true, makeView<GenerationView>, checkToken, waitForResult, {}},
+        {QStringLiteral("corpus"), QObject::tr("Corpus"), tab, true, makeView<CorpusView>, {}, waitForResult, {}},
     };
     return views;
 }

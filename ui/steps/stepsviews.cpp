@@ -17,12 +17,6 @@ namespace attnscope {
 
 namespace {
 
-template <class View>
-QWidget* make(Document* document, QWidget* parent)
-{
-    return new View(document, parent);
-}
-
 Status checkCell(const Document& document, const RenderOptions& options)
 {
     const int T = document.snapshot()->trace.tokens;
@@ -110,15 +104,15 @@ const ViewList& stepsViews()
 {
     const QString tab = QStringLiteral("step-by-step");
     static const ViewList views = {
-        {QStringLiteral("pipeline"), QObject::tr("Pipeline"), tab, true, make<PipelineView>, preparePipeline, layOut, captureCell},
-        {QStringLiteral("cell"), QObject::tr("One score cell"), tab, false, make<CellView>, prepareCell, layOut, captureCell},
-        {QStringLiteral("heads"), QObject::tr("Heads"), tab, true, make<HeadsView>, {}, layOut, {}},
-        {QStringLiteral("block"), QObject::tr("Block"), tab, true, make<BlockView>, {}, layOut, {}},
-        {QStringLiteral("positional"), QObject::tr("Positions"), tab, true, make<PositionalView>, preparePositional, layOut, {}},
-        {QStringLiteral("rope"), QObject::tr("Rotary"), tab, true, make<RopeView>, {}, layOut, {}},
-        {QStringLiteral("cross"), QObject::tr("Cross-attention"), tab, true, make<CrossAttentionView>, prepareCross, layOut, captureSource},
+        {QStringLiteral("pipeline"), QObject::tr("Pipeline"), tab, true, makeView<PipelineView>, preparePipeline, layOut, captureCell},
+        {QStringLiteral("cell"), QObject::tr("One score cell"), tab, false, makeView<CellView>, prepareCell, layOut, captureCell},
+        {QStringLiteral("heads"), QObject::tr("Heads"), tab, true, makeView<HeadsView>, {}, layOut, {}},
+        {QStringLiteral("block"), QObject::tr("Block"), tab, true, makeView<BlockView>, {}, layOut, {}},
+        {QStringLiteral("positional"), QObject::tr("Positions"), tab, true, makeView<PositionalView>, preparePositional, layOut, {}},
+        {QStringLiteral("rope"), QObject::tr("Rotary"), tab, true, makeView<RopeView>, {}, layOut, {}},
+        {QStringLiteral("cross"), QObject::tr("Cross-attention"), tab, true, makeView<CrossAttentionView>, prepareCross, layOut, captureSource},
         // The cost view measures the first time its tab is shown; an export draws the window's timings.
-        {QStringLiteral("cost"), QObject::tr("Cost"), tab, true, make<CostView>, prepareCost, settleCost, captureCost},
+        {QStringLiteral("cost"), QObject::tr("Cost"), tab, true, makeView<CostView>, prepareCost, settleCost, captureCost},
     };
     return views;
 }

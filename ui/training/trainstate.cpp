@@ -51,7 +51,7 @@ Result<SavedTraining> readSavedTraining(const QString& folder)
     const std::string* step = field("step");
     const std::string* runText = field(kRunKey);
     const std::string* lossText = field(kLossesKey);
-    const std::string where = "'" + QFile::encodeName(path).toStdString() + "'";
+    const std::string where = inQuotes(QFile::encodeName(path).toStdString());
     if (!options || !step || !runText || !lossText) return R::fail(where + " is not a training the Train tab saved.");
 
     SavedTraining saved;

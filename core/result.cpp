@@ -1,0 +1,7 @@
+#include "result.h"
+
+namespace attnscope {
+
+std::string inQuotes(const std::string& name) { return "'" + name + "'"; }
+
+} // namespace attnscope

@@ -14,21 +14,9 @@
 namespace fixture {
 
 // Deterministic values in [-scale, scale] from a 64-bit linear congruential generator.
-inline std::vector<float> filled(std::size_t n, std::uint64_t& state, float scale)
-{
-    std::vector<float> v(n);
-    for (float& x : v) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        x = scale * (static_cast<float>(state >> 40) / static_cast<float>(1ull << 24) * 2.0f - 1.0f);
-    }
-    return v;
-}
+std::vector<float> filled(std::size_t n, std::uint64_t& state, float scale);
 
-inline void writeText(const std::filesystem::path& path, const std::string& text)
-{
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-}
+void writeText(const std::filesystem::path& path, const std::string& text);
 
 // A checkpoint's tensors in Hugging Face's names, each filled from one running seed in the order added.
 // nn.Linear weights are [out, in]; norms are gain 1 ± 0.2 and bias ± 0.1 over `width` entries.
@@ -65,26 +53,6 @@ private:
 // The changes to a written folder that every family's bad-folder rows share: "config:KEY=JSON" (KEY=-
 // removes the key) applied to `config` and written as config.json, "rm FILE", "truncate" (the weights cut
 // in half) and "pickle" (the weights renamed pytorch_model.bin). Returns false for any other change.
-inline bool applyFolderChange(const std::filesystem::path& dir, const std::string& change, nlohmann::json config)
-{
-    namespace fs = std::filesystem;
-    if (change.starts_with("config:")) {
-        const std::string assignment = change.substr(7);
-        const std::string key = assignment.substr(0, assignment.find('='));
-        const std::string value = assignment.substr(assignment.find('=') + 1);
-        if (value == "-") config.erase(key);
-        else config[key] = nlohmann::json::parse(value);
-        writeText(dir / "config.json", config.dump());
-    } else if (change.starts_with("rm ")) {
-        fs::remove(dir / change.substr(3));
-    } else if (change == "truncate") {
-        fs::resize_file(dir / "model.safetensors", fs::file_size(dir / "model.safetensors") / 2);
-    } else if (change == "pickle") {
-        fs::rename(dir / "model.safetensors", dir / "pytorch_model.bin");
-    } else {
-        return false;
-    }
-    return true;
-}
+bool applyFolderChange(const std::filesystem::path& dir, const std::string& change, nlohmann::json config);
 
 } // namespace fixture

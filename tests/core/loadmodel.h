@@ -9,27 +9,10 @@
 
 namespace attnscope::testing {
 
-inline ModelPtr load(const char* spec)
-{
-    Result<ModelPtr> m = loadModel(spec);
-    if (!m) qFatal("%s", m.error().c_str());
-    return *m;
-}
+ModelPtr load(const char* spec);
 
-inline std::vector<int> idsOf(const Model& model, const char* text)
-{
-    Result<TokenizedText> t = model.tokenizer->encode(text);
-    if (!t) qFatal("%s", t.error().c_str());
-    return t->ids;
-}
+std::vector<int> idsOf(const Model& model, const char* text);
 
-inline AttentionSettings maskSettings(const QString& mask)
-{
-    AttentionSettings s;
-    Result<MaskSetting> m = parseMaskSetting(mask.toStdString());
-    if (!m) qFatal("%s", m.error().c_str());
-    applyMask(s, *m);
-    return s;
-}
+AttentionSettings maskSettings(const QString& mask);
 
 } // namespace attnscope::testing

@@ -11,41 +11,16 @@ namespace overviewref {
 
 // Which of `cells` cells token j of `count` falls in, by the closed form ceil((j + 1) · cells / count) − 1
 // (overviewMax splits the tokens from the cells' side; this finds each token's cell from the token's).
-inline int cellOf(int j, int count, int cells)
-{
-    return int((std::int64_t(j + 1) * cells + count - 1) / count) - 1;
-}
+int cellOf(int j, int count, int cells);
 
 // (cells.rows, cells.cols) of the block of `weights` from (firstQuery, firstKey), queries × keys tokens: each
 // cell the largest weight of the pairs it covers that `masked` does not hide (−∞), −1 where it hides all.
-inline attnscope::Matrix largestVisible(const attnscope::Matrix& weights, const attnscope::Matrix& masked, int firstQuery,
-                                        int queries, int firstKey, int keys, int rows, int cols)
-{
-    attnscope::Matrix reference = attnscope::Matrix::Constant(rows, cols, -1.0f);  // −1: no visible pair yet
-    for (int i = 0; i < queries; ++i)
-        for (int j = 0; j < keys; ++j) {
-            const int q = firstQuery + i, k = firstKey + j;
-            if (std::isinf(masked(q, k))) continue;
-            float& cell = reference(cellOf(i, queries, rows), cellOf(j, keys, cols));
-            cell = std::max(cell, weights(q, k));
-        }
-    return reference;
-}
+attnscope::Matrix largestVisible(const attnscope::Matrix& weights, const attnscope::Matrix& masked, int firstQuery,
+                                        int queries, int firstKey, int keys, int rows, int cols);
 
 // The grid's overviews (model/headsummary.h's SummaryCells): cells of `size` tokens from token 0, the last
 // one cut short by the end of the text, ceil(T / size) a side; each cell the largest visible weight of
 // `weights` (T, T) it covers, −1 where `masked` hides all of them.
-inline attnscope::Matrix largestVisibleInCells(const attnscope::Matrix& weights, const attnscope::Matrix& masked, int size)
-{
-    const int T = int(weights.rows()), n = (T + size - 1) / size;
-    attnscope::Matrix reference = attnscope::Matrix::Constant(n, n, -1.0f);
-    for (int q = 0; q < T; ++q)
-        for (int k = 0; k < T; ++k) {
-            if (std::isinf(masked(q, k))) continue;
-            float& cell = reference(q / size, k / size);
-            cell = std::max(cell, weights(q, k));
-        }
-    return reference;
-}
+attnscope::Matrix largestVisibleInCells(const attnscope::Matrix& weights, const attnscope::Matrix& masked, int size);
 
 } // namespace overviewref

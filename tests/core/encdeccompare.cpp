@@ -1,5 +1,6 @@
 // The bodies of encdeccompare.h's functions, compiled once into the tests' fixture library.
 #include "encdeccompare.h"
+#include "tracecompare.h"
 
 namespace encdec {
 using Rows = std::vector<std::vector<double>>;
@@ -13,7 +14,7 @@ double worst(const std::vector<attnscope::Matrix>& engine, const std::vector<std
             const Rows& r = ref[l][h];
             if (m.rows() != Eigen::Index(r.size()) || (m.rows() > 0 && m.cols() != Eigen::Index(r[0].size()))) return INFINITY;
             for (std::size_t i = 0; i < r.size(); ++i)
-                for (std::size_t j = 0; j < r[i].size(); ++j) w = std::max(w, std::abs(double(m(Eigen::Index(i), Eigen::Index(j))) - r[i][j]));
+                for (std::size_t j = 0; j < r[i].size(); ++j) w = tracecompare::worseOf(w, double(m(Eigen::Index(i), Eigen::Index(j))), r[i][j]);
         }
     return w;
 }

@@ -11,8 +11,8 @@ double worstDifference(const attnscope::ForwardTrace& trace, const std::vector<s
         for (int h = 0; h < trace.heads; ++h)
             for (int i = 0; i < trace.tokens; ++i)
                 for (int j = 0; j < trace.tokens; ++j)
-                    worst = std::max(worst, std::abs(double(trace.weights(l, h)(i, j)) -
-                                                     ref[std::size_t(l)][std::size_t(h)][std::size_t(i)][std::size_t(j)]));
+                    worst = worseOf(worst, double(trace.weights(l, h)(i, j)),
+                                    ref[std::size_t(l)][std::size_t(h)][std::size_t(i)][std::size_t(j)]);
     return worst;
 }
 

@@ -71,8 +71,8 @@ bool sameWeights(const Model& a, const Model& b)
 
 // The run the killed-and-continued test trains: long enough to be killed in the middle, saved often. What
 // matters is the time between saves and before the end, not the number of steps: under AddressSanitizer a
-// step takes some twenty times as long (about 17 ms against 0.7), so a third of the steps still make a run
-// of several seconds, longer than the native one, with 25 saves (75 natively) for the kills to fall between.
+// step takes many times as long as natively, so a third of the steps still make a longer run than the
+// native one, with 25 saves (75 natively) for the kills to fall between.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr int kKillableSteps = 500;
 #else
@@ -314,10 +314,10 @@ void TestTrainView::aKilledRunContinuesToTheSameBytes()
     QList<int> killedAt;
     for (int round = 0; round < 3; ++round) {
         // Somewhere in the first half of this third of the run, past what is saved already. The child trains
-        // about 1,500 steps a second natively, so the last kill keeps a sixth of the run (about 170 ms; under
-        // the sanitizers about 1.4 s) before the end,
-        // and the state file is looked at every few milliseconds: a kill aimed near the end, polled every
-        // 50 ms, once came after the run had finished (CI of 17bcbf7, seed 263400053).
+        // about 1,500 steps a second natively, so the last kill keeps a sixth of the run (about 170 ms there,
+        // longer under the sanitizers) before the end, and the state file is looked at every few milliseconds:
+        // a kill aimed near the end, polled every 50 ms, once came after the run had finished (CI of 17bcbf7,
+        // seed 263400053).
         const int target = std::max(savedStep(killed.path()) + 1, round * steps / 3 + int(random.bounded(steps / 6)));
         QProcess p;
         QVERIFY(child(p, killed.path()));

@@ -193,7 +193,11 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
     trace.selfAttention.assign(std::size_t(L * H), Matrix());
     trace.crossAttention.assign(std::size_t(L * H), Matrix());
 
-    const auto [selfSettings, crossSettings] = selfAndCrossSettings(settings);
+    // Named variables, not a structured binding: the lambdas below capture them, which clang before 16
+    // rejects (scripts/fuzz.sh builds the core with Debian 12's clang 14).
+    const std::pair<AttentionSettings, AttentionSettings> selfAndCross = selfAndCrossSettings(settings);
+    const AttentionSettings& selfSettings = selfAndCross.first;
+    const AttentionSettings& crossSettings = selfAndCross.second;
 
     Matrix h(T, D);  // (T, D) the decoder's residual stream
     const Matrix* pos = positions(model, dec.positionEmbedding, settings.positional);

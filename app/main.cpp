@@ -15,14 +15,14 @@
 #include <memory>
 #include <string_view>
 
-#include "document/preferences.h"
-#include "compute/allocation.h"
-#include "compute/threadpool.h"
-#include "lessons/lessonpanel.h"
-#include "presenter/presentermode.h"
-#include "scenes/scenecontroller.h"
-#include "window/mainwindow.h"
-#include "window/windowactions.h"
+#include "ui/document/preferences.h"
+#include "core/compute/allocation.h"
+#include "core/compute/threadpool.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/presenter/presentermode.h"
+#include "ui/scenes/scenecontroller.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/windowactions.h"
 
 namespace {
 

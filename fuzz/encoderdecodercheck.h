@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fuzzing.h"
-#include "model/encoderdecoder.h"
+#include "core/model/encoderdecoder.h"
 #include "modelcheck.h"
 
 namespace fuzzing {

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "fuzzing.h"
-#include "io/modelfolder.h"
-#include "model/forward.h"
+#include "core/io/modelfolder.h"
+#include "core/model/forward.h"
 #include "tokenizercheck.h"
 
 namespace fuzzing {

@@ -4,8 +4,8 @@
 // display string per id and each is valid UTF-8 (the views and the JSON output rely on it), for the ids
 // of a text and for every id of the vocabulary.
 #include "fuzzing.h"
-#include "text/tokenizer.h"
-#include "text/utf8.h"
+#include "core/text/tokenizer.h"
+#include "core/text/utf8.h"
 
 namespace fuzzing {
 

@@ -2,10 +2,10 @@
 #include <iostream>
 
 #include "common.h"
-#include "io/jsonexport.h"
-#include "model/encoderdecoder.h"
-#include "model/maskedlm.h"
-#include "model/nexttokens.h"
+#include "core/dataexport/jsonexport.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/maskedlm.h"
+#include "core/model/nexttokens.h"
 
 namespace attnscope::cli::attentionCommand {
 namespace {

@@ -12,9 +12,9 @@
 #include <random>
 
 #include "common.h"
-#include "compute/hugepages.h"
-#include "compute/products.h"
-#include "model/prefixreuse.h"
+#include "core/compute/hugepages.h"
+#include "core/compute/products.h"
+#include "core/model/prefixreuse.h"
 
 namespace attnscope::cli::benchCommand {
 namespace {

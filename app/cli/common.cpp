@@ -4,7 +4,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "model/trainingmask.h"
+#include "core/model/trainingmask.h"
+#include "core/open/openmodel.h"
 
 namespace attnscope::cli {
 

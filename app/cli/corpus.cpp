@@ -1,7 +1,7 @@
 // attnscope-cli corpus: writes the built-in corpus, generated from the grammar in core/train/lexicon.cpp.
 #include "common.h"
-#include "io/atomicfile.h"
-#include "train/corpus.h"
+#include "core/io/atomicfile.h"
+#include "core/train/corpus.h"
 
 namespace attnscope::cli::corpusCommand {
 namespace {

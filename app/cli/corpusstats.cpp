@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "common.h"
-#include "research/corpusstats.h"
+#include "core/research/corpusstats.h"
 
 namespace attnscope::cli::corpusstatsCommand {
 namespace {

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "hub/hfcache.h"
-#include "hub/hubclient.h"
-#include "hub/hubdownloadplan.h"
+#include "core/hub/hfcache.h"
+#include "core/hub/hubclient.h"
+#include "core/hub/hubdownloadplan.h"
 
 namespace attnscope::cli::downloadCommand {
 namespace {

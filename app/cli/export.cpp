@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "common.h"
-#include "io/atomicfile.h"
-#include "dataexport/dataexport.h"
-#include "model/encoderdecoder.h"
+#include "core/io/atomicfile.h"
+#include "core/dataexport/dataexport.h"
+#include "core/model/encoderdecoder.h"
 
 namespace attnscope::cli::exportCommand {
 namespace {

@@ -1,9 +1,9 @@
 // attnscope-cli generate: greedy generation, one token at a time, with what each prediction attended to.
 // A decoder-only model continues --text; an encoder–decoder model (BART) writes from --source.
 #include "common.h"
-#include "io/jsonexport.h"
-#include "model/encoderdecoder.h"
-#include "model/generate.h"
+#include "core/dataexport/jsonexport.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/generate.h"
 
 namespace attnscope::cli::generateCommand {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common.h"
-#include "research/headroles.h"
+#include "core/research/headroles.h"
 
 namespace attnscope::cli::headsCommand {
 namespace {

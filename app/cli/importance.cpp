@@ -1,7 +1,7 @@
 // attnscope-cli importance: the sentence's own mean next-token loss, and how much it grows when each head
 // in turn is ablated as well.
 #include "common.h"
-#include "research/ablation.h"
+#include "core/research/ablation.h"
 
 namespace attnscope::cli::importanceCommand {
 namespace {

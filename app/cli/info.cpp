@@ -1,6 +1,6 @@
 // attnscope-cli info: the loaded model's description.
 #include "common.h"
-#include "io/jsonexport.h"
+#include "core/dataexport/jsonexport.h"
 
 namespace attnscope::cli::infoCommand {
 namespace {

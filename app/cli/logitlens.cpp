@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "common.h"
-#include "research/logitlens.h"
+#include "core/research/logitlens.h"
 
 namespace attnscope::cli::logitlensCommand {
 namespace {

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "command.h"
-#include "compute/allocation.h"
-#include "compute/hugepages.h"
+#include "core/compute/allocation.h"
+#include "core/compute/hugepages.h"
 #include "common.h"
 
 using namespace attnscope::cli;

@@ -1,7 +1,7 @@
 // attnscope-cli models: every model repository in the Hugging Face cache, whether AttnScope opens it or
 // not, with what it is and how large. Each opens as --model hf:REPO@REVISION.
 #include "common.h"
-#include "hub/hfcache.h"
+#include "core/hub/hfcache.h"
 
 namespace attnscope::cli::modelsCommand {
 namespace {

@@ -3,7 +3,7 @@
 // and the logit difference between the answer and the wrong token after the last position is reported
 // normalised: 0 is the corrupted run's, 1 the clean run's.
 #include "common.h"
-#include "research/patching.h"
+#include "core/research/patching.h"
 
 namespace attnscope::cli::patchCommand {
 namespace {

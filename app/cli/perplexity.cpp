@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common.h"
-#include "research/nexttokenloss.h"
+#include "core/research/nexttokenloss.h"
 
 namespace attnscope::cli::perplexityCommand {
 namespace {

@@ -5,10 +5,11 @@
 #include <QApplication>
 
 #include "common.h"
-#include "common/colormap.h"
-#include "document/document.h"
-#include "scene/scene.h"
-#include "window/renderer.h"
+#include "ui/drawing/colormap.h"
+#include "ui/document/document.h"
+#include "core/scene/scene.h"
+#include "ui/export/renderer.h"
+#include "core/open/openmodel.h"
 
 namespace attnscope::cli::renderCommand {
 namespace {

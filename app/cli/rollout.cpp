@@ -1,7 +1,7 @@
 // attnscope-cli rollout: attention rollout after every layer, under the settings (mask, ablation and all).
 #include "common.h"
-#include "io/jsonexport.h"
-#include "research/rollout.h"
+#include "core/dataexport/jsonexport.h"
+#include "core/research/rollout.h"
 
 namespace attnscope::cli::rolloutCommand {
 namespace {

@@ -1,5 +1,5 @@
 // attnscope-cli sweep: one head's saturation statistics against the score multiplier m (scores = m Q K^T).
-#include "analysis/saturation.h"
+#include "core/analysis/saturation.h"
 #include "common.h"
 
 namespace attnscope::cli::sweepCommand {

@@ -1,7 +1,7 @@
 // attnscope-cli tokenize: the text as the model's tokenizer splits it.
 #include "common.h"
-#include "io/jsonexport.h"
-#include "model/encoderdecoder.h"
+#include "core/dataexport/jsonexport.h"
+#include "core/model/encoderdecoder.h"
 
 namespace attnscope::cli::tokenizeCommand {
 namespace {

@@ -1,7 +1,7 @@
 // attnscope-cli trace: the focused head's whole pipeline, every matrix as a list of rows.
 #include "common.h"
-#include "io/jsonexport.h"
-#include "model/encoderdecoder.h"
+#include "core/dataexport/jsonexport.h"
+#include "core/model/encoderdecoder.h"
 
 namespace attnscope::cli::traceCommand {
 namespace {

@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "common.h"
-#include "text/filetext.h"
-#include "text/vocabtokenizer.h"
-#include "train/trainer.h"
+#include "core/text/filetext.h"
+#include "core/text/vocabtokenizer.h"
+#include "core/train/trainer.h"
 
 namespace attnscope::cli::trainCommand {
 namespace {

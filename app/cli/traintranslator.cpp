@@ -8,10 +8,10 @@
 #include <iostream>
 
 #include "common.h"
-#include "io/translatorloader.h"
-#include "train/translation.h"
-#include "train/translatoreval.h"
-#include "train/translatortrainer.h"
+#include "core/io/translatorloader.h"
+#include "core/train/translation.h"
+#include "core/train/translatoreval.h"
+#include "core/train/translatortrainer.h"
 
 namespace attnscope::cli::traintranslatorCommand {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/cellexplain.h"
+#include "core/analysis/cellexplain.h"
 
 #include <cmath>
 #include <limits>

@@ -6,8 +6,8 @@
 // Dimension letters: T tokens, Dh d_head.
 #include <Eigen/Core>
 
-#include "model/forward.h"
-#include "result.h"
+#include "core/model/forward.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,12 +1,12 @@
-#include "analysis/costmeasure.h"
+#include "core/analysis/costmeasure.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 
-#include "model/forward.h"
-#include "model/randommodel.h"
+#include "core/model/forward.h"
+#include "core/model/randommodel.h"
 
 namespace attnscope {
 

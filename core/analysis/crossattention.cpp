@@ -1,8 +1,8 @@
-#include "analysis/crossattention.h"
+#include "core/analysis/crossattention.h"
 
 #include <string>
 
-#include "model/encoderdecoder.h"
+#include "core/model/encoderdecoder.h"
 
 namespace attnscope {
 

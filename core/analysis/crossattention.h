@@ -14,10 +14,10 @@
 // Dimension letters: T target tokens, S source tokens, D d_model, Dh d_head.
 #include <vector>
 
-#include "model/attentionsettings.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "result.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "analysis/overview.h"
+#include "core/analysis/overview.h"
 
 #include <algorithm>
 #include <cassert>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "model/forward.h"
+#include "core/model/forward.h"
 
 namespace attnscope {
 

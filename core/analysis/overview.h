@@ -8,8 +8,8 @@
 // Dimension letters: T queries, S keys (S = T for self-attention), R and C the overview's rows and columns.
 #include <vector>
 
-#include "model/attentionsettings.h"
-#include "model/weights.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "analysis/permutation.h"
+#include "core/analysis/permutation.h"
 
 #include <cassert>
 

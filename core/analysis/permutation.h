@@ -6,7 +6,7 @@
 // Dimension letters: T tokens.
 #include <vector>
 
-#include "model/weights.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

@@ -1,7 +1,7 @@
-#include "analysis/ropeprofile.h"
+#include "core/analysis/ropeprofile.h"
 
-#include "model/randommodel.h"
-#include "model/rope.h"
+#include "core/model/randommodel.h"
+#include "core/model/rope.h"
 
 namespace attnscope {
 

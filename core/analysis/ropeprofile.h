@@ -7,7 +7,7 @@
 // Dimension letters: P = Dh/2 dimension pairs, N distances 0..maxDistance.
 #include <Eigen/Core>
 
-#include "model/modelconfig.h"
+#include "core/model/modelconfig.h"
 
 namespace attnscope {
 

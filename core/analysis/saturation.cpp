@@ -1,11 +1,11 @@
-#include "analysis/saturation.h"
+#include "core/analysis/saturation.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "analysis/stats.h"
-#include "model/forward.h"
+#include "core/analysis/stats.h"
+#include "core/model/forward.h"
 
 namespace attnscope {
 

@@ -9,10 +9,10 @@
 
 #include <Eigen/Core>
 
-#include "model/attentionsettings.h"
-#include "model/forward.h"
-#include "model/randommodel.h"
-#include "model/weights.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/forward.h"
+#include "core/model/randommodel.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

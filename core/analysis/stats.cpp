@@ -1,4 +1,4 @@
-#include "analysis/stats.h"
+#include "core/analysis/stats.h"
 
 #include <algorithm>
 #include <cassert>

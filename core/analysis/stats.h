@@ -6,7 +6,7 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "model/weights.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

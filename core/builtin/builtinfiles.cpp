@@ -1,4 +1,4 @@
-#include "builtin/builtinfiles.h"
+#include "core/builtin/builtinfiles.h"
 
 #include <QFile>
 

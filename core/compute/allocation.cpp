@@ -1,4 +1,4 @@
-#include "compute/allocation.h"
+#include "core/compute/allocation.h"
 
 #include <cstdlib>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "compute/hugepages.h"
+#include "core/compute/hugepages.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "compute/memoryfit.h"
+#include "core/compute/memoryfit.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,6 @@
 #include <fstream>
 #include <string_view>
 
-#include "model/model.h"
 
 namespace attnscope {
 
@@ -67,24 +66,6 @@ std::optional<double> cgroupRoom()
 }
 
 } // namespace
-
-double float32WeightBytes(const ModelConfig& config)
-{
-    const double weights = 4.0 * config.parameterCount();
-    const double layers = 4.0 * config.layers * config.layerParameterCount();
-    return weights + (layers <= Model::kMaxPackedBytes ? layers : 0.0);
-}
-
-MemoryNeed memoryNeed(const ModelConfig& c, double weightBytes)
-{
-    const double T = std::min(c.contextLength, kMemoryCheckTokens);
-    MemoryNeed need;
-    need.weightBytes = weightBytes;
-    // Every head's (T, T) weights, kept for the views; the workspace one layer at a time (the residual
-    // stream, its norm, Q, K and V, the feed-forward's hidden layer); the next-token logits.
-    need.passBytes = 4.0 * (double(c.layers) * c.heads * T * T + T * (5.0 * c.dModel + c.dFF) + c.vocabSize);
-    return need;
-}
 
 std::optional<MemoryAvailable> memoryAvailable()
 {

@@ -7,8 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "model/modelconfig.h"
-#include "result.h"
+#include "core/result.h"
 
 namespace attnscope {
 
@@ -21,11 +20,6 @@ struct MemoryNeed {
     double passBytes = 0;    // one forward pass of min(context, kMemoryCheckTokens) tokens
     double total() const { return weightBytes + passBytes; }
 };
-
-// The model's weights converted to float32, with the packed copy the forward pass makes of float32 layers
-// (model.h, kMaxPackedBytes).
-double float32WeightBytes(const ModelConfig& config);
-MemoryNeed memoryNeed(const ModelConfig& config, double weightBytes);
 
 struct MemoryAvailable {
     double bytes = 0;

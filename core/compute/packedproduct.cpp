@@ -1,4 +1,4 @@
-#include "compute/packedproduct.h"
+#include "core/compute/packedproduct.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #endif
 #include <utility>
 
-#include "compute/hugepages.h"
+#include "core/compute/hugepages.h"
 
 // Eigen's packing routines and block-panel kernel are internal but stable within a release; the packed
 // layout is whatever this build's kernel reads, and packing and kernel are instantiated here together.

@@ -5,8 +5,8 @@
 
 #include <Eigen/Core>
 
-#include "compute/packedproduct.h"
-#include "compute/threadpool.h"
+#include "core/compute/packedproduct.h"
+#include "core/compute/threadpool.h"
 
 namespace attnscope {
 

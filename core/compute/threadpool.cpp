@@ -1,4 +1,4 @@
-#include "compute/threadpool.h"
+#include "core/compute/threadpool.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "dataexport/dataexport.h"
+#include "core/dataexport/dataexport.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/stats.h"
-#include "io/jsonexport.h"
-#include "model/encoderdecoder.h"
-#include "dataexport/npy.h"
+#include "core/analysis/stats.h"
+#include "core/dataexport/jsonexport.h"
+#include "core/model/encoderdecoder.h"
+#include "core/dataexport/npy.h"
 
 namespace attnscope {
 

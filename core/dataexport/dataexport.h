@@ -28,11 +28,11 @@
 #include <string>
 #include <string_view>
 
-#include "model/attentionsettings.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "result.h"
-#include "text/tokenizer.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/result.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

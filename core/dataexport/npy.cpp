@@ -1,4 +1,4 @@
-#include "dataexport/npy.h"
+#include "core/dataexport/npy.h"
 
 #include <array>
 #include <bit>

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "result.h"
+#include "core/result.h"
 
 namespace attnscope {
 

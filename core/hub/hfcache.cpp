@@ -1,4 +1,4 @@
-#include "hub/hfcache.h"
+#include "core/hub/hfcache.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,9 +8,10 @@
 #include <set>
 #include <tuple>
 
-#include "io/checkpointfiles.h"
-#include "io/modelfolder.h"
-#include "text/filetext.h"
+#include "core/io/checkpointfiles.h"
+#include "core/io/hubfoldername.h"
+#include "core/io/modelfolder.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 
@@ -19,8 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kPrefix = "hf:";
-constexpr std::string_view kRepoFolderPrefix = "models--";
-constexpr std::string_view kSeparator = "--";
 
 std::string environment(const char* name)
 {
@@ -36,20 +35,6 @@ std::string trimmed(std::string s)
     return s.substr(i);
 }
 
-// A character the hub allows in a repository's owner or name.
-bool repoChar(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-}
-
-// One part of a repository id: 1 to 96 allowed characters, not "." or "..", no "--" (the cache's separator).
-bool validRepoPart(std::string_view part)
-{
-    if (part.empty() || part.size() > 96 || part == "." || part == "..") return false;
-    if (part.find(kSeparator) != std::string_view::npos || part.front() == '-' || part.back() == '-') return false;
-    return std::all_of(part.begin(), part.end(), repoChar);
-}
-
 // A branch, a tag or a commit: parts of allowed characters joined by '/', none "." or "..".
 bool validRevision(std::string_view revision)
 {
@@ -58,7 +43,7 @@ bool validRevision(std::string_view revision)
     while (true) {
         const std::size_t slash = revision.find('/', start);
         const std::string_view part = revision.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-        if (part.empty() || part == "." || part == ".." || !std::all_of(part.begin(), part.end(), repoChar)) return false;
+        if (part.empty() || part == "." || part == ".." || !std::all_of(part.begin(), part.end(), isHubRepoChar)) return false;
         if (slash == std::string_view::npos) return true;
         start = slash + 1;
     }
@@ -149,37 +134,13 @@ Result<HubModelRef> parseHubSpec(std::string_view spec)
     }
     const std::size_t slash = rest.find('/');
     const bool valid = slash == std::string_view::npos
-                           ? validRepoPart(rest)
-                           : validRepoPart(rest.substr(0, slash)) && validRepoPart(rest.substr(slash + 1));
+                           ? isValidHubRepoPart(rest)
+                           : isValidHubRepoPart(rest.substr(0, slash)) && isValidHubRepoPart(rest.substr(slash + 1));
     if (!valid)
         return R::fail("'" + std::string(rest) + "' is not a Hugging Face model name; write hf:ORG/NAME, for example hf:openai-community/gpt2, "
                        "optionally followed by @REVISION.");
     ref.repo = std::string(rest);
     return R::ok(std::move(ref));
-}
-
-std::string hubRepoFolderName(const std::string& repo)
-{
-    std::string name(kRepoFolderPrefix);
-    for (char c : repo) {
-        if (c == '/') name += kSeparator;
-        else name += c;
-    }
-    return name;
-}
-
-std::optional<std::string> hubRepoFromFolderName(const std::string& folderName)
-{
-    if (!folderName.starts_with(kRepoFolderPrefix)) return std::nullopt;
-    std::string rest = folderName.substr(kRepoFolderPrefix.size());
-    const std::size_t sep = rest.find(kSeparator);
-    std::string repo = sep == std::string::npos ? rest : rest.substr(0, sep) + "/" + rest.substr(sep + kSeparator.size());
-    const std::size_t slash = repo.find('/');
-    const bool valid = slash == std::string::npos ? validRepoPart(repo)
-                                                  : validRepoPart(std::string_view(repo).substr(0, slash)) &&
-                                                        validRepoPart(std::string_view(repo).substr(slash + 1));
-    if (!valid) return std::nullopt;
-    return repo;
 }
 
 Result<std::string> resolveCachedSnapshot(const std::string& cache, const HubModelRef& ref)

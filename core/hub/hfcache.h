@@ -15,7 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "result.h"
+#include "core/io/hubfoldername.h"
+#include "core/result.h"
 
 namespace attnscope {
 
@@ -42,10 +43,6 @@ bool isHubSpec(std::string_view spec);  // begins with "hf:"
 // path: "..", a leading "/", characters the hub refuses).
 Result<HubModelRef> parseHubSpec(std::string_view spec);
 
-// The repository's folder name in the cache: "models--ORG--NAME".
-std::string hubRepoFolderName(const std::string& repo);
-// The repository a cache folder name stands for, or nothing when the name is not a model repository's.
-std::optional<std::string> hubRepoFromFolderName(const std::string& folderName);
 
 // The snapshot folder of `ref` in `cache`, or a sentence saying what is missing (the repository, the
 // revision, its snapshot) and how to get it.

@@ -1,4 +1,4 @@
-#include "hub/hubclient.h"
+#include "core/hub/hubclient.h"
 
 #include <QNetworkAccessManager>
 #include <QNetworkProxyFactory>
@@ -14,8 +14,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "hub/hfcache.h"
-#include "hub/hubdownloadplan.h"
+#include "core/hub/hfcache.h"
+#include "core/hub/hubdownloadplan.h"
 
 namespace attnscope {
 

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "result.h"
+#include "core/result.h"
 
 class QNetworkAccessManager;
 class QNetworkReply;

@@ -1,4 +1,4 @@
-#include "hub/hubdownloadplan.h"
+#include "core/hub/hubdownloadplan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,9 +8,9 @@
 
 #include <unistd.h>
 
-#include "hub/hfcache.h"
-#include "io/atomicfile.h"
-#include "text/filetext.h"
+#include "core/hub/hfcache.h"
+#include "core/io/atomicfile.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "io/atomicfile.h"
+#include "core/io/atomicfile.h"
 
 #include <atomic>
 #include <cerrno>

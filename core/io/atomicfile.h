@@ -30,7 +30,7 @@
 #include <string>
 #include <string_view>
 
-#include "result.h"
+#include "core/result.h"
 
 namespace attnscope {
 

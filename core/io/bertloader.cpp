@@ -1,13 +1,14 @@
-#include "io/bertloader.h"
+#include "core/io/bertloader.h"
 
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "compute/memoryfit.h"
-#include "io/tensorsource.h"
-#include "text/filetext.h"
-#include "text/wordpiecetokenizer.h"
+#include "core/compute/memoryfit.h"
+#include "core/model/memoryneed.h"
+#include "core/io/tensorsource.h"
+#include "core/text/filetext.h"
+#include "core/text/wordpiecetokenizer.h"
 
 namespace attnscope {
 

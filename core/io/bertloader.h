@@ -8,9 +8,9 @@
 // when the checkpoint has it; the pooler and the next-sentence head are not needed.
 #include <string>
 
-#include "model/model.h"
-#include "model/modelconfig.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/model/modelconfig.h"
+#include "core/result.h"
 
 namespace attnscope {
 

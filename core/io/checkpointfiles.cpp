@@ -1,10 +1,10 @@
-#include "io/checkpointfiles.h"
+#include "core/io/checkpointfiles.h"
 
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "text/filetext.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

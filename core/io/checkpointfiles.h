@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "io/safetensors.h"
-#include "result.h"
+#include "core/io/safetensors.h"
+#include "core/result.h"
 
 namespace attnscope {
 

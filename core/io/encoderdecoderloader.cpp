@@ -1,4 +1,4 @@
-#include "io/encoderdecoderloader.h"
+#include "core/io/encoderdecoderloader.h"
 
 #include <cassert>
 #include <cmath>
@@ -6,13 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compute/memoryfit.h"
-#include "io/tensorsource.h"
-#include "model/encoderdecoder.h"
-#include "text/bpetokenizer.h"
-#include "text/filetext.h"
-#include "text/sentencepiecetokenizer.h"
-#include "text/specialtokens.h"
+#include "core/compute/memoryfit.h"
+#include "core/model/memoryneed.h"
+#include "core/io/tensorsource.h"
+#include "core/model/encoderdecoder.h"
+#include "core/text/bpetokenizer.h"
+#include "core/text/filetext.h"
+#include "core/text/sentencepiecetokenizer.h"
+#include "core/text/specialtokens.h"
 
 namespace attnscope {
 

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "model/model.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "io/gpt2loader.h"
+#include "core/io/gpt2loader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,10 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compute/memoryfit.h"
-#include "text/bpetokenizer.h"
-#include "io/tensorsource.h"
-#include "text/filetext.h"
+#include "core/compute/memoryfit.h"
+#include "core/model/memoryneed.h"
+#include "core/text/bpetokenizer.h"
+#include "core/io/tensorsource.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

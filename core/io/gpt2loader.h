@@ -4,10 +4,10 @@
 #include <string>
 #include <string_view>
 
-#include "model/model.h"
-#include "model/modelconfig.h"
-#include "io/safetensors.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/model/modelconfig.h"
+#include "core/io/safetensors.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "io/llamaloader.h"
+#include "core/io/llamaloader.h"
 
 #include <algorithm>
 #include <cassert>
@@ -7,12 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compute/memoryfit.h"
-#include "io/checkpointfiles.h"
-#include "io/tensorsource.h"
-#include "model/storedweights.h"
-#include "text/bpetokenizer.h"
-#include "text/filetext.h"
+#include "core/compute/memoryfit.h"
+#include "core/model/memoryneed.h"
+#include "core/io/checkpointfiles.h"
+#include "core/io/tensorsource.h"
+#include "core/model/storedweights.h"
+#include "core/text/bpetokenizer.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

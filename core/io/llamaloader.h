@@ -5,9 +5,9 @@
 // precision and are converted to float32 a layer at a time by the forward pass (see model/storedweights.h).
 #include <string>
 
-#include "model/model.h"
-#include "model/modelconfig.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/model/modelconfig.h"
+#include "core/result.h"
 
 namespace attnscope {
 

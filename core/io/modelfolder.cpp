@@ -1,19 +1,19 @@
-#include "io/modelfolder.h"
+#include "core/io/modelfolder.h"
 
 #include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "io/bertloader.h"
-#include "io/encoderdecoderloader.h"
-#include "io/t5loader.h"
-#include "io/gpt2loader.h"
-#include "io/llamaloader.h"
-#include "io/translatorloader.h"
-#include "io/wordmodel.h"
-#include "io/tensorsource.h"
-#include "text/filetext.h"
+#include "core/io/bertloader.h"
+#include "core/io/encoderdecoderloader.h"
+#include "core/io/t5loader.h"
+#include "core/io/gpt2loader.h"
+#include "core/io/llamaloader.h"
+#include "core/io/translatorloader.h"
+#include "core/io/wordmodel.h"
+#include "core/io/tensorsource.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

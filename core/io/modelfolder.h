@@ -4,8 +4,8 @@
 // CLI, the window's menu and drag-and-drop all accept the same folders.
 #include <string>
 
-#include "model/model.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -9,13 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "result.h"
+#include "core/compute/dtype.h"
+#include "core/result.h"
 
 namespace attnscope {
-
-enum class DType { F32, F16, BF16 };
-std::string_view toString(DType dtype);
-std::size_t byteSize(DType dtype);
 
 struct TensorInfo {
     std::string name;
@@ -76,16 +73,7 @@ struct NamedTensor {
 Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>& tensors, DType dtype = DType::F32,
                         const std::map<std::string, std::string>& metadata = {});
 
-// Converts n stored values of `dtype` at `src` (no alignment needed) to float32.
-void toFloat32(const unsigned char* src, DType dtype, std::size_t n, float* out);
-
 // "[768, 2304]", for messages.
 std::string shapeText(const std::vector<std::int64_t>& shape);
-
-// Scalar conversions, exposed for the tests.
-float halfToFloat(std::uint16_t bits);
-float bfloat16ToFloat(std::uint16_t bits);
-std::uint16_t floatToHalf(float value);
-std::uint16_t floatToBfloat16(float value);
 
 } // namespace attnscope

@@ -1,10 +1,10 @@
-#include "io/safetensorsheader.h"
+#include "core/io/safetensorsheader.h"
 
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
-#include "text/filetext.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

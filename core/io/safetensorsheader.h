@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/safetensors.h"
+#include "core/io/safetensors.h"
 
 namespace attnscope {
 

@@ -1,15 +1,15 @@
-#include "io/t5loader.h"
+#include "core/io/t5loader.h"
 
 #include <cassert>
 #include <cmath>
 #include <filesystem>
 
-#include "io/encoderdecoderloader.h"
-#include "io/tensorsource.h"
-#include "model/encoderdecoder.h"
-#include "text/sentencepiecetokenizer.h"
-#include "text/specialtokens.h"
-#include "text/unigramtokenizer.h"
+#include "core/io/encoderdecoderloader.h"
+#include "core/io/tensorsource.h"
+#include "core/model/encoderdecoder.h"
+#include "core/text/sentencepiecetokenizer.h"
+#include "core/text/specialtokens.h"
+#include "core/text/unigramtokenizer.h"
 
 namespace attnscope {
 

@@ -15,8 +15,8 @@
 // flan-t5-small), and refuses other layouts with a sentence.
 #include <string>
 
-#include "model/model.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

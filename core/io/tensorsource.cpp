@@ -1,11 +1,11 @@
-#include "io/tensorsource.h"
+#include "core/io/tensorsource.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-#include "hub/hfcache.h"
-#include "text/filetext.h"
+#include "core/io/hubfoldername.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

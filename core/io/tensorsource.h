@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/safetensors.h"
-#include "model/model.h"
-#include "model/modelconfig.h"
-#include "result.h"
-#include "text/filetext.h"
+#include "core/io/safetensors.h"
+#include "core/model/model.h"
+#include "core/model/modelconfig.h"
+#include "core/result.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

@@ -1,15 +1,15 @@
-#include "io/translatorloader.h"
+#include "core/io/translatorloader.h"
 
 #include <cassert>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "io/encoderdecoderloader.h"
-#include "io/tensorsource.h"
-#include "io/wordmodel.h"
-#include "model/encoderdecoder.h"
-#include "text/vocabtokenizer.h"
+#include "core/io/encoderdecoderloader.h"
+#include "core/io/tensorsource.h"
+#include "core/io/wordmodel.h"
+#include "core/model/encoderdecoder.h"
+#include "core/text/vocabtokenizer.h"
 
 namespace attnscope {
 

@@ -1,11 +1,11 @@
-#include "io/wordmodel.h"
+#include "core/io/wordmodel.h"
 
 #include <filesystem>
 
-#include "io/gpt2loader.h"
-#include "io/safetensors.h"
-#include "text/filetext.h"
-#include "text/vocabtokenizer.h"
+#include "core/io/gpt2loader.h"
+#include "core/io/safetensors.h"
+#include "core/text/filetext.h"
+#include "core/text/vocabtokenizer.h"
 
 namespace attnscope {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "model/model.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

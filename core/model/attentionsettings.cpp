@@ -1,4 +1,4 @@
-#include "model/attentionsettings.h"
+#include "core/model/attentionsettings.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,12 +1,12 @@
-#include "model/encoderdecoder.h"
+#include "core/model/encoderdecoder.h"
 
 #include <cassert>
 #include <cmath>
 #include <string>
 #include <tuple>
 
-#include "model/forwardsteps.h"
-#include "model/relativebias.h"
+#include "core/model/forwardsteps.h"
+#include "core/model/relativebias.h"
 
 namespace attnscope {
 

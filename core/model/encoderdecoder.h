@@ -15,11 +15,11 @@
 #include <string_view>
 #include <vector>
 
-#include "model/attentionsettings.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "result.h"
-#include "model/weights.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/result.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "model/forward.h"
+#include "core/model/forward.h"
 
 #include <algorithm>
 #include <cassert>
@@ -6,13 +6,13 @@
 #include <atomic>
 #include <limits>
 
-#include "compute/products.h"
-#include "model/relativebias.h"
-#include "model/rope.h"
-#include "model/forwardsteps.h"
-#include "model/relativebias.h"
-#include "model/rope.h"
-#include "model/storedweights.h"
+#include "core/compute/products.h"
+#include "core/model/relativebias.h"
+#include "core/model/rope.h"
+#include "core/model/forwardsteps.h"
+#include "core/model/relativebias.h"
+#include "core/model/rope.h"
+#include "core/model/storedweights.h"
 
 namespace attnscope {
 

@@ -8,11 +8,11 @@
 
 #include <Eigen/Core>
 
-#include "model/attentionsettings.h"
-#include "model/headsummary.h"
-#include "model/model.h"
-#include "result.h"
-#include "model/weights.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/headsummary.h"
+#include "core/model/model.h"
+#include "core/result.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

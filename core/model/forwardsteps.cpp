@@ -1,12 +1,12 @@
-#include "model/forwardsteps.h"
+#include "core/model/forwardsteps.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 
-#include "compute/products.h"
-#include "model/rope.h"
-#include "model/storedweights.h"
+#include "core/compute/products.h"
+#include "core/model/rope.h"
+#include "core/model/storedweights.h"
 
 namespace attnscope {
 

@@ -12,8 +12,8 @@
 
 #include <Eigen/Core>
 
-#include "compute/hugepages.h"
-#include "model/forward.h"
+#include "core/compute/hugepages.h"
+#include "core/model/forward.h"
 
 namespace attnscope {
 

@@ -1,10 +1,10 @@
-#include "model/generate.h"
+#include "core/model/generate.h"
 
 #include <algorithm>
 #include <string>
 
-#include "model/encoderdecoder.h"
-#include "model/prefixreuse.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/prefixreuse.h"
 
 namespace attnscope {
 

@@ -17,11 +17,11 @@
 #include <functional>
 #include <vector>
 
-#include "model/attentionsettings.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "model/nexttokens.h"
-#include "result.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/model/nexttokens.h"
+#include "core/result.h"
 
 namespace attnscope {
 

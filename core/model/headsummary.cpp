@@ -1,13 +1,13 @@
-#include "model/headsummary.h"
+#include "core/model/headsummary.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <limits>
 
-#include "model/forward.h"
-#include "model/forwardsteps.h"
-#include "model/relativebias.h"
+#include "core/model/forward.h"
+#include "core/model/forwardsteps.h"
+#include "core/model/relativebias.h"
 
 namespace attnscope {
 

@@ -11,9 +11,9 @@
 // Dimension letters: T tokens, Dh d_head, R and C the overview's rows and columns, B rows per block.
 #include <vector>
 
-#include "compute/packedproduct.h"
-#include "model/attentionsettings.h"
-#include "model/weights.h"
+#include "core/compute/packedproduct.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

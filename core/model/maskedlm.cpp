@@ -1,4 +1,4 @@
-#include "model/maskedlm.h"
+#include "core/model/maskedlm.h"
 
 namespace attnscope {
 

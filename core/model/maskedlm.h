@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "model/forward.h"
-#include "model/model.h"
-#include "model/nexttokens.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/model/nexttokens.h"
 
 namespace attnscope {
 

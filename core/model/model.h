@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "model/modelconfig.h"
-#include "result.h"
-#include "text/tokenizer.h"
-#include "model/weights.h"
+#include "core/model/modelconfig.h"
+#include "core/result.h"
+#include "core/text/tokenizer.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 
@@ -47,18 +47,5 @@ private:
 };
 
 using ModelPtr = std::shared_ptr<const Model>;
-
-// The spec used when none is given.
-std::string defaultModelSpec();
-
-// The model AttnScope trained itself and ships inside the program (see core/train and resources/builtin-model).
-Result<ModelPtr> loadBuiltinModel();
-// Its encoder–decoder, trained to translate English into an invented language (train/translation.h,
-// resources/builtin-translator).
-Result<ModelPtr> loadBuiltinTranslator();
-
-// "random:layers=2,heads=4,d_model=64,seed=1" (every key optional), "builtin", "builtin-translator",
-// "hf:ORG/NAME[@REVISION]" (a model in the Hugging Face cache, hub/hfcache.h), or a model folder path.
-Result<ModelPtr> loadModel(std::string_view spec);
 
 } // namespace attnscope

@@ -1,4 +1,4 @@
-#include "model/modelconfig.h"
+#include "core/model/modelconfig.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "model/nexttokens.h"
+#include "core/model/nexttokens.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "model/forward.h"
-#include "text/tokenizer.h"
+#include "core/model/forward.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

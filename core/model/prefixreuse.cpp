@@ -1,4 +1,4 @@
-#include "model/prefixreuse.h"
+#include "core/model/prefixreuse.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,10 +8,10 @@
 #include <immintrin.h>
 #endif
 
-#include "compute/products.h"
-#include "compute/threadpool.h"
-#include "model/forwardsteps.h"
-#include "model/rope.h"
+#include "core/compute/products.h"
+#include "core/compute/threadpool.h"
+#include "core/model/forwardsteps.h"
+#include "core/model/rope.h"
 
 namespace attnscope {
 

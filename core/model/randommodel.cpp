@@ -1,10 +1,11 @@
-#include "model/randommodel.h"
+#include "core/model/randommodel.h"
 
 #include <charconv>
 #include <cmath>
 
-#include "compute/memoryfit.h"
-#include "text/wordtokenizer.h"
+#include "core/compute/memoryfit.h"
+#include "core/model/memoryneed.h"
+#include "core/text/wordtokenizer.h"
 
 namespace attnscope {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "model/model.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

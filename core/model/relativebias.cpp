@@ -1,4 +1,4 @@
-#include "model/relativebias.h"
+#include "core/model/relativebias.h"
 
 #include <algorithm>
 #include <cmath>

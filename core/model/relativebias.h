@@ -9,7 +9,7 @@
 // Dimension letters: Tq queries, Tk keys, H heads.
 #include <Eigen/Core>
 
-#include "model/weights.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

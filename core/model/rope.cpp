@@ -1,4 +1,4 @@
-#include "model/rope.h"
+#include "core/model/rope.h"
 
 #include <cassert>
 #include <cmath>

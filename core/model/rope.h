@@ -8,8 +8,8 @@
 // Dimension letters: T tokens, Dh d_head, P = Dh/2 pairs, N heads in the matrix being rotated.
 #include <Eigen/Core>
 
-#include "model/modelconfig.h"
-#include "model/weights.h"
+#include "core/model/modelconfig.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

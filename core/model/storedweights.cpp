@@ -1,4 +1,4 @@
-#include "model/storedweights.h"
+#include "core/model/storedweights.h"
 
 #include <algorithm>
 #include <cassert>

@@ -12,8 +12,8 @@
 
 #include <Eigen/Core>
 
-#include "io/safetensors.h"
-#include "model/weights.h"
+#include "core/compute/dtype.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

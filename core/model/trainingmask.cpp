@@ -1,4 +1,4 @@
-#include "model/trainingmask.h"
+#include "core/model/trainingmask.h"
 
 namespace attnscope {
 

@@ -4,8 +4,8 @@
 // token sees every other). Showing either under the other's mask is allowed and instructive, and labelled.
 #include <string>
 
-#include "model/attentionsettings.h"
-#include "model/modelconfig.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/modelconfig.h"
 
 namespace attnscope {
 

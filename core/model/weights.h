@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "compute/packedproduct.h"
+#include "core/compute/packedproduct.h"
 
 namespace attnscope {
 

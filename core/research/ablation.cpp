@@ -1,9 +1,9 @@
-#include "research/ablation.h"
+#include "core/research/ablation.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "research/nexttokenloss.h"
+#include "core/research/nexttokenloss.h"
 
 namespace attnscope {
 

@@ -7,10 +7,10 @@
 #include <functional>
 #include <vector>
 
-#include "model/forward.h"
-#include "model/model.h"
-#include "model/nexttokens.h"
-#include "result.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/model/nexttokens.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,12 +1,12 @@
-#include "research/corpusstats.h"
+#include "core/research/corpusstats.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <utf8proc.h>
 
-#include "model/forward.h"
-#include "text/utf8.h"
+#include "core/model/forward.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "model/attentionsettings.h"
-#include "model/model.h"
-#include "result.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

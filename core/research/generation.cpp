@@ -1,8 +1,8 @@
-#include "research/generation.h"
+#include "core/research/generation.h"
 
 #include <algorithm>
 
-#include "model/generate.h"
+#include "core/model/generate.h"
 
 namespace attnscope {
 

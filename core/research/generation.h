@@ -9,9 +9,9 @@
 #include <functional>
 #include <vector>
 
-#include "model/forward.h"
-#include "model/model.h"
-#include "result.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "research/headroles.h"
+#include "core/research/headroles.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "model/randommodel.h"
+#include "core/model/randommodel.h"
 
 namespace attnscope {
 

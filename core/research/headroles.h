@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/attentionsettings.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "result.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

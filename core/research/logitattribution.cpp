@@ -1,4 +1,4 @@
-#include "research/logitattribution.h"
+#include "core/research/logitattribution.h"
 
 #include <cmath>
 

@@ -1,12 +1,12 @@
-#include "research/logitlens.h"
+#include "core/research/logitlens.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "model/maskedlm.h"
-#include "model/storedweights.h"
-#include "research/nexttokenloss.h"
+#include "core/model/maskedlm.h"
+#include "core/model/storedweights.h"
+#include "core/research/nexttokenloss.h"
 
 namespace attnscope {
 

@@ -1,9 +1,9 @@
-#include "research/nexttokenloss.h"
+#include "core/research/nexttokenloss.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "model/storedweights.h"
+#include "core/model/storedweights.h"
 
 namespace attnscope {
 

@@ -6,9 +6,9 @@
 // Dimension letters: T tokens, D d_model, V vocabulary.
 #include <vector>
 
-#include "model/forward.h"
-#include "model/model.h"
-#include "result.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,8 +1,8 @@
-#include "research/patching.h"
+#include "core/research/patching.h"
 
 #include <cmath>
 
-#include "model/forward.h"
+#include "core/model/forward.h"
 
 namespace attnscope {
 

@@ -16,10 +16,10 @@
 
 #include <Eigen/Core>
 
-#include "model/attentionsettings.h"
-#include "model/model.h"
-#include "result.h"
-#include "text/tokenizer.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/model.h"
+#include "core/result.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

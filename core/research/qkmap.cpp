@@ -1,4 +1,4 @@
-#include "research/qkmap.h"
+#include "core/research/qkmap.h"
 
 #include <Eigen/Eigenvalues>
 #include <cmath>

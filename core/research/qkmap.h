@@ -8,9 +8,9 @@
 // Dimension letters: N tokens over all sentences, Dh d_head.
 #include <vector>
 
-#include "model/forward.h"
-#include "model/model.h"
-#include "result.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "research/rollout.h"
+#include "core/research/rollout.h"
 
 #include <cassert>
 

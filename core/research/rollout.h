@@ -7,7 +7,7 @@
 // Dimension letters: T tokens, L layers, H heads.
 #include <vector>
 
-#include "model/forward.h"
+#include "core/model/forward.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "scene/jsonfields.h"
+#include "core/scene/jsonfields.h"
 
 #include <algorithm>
 

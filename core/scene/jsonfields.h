@@ -6,7 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "result.h"
+#include "core/result.h"
 
 namespace attnscope {
 

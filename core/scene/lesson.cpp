@@ -1,11 +1,11 @@
-#include "scene/lesson.h"
+#include "core/scene/lesson.h"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "scene/jsonfields.h"
-#include "text/filetext.h"
+#include "core/scene/jsonfields.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

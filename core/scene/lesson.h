@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "scene/scene.h"
-#include "result.h"
+#include "core/scene/scene.h"
+#include "core/result.h"
 
 namespace attnscope {
 

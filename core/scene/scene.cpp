@@ -1,4 +1,4 @@
-#include "scene/scene.h"
+#include "core/scene/scene.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/atomicfile.h"
-#include "scene/jsonfields.h"
-#include "text/filetext.h"
+#include "core/io/atomicfile.h"
+#include "core/scene/jsonfields.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

@@ -26,8 +26,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "model/attentionsettings.h"
-#include "result.h"
+#include "core/model/attentionsettings.h"
+#include "core/result.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "text/bertnormalizer.h"
+#include "core/text/bertnormalizer.h"
 
 #include <unicode/uchar.h>
 #include <unicode/unorm2.h>
@@ -6,7 +6,7 @@
 
 #include <new>
 
-#include "text/utf8.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 

@@ -2,14 +2,13 @@
 // tokenizer_config.json) for GPT-2's tables or for a whole Hugging Face pipeline.
 #include <nlohmann/json.hpp>
 
-#include "text/bpetables.h"
-#include "text/filetext.h"
+#include "core/text/bpetables.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 
 namespace {
 
-constexpr std::size_t kMaxTokenizerFileBytes = 64u << 20;  // GPT-2's tokenizer.json is about 1.4 MB, Llama 3's 9 MB
 constexpr std::size_t kMaxTokenizerConfigBytes = 16u << 20;  // chat templates make some large
 
 // Reads the symbol -> id object of vocab.json or tokenizer.json's model.vocab.

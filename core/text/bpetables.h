@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "text/bpetokenizer.h"
+#include "core/text/bpetokenizer.h"
 
 namespace attnscope {
 

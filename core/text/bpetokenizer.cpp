@@ -1,4 +1,4 @@
-#include "text/bpetokenizer.h"
+#include "core/text/bpetokenizer.h"
 
 #include <algorithm>
 #include <cassert>
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <queue>
 
-#include "text/bpetables.h"
-#include "text/utf8.h"
+#include "core/text/bpetables.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 

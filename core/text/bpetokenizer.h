@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "text/pipeline.h"
-#include "text/tokenizer.h"
+#include "core/text/pipeline.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

@@ -1,8 +1,8 @@
-#include "text/charsmap.h"
+#include "core/text/charsmap.h"
 
 #include <algorithm>
 
-#include "text/utf8.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "text/filetext.h"
+#include "core/text/filetext.h"
 
 #include <cerrno>
 #include <cstring>

@@ -7,12 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "result.h"
+#include "core/result.h"
 
 namespace attnscope {
 
 // Fails with "cannot open '<path>' (<reason>)." or "'<path>' is larger than <N> MB ...".
 Result<std::string> readSmallFile(const std::string& path, std::size_t maxBytes);
+
+// The largest tokenizer file read (tokenizer.json, vocab.json, merges.txt, vocab.txt): Llama 3's
+// tokenizer.json, the largest of those AttnScope loads, is about 9 MB; GPT-2's is 1.4 MB, t5-base's 2.4 MB.
+constexpr std::size_t kMaxTokenizerFileBytes = 64u << 20;
 
 // Deeper nesting than any format AttnScope reads needs (a tokenizer.json is 4 levels deep).
 constexpr int kMaxJsonDepth = 64;

@@ -1,4 +1,4 @@
-#include "text/pipeline.h"
+#include "core/text/pipeline.h"
 
 #include <algorithm>
 #include <cassert>
@@ -6,7 +6,7 @@
 
 #include <utf8proc.h>
 
-#include "text/utf8.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 

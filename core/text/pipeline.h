@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "result.h"
-#include "text/charsmap.h"
-#include "text/regex.h"
+#include "core/result.h"
+#include "core/text/charsmap.h"
+#include "core/text/regex.h"
 
 namespace attnscope {
 

@@ -1,8 +1,8 @@
 // Reading a tokenizer.json's stages before and after the model (see pipeline.h), and tokenizer_config.json's
 // say on the BOS and EOS tokens.
-#include "text/pipeline.h"
+#include "core/text/pipeline.h"
 
-#include "text/filetext.h"
+#include "core/text/filetext.h"
 
 namespace attnscope {
 

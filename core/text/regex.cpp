@@ -1,11 +1,11 @@
-#include "text/regex.h"
+#include "core/text/regex.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
 #include <new>
 
-#include "text/utf8.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "result.h"
+#include "core/result.h"
 
 namespace attnscope {
 

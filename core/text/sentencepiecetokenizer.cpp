@@ -1,4 +1,4 @@
-#include "text/sentencepiecetokenizer.h"
+#include "core/text/sentencepiecetokenizer.h"
 
 #include <exception>
 #include <filesystem>
@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
 
-#include "text/filetext.h"
-#include "text/utf8.h"
+#include "core/text/filetext.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "result.h"
-#include "text/tokenizer.h"
+#include "core/result.h"
+#include "core/text/tokenizer.h"
 
 namespace sentencepiece {
 class SentencePieceProcessor;

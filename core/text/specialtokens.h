@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "text/tokenizer.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

@@ -1,16 +1,15 @@
-#include "text/unigramtokenizer.h"
+#include "core/text/unigramtokenizer.h"
 
 #include <cmath>
 #include <limits>
 
-#include "text/filetext.h"
-#include "text/utf8.h"
+#include "core/text/filetext.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 
 namespace {
 
-constexpr std::size_t kMaxTokenizerFileBytes = 64u << 20;  // t5-base's tokenizer.json is about 2.4 MB
 constexpr std::size_t kMaxPieces = 4u << 20;
 constexpr double kUnknownPenalty = 10.0;  // SentencePiece's and Hugging Face's
 

@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "result.h"
-#include "text/pipeline.h"
-#include "text/tokenizer.h"
+#include "core/result.h"
+#include "core/text/pipeline.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

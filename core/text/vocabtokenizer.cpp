@@ -1,10 +1,10 @@
-#include "text/vocabtokenizer.h"
+#include "core/text/vocabtokenizer.h"
 
 #include <algorithm>
 #include <map>
 
-#include "text/utf8.h"
-#include "text/wordtokenizer.h"
+#include "core/text/utf8.h"
+#include "core/text/wordtokenizer.h"
 
 namespace attnscope {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "text/tokenizer.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

@@ -1,18 +1,17 @@
-#include "text/wordpiecetokenizer.h"
+#include "core/text/wordpiecetokenizer.h"
 
 #include <algorithm>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
-#include "text/filetext.h"
-#include "text/utf8.h"
+#include "core/text/filetext.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 
 namespace {
 
-constexpr std::size_t kMaxTokenizerFileBytes = 64u << 20;  // bert-base's tokenizer.json is about 0.7 MB
 constexpr long long kMaxTokenId = (1 << 20) - 1;
 constexpr int kMaxWordCharsLimit = 100000;
 // The special tokens BERT's tokenizers keep whole when the text spells them.

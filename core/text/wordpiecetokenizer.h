@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "text/bertnormalizer.h"
-#include "text/tokenizer.h"
+#include "core/text/bertnormalizer.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

@@ -1,8 +1,8 @@
-#include "text/wordtokenizer.h"
+#include "core/text/wordtokenizer.h"
 
 #include <cstdint>
 
-#include "text/utf8.h"
+#include "core/text/utf8.h"
 
 namespace attnscope {
 

@@ -1,7 +1,7 @@
 #pragma once
 #include <vector>
 
-#include "text/tokenizer.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "train/adamw.h"
+#include "core/train/adamw.h"
 
 #include <algorithm>
 #include <cmath>

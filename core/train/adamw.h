@@ -5,7 +5,7 @@
 // bit and a resumed run continue exactly.
 #include <vector>
 
-#include "train/network.h"
+#include "core/train/network.h"
 
 namespace attnscope::train {
 

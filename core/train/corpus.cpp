@@ -1,9 +1,9 @@
-#include "train/corpus.h"
+#include "core/train/corpus.h"
 
 #include <algorithm>
 
-#include "model/randommodel.h"
-#include "train/lexicon.h"
+#include "core/model/randommodel.h"
+#include "core/train/lexicon.h"
 
 namespace attnscope::train {
 

@@ -1,11 +1,11 @@
-#include "train/headprobes.h"
+#include "core/train/headprobes.h"
 
 #include <algorithm>
 
-#include "model/forward.h"
-#include "model/randommodel.h"
-#include "text/vocabtokenizer.h"
-#include "train/corpus.h"
+#include "core/model/forward.h"
+#include "core/model/randommodel.h"
+#include "core/text/vocabtokenizer.h"
+#include "core/train/corpus.h"
 
 namespace attnscope::train {
 

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/model.h"
-#include "result.h"
+#include "core/model/model.h"
+#include "core/result.h"
 
 namespace attnscope::train {
 

@@ -1,4 +1,4 @@
-#include "train/lexicon.h"
+#include "core/train/lexicon.h"
 
 #include <algorithm>
 #include <set>

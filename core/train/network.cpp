@@ -1,9 +1,9 @@
-#include "train/network.h"
+#include "core/train/network.h"
 
 #include <cassert>
 #include <cmath>
 
-#include "model/randommodel.h"
+#include "core/model/randommodel.h"
 
 namespace attnscope::train {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "io/safetensors.h"
-#include "result.h"
-#include "train/kernels.h"
+#include "core/io/safetensors.h"
+#include "core/result.h"
+#include "core/train/kernels.h"
 
 namespace attnscope::train {
 

@@ -1,4 +1,4 @@
-#include "train/trainer.h"
+#include "core/train/trainer.h"
 
 #include <charconv>
 #include <chrono>
@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/atomicfile.h"
-#include "io/safetensors.h"
-#include "model/randommodel.h"
-#include "train/shards.h"
+#include "core/io/atomicfile.h"
+#include "core/io/safetensors.h"
+#include "core/model/randommodel.h"
+#include "core/train/shards.h"
 
 namespace attnscope::train {
 

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "model/model.h"
-#include "result.h"
-#include "text/vocabtokenizer.h"
-#include "train/adamw.h"
-#include "train/network.h"
+#include "core/model/model.h"
+#include "core/result.h"
+#include "core/text/vocabtokenizer.h"
+#include "core/train/adamw.h"
+#include "core/train/network.h"
 
 namespace attnscope::train {
 

@@ -1,4 +1,4 @@
-#include "train/translation.h"
+#include "core/train/translation.h"
 
 #include <algorithm>
 #include <cassert>
@@ -6,12 +6,15 @@
 #include <set>
 #include <utility>
 
-#include "model/randommodel.h"
-#include "train/lexicon.h"
+#include "core/model/randommodel.h"
+#include "core/train/lexicon.h"
 
 namespace attnscope::train {
 
 namespace {
+// Named: corpus.cpp and lexicon.cpp have file-scope helpers of the same names (kAnimals, Generator,
+// splitWords), and a unity build compiles them into one translation unit.
+namespace translator {
 
 // The subset of the lexicon the translator speaks. The model that learns it is tiny (d_model about 100,
 // two or three layers, minutes of training on two cores), so the vocabulary is kept to 223 English
@@ -413,30 +416,31 @@ std::vector<TranslationPair> generate(int count, std::uint64_t seed, bool heldOu
     return out;
 }
 
+} // namespace translator
 } // namespace
 
 bool isHeldOutAdjectiveNoun(std::string_view adjective, std::string_view noun)
 {
     // Salted so these pairs are not chosen by the same arithmetic as the corpus's held-out pairs.
-    return wordsHash({adjective, noun}, 0x7472616e736c61ull) % 5 == 0;
+    return translator::wordsHash({adjective, noun}, 0x7472616e736c61ull) % 5 == 0;
 }
 
 std::vector<TranslationPair> generateTranslationPairs(const TranslationOptions& options)
 {
-    return generate(options.pairs, options.seed, false);
+    return translator::generate(options.pairs, options.seed, false);
 }
 
-std::vector<TranslationPair> heldOutTranslationPairs(int count, std::uint64_t seed) { return generate(count, seed, true); }
+std::vector<TranslationPair> heldOutTranslationPairs(int count, std::uint64_t seed) { return translator::generate(count, seed, true); }
 
-Result<TranslationPair> translateSentence(std::string_view english) { return Translator(english).run(); }
+Result<TranslationPair> translateSentence(std::string_view english) { return translator::Translator(english).run(); }
 
 std::string translationLexiconTsv()
 {
     std::string out;
-    for (const auto& [english, word] : dictionary().words) {
-        if (word.role == Role::Article || word.role == Role::FullStop) continue;
+    for (const auto& [english, word] : translator::dictionary().words) {
+        if (word.role == translator::Role::Article || word.role == translator::Role::FullStop) continue;
         out += english + '\t' + word.target;
-        if (word.role == Role::PluralNoun) out += ' ' + std::string(kPluralSuffix);
+        if (word.role == translator::Role::PluralNoun) out += ' ' + std::string(translator::kPluralSuffix);
         out += '\n';
     }
     return out;
@@ -445,14 +449,14 @@ std::string translationLexiconTsv()
 std::vector<std::string> translationSourceWords()
 {
     std::vector<std::string> out;
-    for (const auto& [english, word] : dictionary().words) out.push_back(english);
+    for (const auto& [english, word] : translator::dictionary().words) out.push_back(english);
     return out;
 }
 
 std::vector<std::string> translationTargetWords()
 {
-    std::set<std::string> all{std::string(kPluralSuffix)};
-    for (const auto& [english, word] : dictionary().words)
+    std::set<std::string> all{std::string(translator::kPluralSuffix)};
+    for (const auto& [english, word] : translator::dictionary().words)
         if (!word.target.empty()) all.insert(word.target);
     return {all.begin(), all.end()};
 }

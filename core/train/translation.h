@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "result.h"
+#include "core/result.h"
 
 namespace attnscope::train {
 

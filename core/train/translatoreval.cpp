@@ -1,9 +1,9 @@
-#include "train/translatoreval.h"
+#include "core/train/translatoreval.h"
 
 #include <sstream>
 
-#include "model/encoderdecoder.h"
-#include "model/generate.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/generate.h"
 
 namespace attnscope::train {
 

@@ -8,9 +8,9 @@
 //     word it translates. Every decoder head is scored; the best head's score is the figure.
 #include <vector>
 
-#include "model/model.h"
-#include "result.h"
-#include "train/translation.h"
+#include "core/model/model.h"
+#include "core/result.h"
+#include "core/train/translation.h"
 
 namespace attnscope::train {
 

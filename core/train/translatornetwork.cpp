@@ -1,10 +1,10 @@
-#include "train/translatornetwork.h"
+#include "core/train/translatornetwork.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 
-#include "model/randommodel.h"
+#include "core/model/randommodel.h"
 
 namespace attnscope::train {
 

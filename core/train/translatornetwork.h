@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "result.h"
-#include "train/network.h"
+#include "core/result.h"
+#include "core/train/network.h"
 
 namespace attnscope::train {
 

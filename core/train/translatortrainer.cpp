@@ -1,14 +1,14 @@
-#include "train/translatortrainer.h"
+#include "core/train/translatortrainer.h"
 
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "io/atomicfile.h"
-#include "io/safetensors.h"
-#include "model/randommodel.h"
-#include "train/shards.h"
-#include "text/wordtokenizer.h"
+#include "core/io/atomicfile.h"
+#include "core/io/safetensors.h"
+#include "core/model/randommodel.h"
+#include "core/train/shards.h"
+#include "core/text/wordtokenizer.h"
 
 namespace attnscope::train {
 

@@ -7,7 +7,7 @@
 // [CLS] ... [SEP] (the empty text's, when the text is invalid UTF-8 and refused).
 #include "fuzzing.h"
 #include "modelcheck.h"
-#include "text/wordpiecetokenizer.h"
+#include "core/text/wordpiecetokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

@@ -6,7 +6,7 @@
 #include "command.h"
 #include "common.h"
 #include "fuzzing.h"
-#include "model/randommodel.h"
+#include "core/model/randommodel.h"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // fuzzing::kPartSeparator lines; an empty part leaves that file out). A folder that loads must hold
 // weights of exactly the shapes its config declares, and run a forward pass over one token.
 #include "fuzzing.h"
-#include "io/modelfolder.h"
-#include "model/forward.h"
+#include "core/io/modelfolder.h"
+#include "core/model/forward.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

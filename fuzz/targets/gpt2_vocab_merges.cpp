@@ -2,7 +2,7 @@
 // vocab.json, merges.txt and the text, separated by fuzzing::kPartSeparator lines. A tokenizer that loads
 // must tokenise any valid UTF-8 and give back exactly the text's bytes when its ids are decoded.
 #include "fuzzing.h"
-#include "text/bpetokenizer.h"
+#include "core/text/bpetokenizer.h"
 #include "tokenizercheck.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

@@ -2,7 +2,7 @@
 // accepted lesson keeps the promises the panel relies on: at least one step, each with a title and text,
 // and a last step whose question has one right answer among 2 to 6 choices, each with feedback.
 #include "fuzzing.h"
-#include "scene/lesson.h"
+#include "core/scene/lesson.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

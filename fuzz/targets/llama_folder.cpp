@@ -4,8 +4,8 @@
 // is read through its index). A folder that loads must hold weights of the shapes its config declares, a
 // tokenizer whose ids fit the vocabulary, and run a forward pass over one token to one logit per id.
 #include "fuzzing.h"
-#include "io/modelfolder.h"
-#include "model/forward.h"
+#include "core/io/modelfolder.h"
+#include "core/model/forward.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

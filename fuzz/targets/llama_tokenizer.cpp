@@ -6,7 +6,7 @@
 // promises of tokenizercheck.h, and each token it shows is the one displayToken gives for its id (the
 // chips and the next-token list must agree).
 #include "fuzzing.h"
-#include "text/bpetokenizer.h"
+#include "core/text/bpetokenizer.h"
 #include "tokenizercheck.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

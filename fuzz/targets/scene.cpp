@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "fuzzing.h"
-#include "scene/scene.h"
+#include "core/scene/scene.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

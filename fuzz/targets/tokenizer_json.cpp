@@ -2,7 +2,7 @@
 // tokenizer.json and the text, separated by a fuzzing::kPartSeparator line. Same promises as
 // gpt2_vocab_merges: any valid UTF-8 is tokenised and decodes back to itself.
 #include "fuzzing.h"
-#include "text/bpetokenizer.h"
+#include "core/text/bpetokenizer.h"
 #include "tokenizercheck.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

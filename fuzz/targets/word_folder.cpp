@@ -7,7 +7,7 @@
 // text starts with <bos> (the empty text's, when the text is invalid UTF-8 and refused).
 #include "fuzzing.h"
 #include "modelcheck.h"
-#include "text/vocabtokenizer.h"
+#include "core/text/vocabtokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

@@ -2,7 +2,7 @@
 // (1 to 65,536), the rest is the text. Valid UTF-8 is always tokenised, every id lies in the vocabulary
 // and no token is empty.
 #include "fuzzing.h"
-#include "text/wordtokenizer.h"
+#include "core/text/wordtokenizer.h"
 #include "tokenizercheck.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

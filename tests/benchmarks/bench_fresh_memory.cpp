@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "compute/allocation.h"
+#include "core/compute/allocation.h"
 
 namespace {
 

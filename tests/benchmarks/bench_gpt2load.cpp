@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "text/bpetokenizer.h"
-#include "io/gpt2loader.h"
-#include "io/safetensors.h"
+#include "core/text/bpetokenizer.h"
+#include "core/io/gpt2loader.h"
+#include "core/io/safetensors.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

@@ -14,10 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/safetensors.h"
-#include "model/forward.h"
-#include "model/model.h"
+#include "core/io/safetensors.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
 #include "tinytokenizers.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

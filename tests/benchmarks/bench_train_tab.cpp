@@ -12,9 +12,9 @@
 
 #include <cstdio>
 
-#include "document/document.h"
-#include "training/trainsession.h"
-#include "training/trainview.h"
+#include "ui/document/document.h"
+#include "ui/training/trainsession.h"
+#include "ui/training/trainview.h"
 
 using namespace attnscope;
 

@@ -16,12 +16,12 @@
 #include <sys/resource.h>
 #include <vector>
 
-#include "compute/allocation.h"
-#include "compute/hugepages.h"
-#include "window/controlpanel.h"
-#include "attention/headgridview.h"
-#include "attention/heatmapview.h"
-#include "window/mainwindow.h"
+#include "core/compute/allocation.h"
+#include "core/compute/hugepages.h"
+#include "ui/window/controlpanel.h"
+#include "ui/attention/headgridview.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/window/mainwindow.h"
 #include "tinyllama.h"
 
 using namespace attnscope;

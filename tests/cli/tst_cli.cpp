@@ -7,9 +7,10 @@
 #include <QTemporaryDir>
 
 #include "clirunner.h"
-#include "model/forward.h"
-#include "io/jsonexport.h"
-#include "analysis/stats.h"
+#include "core/model/forward.h"
+#include "core/dataexport/jsonexport.h"
+#include "core/analysis/stats.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 using clitest::Run;

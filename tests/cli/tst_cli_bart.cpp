@@ -10,11 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
-#include "model/encoderdecoder.h"
-#include "model/generate.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/generate.h"
 #include "tinybart.h"
 #include "tinymarian.h"
 #include "tinyt5.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

@@ -12,9 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
-#include "model/forward.h"
-#include "model/maskedlm.h"
+#include "core/model/forward.h"
+#include "core/model/maskedlm.h"
 #include "tinybert.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
-#include "train/corpus.h"
-#include "train/translation.h"
+#include "core/train/corpus.h"
+#include "core/train/translation.h"
 
 using namespace attnscope;
 

@@ -9,14 +9,15 @@
 #include <QTemporaryDir>
 
 #include "clirunner.h"
-#include "model/forward.h"
-#include "research/ablation.h"
-#include "research/corpusstats.h"
-#include "research/headroles.h"
-#include "research/logitlens.h"
-#include "research/nexttokenloss.h"
-#include "research/patching.h"
-#include "research/rollout.h"
+#include "core/model/forward.h"
+#include "core/research/ablation.h"
+#include "core/research/corpusstats.h"
+#include "core/research/headroles.h"
+#include "core/research/logitlens.h"
+#include "core/research/nexttokenloss.h"
+#include "core/research/patching.h"
+#include "core/research/rollout.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 using clitest::Run;

@@ -10,13 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
-#include "hub/hfcache.h"
-#include "hub/hubdownloadplan.h"
+#include "core/hub/hfcache.h"
+#include "core/hub/hubdownloadplan.h"
 #include "hubcache.h"
-#include "io/modelfolder.h"
-#include "model/forward.h"
-#include "model/model.h"
+#include "core/io/modelfolder.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
 #include "tinygpt2.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

@@ -11,12 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
-#include "hub/hfcache.h"
+#include "core/hub/hfcache.h"
 #include "hubserver.h"
-#include "io/checkpointfiles.h"
-#include "io/modelfolder.h"
-#include "model/model.h"
+#include "core/io/checkpointfiles.h"
+#include "core/io/modelfolder.h"
+#include "core/model/model.h"
 #include "tinygpt2.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

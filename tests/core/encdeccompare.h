@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "model/encoderdecoder.h"
-#include "model/weights.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/weights.h"
 
 namespace encdec {
 

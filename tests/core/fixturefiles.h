@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/safetensors.h"
+#include "core/io/safetensors.h"
 
 namespace fixture {
 

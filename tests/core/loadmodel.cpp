@@ -1,5 +1,6 @@
 // The bodies of loadmodel.h's functions, compiled once into the tests' fixture library.
 #include "loadmodel.h"
+#include "core/open/openmodel.h"
 
 namespace attnscope::testing {
 

@@ -4,8 +4,8 @@
 #include <QString>
 #include <QtGlobal>
 
-#include "model/attentionsettings.h"
-#include "model/model.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/model.h"
 
 namespace attnscope::testing {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "model/weights.h"
+#include "core/model/weights.h"
 
 namespace overviewref {
 

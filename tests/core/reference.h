@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "model/attentionsettings.h"
-#include "model/model.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/model.h"
 
 namespace attnscope::reference {
 

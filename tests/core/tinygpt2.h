@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixturefiles.h"
-#include "io/safetensors.h"
+#include "core/io/safetensors.h"
 
 namespace tinygpt2 {
 

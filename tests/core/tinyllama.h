@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/safetensors.h"
+#include "core/io/safetensors.h"
 #include "tinytokenizers.h"
 
 namespace tinyllama {

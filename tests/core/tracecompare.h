@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "model/forward.h"
+#include "core/model/forward.h"
 
 namespace tracecompare {
 

@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "loadmodel.h"
-#include "model/forward.h"
-#include "research/ablation.h"
-#include "research/nexttokenloss.h"
+#include "core/model/forward.h"
+#include "core/research/ablation.h"
+#include "core/research/nexttokenloss.h"
 
 using namespace attnscope;
 using testing::idsOf;

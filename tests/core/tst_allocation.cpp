@@ -11,7 +11,7 @@
 
 #include <sys/resource.h>
 
-#include "compute/allocation.h"
+#include "core/compute/allocation.h"
 
 using namespace attnscope;
 

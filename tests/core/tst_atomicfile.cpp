@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "childprocess.h"
-#include "io/atomicfile.h"
+#include "core/io/atomicfile.h"
 
 using namespace attnscope;
 

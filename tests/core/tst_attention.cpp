@@ -4,12 +4,13 @@
 
 #include <cmath>
 
-#include "model/forward.h"
-#include "model/randommodel.h"
-#include "compute/threadpool.h"
+#include "core/model/forward.h"
+#include "core/model/randommodel.h"
+#include "core/compute/threadpool.h"
 #include "reference.h"
 #include "tracecompare.h"
-#include "analysis/stats.h"
+#include "core/analysis/stats.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

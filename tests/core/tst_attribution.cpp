@@ -9,15 +9,16 @@
 #include <numeric>
 
 #include "loadmodel.h"
-#include "model/forward.h"
-#include "model/maskedlm.h"
-#include "model/randommodel.h"
+#include "core/model/forward.h"
+#include "core/model/maskedlm.h"
+#include "core/model/randommodel.h"
 #include "reference.h"
-#include "research/logitattribution.h"
-#include "research/logitlens.h"
-#include "research/qkmap.h"
+#include "core/research/logitattribution.h"
+#include "core/research/logitlens.h"
+#include "core/research/qkmap.h"
 #include "tinybert.h"
 #include "tinyllama.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 using testing::idsOf;

@@ -16,16 +16,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/crossattention.h"
+#include "core/analysis/crossattention.h"
 #include "encdeccompare.h"
 #include "fuzzing.h"
 #include "bartreference.h"
-#include "io/safetensors.h"
-#include "model/encoderdecoder.h"
-#include "model/forward.h"
-#include "io/encoderdecoderloader.h"
+#include "core/io/safetensors.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/forward.h"
+#include "core/io/encoderdecoderloader.h"
 #include "tinybart.h"
 #include "tinymarian.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

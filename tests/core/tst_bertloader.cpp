@@ -13,14 +13,15 @@
 #include <nlohmann/json.hpp>
 
 #include "bertreference.h"
-#include "io/bertloader.h"
-#include "io/safetensors.h"
-#include "model/forward.h"
-#include "model/maskedlm.h"
-#include "model/trainingmask.h"
-#include "text/wordpiecetokenizer.h"
+#include "core/io/bertloader.h"
+#include "core/io/safetensors.h"
+#include "core/model/forward.h"
+#include "core/model/maskedlm.h"
+#include "core/model/trainingmask.h"
+#include "core/text/wordpiecetokenizer.h"
 #include "tinybert.h"
 #include "tracecompare.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

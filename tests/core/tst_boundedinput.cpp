@@ -31,10 +31,10 @@
 #include "childprocess.h"
 
 #include "fuzzing.h"
-#include "io/gpt2loader.h"
-#include "io/modelfolder.h"
-#include "io/safetensors.h"
-#include "text/bpetokenizer.h"
+#include "core/io/gpt2loader.h"
+#include "core/io/modelfolder.h"
+#include "core/io/safetensors.h"
+#include "core/text/bpetokenizer.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

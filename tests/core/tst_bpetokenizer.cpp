@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "text/bpetokenizer.h"
-#include "text/utf8.h"
+#include "core/text/bpetokenizer.h"
+#include "core/text/utf8.h"
 
 using namespace attnscope;
 

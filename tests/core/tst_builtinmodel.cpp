@@ -2,12 +2,13 @@
 // measured on text it was not trained on (the held-out noun pairs and random word lists of headprobes.h).
 #include <QtTest>
 
-#include "builtin/builtinfiles.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "model/nexttokens.h"
-#include "model/trainingmask.h"
-#include "train/headprobes.h"
+#include "core/builtin/builtinfiles.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/model/nexttokens.h"
+#include "core/model/trainingmask.h"
+#include "core/train/headprobes.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

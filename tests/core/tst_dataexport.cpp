@@ -11,10 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dataexport/dataexport.h"
+#include "core/dataexport/dataexport.h"
 #include "npyreader.h"
-#include "model/forward.h"
-#include "model/model.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 using npytest::Npy;

@@ -13,10 +13,11 @@
 
 #include "bartreference.h"
 #include "encdeccompare.h"
-#include "model/encoderdecoder.h"
-#include "model/generate.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/generate.h"
 #include "reference.h"
 #include "tinybart.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

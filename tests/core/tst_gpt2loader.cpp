@@ -10,14 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/forward.h"
-#include "io/gpt2loader.h"
+#include "core/model/forward.h"
+#include "core/io/gpt2loader.h"
 #include "gpt2reference.h"
-#include "model/nexttokens.h"
-#include "io/safetensors.h"
-#include "text/filetext.h"
+#include "core/model/nexttokens.h"
+#include "core/io/safetensors.h"
+#include "core/text/filetext.h"
 #include "tinygpt2.h"
 #include "tracecompare.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

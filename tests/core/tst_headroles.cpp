@@ -5,10 +5,11 @@
 #include <cmath>
 #include <set>
 
-#include "model/randommodel.h"
+#include "core/model/randommodel.h"
 #include "reference.h"
-#include "research/corpusstats.h"
-#include "research/headroles.h"
+#include "core/research/corpusstats.h"
+#include "core/research/headroles.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

@@ -15,9 +15,9 @@
 
 #include "hostiletext.h"
 #include "tinytokenizers.h"
-#include "text/bpetokenizer.h"
-#include "text/utf8.h"
-#include "text/wordtokenizer.h"
+#include "core/text/bpetokenizer.h"
+#include "core/text/utf8.h"
+#include "core/text/wordtokenizer.h"
 
 using namespace attnscope;
 

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "compute/hugepages.h"
-#include "compute/packedproduct.h"
-#include "model/randommodel.h"
+#include "core/compute/hugepages.h"
+#include "core/compute/packedproduct.h"
+#include "core/model/randommodel.h"
 #include "randommatrix.h"
 
 using namespace attnscope;

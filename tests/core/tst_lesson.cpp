@@ -3,7 +3,7 @@
 #include <QDir>
 #include <QTest>
 
-#include "scene/lesson.h"
+#include "core/scene/lesson.h"
 
 using namespace attnscope;
 

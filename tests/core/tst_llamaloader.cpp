@@ -11,14 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/llamaloader.h"
-#include "io/modelfolder.h"
+#include "core/io/llamaloader.h"
+#include "core/io/modelfolder.h"
 #include "llamareference.h"
-#include "model/forward.h"
-#include "model/storedweights.h"
-#include "research/logitattribution.h"
-#include "research/nexttokenloss.h"
+#include "core/model/forward.h"
+#include "core/model/storedweights.h"
+#include "core/research/logitattribution.h"
+#include "core/research/nexttokenloss.h"
 #include "tinyllama.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "text/bpetokenizer.h"
+#include "core/text/bpetokenizer.h"
 #include "tinytokenizers.h"
 
 using namespace attnscope;

@@ -5,10 +5,12 @@
 
 #include <fstream>
 
-#include "compute/memoryfit.h"
-#include "io/modelfolder.h"
-#include "model/randommodel.h"
+#include "core/compute/memoryfit.h"
+#include "core/model/memoryneed.h"
+#include "core/io/modelfolder.h"
+#include "core/model/randommodel.h"
 #include "tinygpt2.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

@@ -10,10 +10,11 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "compute/threadpool.h"
-#include "model/forward.h"
+#include "core/compute/threadpool.h"
+#include "core/model/forward.h"
 #include "tinybert.h"
 #include "tinyllama.h"
+#include "core/open/openmodel.h"
 
 namespace {
 std::atomic<bool> g_counting{false};

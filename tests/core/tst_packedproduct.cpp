@@ -5,9 +5,9 @@
 #include <QtTest>
 
 
-#include "compute/packedproduct.h"
-#include "model/forward.h"
-#include "model/randommodel.h"
+#include "core/compute/packedproduct.h"
+#include "core/model/forward.h"
+#include "core/model/randommodel.h"
 #include "randommatrix.h"
 
 using namespace attnscope;

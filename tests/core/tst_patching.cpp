@@ -13,9 +13,10 @@
 #include "llamareference.h"
 #include "loadmodel.h"
 #include "tinyllama.h"
-#include "model/forward.h"
+#include "core/model/forward.h"
 #include "reference.h"
-#include "research/patching.h"
+#include "core/research/patching.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 using testing::idsOf;

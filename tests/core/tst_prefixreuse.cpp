@@ -12,8 +12,8 @@
 #include <cmath>
 #include <random>
 
-#include "model/forward.h"
-#include "model/prefixreuse.h"
+#include "core/model/forward.h"
+#include "core/model/prefixreuse.h"
 #include "loadmodel.h"
 #include "tinybert.h"
 #include "tinyllama.h"

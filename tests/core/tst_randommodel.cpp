@@ -1,10 +1,11 @@
 // The random model and its word tokenizer: specs, determinism, and attention that is visibly peaked.
 #include <QtTest>
 
-#include "model/forward.h"
-#include "model/randommodel.h"
-#include "analysis/stats.h"
-#include "text/wordtokenizer.h"
+#include "core/model/forward.h"
+#include "core/model/randommodel.h"
+#include "core/analysis/stats.h"
+#include "core/text/wordtokenizer.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

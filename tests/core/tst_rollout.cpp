@@ -2,8 +2,9 @@
 // random model.
 #include <QtTest>
 
-#include "model/forward.h"
-#include "research/rollout.h"
+#include "core/model/forward.h"
+#include "core/research/rollout.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

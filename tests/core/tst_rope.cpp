@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "analysis/ropeprofile.h"
-#include "model/rope.h"
+#include "core/analysis/ropeprofile.h"
+#include "core/model/rope.h"
 
 using namespace attnscope;
 

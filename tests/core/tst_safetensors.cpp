@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 
 #include "childprocess.h"
-#include "io/safetensors.h"
+#include "core/io/safetensors.h"
 
 using namespace attnscope;
 

@@ -4,11 +4,12 @@
 
 #include <cmath>
 
-#include "model/forward.h"
-#include "model/model.h"
-#include "model/randommodel.h"
-#include "analysis/saturation.h"
-#include "analysis/stats.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/model/randommodel.h"
+#include "core/analysis/saturation.h"
+#include "core/analysis/stats.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "scene/scene.h"
+#include "core/scene/scene.h"
 
 using namespace attnscope;
 

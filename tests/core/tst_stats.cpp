@@ -6,9 +6,9 @@
 #include <cmath>
 #include <random>
 
-#include "analysis/overview.h"
-#include "analysis/stats.h"
-#include "model/forward.h"
+#include "core/analysis/overview.h"
+#include "core/analysis/stats.h"
+#include "core/model/forward.h"
 #include "overviewreference.h"
 
 using namespace attnscope;

@@ -6,12 +6,13 @@
 
 #include <cmath>
 
-#include "analysis/cellexplain.h"
-#include "analysis/costmeasure.h"
-#include "analysis/crossattention.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "analysis/permutation.h"
+#include "core/analysis/cellexplain.h"
+#include "core/analysis/costmeasure.h"
+#include "core/analysis/crossattention.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/analysis/permutation.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

@@ -15,12 +15,13 @@
 
 #include "encdeccompare.h"
 #include "fuzzing.h"
-#include "io/safetensors.h"
-#include "model/encoderdecoder.h"
-#include "model/forward.h"
-#include "model/relativebias.h"
+#include "core/io/safetensors.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/forward.h"
+#include "core/model/relativebias.h"
 #include "t5reference.h"
 #include "tinyt5.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

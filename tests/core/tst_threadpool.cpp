@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "compute/threadpool.h"
+#include "core/compute/threadpool.h"
 
 using namespace attnscope;
 

@@ -11,14 +11,15 @@
 #include <set>
 #include <sstream>
 
-#include "model/forward.h"
-#include "model/model.h"
-#include "model/randommodel.h"
-#include "text/vocabtokenizer.h"
-#include "train/corpus.h"
-#include "train/lexicon.h"
-#include "train/trainer.h"
-#include "train/translation.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/model/randommodel.h"
+#include "core/text/vocabtokenizer.h"
+#include "core/train/corpus.h"
+#include "core/train/lexicon.h"
+#include "core/train/trainer.h"
+#include "core/train/translation.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 using namespace attnscope::train;

@@ -6,10 +6,10 @@
 
 #include <functional>
 
-#include "model/randommodel.h"
-#include "train/kernels.h"
-#include "train/network.h"
-#include "train/translatornetwork.h"
+#include "core/model/randommodel.h"
+#include "core/train/kernels.h"
+#include "core/train/network.h"
+#include "core/train/translatornetwork.h"
 
 using namespace attnscope;
 using namespace attnscope::train;

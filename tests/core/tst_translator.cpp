@@ -11,13 +11,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "builtin/builtinfiles.h"
-#include "io/modelfolder.h"
-#include "io/safetensors.h"
-#include "model/encoderdecoder.h"
-#include "model/generate.h"
-#include "train/translatoreval.h"
-#include "train/translatortrainer.h"
+#include "core/builtin/builtinfiles.h"
+#include "core/io/modelfolder.h"
+#include "core/io/safetensors.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/generate.h"
+#include "core/train/translatoreval.h"
+#include "core/train/translatortrainer.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 using namespace attnscope::train;

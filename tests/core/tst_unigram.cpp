@@ -10,10 +10,11 @@
 
 #include <filesystem>
 
-#include "model/encoderdecoder.h"
-#include "text/charsmap.h"
-#include "text/unigramtokenizer.h"
+#include "core/model/encoderdecoder.h"
+#include "core/text/charsmap.h"
+#include "core/text/unigramtokenizer.h"
 #include "tinyt5.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

@@ -6,16 +6,16 @@
 
 #include <cmath>
 
-#include "compute/threadpool.h"
-#include "model/forward.h"
-#include "model/randommodel.h"
-#include "model/trainingmask.h"
+#include "core/compute/threadpool.h"
+#include "core/model/forward.h"
+#include "core/model/randommodel.h"
+#include "core/model/trainingmask.h"
 #include "loadmodel.h"
 #include "reference.h"
 #include "tracecompare.h"
-#include "research/generation.h"
-#include "research/nexttokenloss.h"
-#include "scene/scene.h"
+#include "core/research/generation.h"
+#include "core/research/nexttokenloss.h"
+#include "core/scene/scene.h"
 
 using namespace attnscope;
 

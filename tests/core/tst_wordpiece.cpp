@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "text/bertnormalizer.h"
-#include "text/wordpiecetokenizer.h"
+#include "core/text/bertnormalizer.h"
+#include "core/text/wordpiecetokenizer.h"
 #include "tinybert.h"
 
 using namespace attnscope;

@@ -34,22 +34,22 @@
 #include <functional>
 #include <memory>
 
-#include "attention/headgridview.h"
-#include "attention/heatmapview.h"
-#include "document/document.h"
-#include "export/viewexport.h"
+#include "ui/attention/headgridview.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/document/document.h"
+#include "ui/export/viewexport.h"
 #include "hostiletext.h"
-#include "lab/compareview.h"
-#include "lessons/lessonpanel.h"
-#include "presenter/presentermode.h"
-#include "scenes/scenecontroller.h"
+#include "ui/lab/compareview.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/presenter/presentermode.h"
+#include "ui/scenes/scenecontroller.h"
 #include "stalltracer.h"
 #include "tinybert.h"
 #include "tinygpt2.h"
-#include "training/trainview.h"
-#include "window/mainwindow.h"
-#include "window/renderer.h"
-#include "window/windowactions.h"
+#include "ui/training/trainview.h"
+#include "ui/window/mainwindow.h"
+#include "ui/export/renderer.h"
+#include "ui/window/windowactions.h"
 
 using namespace attnscope;
 

@@ -22,7 +22,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "attention/heatmapview.h"
+#include "ui/attention/heatmapview.h"
 
 namespace attnscope::testing {
 

@@ -2,8 +2,9 @@
 // The UI tests below were written against the seeded random model (two layers, four heads, hashing word
 // tokenizer, no <bos>), which was the default before the built-in trained model. They pin it, so their
 // hand-worked expectations keep holding; tst_mainwindow and tst_trainview check the built-in default itself.
-#include "document/document.h"
-#include "model/model.h"
+#include "ui/document/document.h"
+#include "core/model/model.h"
+#include "core/open/openmodel.h"
 
 namespace attnscope::testing {
 

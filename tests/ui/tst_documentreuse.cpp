@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "document/document.h"
+#include "ui/document/document.h"
 #include "waits.h"
 
 using namespace attnscope;

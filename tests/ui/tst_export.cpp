@@ -17,18 +17,19 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
-#include "attention/heatmapview.h"
-#include "common/colormap.h"
-#include "document/document.h"
-#include "export/dataexportdialog.h"
-#include "export/exportdialog.h"
-#include "export/plotmenu.h"
-#include "export/viewexport.h"
-#include "model/generate.h"
-#include "steps/costview.h"
-#include "window/mainwindow.h"
-#include "window/renderer.h"
-#include "window/windowactions.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/drawing/colormap.h"
+#include "ui/document/document.h"
+#include "ui/export/dataexportdialog.h"
+#include "ui/export/exportdialog.h"
+#include "ui/export/plotmenu.h"
+#include "ui/export/viewexport.h"
+#include "core/model/generate.h"
+#include "ui/steps/costview.h"
+#include "ui/window/mainwindow.h"
+#include "ui/export/renderer.h"
+#include "ui/window/windowactions.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

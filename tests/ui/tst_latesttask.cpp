@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "document/latesttask.h"
+#include "ui/common/latesttask.h"
 
 using namespace attnscope;
 

@@ -23,18 +23,18 @@
 #include <QToolBar>
 #include <QtTest>
 
-#include "common/flowlayout.h"
-#include "document/tabnames.h"
-#include "lab/compareview.h"
-#include "lab/sweepviewbase.h"
+#include "ui/common/flowlayout.h"
+#include "ui/document/tabnames.h"
+#include "ui/lab/compareview.h"
+#include "ui/lab/sweepviewbase.h"
 #include "layoutaudit.h"
-#include "lessons/lessonpanel.h"
-#include "presenter/presentermode.h"
-#include "research/researchview.h"
-#include "steps/costview.h"
-#include "window/controlpanel.h"
-#include "window/mainwindow.h"
-#include "window/windowactions.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/presenter/presentermode.h"
+#include "ui/research/researchview.h"
+#include "ui/steps/costview.h"
+#include "ui/window/controlpanel.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/windowactions.h"
 #include "waits.h"
 
 using namespace attnscope;

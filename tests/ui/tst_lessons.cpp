@@ -12,13 +12,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "document/preferences.h"
-#include "document/tabnames.h"
-#include "lab/compareview.h"
-#include "lessons/controlhighlight.h"
-#include "lessons/lessonpanel.h"
-#include "window/mainwindow.h"
-#include "window/windowactions.h"
+#include "ui/document/preferences.h"
+#include "ui/document/tabnames.h"
+#include "ui/lab/compareview.h"
+#include "ui/lessons/controlhighlight.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/windowactions.h"
 #include "waits.h"
 
 using namespace attnscope;

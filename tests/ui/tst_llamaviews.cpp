@@ -7,18 +7,19 @@
 
 #include <qcustomplot.h>
 
-#include "analysis/ropeprofile.h"
-#include "analysis/stats.h"
-#include "attention/headgridview.h"
-#include "attention/heatmapview.h"
-#include "document/document.h"
-#include "common/matrixplot.h"
-#include "steps/blockview.h"
-#include "steps/ropeview.h"
-#include "window/renderer.h"
+#include "core/analysis/ropeprofile.h"
+#include "core/analysis/stats.h"
+#include "ui/attention/headgridview.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/document/document.h"
+#include "ui/common/matrixplot.h"
+#include "ui/steps/blockview.h"
+#include "ui/steps/ropeview.h"
+#include "ui/export/renderer.h"
 #include "tinyllama.h"
-#include "window/mainwindow.h"
-#include "window/tokenchips.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/tokenchips.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

@@ -11,20 +11,21 @@
 #include <functional>
 #include <random>
 
-#include "attention/headgridview.h"
-#include "attention/heatmapview.h"
-#include "common/matrixplot.h"
-#include "lab/scorehistogramview.h"
-#include "steps/blockview.h"
-#include "steps/cellview.h"
-#include "steps/headsview.h"
+#include "ui/attention/headgridview.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/common/matrixplot.h"
+#include "ui/lab/scorehistogramview.h"
+#include "ui/steps/blockview.h"
+#include "ui/steps/cellview.h"
+#include "ui/steps/headsview.h"
 #include "overviewreference.h"
-#include "common/colormap.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "window/mainwindow.h"
-#include "window/sentencevalidator.h"
-#include "window/tokenchips.h"
+#include "ui/drawing/colormap.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/sentencevalidator.h"
+#include "ui/window/tokenchips.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

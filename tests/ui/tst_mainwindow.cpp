@@ -1,6 +1,7 @@
 // The window against the core: every number the views display must be the snapshot's, and the
 // controls must change the document the way the core says they do.
 #include "tst_mainwindow.h"
+#include "core/open/openmodel.h"
 
 void TestMainWindow::titleBeginsWithAttnScope()
 {

@@ -21,16 +21,16 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "attention/heatmapview.h"
-#include "common/plottitles.h"
-#include "lessons/controlhighlight.h"
-#include "lessons/lessonpanel.h"
-#include "document/document.h"
-#include "presenter/presentermode.h"
-#include "window/about.h"
-#include "window/controlpanel.h"
-#include "window/mainwindow.h"
-#include "window/windowactions.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/common/plottitles.h"
+#include "ui/lessons/controlhighlight.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/document/document.h"
+#include "ui/presenter/presentermode.h"
+#include "ui/window/about.h"
+#include "ui/window/controlpanel.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/windowactions.h"
 #include "waits.h"
 
 using namespace attnscope;

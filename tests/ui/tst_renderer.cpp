@@ -5,8 +5,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "document/document.h"
-#include "window/renderer.h"
+#include "ui/document/document.h"
+#include "ui/export/renderer.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

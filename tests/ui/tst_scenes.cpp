@@ -19,17 +19,18 @@
 #include <QTimer>
 #include <QtTest>
 
-#include "attention/heatmapview.h"
-#include "document/document.h"
-#include "document/preferences.h"
-#include "document/tabnames.h"
-#include "lab/compareview.h"
-#include "scenes/scenecontroller.h"
-#include "scenes/scenestate.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/document/document.h"
+#include "ui/document/preferences.h"
+#include "ui/document/tabnames.h"
+#include "ui/lab/compareview.h"
+#include "ui/scenes/scenecontroller.h"
+#include "ui/scenes/scenestate.h"
 #include "tinygpt2.h"
-#include "window/mainwindow.h"
-#include "window/tokenchips.h"
-#include "window/windowactions.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/tokenchips.h"
+#include "ui/window/windowactions.h"
+#include "core/open/openmodel.h"
 
 using namespace attnscope;
 

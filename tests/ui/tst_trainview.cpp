@@ -16,14 +16,14 @@
 
 #include <qcustomplot.h>
 
-#include "attention/headgridview.h"
-#include "document/document.h"
-#include "model/forward.h"
-#include "text/vocabtokenizer.h"
-#include "train/corpus.h"
-#include "training/trainsession.h"
-#include "training/trainstate.h"
-#include "training/trainview.h"
+#include "ui/attention/headgridview.h"
+#include "ui/document/document.h"
+#include "core/model/forward.h"
+#include "core/text/vocabtokenizer.h"
+#include "core/train/corpus.h"
+#include "ui/training/trainsession.h"
+#include "ui/training/trainstate.h"
+#include "ui/training/trainview.h"
 #include "waits.h"
 
 using namespace attnscope;

@@ -1,16 +1,16 @@
-#include "attention/attentionviews.h"
+#include "ui/attention/attentionviews.h"
 
 #include <QLabel>
 #include <QObject>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "attention/headgridview.h"
-#include "attention/heatmapview.h"
-#include "common/colormap.h"
-#include "document/document.h"
-#include "document/settingstext.h"
-#include "drawing/colorbar.h"
+#include "ui/attention/headgridview.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/drawing/colormap.h"
+#include "ui/document/document.h"
+#include "ui/document/settingstext.h"
+#include "ui/drawing/colorbar.h"
 
 namespace attnscope {
 

@@ -2,7 +2,7 @@
 // The Attention tab's views as pictures, declared once: heatmap (the focused head) and grid (every head,
 // with a title and a colour scale of its own, which on screen it shares with the heatmap beside it). The
 // window builds the tab itself (window/mainwindow.cpp); these entries are for the renderer and export.
-#include "document/viewregistry.h"
+#include "ui/document/viewregistry.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "attention/headgridview.h"
+#include "ui/attention/headgridview.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <cstring>
 
-#include "analysis/overview.h"
-#include "analysis/stats.h"
-#include "model/headsummary.h"
-#include "common/colormap.h"
-#include "drawing/vectorpaint.h"
+#include "core/analysis/overview.h"
+#include "core/analysis/stats.h"
+#include "core/model/headsummary.h"
+#include "ui/drawing/colormap.h"
+#include "ui/drawing/vectorpaint.h"
 
 namespace attnscope {
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "document/document.h"
+#include "ui/document/document.h"
 
 namespace attnscope {
 

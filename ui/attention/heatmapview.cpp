@@ -1,4 +1,4 @@
-#include "attention/heatmapview.h"
+#include "ui/attention/heatmapview.h"
 
 #include <QRubberBand>
 #include <QToolTip>
@@ -6,12 +6,12 @@
 #include <cmath>
 #include <limits>
 
-#include "drawing/cellmap.h"
-#include "drawing/colorbar.h"
-#include "common/colormap.h"
-#include "common/plottitles.h"
-#include "document/settingstext.h"
-#include "model/trainingmask.h"
+#include "ui/drawing/cellmap.h"
+#include "ui/drawing/colorbar.h"
+#include "ui/drawing/colormap.h"
+#include "ui/common/plottitles.h"
+#include "ui/document/settingstext.h"
+#include "core/model/trainingmask.h"
 
 namespace attnscope {
 

@@ -14,8 +14,8 @@
 #include <utility>
 #include <qcustomplot.h>
 
-#include "analysis/overview.h"
-#include "document/document.h"
+#include "core/analysis/overview.h"
+#include "ui/document/document.h"
 
 class QRubberBand;
 

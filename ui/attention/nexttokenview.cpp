@@ -1,8 +1,8 @@
-#include "attention/nexttokenview.h"
+#include "ui/attention/nexttokenview.h"
 
 #include <QPainter>
 
-#include "common/matrixplot.h"
+#include "ui/common/matrixplot.h"
 
 namespace attnscope {
 

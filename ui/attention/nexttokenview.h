@@ -6,7 +6,7 @@
 // laying out rich text each time cost more than the heatmap.
 #include <QWidget>
 
-#include "document/document.h"
+#include "ui/document/document.h"
 
 namespace attnscope {
 

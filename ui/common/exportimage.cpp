@@ -1,4 +1,4 @@
-#include "common/exportimage.h"
+#include "ui/common/exportimage.h"
 
 #include <QBuffer>
 #include <QFile>
@@ -12,10 +12,10 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "drawing/vectorcontrols.h"
-#include "drawing/vectorpaint.h"
-#include "document/latesttask.h"
-#include "io/atomicfile.h"
+#include "ui/drawing/vectorcontrols.h"
+#include "ui/drawing/vectorpaint.h"
+#include "ui/common/latesttask.h"
+#include "core/io/atomicfile.h"
 
 namespace attnscope {
 

@@ -17,7 +17,7 @@
 #include <QString>
 #include <functional>
 
-#include "result.h"
+#include "core/result.h"
 
 class QCPPainter;
 class QWidget;

@@ -1,4 +1,4 @@
-#include "common/flowlayout.h"
+#include "ui/common/flowlayout.h"
 
 #include <QHBoxLayout>
 #include <QStyle>

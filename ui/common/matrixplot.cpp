@@ -1,13 +1,13 @@
-#include "common/matrixplot.h"
+#include "ui/common/matrixplot.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "drawing/cellmap.h"
-#include "drawing/colorbar.h"
-#include "common/colormap.h"
-#include "common/plottitles.h"
+#include "ui/drawing/cellmap.h"
+#include "ui/drawing/colorbar.h"
+#include "ui/drawing/colormap.h"
+#include "ui/common/plottitles.h"
 
 namespace attnscope {
 

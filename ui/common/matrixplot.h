@@ -9,7 +9,7 @@
 #include <QStringList>
 #include <qcustomplot.h>
 
-#include "model/weights.h"
+#include "core/model/weights.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "common/plottitles.h"
+#include "ui/common/plottitles.h"
 
 #include <QFontMetrics>
 #include <QVariant>

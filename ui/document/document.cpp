@@ -1,4 +1,5 @@
-#include "document/document.h"
+#include "ui/document/document.h"
+#include "core/open/openmodel.h"
 
 #include <QCoreApplication>
 #include <QMetaObject>
@@ -11,12 +12,12 @@
 
 #include <sys/resource.h>
 
-#include "compute/allocation.h"
-#include "compute/threadpool.h"
-#include "model/headsummary.h"
-#include "model/prefixreuse.h"
-#include "model/trainingmask.h"
-#include "document/sentence.h"
+#include "core/compute/allocation.h"
+#include "core/compute/threadpool.h"
+#include "core/model/headsummary.h"
+#include "core/model/prefixreuse.h"
+#include "core/model/trainingmask.h"
+#include "ui/document/sentence.h"
 
 namespace attnscope {
 

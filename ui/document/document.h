@@ -14,14 +14,15 @@
 #include <optional>
 #include <utility>
 
-#include "document/latesttask.h"
-#include "model/attentionsettings.h"
-#include "model/forward.h"
-#include "model/maskedlm.h"
-#include "model/model.h"
-#include "model/nexttokens.h"
-#include "scene/scene.h"
-#include "text/tokenizer.h"
+#include "ui/common/latesttask.h"
+#include "ui/common/modelmetatype.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/forward.h"
+#include "core/model/maskedlm.h"
+#include "core/model/model.h"
+#include "core/model/nexttokens.h"
+#include "core/scene/scene.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope {
 
@@ -252,4 +253,3 @@ QString displayLabel(AttentionDisplay display);
 } // namespace attnscope
 
 Q_DECLARE_METATYPE(attnscope::SnapshotPtr)
-Q_DECLARE_METATYPE(attnscope::ModelPtr)

@@ -4,8 +4,8 @@
 #include <QScrollArea>
 #include <QTabWidget>
 
-#include "document/tabnames.h"
-#include "document/viewregistry.h"
+#include "ui/document/tabnames.h"
+#include "ui/document/viewregistry.h"
 
 namespace attnscope {
 

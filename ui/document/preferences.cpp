@@ -1,4 +1,4 @@
-#include "document/preferences.h"
+#include "ui/document/preferences.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -7,7 +7,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "common/colormap.h"
+#include "ui/drawing/colormap.h"
 
 namespace attnscope {
 

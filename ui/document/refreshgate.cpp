@@ -1,4 +1,4 @@
-#include "document/refreshgate.h"
+#include "ui/document/refreshgate.h"
 
 #include <QEvent>
 #include <QWidget>

@@ -1,4 +1,4 @@
-#include "document/settingstext.h"
+#include "ui/document/settingstext.h"
 
 #include <QObject>
 #include <QStringList>

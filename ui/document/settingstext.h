@@ -3,7 +3,7 @@
 // "causal mask · ÷√dₖ · T = 1.00", with blocked keys, a positional override and ablated heads when set.
 #include <QString>
 
-#include "model/attentionsettings.h"
+#include "core/model/attentionsettings.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "document/tabnames.h"
+#include "ui/document/tabnames.h"
 
 #include <QScrollArea>
 #include <QTabWidget>

@@ -9,10 +9,10 @@
 #include <optional>
 #include <vector>
 
-#include "analysis/costmeasure.h"
-#include "common/exportimage.h"
-#include "result.h"
-#include "scene/scene.h"
+#include "core/analysis/costmeasure.h"
+#include "ui/common/exportimage.h"
+#include "core/result.h"
+#include "core/scene/scene.h"
 
 class QWidget;
 

@@ -1,7 +1,7 @@
-#include "drawing/cellmap.h"
+#include "ui/drawing/cellmap.h"
 
-#include "common/colormap.h"
-#include "drawing/vectorpaint.h"
+#include "ui/drawing/colormap.h"
+#include "ui/drawing/vectorpaint.h"
 
 namespace attnscope {
 

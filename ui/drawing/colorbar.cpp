@@ -1,4 +1,4 @@
-#include "drawing/colorbar.h"
+#include "ui/drawing/colorbar.h"
 
 #include <QLinearGradient>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "drawing/vectorcontrols.h"
+#include "ui/drawing/vectorcontrols.h"
 
 #include <QAbstractButton>
 #include <QAbstractSpinBox>

@@ -1,4 +1,4 @@
-#include "drawing/vectorpaint.h"
+#include "ui/drawing/vectorpaint.h"
 
 #include <QPaintEngine>
 #include <QPainter>

@@ -1,4 +1,4 @@
-#include "export/dataexportdialog.h"
+#include "ui/export/dataexportdialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -15,13 +15,13 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "document/latesttask.h"
-#include "io/atomicfile.h"
-#include "document/document.h"
-#include "document/sentence.h"
-#include "model/encoderdecoder.h"
-#include "model/generate.h"
-#include "steps/crossattentionview.h"
+#include "ui/common/latesttask.h"
+#include "core/io/atomicfile.h"
+#include "ui/document/document.h"
+#include "ui/document/sentence.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/generate.h"
+#include "ui/steps/crossattentionview.h"
 
 namespace attnscope {
 

@@ -5,7 +5,7 @@
 // NumPy; for an encoder–decoder also its cross-attention, the model's own answer read against the sentence.
 #include <QDialog>
 
-#include "dataexport/dataexport.h"
+#include "core/dataexport/dataexport.h"
 
 class QComboBox;
 class QLineEdit;

@@ -1,4 +1,4 @@
-#include "export/exportdialog.h"
+#include "ui/export/exportdialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -12,9 +12,9 @@
 #include <QPushButton>
 #include <QSpinBox>
 
-#include "common/exportimage.h"
-#include "export/viewexport.h"
-#include "document/sentence.h"
+#include "ui/common/exportimage.h"
+#include "ui/export/viewexport.h"
+#include "ui/document/sentence.h"
 
 namespace attnscope {
 

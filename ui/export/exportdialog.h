@@ -6,7 +6,7 @@
 #include <QDialog>
 #include <QPointer>
 
-#include "result.h"
+#include "core/result.h"
 
 class QComboBox;
 class QLineEdit;

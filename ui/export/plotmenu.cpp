@@ -1,4 +1,4 @@
-#include "export/plotmenu.h"
+#include "ui/export/plotmenu.h"
 
 #include <QApplication>
 #include <QContextMenuEvent>
@@ -6,9 +6,9 @@
 #include <QMessageBox>
 #include <qcustomplot.h>
 
-#include "attention/headgridview.h"
-#include "export/exportdialog.h"
-#include "export/viewexport.h"
+#include "ui/attention/headgridview.h"
+#include "ui/export/exportdialog.h"
+#include "ui/export/viewexport.h"
 
 namespace attnscope {
 

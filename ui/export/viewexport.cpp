@@ -1,4 +1,4 @@
-#include "export/viewexport.h"
+#include "ui/export/viewexport.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -7,8 +7,8 @@
 #include <QTemporaryDir>
 #include <qcustomplot.h>
 
-#include "attention/headgridview.h"
-#include "document/document.h"
+#include "ui/attention/headgridview.h"
+#include "ui/document/document.h"
 
 namespace attnscope {
 

@@ -6,7 +6,7 @@
 #include <QSize>
 #include <QString>
 
-#include "window/renderer.h"
+#include "ui/export/renderer.h"
 
 class QWidget;
 

@@ -1,4 +1,4 @@
-#include "lab/compareview.h"
+#include "ui/lab/compareview.h"
 
 
 #include <QCheckBox>
@@ -16,18 +16,18 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "common/flowlayout.h"
-#include "document/sentence.h"
-#include "document/settingstext.h"
-#include "drawing/cellmap.h"
-#include "drawing/colorbar.h"
-#include "common/colormap.h"
-#include "model/forward.h"
-#include "model/trainingmask.h"
-#include "lab/labdata.h"
-#include "document/refreshgate.h"
-#include "analysis/stats.h"
-#include "models/randommodeldialog.h"
+#include "ui/common/flowlayout.h"
+#include "ui/document/sentence.h"
+#include "ui/document/settingstext.h"
+#include "ui/drawing/cellmap.h"
+#include "ui/drawing/colorbar.h"
+#include "ui/drawing/colormap.h"
+#include "core/model/forward.h"
+#include "core/model/trainingmask.h"
+#include "ui/lab/labdata.h"
+#include "ui/document/refreshgate.h"
+#include "core/analysis/stats.h"
+#include "ui/models/randommodeldialog.h"
 
 namespace attnscope {
 

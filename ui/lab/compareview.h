@@ -10,10 +10,10 @@
 #include <QWidget>
 #include <memory>
 
-#include "document/document.h"
-#include "document/latesttask.h"
-#include "lab/labplot.h"
-#include "scene/scene.h"
+#include "ui/document/document.h"
+#include "ui/common/latesttask.h"
+#include "ui/lab/labplot.h"
+#include "core/scene/scene.h"
 
 class QCheckBox;
 class QComboBox;

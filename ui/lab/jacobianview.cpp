@@ -1,4 +1,4 @@
-#include "lab/jacobianview.h"
+#include "ui/lab/jacobianview.h"
 
 #include <algorithm>
 #include <cmath>

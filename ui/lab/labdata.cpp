@@ -1,4 +1,4 @@
-#include "lab/labdata.h"
+#include "ui/lab/labdata.h"
 
 namespace attnscope {
 

@@ -4,8 +4,8 @@
 #include <QString>
 #include <memory>
 
-#include "document/document.h"
-#include "analysis/saturation.h"
+#include "ui/document/document.h"
+#include "core/analysis/saturation.h"
 
 namespace attnscope {
 

@@ -1,9 +1,9 @@
-#include "lab/labplot.h"
+#include "ui/lab/labplot.h"
 
 #include <cmath>
 
-#include "common/colormap.h"
-#include "common/matrixplot.h"
+#include "ui/drawing/colormap.h"
+#include "ui/common/matrixplot.h"
 
 namespace attnscope::labplot {
 

@@ -10,8 +10,8 @@
 
 #include <qcustomplot.h>
 
-#include "analysis/saturation.h"
-#include "model/weights.h"
+#include "core/analysis/saturation.h"
+#include "core/model/weights.h"
 
 namespace attnscope::labplot {
 

@@ -1,16 +1,16 @@
-#include "lab/labviews.h"
+#include "ui/lab/labviews.h"
 
 #include <QCoreApplication>
 #include <QObject>
 
-#include "document/document.h"
-#include "lab/compareview.h"
-#include "lab/jacobianview.h"
-#include "lab/saturationdashboard.h"
-#include "lab/saturationview.h"
-#include "lab/scorehistogramview.h"
-#include "lab/sweepviewbase.h"
-#include "lab/whysqrtdkview.h"
+#include "ui/document/document.h"
+#include "ui/lab/compareview.h"
+#include "ui/lab/jacobianview.h"
+#include "ui/lab/saturationdashboard.h"
+#include "ui/lab/saturationview.h"
+#include "ui/lab/scorehistogramview.h"
+#include "ui/lab/sweepviewbase.h"
+#include "ui/lab/whysqrtdkview.h"
 
 namespace attnscope {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The scaling lab's views, declared once: saturation, why-sqrt-dk, jacobian, histogram, dashboard, compare.
-#include "document/viewregistry.h"
+#include "ui/document/viewregistry.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "lab/saturationdashboard.h"
+#include "ui/lab/saturationdashboard.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -6,11 +6,11 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "drawing/cellmap.h"
-#include "drawing/colorbar.h"
-#include "common/colormap.h"
-#include "lab/labdata.h"
-#include "document/refreshgate.h"
+#include "ui/drawing/cellmap.h"
+#include "ui/drawing/colorbar.h"
+#include "ui/drawing/colormap.h"
+#include "ui/lab/labdata.h"
+#include "ui/document/refreshgate.h"
 
 namespace attnscope {
 

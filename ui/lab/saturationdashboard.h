@@ -3,9 +3,9 @@
 // fraction of its rows whose max weight exceeds 0.9 (selectable); layer 0 at the top. A click focuses the head.
 #include <QWidget>
 
-#include "document/document.h"
-#include "lab/labplot.h"
-#include "analysis/saturation.h"
+#include "ui/document/document.h"
+#include "ui/lab/labplot.h"
+#include "core/analysis/saturation.h"
 
 class QComboBox;
 

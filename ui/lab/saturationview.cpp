@@ -1,4 +1,4 @@
-#include "lab/saturationview.h"
+#include "ui/lab/saturationview.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "lab/scalinglab.h"
+#include "ui/lab/scalinglab.h"
 
-#include "lab/compareview.h"
-#include "lab/jacobianview.h"
-#include "lab/labviews.h"
-#include "lab/saturationdashboard.h"
-#include "lab/saturationview.h"
-#include "lab/scorehistogramview.h"
-#include "lab/whysqrtdkview.h"
+#include "ui/lab/compareview.h"
+#include "ui/lab/jacobianview.h"
+#include "ui/lab/labviews.h"
+#include "ui/lab/saturationdashboard.h"
+#include "ui/lab/saturationview.h"
+#include "ui/lab/scorehistogramview.h"
+#include "ui/lab/whysqrtdkview.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "lab/scorehistogramview.h"
+#include "ui/lab/scorehistogramview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/matrixplot.h"
-#include "lab/labdata.h"
-#include "document/refreshgate.h"
+#include "ui/common/matrixplot.h"
+#include "ui/lab/labdata.h"
+#include "ui/document/refreshgate.h"
 
 namespace attnscope {
 

@@ -4,9 +4,9 @@
 // axis). Large m spreads the scores and the weights pile onto the largest one.
 #include <QWidget>
 
-#include "document/document.h"
-#include "lab/labplot.h"
-#include "analysis/saturation.h"
+#include "ui/document/document.h"
+#include "ui/lab/labplot.h"
+#include "core/analysis/saturation.h"
 
 class QSpinBox;
 class QLabel;

@@ -1,11 +1,11 @@
-#include "lab/sweepviewbase.h"
+#include "ui/lab/sweepviewbase.h"
 
 #include <algorithm>
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "lab/labdata.h"
-#include "document/refreshgate.h"
+#include "ui/lab/labdata.h"
+#include "ui/document/refreshgate.h"
 
 namespace attnscope {
 

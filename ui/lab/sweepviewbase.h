@@ -5,10 +5,10 @@
 #include <QWidget>
 #include <memory>
 
-#include "document/document.h"
-#include "document/latesttask.h"
-#include "lab/labplot.h"
-#include "analysis/saturation.h"
+#include "ui/document/document.h"
+#include "ui/common/latesttask.h"
+#include "ui/lab/labplot.h"
+#include "core/analysis/saturation.h"
 
 namespace attnscope {
 

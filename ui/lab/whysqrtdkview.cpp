@@ -1,4 +1,4 @@
-#include "lab/whysqrtdkview.h"
+#include "ui/lab/whysqrtdkview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -5,9 +5,9 @@
 #include <QWidget>
 #include <vector>
 
-#include "document/document.h"
-#include "lab/labplot.h"
-#include "analysis/saturation.h"
+#include "ui/document/document.h"
+#include "ui/lab/labplot.h"
+#include "core/analysis/saturation.h"
 
 class QLabel;
 class QSlider;

@@ -1,4 +1,4 @@
-#include "lessons/controlhighlight.h"
+#include "ui/lessons/controlhighlight.h"
 
 #include <QEvent>
 #include <QPainter>

@@ -1,4 +1,4 @@
-#include "lessons/lessonlibrary.h"
+#include "ui/lessons/lessonlibrary.h"
 
 #include <QDir>
 #include <QFile>
@@ -6,8 +6,8 @@
 #include <QWidget>
 #include <algorithm>
 
-#include "document/document.h"
-#include "document/preferences.h"
+#include "ui/document/document.h"
+#include "ui/document/preferences.h"
 
 namespace attnscope {
 

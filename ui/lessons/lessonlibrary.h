@@ -7,7 +7,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "scene/lesson.h"
+#include "core/scene/lesson.h"
 
 class QWidget;
 

@@ -1,4 +1,4 @@
-#include "lessons/lessonpanel.h"
+#include "ui/lessons/lessonpanel.h"
 
 #include <QButtonGroup>
 #include <QComboBox>
@@ -12,9 +12,9 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "common/resizewatcher.h"
-#include "lessons/controlhighlight.h"
-#include "document/document.h"
+#include "ui/common/resizewatcher.h"
+#include "ui/lessons/controlhighlight.h"
+#include "ui/document/document.h"
 
 namespace attnscope {
 

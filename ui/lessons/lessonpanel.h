@@ -7,8 +7,8 @@
 #include <functional>
 #include <optional>
 
-#include "lessons/lessonlibrary.h"
-#include "scenes/scenestate.h"
+#include "ui/lessons/lessonlibrary.h"
+#include "ui/scenes/scenestate.h"
 
 class QButtonGroup;
 class QComboBox;

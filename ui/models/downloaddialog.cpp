@@ -1,4 +1,4 @@
-#include "models/downloaddialog.h"
+#include "ui/models/downloaddialog.h"
 
 #include <QCloseEvent>
 #include <QComboBox>
@@ -13,8 +13,8 @@
 #include <cmath>
 #include <limits>
 
-#include "hub/hfcache.h"
-#include "hub/hubdownloadplan.h"
+#include "core/hub/hfcache.h"
+#include "core/hub/hubdownloadplan.h"
 
 namespace attnscope {
 

@@ -6,7 +6,7 @@
 // dialog emits `downloaded` with its spec, which the Model menu opens.
 #include <QDialog>
 
-#include "hub/hubclient.h"
+#include "core/hub/hubclient.h"
 
 class QComboBox;
 class QLabel;

@@ -1,4 +1,4 @@
-#include "models/hubcachedialog.h"
+#include "ui/models/hubcachedialog.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -9,7 +9,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "hub/hubdownloadplan.h"
+#include "core/hub/hubdownloadplan.h"
 
 namespace attnscope {
 

@@ -5,7 +5,7 @@
 #include <QDialog>
 #include <vector>
 
-#include "hub/hfcache.h"
+#include "core/hub/hfcache.h"
 
 class QLabel;
 class QPushButton;

@@ -1,4 +1,4 @@
-#include "models/randommodeldialog.h"
+#include "ui/models/randommodeldialog.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>

@@ -1,4 +1,4 @@
-#include "presenter/presentermode.h"
+#include "ui/presenter/presentermode.h"
 
 #include <QAbstractSpinBox>
 #include <QApplication>
@@ -17,12 +17,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "document/document.h"
-#include "common/resizewatcher.h"
-#include "document/settingstext.h"
-#include "lessons/lessonpanel.h"
-#include "presenter/presenterstyle.h"
-#include "window/controlpanel.h"
+#include "ui/document/document.h"
+#include "ui/common/resizewatcher.h"
+#include "ui/document/settingstext.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/presenter/presenterstyle.h"
+#include "ui/document/temperaturescale.h"
 
 namespace attnscope {
 
@@ -241,8 +241,8 @@ void PresenterMode::stepTemperature(int direction)
     Document* doc = m_document;
     const double t = doc->settings().temperature * std::pow(temperatureStep(), direction);
     // Snap to the slider's grid so the control shows exactly what the document holds.
-    const double clamped = std::clamp(t, ControlPanel::kSliderMinTemperature, ControlPanel::kSliderMaxTemperature);
-    doc->setTemperature(ControlPanel::temperatureForSlider(ControlPanel::sliderForTemperature(clamped)));
+    const double clamped = std::clamp(t, temperaturescale::kSliderMinTemperature, temperaturescale::kSliderMaxTemperature);
+    doc->setTemperature(temperaturescale::temperatureForSlider(temperaturescale::sliderForTemperature(clamped)));
 }
 
 void PresenterMode::cyclePositional()

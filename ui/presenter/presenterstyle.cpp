@@ -1,4 +1,4 @@
-#include "presenter/presenterstyle.h"
+#include "ui/presenter/presenterstyle.h"
 
 #include <QCoreApplication>
 #include <QResizeEvent>
@@ -8,7 +8,7 @@
 #include <vector>
 #include <qcustomplot.h>
 
-#include "common/plottitles.h"
+#include "ui/common/plottitles.h"
 
 namespace attnscope {
 

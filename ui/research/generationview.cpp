@@ -1,4 +1,4 @@
-#include "research/generationview.h"
+#include "ui/research/generationview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -8,9 +8,9 @@
 #include <limits>
 #include <qcustomplot.h>
 
-#include "common/matrixplot.h"
-#include "document/settingstext.h"
-#include "model/encoderdecoder.h"
+#include "ui/common/matrixplot.h"
+#include "ui/document/settingstext.h"
+#include "core/model/encoderdecoder.h"
 
 namespace attnscope {
 

@@ -9,9 +9,9 @@
 // position that chose it), built row by row as the slider moves, and the step's candidates are listed.
 #include <QString>
 
-#include "model/generate.h"
-#include "research/generation.h"
-#include "research/researchview.h"
+#include "core/model/generate.h"
+#include "core/research/generation.h"
+#include "ui/research/researchview.h"
 
 class QCPBars;
 class QCustomPlot;

@@ -1,4 +1,4 @@
-#include "research/researchtab.h"
+#include "ui/research/researchtab.h"
 
 #include <QEvent>
 #include <QProxyStyle>
@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <QTabBar>
 
-#include "research/interventions/ablationview.h"
-#include "research/readouts/attributionview.h"
-#include "research/corpus/headrolesview.h"
-#include "research/interventions/importanceview.h"
-#include "research/readouts/qkmapview.h"
-#include "research/researchviews.h"
-#include "research/readouts/rolloutview.h"
+#include "ui/research/interventions/ablationview.h"
+#include "ui/research/readouts/attributionview.h"
+#include "ui/research/corpus/headrolesview.h"
+#include "ui/research/interventions/importanceview.h"
+#include "ui/research/readouts/qkmapview.h"
+#include "ui/research/researchviews.h"
+#include "ui/research/readouts/rolloutview.h"
 
 namespace attnscope {
 

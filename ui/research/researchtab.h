@@ -2,7 +2,7 @@
 // The Research tab: head roles, ablation, head importance, rollout, direct logit attribution, the
 // query-key map, the logit lens, activation patching, the generation timeline and statistics over a corpus,
 // each a view of the one Document, listed down the tab's left side when it is wide enough.
-#include "document/documenttabs.h"
+#include "ui/document/documenttabs.h"
 
 namespace attnscope {
 

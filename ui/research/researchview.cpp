@@ -1,11 +1,11 @@
-#include "research/researchview.h"
+#include "ui/research/researchview.h"
 
 #include <QApplication>
 #include <QLabel>
 #include <QPointer>
 #include <QSplitter>
 
-#include "document/refreshgate.h"
+#include "ui/document/refreshgate.h"
 
 namespace attnscope {
 

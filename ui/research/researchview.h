@@ -9,9 +9,9 @@
 #include <functional>
 #include <memory>
 
-#include "document/document.h"
-#include "document/latesttask.h"
-#include "document/sentence.h"
+#include "ui/document/document.h"
+#include "ui/common/latesttask.h"
+#include "ui/document/sentence.h"
 
 class QLabel;
 class QSplitter;

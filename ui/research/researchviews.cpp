@@ -1,19 +1,19 @@
-#include "research/researchviews.h"
+#include "ui/research/researchviews.h"
 
 #include <QApplication>
 #include <QObject>
 
-#include "document/document.h"
-#include "research/interventions/ablationview.h"
-#include "research/readouts/attributionview.h"
-#include "research/corpus/corpusview.h"
-#include "research/generationview.h"
-#include "research/corpus/headrolesview.h"
-#include "research/interventions/importanceview.h"
-#include "research/readouts/logitlensview.h"
-#include "research/interventions/patchingview.h"
-#include "research/readouts/qkmapview.h"
-#include "research/readouts/rolloutview.h"
+#include "ui/document/document.h"
+#include "ui/research/interventions/ablationview.h"
+#include "ui/research/readouts/attributionview.h"
+#include "ui/research/corpus/corpusview.h"
+#include "ui/research/generationview.h"
+#include "ui/research/corpus/headrolesview.h"
+#include "ui/research/interventions/importanceview.h"
+#include "ui/research/readouts/logitlensview.h"
+#include "ui/research/interventions/patchingview.h"
+#include "ui/research/readouts/qkmapview.h"
+#include "ui/research/readouts/rolloutview.h"
 
 namespace attnscope {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The Research tab's views, declared once: heads-roles, ablation, importance, rollout, attribution, qk-map.
-#include "document/viewregistry.h"
+#include "ui/document/viewregistry.h"
 
 namespace attnscope {
 

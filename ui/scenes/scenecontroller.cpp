@@ -1,4 +1,4 @@
-#include "scenes/scenecontroller.h"
+#include "ui/scenes/scenecontroller.h"
 
 #include <QDir>
 #include <QFile>
@@ -6,9 +6,9 @@
 #include <QWidget>
 #include <cstdio>
 
-#include "document/document.h"
-#include "document/preferences.h"
-#include "document/sentence.h"
+#include "ui/document/document.h"
+#include "ui/document/preferences.h"
+#include "ui/document/sentence.h"
 
 namespace attnscope {
 

@@ -9,9 +9,9 @@
 #include <QThreadPool>
 #include <QTimer>
 
-#include "document/latesttask.h"
-#include "result.h"
-#include "scenes/scenestate.h"
+#include "ui/common/latesttask.h"
+#include "core/result.h"
+#include "ui/scenes/scenestate.h"
 
 namespace attnscope {
 

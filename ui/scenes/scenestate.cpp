@@ -1,8 +1,8 @@
-#include "scenes/scenestate.h"
+#include "ui/scenes/scenestate.h"
 
 #include <QObject>
 
-#include "document/document.h"
+#include "ui/document/document.h"
 
 namespace attnscope {
 

@@ -5,7 +5,7 @@
 #include <QStringList>
 #include <functional>
 
-#include "scene/scene.h"
+#include "core/scene/scene.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "steps/blockview.h"
+#include "ui/steps/blockview.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
-#include "analysis/stats.h"
-#include "common/matrixplot.h"
-#include "document/refreshgate.h"
-#include "model/generate.h"
-#include "steps/crossattentionview.h"
+#include "core/analysis/stats.h"
+#include "ui/common/matrixplot.h"
+#include "ui/document/refreshgate.h"
+#include "core/model/generate.h"
+#include "ui/steps/crossattentionview.h"
 
 namespace attnscope {
 

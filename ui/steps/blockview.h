@@ -10,9 +10,9 @@
 #include <QWidget>
 #include <optional>
 
-#include "document/document.h"
-#include "document/latesttask.h"
-#include "model/encoderdecoder.h"
+#include "ui/document/document.h"
+#include "ui/common/latesttask.h"
+#include "core/model/encoderdecoder.h"
 
 class QComboBox;
 class QCustomPlot;

@@ -1,13 +1,13 @@
-#include "steps/cellview.h"
-#include "common/matrixplot.h"
-#include "document/refreshgate.h"
+#include "ui/steps/cellview.h"
+#include "ui/common/matrixplot.h"
+#include "ui/document/refreshgate.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "model/relativebias.h"
+#include "core/model/relativebias.h"
 
 namespace attnscope {
 

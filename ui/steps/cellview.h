@@ -4,8 +4,8 @@
 // that query's row. Every number comes from explainCell over the document's latest trace.
 #include <QWidget>
 
-#include "analysis/cellexplain.h"
-#include "document/document.h"
+#include "core/analysis/cellexplain.h"
+#include "ui/document/document.h"
 
 class QLabel;
 class QCustomPlot;

@@ -1,4 +1,4 @@
-#include "steps/costview.h"
+#include "ui/steps/costview.h"
 
 #include <QEventLoop>
 #include <QLabel>

@@ -8,8 +8,8 @@
 #include <memory>
 #include <thread>
 
-#include "analysis/costmeasure.h"
-#include "document/document.h"
+#include "core/analysis/costmeasure.h"
+#include "ui/document/document.h"
 
 class QCustomPlot;
 class QLabel;

@@ -1,4 +1,4 @@
-#include "steps/crossattentionview.h"
+#include "ui/steps/crossattentionview.h"
 
 #include <algorithm>
 
@@ -11,11 +11,11 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
-#include "attention/headgridview.h"
-#include "common/matrixplot.h"
-#include "document/refreshgate.h"
-#include "model/encoderdecoder.h"
-#include "model/generate.h"
+#include "ui/attention/headgridview.h"
+#include "ui/common/matrixplot.h"
+#include "ui/document/refreshgate.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/generate.h"
 
 namespace attnscope {
 

@@ -12,9 +12,9 @@
 #include <QWidget>
 #include <optional>
 
-#include "analysis/crossattention.h"
-#include "document/document.h"
-#include "document/latesttask.h"
+#include "core/analysis/crossattention.h"
+#include "ui/document/document.h"
+#include "ui/common/latesttask.h"
 
 class QCheckBox;
 class QComboBox;

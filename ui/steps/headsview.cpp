@@ -1,4 +1,4 @@
-#include "steps/headsview.h"
+#include "ui/steps/headsview.h"
 
 #include <QEvent>
 #include <QGridLayout>
@@ -7,8 +7,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "common/matrixplot.h"
-#include "document/refreshgate.h"
+#include "ui/common/matrixplot.h"
+#include "ui/document/refreshgate.h"
 
 namespace attnscope {
 

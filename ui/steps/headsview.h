@@ -5,7 +5,7 @@
 // concatenation and its rows of W_O.
 #include <QWidget>
 
-#include "document/document.h"
+#include "ui/document/document.h"
 
 class QGridLayout;
 class QLabel;

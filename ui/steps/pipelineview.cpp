@@ -1,4 +1,4 @@
-#include "steps/pipelineview.h"
+#include "ui/steps/pipelineview.h"
 
 #include <QAbstractScrollArea>
 #include <QEvent>
@@ -7,9 +7,9 @@
 #include <QStyle>
 #include <QVBoxLayout>
 
-#include "steps/cellview.h"
-#include "common/matrixplot.h"
-#include "document/refreshgate.h"
+#include "ui/steps/cellview.h"
+#include "ui/common/matrixplot.h"
+#include "ui/document/refreshgate.h"
 
 namespace attnscope {
 

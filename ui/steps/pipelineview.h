@@ -8,7 +8,7 @@ class QHBoxLayout;
 class QLabel;
 class QVBoxLayout;
 
-#include "document/document.h"
+#include "ui/document/document.h"
 
 namespace attnscope {
 

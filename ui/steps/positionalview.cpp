@@ -1,14 +1,14 @@
-#include "steps/positionalview.h"
+#include "ui/steps/positionalview.h"
 
 #include <QGridLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "common/matrixplot.h"
-#include "analysis/permutation.h"
-#include "document/refreshgate.h"
-#include "model/relativebias.h"
+#include "ui/common/matrixplot.h"
+#include "core/analysis/permutation.h"
+#include "ui/document/refreshgate.h"
+#include "core/model/relativebias.h"
 
 namespace attnscope {
 

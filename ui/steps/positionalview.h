@@ -4,7 +4,7 @@
 // the same matrix with rows and columns reordered) and on (they are not).
 #include <QWidget>
 
-#include "document/document.h"
+#include "ui/document/document.h"
 
 class QLabel;
 

@@ -1,11 +1,11 @@
-#include "steps/ropeview.h"
+#include "ui/steps/ropeview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "lab/labplot.h"
+#include "ui/lab/labplot.h"
 
 namespace attnscope {
 

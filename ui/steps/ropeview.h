@@ -6,8 +6,8 @@
 // with oscillations. The numbers come from core/analysis/ropeprofile.h.
 #include <QWidget>
 
-#include "analysis/ropeprofile.h"
-#include "document/document.h"
+#include "core/analysis/ropeprofile.h"
+#include "ui/document/document.h"
 
 class QCPItemStraightLine;
 class QCPItemText;

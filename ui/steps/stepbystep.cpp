@@ -1,13 +1,13 @@
-#include "steps/stepbystep.h"
+#include "ui/steps/stepbystep.h"
 
-#include "steps/blockview.h"
-#include "steps/costview.h"
-#include "steps/crossattentionview.h"
-#include "steps/headsview.h"
-#include "steps/pipelineview.h"
-#include "steps/positionalview.h"
-#include "steps/ropeview.h"
-#include "steps/stepsviews.h"
+#include "ui/steps/blockview.h"
+#include "ui/steps/costview.h"
+#include "ui/steps/crossattentionview.h"
+#include "ui/steps/headsview.h"
+#include "ui/steps/pipelineview.h"
+#include "ui/steps/positionalview.h"
+#include "ui/steps/ropeview.h"
+#include "ui/steps/stepsviews.h"
 
 namespace attnscope {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The step-by-step tab: what softmax(Q Kᵀ / √dₖ) V does to the document's sentence, one view per step.
-#include "document/document.h"
-#include "document/documenttabs.h"
+#include "ui/document/document.h"
+#include "ui/document/documenttabs.h"
 
 namespace attnscope {
 

@@ -1,17 +1,17 @@
-#include "steps/stepsviews.h"
+#include "ui/steps/stepsviews.h"
 
 #include <QApplication>
 #include <QObject>
 
-#include "document/document.h"
-#include "steps/blockview.h"
-#include "steps/cellview.h"
-#include "steps/costview.h"
-#include "steps/crossattentionview.h"
-#include "steps/headsview.h"
-#include "steps/pipelineview.h"
-#include "steps/positionalview.h"
-#include "steps/ropeview.h"
+#include "ui/document/document.h"
+#include "ui/steps/blockview.h"
+#include "ui/steps/cellview.h"
+#include "ui/steps/costview.h"
+#include "ui/steps/crossattentionview.h"
+#include "ui/steps/headsview.h"
+#include "ui/steps/pipelineview.h"
+#include "ui/steps/positionalview.h"
+#include "ui/steps/ropeview.h"
 
 namespace attnscope {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The step-by-step tab's views, declared once: pipeline, heads, block, positional, rope, cross, cost, and
 // cell (one explained score cell, drawn alone; on screen it is part of the pipeline).
-#include "document/viewregistry.h"
+#include "ui/document/viewregistry.h"
 
 namespace attnscope {
 

@@ -1,13 +1,13 @@
-#include "training/trainsession.h"
+#include "ui/training/trainsession.h"
 
 #include <QFile>
 #include <QMetaObject>
 #include <sys/resource.h>
 
-#include "text/filetext.h"
-#include "text/vocabtokenizer.h"
-#include "train/corpus.h"
-#include "training/trainstate.h"
+#include "core/text/filetext.h"
+#include "core/text/vocabtokenizer.h"
+#include "core/train/corpus.h"
+#include "ui/training/trainstate.h"
 
 namespace attnscope {
 

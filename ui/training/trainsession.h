@@ -13,8 +13,9 @@
 #include <memory>
 #include <mutex>
 
-#include "model/model.h"
-#include "train/trainer.h"
+#include "core/model/model.h"
+#include "core/train/trainer.h"
+#include "ui/common/modelmetatype.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "training/trainstate.h"
+#include "ui/training/trainstate.h"
 
 #include <QDir>
 #include <QFile>
@@ -7,8 +7,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "io/safetensors.h"
-#include "train/trainer.h"
+#include "core/io/safetensors.h"
+#include "core/train/trainer.h"
 
 namespace attnscope {
 

@@ -7,8 +7,8 @@
 #include <QString>
 #include <vector>
 
-#include "result.h"
-#include "training/trainsession.h"
+#include "core/result.h"
+#include "ui/training/trainsession.h"
 
 namespace attnscope {
 

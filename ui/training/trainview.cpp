@@ -1,4 +1,4 @@
-#include "training/trainview.h"
+#include "ui/training/trainview.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -16,12 +16,12 @@
 
 #include <qcustomplot.h>
 
-#include "attention/headgridview.h"
-#include "common/flowlayout.h"
-#include "document/preferences.h"
-#include "training/trainstate.h"
-#include "lab/labplot.h"
-#include "research/headroles.h"
+#include "ui/attention/headgridview.h"
+#include "ui/common/flowlayout.h"
+#include "ui/document/preferences.h"
+#include "ui/training/trainstate.h"
+#include "ui/lab/labplot.h"
+#include "core/research/headroles.h"
 
 namespace attnscope {
 

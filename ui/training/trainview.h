@@ -7,8 +7,8 @@
 #include <QWidget>
 #include <vector>
 
-#include "document/document.h"
-#include "training/trainsession.h"
+#include "ui/document/document.h"
+#include "ui/training/trainsession.h"
 
 class QComboBox;
 class QCustomPlot;

@@ -1,4 +1,4 @@
-#include "window/about.h"
+#include "ui/window/about.h"
 
 #include <Eigen/Core>
 #include <QObject>

@@ -1,4 +1,4 @@
-#include "window/controlpanel.h"
+#include "ui/window/controlpanel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -14,23 +14,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/trainingmask.h"
+#include "core/model/trainingmask.h"
 
 namespace attnscope {
-
-double ControlPanel::temperatureForSlider(int position)
-{
-    // Equal slider steps multiply the temperature by the same factor, so 1.0 sits in the middle.
-    const double f = std::clamp(position, 0, kSliderSteps) / double(kSliderSteps);
-    return kSliderMinTemperature * std::pow(kSliderMaxTemperature / kSliderMinTemperature, f);
-}
-
-int ControlPanel::sliderForTemperature(double temperature)
-{
-    const double t = std::clamp(temperature, kSliderMinTemperature, kSliderMaxTemperature);
-    const double f = std::log(t / kSliderMinTemperature) / std::log(kSliderMaxTemperature / kSliderMinTemperature);
-    return int(std::lround(f * kSliderSteps));
-}
 
 ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
 {

@@ -3,7 +3,8 @@
 // writes straight to the Document while it moves and is refreshed from the Document's signals.
 #include <QWidget>
 
-#include "document/document.h"
+#include "ui/document/document.h"
+#include "ui/document/temperaturescale.h"
 
 class QCheckBox;
 class QComboBox;
@@ -19,12 +20,13 @@ class ControlPanel : public QWidget {
 public:
     explicit ControlPanel(Document* document, QWidget* parent = nullptr);
 
-    // The temperature slider is logarithmic from kSliderMinTemperature to kSliderMaxTemperature.
-    static constexpr int kSliderSteps = 1000;
-    static constexpr double kSliderMinTemperature = 0.05;
-    static constexpr double kSliderMaxTemperature = 20.0;
-    static double temperatureForSlider(int position);
-    static int sliderForTemperature(double temperature);
+    // The temperature slider is logarithmic from kSliderMinTemperature to kSliderMaxTemperature
+    // (document/temperaturescale.h).
+    static constexpr int kSliderSteps = temperaturescale::kSliderSteps;
+    static constexpr double kSliderMinTemperature = temperaturescale::kSliderMinTemperature;
+    static constexpr double kSliderMaxTemperature = temperaturescale::kSliderMaxTemperature;
+    static double temperatureForSlider(int position) { return temperaturescale::temperatureForSlider(position); }
+    static int sliderForTemperature(double temperature) { return temperaturescale::sliderForTemperature(temperature); }
 
     QSpinBox* layerBox() const { return m_layer; }
     QSpinBox* headBox() const { return m_head; }

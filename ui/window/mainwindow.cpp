@@ -1,6 +1,6 @@
-#include "window/mainwindow.h"
+#include "ui/window/mainwindow.h"
 
-#include "model/encoderdecoder.h"
+#include "core/model/encoderdecoder.h"
 
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -22,25 +22,25 @@
 #include <limits>
 #include <optional>
 
-#include "common/plottitles.h"
-#include "document/tabnames.h"
-#include "window/controlpanel.h"
-#include "attention/headgridview.h"
-#include "attention/heatmapview.h"
-#include "attention/nexttokenview.h"
-#include "model/encoderdecoder.h"
-#include "models/modelmenu.h"
-#include "lab/scalinglab.h"
-#include "research/interventions/ablationview.h"
-#include "research/researchtab.h"
-#include "steps/stepbystep.h"
-#include "training/trainview.h"
-#include "window/sentencevalidator.h"
-#include "window/tokenchips.h"
-#include "model/trainingmask.h"
-#include "presenter/presentermode.h"
-#include "window/windowactions.h"
-#include "document/sentence.h"
+#include "ui/common/plottitles.h"
+#include "ui/document/tabnames.h"
+#include "ui/window/controlpanel.h"
+#include "ui/attention/headgridview.h"
+#include "ui/attention/heatmapview.h"
+#include "ui/attention/nexttokenview.h"
+#include "core/model/encoderdecoder.h"
+#include "ui/window/modelmenu.h"
+#include "ui/lab/scalinglab.h"
+#include "ui/research/interventions/ablationview.h"
+#include "ui/research/researchtab.h"
+#include "ui/steps/stepbystep.h"
+#include "ui/training/trainview.h"
+#include "ui/window/sentencevalidator.h"
+#include "ui/window/tokenchips.h"
+#include "core/model/trainingmask.h"
+#include "ui/presenter/presentermode.h"
+#include "ui/window/windowactions.h"
+#include "ui/document/sentence.h"
 
 namespace attnscope {
 

@@ -4,8 +4,8 @@
 #include <QElapsedTimer>
 #include <QMainWindow>
 
-#include "document/document.h"
-#include "document/latesttask.h"
+#include "ui/document/document.h"
+#include "ui/common/latesttask.h"
 
 class QLabel;
 class QPushButton;
@@ -49,7 +49,7 @@ public:
     double lastRenderMs() const { return m_renderMs; }
     // The File, View and Help menus: scenes, export, presenter mode, lessons, colour map (windowactions.h).
     WindowActions* actions() const { return m_actions; }
-    // The Model menu: built-in, random, folder, Hugging Face cache, recent models (models/modelmenu.h).
+    // The Model menu: built-in, random, folder, Hugging Face cache, recent models (ui/window/modelmenu.h).
     ModelMenu* modelMenu() const { return m_modelMenu; }
 
     // Loads a model spec or folder and makes it current; the error sentence when it cannot. It returns when

@@ -1,4 +1,4 @@
-#include "window/sentencevalidator.h"
+#include "ui/window/sentencevalidator.h"
 
 #include <algorithm>
 

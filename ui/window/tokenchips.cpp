@@ -1,4 +1,4 @@
-#include "window/tokenchips.h"
+#include "ui/window/tokenchips.h"
 
 #include <QHelpEvent>
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <QPainter>
 #include <QToolTip>
 
-#include "common/colormap.h"
+#include "ui/drawing/colormap.h"
 
 namespace attnscope {
 

@@ -5,7 +5,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "document/document.h"
+#include "ui/document/document.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "window/windowactions.h"
+#include "ui/window/windowactions.h"
 
 #include <QActionGroup>
 #include <QDir>
@@ -8,18 +8,18 @@
 #include <QMenuBar>
 #include <QMessageBox>
 
-#include "common/colormap.h"
-#include "document/preferences.h"
-#include "export/dataexportdialog.h"
-#include "export/exportdialog.h"
-#include "export/plotmenu.h"
-#include "export/viewexport.h"
-#include "lessons/lessonpanel.h"
-#include "presenter/presentermode.h"
-#include "scenes/scenecontroller.h"
-#include "window/about.h"
-#include "window/controlpanel.h"
-#include "window/mainwindow.h"
+#include "ui/drawing/colormap.h"
+#include "ui/document/preferences.h"
+#include "ui/export/dataexportdialog.h"
+#include "ui/export/exportdialog.h"
+#include "ui/export/plotmenu.h"
+#include "ui/export/viewexport.h"
+#include "ui/lessons/lessonpanel.h"
+#include "ui/presenter/presentermode.h"
+#include "ui/scenes/scenecontroller.h"
+#include "ui/window/about.h"
+#include "ui/window/controlpanel.h"
+#include "ui/window/mainwindow.h"
 
 namespace attnscope {
 

@@ -5,7 +5,7 @@
 #include <QObject>
 #include <QString>
 
-#include "scenes/scenestate.h"
+#include "ui/scenes/scenestate.h"
 
 class QAction;
 class QMenu;

@@ -1,4 +1,4 @@
-#include "research/corpus/corpusview.h"
+#include "ui/research/corpus/corpusview.h"
 
 #include <QEvent>
 #include <QFile>
@@ -17,7 +17,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "common/flowlayout.h"
+#include "ui/common/flowlayout.h"
 
 namespace attnscope {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "research/corpusstats.h"
-#include "research/researchview.h"
+#include "core/research/corpusstats.h"
+#include "ui/research/researchview.h"
 
 class QCPGraph;
 class QCustomPlot;

@@ -1,4 +1,4 @@
-#include "research/corpus/headrolesview.h"
+#include "ui/research/corpus/headrolesview.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -9,7 +9,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "attention/headgridview.h"
+#include "ui/attention/headgridview.h"
 
 namespace attnscope {
 

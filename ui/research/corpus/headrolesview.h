@@ -1,8 +1,8 @@
 #pragma once
 // Head roles, measured: every head's previous-token, first-token, self, duplicate-token and induction
 // scores as badges on the heads grid (hover a head for all five) and as a sortable table.
-#include "research/researchview.h"
-#include "research/headroles.h"
+#include "ui/research/researchview.h"
+#include "core/research/headroles.h"
 
 class QSpinBox;
 class QTableWidget;

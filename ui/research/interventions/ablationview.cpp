@@ -1,4 +1,4 @@
-#include "research/interventions/ablationview.h"
+#include "ui/research/interventions/ablationview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -9,9 +9,9 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "attention/headgridview.h"
-#include "common/flowlayout.h"
-#include "common/matrixplot.h"
+#include "ui/attention/headgridview.h"
+#include "ui/common/flowlayout.h"
+#include "ui/common/matrixplot.h"
 
 namespace attnscope {
 

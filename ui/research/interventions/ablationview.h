@@ -2,8 +2,8 @@
 // Head ablation: click heads to knock them out (a setting of the document, so every view follows), then
 // see the next-token prediction without and with them, the KL divergence between the two, and how far
 // every later head's attention moved.
-#include "research/ablation.h"
-#include "research/researchview.h"
+#include "core/research/ablation.h"
+#include "ui/research/researchview.h"
 
 class QComboBox;
 class QPushButton;

@@ -1,9 +1,9 @@
-#include "research/interventions/importanceview.h"
+#include "ui/research/interventions/importanceview.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
 
-#include "common/matrixplot.h"
+#include "ui/common/matrixplot.h"
 
 namespace attnscope {
 

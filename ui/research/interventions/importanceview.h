@@ -1,8 +1,8 @@
 #pragma once
 // Head importance: how much the sentence's own next-token loss grows when each head in turn is ablated
 // as well, as a layers x heads grid on a diverging scale (red: the loss grows without the head).
-#include "research/ablation.h"
-#include "research/researchview.h"
+#include "core/research/ablation.h"
+#include "ui/research/researchview.h"
 
 namespace attnscope {
 

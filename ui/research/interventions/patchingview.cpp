@@ -1,4 +1,4 @@
-#include "research/interventions/patchingview.h"
+#include "ui/research/interventions/patchingview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <numeric>
 
-#include "common/matrixplot.h"
-#include "model/forward.h"
-#include "research/readouts/logitlensview.h"
+#include "ui/common/matrixplot.h"
+#include "core/model/forward.h"
+#include "ui/research/readouts/logitlensview.h"
 
 namespace attnscope {
 

@@ -7,8 +7,8 @@
 #include <QString>
 #include <QStringList>
 
-#include "research/patching.h"
-#include "research/researchview.h"
+#include "core/research/patching.h"
+#include "ui/research/researchview.h"
 
 class QLineEdit;
 class QPushButton;

@@ -1,4 +1,4 @@
-#include "research/readouts/attributionview.h"
+#include "ui/research/readouts/attributionview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -7,8 +7,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "common/matrixplot.h"
-#include "model/nexttokens.h"
+#include "ui/common/matrixplot.h"
+#include "core/model/nexttokens.h"
 
 namespace attnscope {
 

@@ -2,8 +2,8 @@
 // Direct logit attribution: each head's share of the logit of a chosen next token at the last position,
 // as a layers x heads grid on a diverging scale, beside the embeddings', the MLPs', the attention biases'
 // and the final norm bias's shares, with their sum next to the model's real logit.
-#include "research/logitattribution.h"
-#include "research/researchview.h"
+#include "core/research/logitattribution.h"
+#include "ui/research/researchview.h"
 
 class QComboBox;
 class QCPBars;

@@ -1,4 +1,4 @@
-#include "research/readouts/logitlensview.h"
+#include "ui/research/readouts/logitlensview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -9,9 +9,9 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "common/colormap.h"
-#include "common/matrixplot.h"
-#include "document/settingstext.h"
+#include "ui/drawing/colormap.h"
+#include "ui/common/matrixplot.h"
+#include "ui/document/settingstext.h"
 
 namespace attnscope {
 

@@ -7,8 +7,8 @@
 #include <QString>
 #include <QStringList>
 
-#include "research/logitlens.h"
-#include "research/researchview.h"
+#include "core/research/logitlens.h"
+#include "ui/research/researchview.h"
 
 class QComboBox;
 class QCPGraph;

@@ -1,4 +1,4 @@
-#include "research/readouts/qkmapview.h"
+#include "ui/research/readouts/qkmapview.h"
 
 #include <QFile>
 #include <QFileDialog>
@@ -11,8 +11,8 @@
 #include <numeric>
 #include <qcustomplot.h>
 
-#include "common/flowlayout.h"
-#include "common/matrixplot.h"
+#include "ui/common/flowlayout.h"
+#include "ui/common/matrixplot.h"
 
 namespace attnscope {
 

@@ -5,8 +5,8 @@
 #include <QStringList>
 #include <vector>
 
-#include "research/qkmap.h"
-#include "research/researchview.h"
+#include "core/research/qkmap.h"
+#include "ui/research/researchview.h"
 
 class QCPGraph;
 class QCPItemText;

@@ -1,4 +1,4 @@
-#include "research/readouts/rolloutview.h"
+#include "ui/research/readouts/rolloutview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -8,8 +8,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "common/matrixplot.h"
-#include "research/rollout.h"
+#include "ui/common/matrixplot.h"
+#include "core/research/rollout.h"
 
 namespace attnscope {
 

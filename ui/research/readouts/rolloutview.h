@@ -4,7 +4,7 @@
 // says so.
 #include <vector>
 
-#include "research/researchview.h"
+#include "ui/research/researchview.h"
 
 class QComboBox;
 class QCPBars;

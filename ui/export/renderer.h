@@ -5,8 +5,8 @@
 #include <QString>
 #include <QStringList>
 
-#include "document/document.h"
-#include "document/viewregistry.h"
+#include "ui/document/document.h"
+#include "ui/document/viewregistry.h"
 
 namespace attnscope {
 

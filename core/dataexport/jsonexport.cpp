@@ -1,9 +1,9 @@
-#include "io/jsonexport.h"
+#include "core/dataexport/jsonexport.h"
 
 #include <cmath>
 
-#include "analysis/stats.h"
-#include "model/encoderdecoder.h"
+#include "core/analysis/stats.h"
+#include "core/model/encoderdecoder.h"
 
 namespace attnscope::json {
 

@@ -1,4 +1,4 @@
-#include "models/modelmenu.h"
+#include "ui/window/modelmenu.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -6,11 +6,11 @@
 #include <QInputDialog>
 #include <QMenuBar>
 
-#include "document/preferences.h"
-#include "models/downloaddialog.h"
-#include "models/hubcachedialog.h"
-#include "models/randommodeldialog.h"
-#include "window/mainwindow.h"
+#include "ui/document/preferences.h"
+#include "ui/models/downloaddialog.h"
+#include "ui/models/hubcachedialog.h"
+#include "ui/models/randommodeldialog.h"
+#include "ui/window/mainwindow.h"
 
 namespace attnscope {
 

@@ -2,10 +2,10 @@
 // The JSON the CLI prints, built from core values so scripts and tests see exactly what the views show.
 #include <nlohmann/json.hpp>
 
-#include "model/attentionsettings.h"
-#include "model/forward.h"
-#include "model/model.h"
-#include "text/tokenizer.h"
+#include "core/model/attentionsettings.h"
+#include "core/model/forward.h"
+#include "core/model/model.h"
+#include "core/text/tokenizer.h"
 
 namespace attnscope::json {
 

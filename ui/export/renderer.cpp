@@ -1,15 +1,15 @@
-#include "window/renderer.h"
+#include "ui/export/renderer.h"
 
 #include <QCoreApplication>
 #include <QHash>
 #include <memory>
 #include <qcustomplot.h>
 
-#include "attention/attentionviews.h"
-#include "common/exportimage.h"
-#include "lab/labviews.h"
-#include "research/researchviews.h"
-#include "steps/stepsviews.h"
+#include "ui/attention/attentionviews.h"
+#include "ui/common/exportimage.h"
+#include "ui/lab/labviews.h"
+#include "ui/research/researchviews.h"
+#include "ui/steps/stepsviews.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "common/colormap.h"
+#include "ui/drawing/colormap.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,6 +11,7 @@
 #include "core/dataexport/jsonexport.h"
 #include "core/analysis/stats.h"
 #include "core/open/openmodel.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 using clitest::Run;
@@ -77,13 +78,15 @@ void TestCli::attentionNumbersAreTheCoreNumbers()
     s.mask = MaskKind::None;
     s.temperature = 0.7;
     Result<ForwardTrace> t = forward(*model, model->tokenizer->encode("numbers are the product")->ids, s);
-    double worst = 0;
+    // A number missing from the output, or printed as null (JSON has no NaN), is read as NaN and fails.
+    numericcheck::Worst worst;
     for (int l = 0; l < 2; ++l)
-        for (int h = 0; h < 4; ++h)
+        for (int h = 0; h < 4; ++h) {
+            worst.label("layer %d head %d", l, h);
             for (int i = 0; i < 4; ++i)
-                for (int j = 0; j < 4; ++j)
-                    worst = std::max(worst, std::abs(o["attention"][l][h][i][j].toDouble() - t->weights(l, h)(i, j)));
-    QVERIFY2(worst < 1e-7, qPrintable(QString("printed weights differ from the core by %1").arg(worst)));
+                for (int j = 0; j < 4; ++j) worst.add(o["attention"][l][h][i][j].toDouble(NAN), t->weights(l, h)(i, j), i, j);
+        }
+    QVERIFY2(worst.within(1e-7), worst.message("printed weights against the core's").c_str());
 }
 
 void TestCli::statsAreEntropyAndMaxWeight()
@@ -107,7 +110,7 @@ void TestCli::statsAreEntropyAndMaxWeight()
                 QVERIFY(std::abs(st["max_weight"][l][h][q].toDouble() - maxW) < 1e-7);
             }
     // Query 0 under the causal mask sees only itself: entropy 0, max weight 1.
-    QVERIFY(st["entropy"][0][0][0].toDouble() == 0.0);
+    QVERIFY(st["entropy"][0][0][0].toDouble(NAN) == 0.0);  // a null (a NaN printed) is not 0
     QCOMPARE(st["max_weight"][1][3][0].toDouble(), 1.0);
 }
 
@@ -127,24 +130,25 @@ void TestCli::valueNormsAreWeightsTimesTheCoresNorms()
     QVERIFY(t.hasValue());
     const int T = t->tokens;
     QCOMPARE(o["value_weighted"].toArray().size(), qsizetype(t->layers));
-    double worst = 0;
+    numericcheck::Worst worst;
     int compared = 0;
     for (int l = 0; l < t->layers; ++l)
         for (int h = 0; h < t->heads; ++h)
             for (int i = 0; i < T; ++i)
                 for (int j = 0; j < T; ++j) {
-                    const double weight = o["attention"][l][h][i][j].toDouble();
-                    const double shown = o["value_weighted"][l][h][i][j].toDouble();
+                    const double weight = o["attention"][l][h][i][j].toDouble(NAN);
+                    const double shown = o["value_weighted"][l][h][i][j].toDouble(NAN);
                     if (weight == 0.0) {
                         QCOMPARE(shown, 0.0);  // masked: nothing flows, whatever the value's length
                         continue;
                     }
                     const double norm = t->valueNorm(l, h)[j];
-                    worst = std::max(worst, std::abs(shown / weight - norm) / std::max(1.0, norm));
+                    worst.label("layer %d head %d, shown / weight", l, h);
+                    worst.addRelative(shown / weight, norm, 1.0, i, j);
                     ++compared;
                 }
     QVERIFY(compared > 0);
-    QVERIFY2(worst < 1e-5, qPrintable(QString("printed value-weighted attention differs from weight × norm by %1").arg(worst)));
+    QVERIFY2(worst.within(1e-5), worst.message("printed value-weighted attention against weight × norm").c_str());
     // Without the flag the key is absent.
     QVERIFY(!runCli({"attention", "--text", text}).out.contains("value_weighted"));
 }
@@ -156,9 +160,9 @@ void TestCli::settingsChangeTheOutput()
                              "--positional", "none", "--block-keys", "1"});
     QCOMPARE(open.exitCode, 0);
     const QJsonObject c = QJsonDocument::fromJson(causal.out).object(), o = QJsonDocument::fromJson(open.out).object();
-    QVERIFY(c["attention"][0][0][0][2].toDouble() == 0.0);  // causal: future key is zero
+    QVERIFY(c["attention"][0][0][0][2].toDouble(NAN) == 0.0);  // causal: future key is zero (a null is not)
     QVERIFY(o["attention"][0][0][0][2].toDouble() > 0.0);  // unmasked: it is not
-    QVERIFY(o["attention"][0][0][2][1].toDouble() == 0.0);  // blocked key 1: zero in every row
+    QVERIFY(o["attention"][0][0][2][1].toDouble(NAN) == 0.0);  // blocked key 1: zero in every row (a null is not)
     QCOMPARE(o["settings"]["mask"].toString(), QString("none"));
     QCOMPARE(o["settings"]["scaling"].toString(), QString("none"));
     QCOMPARE(o["settings"]["positional"].toString(), QString("none"));

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
+#include "numericcheck.h"
 #include "core/model/encoderdecoder.h"
 #include "core/model/generate.h"
 #include "tinybart.h"
@@ -34,18 +35,23 @@ class TestCliBart : public QObject {
         return nlohmann::json::parse(cli.out.toStdString());
     }
 
-    // The largest difference between a JSON [layer][head][row][col] list and the core's matrices.
-    static double worst(const nlohmann::json& j, const std::vector<Matrix>& m, int heads)
+    // The largest difference between a JSON [layer][head][row][col] list and the core's matrices. A null
+    // (how JSON prints a NaN) is read as NaN, so it fails.
+    static numericcheck::Worst worst(const nlohmann::json& j, const std::vector<Matrix>& m, int heads)
     {
-        double w = 0.0;
+        numericcheck::Worst w;
         for (std::size_t l = 0; l < j.size(); ++l)
             for (std::size_t h = 0; h < j[l].size(); ++h) {
                 const Matrix& x = m[l * std::size_t(heads) + h];
-                if (Eigen::Index(j[l][h].size()) != x.rows()) return INFINITY;
-                for (Eigen::Index r = 0; r < x.rows(); ++r) {
-                    if (Eigen::Index(j[l][h][std::size_t(r)].size()) != x.cols()) return INFINITY;
-                    for (Eigen::Index c = 0; c < x.cols(); ++c)
-                        w = std::max(w, std::abs(j[l][h][std::size_t(r)][std::size_t(c)].get<double>() - double(x(r, c))));
+                w.label("layer %zu head %zu", l, h);
+                if (Eigen::Index(j[l][h].size()) != x.rows()) w.fail("the printed matrix has another number of rows");
+                for (Eigen::Index r = 0; r < x.rows() && w.finite(); ++r) {
+                    const nlohmann::json& row = j[l][h][std::size_t(r)];
+                    if (Eigen::Index(row.size()) != x.cols()) w.fail("a printed row has another number of columns");
+                    for (Eigen::Index c = 0; c < x.cols() && w.finite(); ++c) {
+                        const nlohmann::json& value = row[std::size_t(c)];
+                        w.add(value.is_number() ? value.get<double>() : NAN, double(x(r, c)), r, c);
+                    }
                 }
             }
         return w;
@@ -90,9 +96,12 @@ private slots:
         const int H = tinybart::kH;
         QCOMPARE(int(j.at("encoder_attention").size()), tinybart::kEncL);
         QCOMPARE(int(j.at("cross_attention").size()), tinybart::kDecL);
-        QVERIFY(worst(j.at("encoder_attention"), trace.encoder.attention, H) < 1e-6);
-        QVERIFY(worst(j.at("attention"), trace.selfAttention, H) < 1e-6);
-        QVERIFY(worst(j.at("cross_attention"), trace.crossAttention, H) < 1e-6);
+        const numericcheck::Worst encoderWeights = worst(j.at("encoder_attention"), trace.encoder.attention, H);
+        QVERIFY2(encoderWeights.within(1e-6), encoderWeights.message("encoder_attention").c_str());
+        const numericcheck::Worst selfWeights = worst(j.at("attention"), trace.selfAttention, H);
+        QVERIFY2(selfWeights.within(1e-6), selfWeights.message("attention").c_str());
+        const numericcheck::Worst crossWeights = worst(j.at("cross_attention"), trace.crossAttention, H);
+        QVERIFY2(crossWeights.within(1e-6), crossWeights.message("cross_attention").c_str());
         QCOMPARE(j.at("cross_attention")[0][0].size(), target.size());
         QCOMPARE(j.at("cross_attention")[0][0][0].size(), source.size());
         QCOMPARE(j.at("stats").at("entropy").size(), std::size_t(tinybart::kDecL));
@@ -200,9 +209,12 @@ private slots:
         QVERIFY(forwardEncoderDecoder(**model, encodeSource(**model, "the cat sat on the mat")->ids,
                                       encodeTarget(**model, "lo miska")->ids, AttentionSettings{}, false, trace)
                     .ok());
-        QVERIFY(worst(j.at("cross_attention"), trace.crossAttention, tinyt5::kH) < 1e-6);
-        QVERIFY(worst(j.at("attention"), trace.selfAttention, tinyt5::kH) < 1e-6);
-        QVERIFY(worst(j.at("encoder_attention"), trace.encoder.attention, tinyt5::kH) < 1e-6);
+        const numericcheck::Worst crossWeights = worst(j.at("cross_attention"), trace.crossAttention, tinyt5::kH);
+        QVERIFY2(crossWeights.within(1e-6), crossWeights.message("cross_attention").c_str());
+        const numericcheck::Worst selfWeights = worst(j.at("attention"), trace.selfAttention, tinyt5::kH);
+        QVERIFY2(selfWeights.within(1e-6), selfWeights.message("attention").c_str());
+        const numericcheck::Worst encoderWeights = worst(j.at("encoder_attention"), trace.encoder.attention, tinyt5::kH);
+        QVERIFY2(encoderWeights.within(1e-6), encoderWeights.message("encoder_attention").c_str());
         const nlohmann::json g = run({"generate", "--model", t5, "--source", "the cat sat", "--max-new-tokens", "3"});
         QVERIFY(!g.at("steps").empty());
     }
@@ -222,7 +234,8 @@ private slots:
                  (std::vector<int>{tinybart::kDecL, tinybart::kH, int(target.ids.size()), int(source.ids.size())}));
         QCOMPARE(j.at("source_token_ids").get<std::vector<int>>(), source.ids);
         QCOMPARE(j.at("token_ids").get<std::vector<int>>(), target.ids);
-        QVERIFY(worst(j.at("data"), trace.crossAttention, tinybart::kH) < 1e-6);
+        const numericcheck::Worst exported = worst(j.at("data"), trace.crossAttention, tinybart::kH);
+        QVERIFY2(exported.within(1e-6), exported.message("data").c_str());
 
         // One decoder layer past the encoder's: the layer counts the decoder's layers.
         const clitest::Run csv = clitest::runCli({"export", "--model", m_bart, "--what", "cross-attention", "--source", "the cat",
@@ -257,14 +270,17 @@ private slots:
         QCOMPARE(k.rows(), Eigen::Index(S));
         QCOMPARE(q.rows(), Eigen::Index(T));
         QCOMPARE(matrix("memory").rows(), Eigen::Index(S));
-        QVERIFY((scores - q * k.transpose()).cwiseAbs().maxCoeff() < 1e-4f);
-        QVERIFY((matrix("head_output") - weights * v).cwiseAbs().maxCoeff() < 1e-4f);
+        const numericcheck::Worst dScores = numericcheck::difference(scores, q * k.transpose()),
+                                  dOutput = numericcheck::difference(matrix("head_output"), weights * v);
+        QVERIFY2(dScores.within(1e-4f), dScores.message("scores against q kᵀ").c_str());
+        QVERIFY2(dOutput.within(1e-4f), dOutput.message("head output against weights v").c_str());
         // The weights are the core's cross-attention for that head.
         Result<ModelPtr> model = loadModel(m_bart.toStdString());
         const TokenizedText source = *encodeSource(**model, "the cat sat on the mat"), target = *encodeTarget(**model, "the cat");
         EncoderDecoderTrace trace;
         QVERIFY(forwardEncoderDecoder(**model, source.ids, target.ids, {}, false, trace).ok());
-        QVERIFY((weights - trace.cross(2, 1)).cwiseAbs().maxCoeff() < 1e-6f);
+        const numericcheck::Worst dWeights = numericcheck::difference(weights, trace.cross(2, 1));
+        QVERIFY2(dWeights.within(1e-6f), dWeights.message("printed weights against the core's").c_str());
     }
 
     void tokenizeSource()

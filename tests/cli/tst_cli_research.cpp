@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 
 #include "clirunner.h"
+#include "numericcheck.h"
 #include "core/model/forward.h"
 #include "core/research/ablation.h"
 #include "core/research/corpusstats.h"
@@ -76,17 +77,23 @@ void TestCliResearch::headsShapeAndNumbers()
     QCOMPARE(heads.size(), 8);
     ModelPtr m = model();
     const HeadRoleScores core = *computeHeadRoles(*m, ids(*m), AttentionSettings{}, 5);
-    double worst = 0.0;
+    numericcheck::Worst worst;
     for (const QJsonValue& v : heads) {
         const QJsonObject h = v.toObject();
         QCOMPARE(h.keys().size(), 7);
         const RoleScores& s = core.at(h["layer"].toInt(), h["head"].toInt());
-        worst = std::max({worst, std::abs(h["previous_token"].toDouble() - s.previousToken),
-                          std::abs(h["first_token"].toDouble() - s.firstToken), std::abs(h["self"].toDouble() - s.self),
-                          std::abs(h["duplicate_token"].toDouble() - s.duplicateToken),
-                          std::abs(h["induction"].toDouble() - s.induction)});
+        for (int role = 0; role < kHeadRoleCount; ++role) {
+            // A score with nothing to measure is not a finite number in the core and null in the output: that
+            // pair is compared as such. Any other null, or a missing key, is read as NaN and fails.
+            const char* key = roleKey(HeadRole(role));
+            const double want = roleScore(s, HeadRole(role));
+            const QJsonValue printed = h[QLatin1String(key)];
+            worst.label("head %d.%d %s", h["layer"].toInt(), h["head"].toInt(), key);
+            if (std::isfinite(want)) worst.add(printed.toDouble(NAN), want);
+            else if (!printed.isNull()) worst.fail("a score the core could not measure is printed as a number");
+        }
     }
-    QVERIFY2(worst < 1e-12, qPrintable(QString("printed scores differ from the core by %1").arg(worst)));
+    QVERIFY2(worst.within(1e-12), worst.message("printed scores against the core's").c_str());
     // The seed moves the probe's scores only.
     const QJsonArray other = parse(runCli({"heads", "--model", kSpec, "--text", kText, "--seed", "6"}))["heads"].toArray();
     QCOMPARE(other[3].toObject()["previous_token"].toDouble(), heads[3].toObject()["previous_token"].toDouble());
@@ -117,13 +124,14 @@ void TestCliResearch::importanceShapeAndNumbers()
     QVERIFY(std::abs(o["loss"].toDouble() - core.loss) < 1e-12);
     const QJsonArray grid = o["importance"].toArray();
     QCOMPARE(grid.size(), 2);
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("layer, head");
     for (int l = 0; l < 2; ++l) {
         QCOMPARE(grid[l].toArray().size(), 4);
-        for (int h = 0; h < 4; ++h) worst = std::max(worst, std::abs(grid[l][h].toDouble() - core.at(l, h)));
+        for (int h = 0; h < 4; ++h) worst.add(grid[l][h].toDouble(NAN), core.at(l, h), l, h);
     }
-    QVERIFY2(worst < 1e-12, qPrintable(QString("printed importance differs from the core by %1").arg(worst)));
-    QCOMPARE(grid[0][2].toDouble(), 0.0);  // already ablated
+    QVERIFY2(worst.within(1e-12), worst.message("printed importance against the core's").c_str());
+    QCOMPARE(grid[0][2].toDouble(NAN), 0.0);  // already ablated (a null is not 0)
 }
 
 void TestCliResearch::rolloutShapeAndNumbers()
@@ -141,11 +149,13 @@ void TestCliResearch::rolloutShapeAndNumbers()
     const int T = int(ids(*m).size());
     QCOMPARE(o["tokens"].toArray().size(), T);
     QCOMPARE(layers.size(), 2);
-    double worst = 0.0;
-    for (int l = 0; l < 2; ++l)
+    numericcheck::Worst worst;
+    for (int l = 0; l < 2; ++l) {
+        worst.label("layer %d", l);
         for (int i = 0; i < T; ++i)
-            for (int j = 0; j < T; ++j) worst = std::max(worst, std::abs(layers[l][i][j].toDouble() - core[l](i, j)));
-    QVERIFY2(worst < 1e-7, qPrintable(QString("printed rollout differs from the core by %1").arg(worst)));
+            for (int j = 0; j < T; ++j) worst.add(layers[l][i][j].toDouble(NAN), core[l](i, j), i, j);
+    }
+    QVERIFY2(worst.within(1e-7), worst.message("printed rollout against the core's").c_str());
     // Ablation reaches the rollout: knocking out a layer-0 head changes layer 1's attention and so R_1.
     const QJsonObject ablated = parse(runCli({"rollout", "--model", kSpec, "--text", kText, "--mask", "none", "--ablate", "0.0,0.1"}));
     QVERIFY(ablated["rollout"][1] != layers[1]);
@@ -164,11 +174,13 @@ void TestCliResearch::attentionWithAblation()
     s.ablated = {{0, 1}, {1, 3}};
     s.ablationMode = AblationMode::Mean;
     const ForwardTrace t = *forward(*m, ids(*m), s);
-    double worst = 0.0;
-    for (int h = 0; h < 4; ++h)
+    numericcheck::Worst worst;
+    for (int h = 0; h < 4; ++h) {
+        worst.label("layer 1 head %d", h);
         for (int i = 0; i < t.tokens; ++i)
-            for (int j = 0; j < t.tokens; ++j) worst = std::max(worst, std::abs(o["attention"][1][h][i][j].toDouble() - t.weights(1, h)(i, j)));
-    QVERIFY2(worst < 1e-7, qPrintable(QString("ablated attention differs from the core by %1").arg(worst)));
+            for (int j = 0; j < t.tokens; ++j) worst.add(o["attention"][1][h][i][j].toDouble(NAN), t.weights(1, h)(i, j), i, j);
+    }
+    QVERIFY2(worst.within(1e-7), worst.message("ablated attention against the core's").c_str());
     // No ablation, no new keys: the settings object stays as it always was.
     QVERIFY(!parse(runCli({"attention", "--text", "a b"}))["settings"].toObject().contains("ablate"));
 }

@@ -13,6 +13,7 @@
 #include "core/hub/hfcache.h"
 #include "core/hub/hubdownloadplan.h"
 #include "hubcache.h"
+#include "numericcheck.h"
 #include "core/io/modelfolder.h"
 #include "core/model/forward.h"
 #include "core/model/model.h"
@@ -61,15 +62,24 @@ std::uint64_t folderBytes(const fs::path& dir)
 }
 
 // The worst difference between two models' attention weights, every layer and head, on one text.
-double worstWeightDifference(const Model& a, const Model& b, const std::string& text)
+numericcheck::Worst worstWeightDifference(const Model& a, const Model& b, const std::string& text)
 {
+    numericcheck::Worst worst;
     Result<TokenizedText> ta = a.tokenizer->encode(text), tb = b.tokenizer->encode(text);
-    if (!ta || !tb || ta->ids != tb->ids) return 1e9;
+    if (!ta || !tb || ta->ids != tb->ids) {
+        worst.fail("the two models read the text as other tokens");
+        return worst;
+    }
     Result<ForwardTrace> fa = forward(a, ta->ids, AttentionSettings{}), fb = forward(b, tb->ids, AttentionSettings{});
-    if (!fa || !fb) return 1e9;
-    double worst = 0;
+    if (!fa || !fb) {
+        worst.fail("a forward pass failed");
+        return worst;
+    }
     for (int l = 0; l < a.config.layers; ++l)
-        for (int h = 0; h < a.config.heads; ++h) worst = std::max(worst, double((fa->weights(l, h) - fb->weights(l, h)).cwiseAbs().maxCoeff()));
+        for (int h = 0; h < a.config.heads; ++h) {
+            worst.label("layer %d head %d", l, h);
+            worst.add(fa->weights(l, h), fb->weights(l, h));
+        }
     return worst;
 }
 
@@ -240,7 +250,7 @@ private slots:
         Result<ModelPtr> plainMain = loadModelFolder(m_plainMain), plainV1 = loadModelFolder(m_plainV1);
         QVERIFY(plainMain && plainV1);
         const std::string text = "The cat sat on the mat.";
-        QVERIFY(worstWeightDifference(**plainMain, **plainV1, text) > 1e-3);  // the two revisions differ
+        QVERIFY(worstWeightDifference(**plainMain, **plainV1, text).exceeds(1e-3));  // the two revisions differ
         const std::pair<std::string, const Model*> cases[] = {
             {"hf:" + kRepo, plainMain->get()},
             {"hf:" + kRepo + "@main", plainMain->get()},
@@ -251,7 +261,8 @@ private slots:
             Result<ModelPtr> m = loadModel(spec);
             QVERIFY2(m, m ? "" : m.error().c_str());
             QCOMPARE((*m)->config.name, kRepo);
-            QCOMPARE(worstWeightDifference(**m, *expected, text), 0.0);
+            const numericcheck::Worst same = worstWeightDifference(**m, *expected, text);
+            QVERIFY2(same.atMost(1e-12), same.message(spec.c_str()).c_str());  // qFuzzyIsNull's zero
         }
     }
 

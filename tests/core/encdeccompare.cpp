@@ -1,20 +1,19 @@
 // The bodies of encdeccompare.h's functions, compiled once into the tests' fixture library.
 #include "encdeccompare.h"
-#include "tracecompare.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace encdec {
 using Rows = std::vector<std::vector<double>>;
 
-double worst(const std::vector<attnscope::Matrix>& engine, const std::vector<std::vector<Rows>>& ref, int heads)
+numericcheck::Worst worst(const std::vector<attnscope::Matrix>& engine, const std::vector<std::vector<Rows>>& ref, int heads)
 {
-    double w = 0.0;
+    numericcheck::Worst w;
     for (std::size_t l = 0; l < ref.size(); ++l)
         for (std::size_t h = 0; h < ref[l].size(); ++h) {
-            const attnscope::Matrix& m = engine[l * std::size_t(heads) + h];
-            const Rows& r = ref[l][h];
-            if (m.rows() != Eigen::Index(r.size()) || (m.rows() > 0 && m.cols() != Eigen::Index(r[0].size()))) return INFINITY;
-            for (std::size_t i = 0; i < r.size(); ++i)
-                for (std::size_t j = 0; j < r[i].size(); ++j) w = tracecompare::worseOf(w, double(m(Eigen::Index(i), Eigen::Index(j))), r[i][j]);
+            w.label("layer %zu head %zu", l, h);
+            w.add(engine[l * std::size_t(heads) + h], ref[l][h]);
         }
     return w;
 }
@@ -34,22 +33,29 @@ StepDifference stepsAgainstWholePasses(const attnscope::Model& model, const std:
 {
     using namespace attnscope;
     StepDifference worst;
+    // A pass that fails is an infinite difference on both, named by its step.
+    const auto failed = [&worst](std::size_t t) {
+        worst.weights.label("step %zu", t);
+        worst.logits.label("step %zu", t);
+        worst.weights.fail("the step or a whole pass failed");
+        worst.logits.fail("the step or a whole pass failed");
+        return worst;
+    };
     EncoderDecoderTrace whole, prefix;
     DecoderSteps steps;
     if (!forwardEncoderDecoder(model, source, target, settings, false, whole).ok() || !steps.start(model, source, settings).ok())
-        return {INFINITY, INFINITY};
+        return failed(0);
     for (std::size_t t = 0; t < target.size(); ++t) {
         const std::vector<int> head(target.begin(), target.begin() + std::ptrdiff_t(t + 1));
-        if (!steps.step(target[t]).ok() || !forwardEncoderDecoder(model, source, head, settings, true, prefix).ok()) return {INFINITY, INFINITY};
+        if (!steps.step(target[t]).ok() || !forwardEncoderDecoder(model, source, head, settings, true, prefix).ok()) return failed(t);
         for (std::size_t i = 0; i < whole.crossAttention.size(); ++i) {
-            const Eigen::RowVectorXf& row = steps.crossRows()[i];
-            if (row.size() != whole.crossAttention[i].cols()) return {INFINITY, INFINITY};
-            worst.weights = std::max(worst.weights, double((row - whole.crossAttention[i].row(Eigen::Index(t))).cwiseAbs().maxCoeff()));
+            worst.weights.label("step %zu cross-attention matrix %zu", t, i);
+            worst.weights.add(steps.crossRows()[i], whole.crossAttention[i].row(Eigen::Index(t)));
         }
-        const Eigen::RowVectorXf& logits = steps.nextLogits();
-        if (logits.size() != prefix.nextLogits.size()) return {INFINITY, INFINITY};
+        // Every logit is within the scale, so max(scale, |logit|) is the scale: relative to the largest logit.
         const double scale = std::max(1.0, double(prefix.nextLogits.cwiseAbs().maxCoeff()));
-        worst.logits = std::max(worst.logits, double((logits - prefix.nextLogits).cwiseAbs().maxCoeff()) / scale);
+        worst.logits.label("step %zu", t);
+        worst.logits.addRelative(steps.nextLogits(), prefix.nextLogits, scale);
     }
     return worst;
 }

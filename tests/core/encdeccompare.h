@@ -1,30 +1,30 @@
 #pragma once
 // What the encoder–decoder loader tests (tst_bartloader, tst_t5loader) compare with: the largest difference
 // between the engine's per-head matrices and a reference's, and the engine's logits as probabilities; and
-// (tst_generate, tst_bartloader) the decoder run one token at a time against whole passes.
-#include <algorithm>
-#include <cmath>
+// (tst_generate, tst_bartloader) the decoder run one token at a time against whole passes. Each difference
+// is a numericcheck::Worst: a NaN, an infinity or a shape that differs makes it infinite and says where.
 #include <vector>
 
 #include "core/model/encoderdecoder.h"
 #include "core/model/weights.h"
+#include "numericcheck.h"
 
 namespace encdec {
 
 using Rows = std::vector<std::vector<double>>;
 
 // The largest difference between a list of engine matrices (index layer*heads + head) and the reference's
-// [layer][head] rows; infinity when a shape differs.
-double worst(const std::vector<attnscope::Matrix>& engine, const std::vector<std::vector<Rows>>& ref, int heads);
+// [layer][head] rows.
+numericcheck::Worst worst(const std::vector<attnscope::Matrix>& engine, const std::vector<std::vector<Rows>>& ref, int heads);
 
 std::vector<double> softmax(const Eigen::RowVectorXf& logits);
 
 // DecoderSteps over `target` one token at a time against whole passes: every step's cross-attention rows
 // against row t of one whole pass on the target (under a mask that hides later keys, row t depends only on
 // tokens 0..t), and its logits against a whole pass on tokens 0..t. The worst absolute difference of a
-// weight, and of a logit relative to the largest logit's size; infinity when a step fails or a shape differs.
+// weight, and of a logit relative to the largest logit's size (at least 1); infinite when a step fails.
 struct StepDifference {
-    double weights = 0.0, logits = 0.0;
+    numericcheck::Worst weights, logits;
 };
 StepDifference stepsAgainstWholePasses(const attnscope::Model& model, const std::vector<int>& source,
                                               const std::vector<int>& target, const attnscope::AttentionSettings& settings);

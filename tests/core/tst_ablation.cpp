@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "loadmodel.h"
+#include "numericcheck.h"
 #include "core/model/forward.h"
 #include "core/research/ablation.h"
 #include "core/research/nexttokenloss.h"
@@ -17,11 +18,15 @@ using testing::load;
 namespace {
 
 // The worst difference over every head's weights and the next-token logits of two traces.
-double worstDifference(const ForwardTrace& a, const ForwardTrace& b)
+numericcheck::Worst worstDifference(const ForwardTrace& a, const ForwardTrace& b)
 {
-    double worst = (a.nextLogits - b.nextLogits).cwiseAbs().maxCoeff();
-    for (std::size_t i = 0; i < a.attention.size(); ++i)
-        worst = std::max(worst, double((a.attention[i] - b.attention[i]).cwiseAbs().maxCoeff()));
+    numericcheck::Worst worst;
+    worst.label("next-token logits");
+    worst.add(a.nextLogits, b.nextLogits);
+    for (std::size_t i = 0; i < a.attention.size(); ++i) {
+        worst.label("attention matrix %zu", i);
+        worst.add(a.attention[i], b.attention[i]);
+    }
     return worst;
 }
 
@@ -101,10 +106,10 @@ void TestAblation::zeroAblationEqualsZeroedOutputRows()
     for (const AblatedHead& a : s.ablated) edited->weights.layers[std::size_t(a.layer)].wo.middleRows(a.head * Dh, Dh).setZero();
     AttentionSettings plain = s;
     plain.ablated.clear();
-    const double worst = worstDifference(run(*model, ids, s), run(*edited, ids, plain));
-    QVERIFY2(worst < 1e-4, qPrintable(QString("ablated forward vs zeroed W_O rows: worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(run(*model, ids, s), run(*edited, ids, plain));
+    QVERIFY2(worst.within(1e-4), worst.message("ablated forward vs zeroed W_O rows").c_str());
     // And the ablation did something: the unablated model differs.
-    QVERIFY(worstDifference(run(*model, ids, s), run(*model, ids, plain)) > 1e-3);
+    QVERIFY(worstDifference(run(*model, ids, s), run(*model, ids, plain)).exceeds(1e-3));
 }
 
 // Replacing a head's output by its mean over positions is the same as zeroing its W_O rows and adding
@@ -129,8 +134,8 @@ void TestAblation::meanAblationEqualsZeroedRowsPlusMeanBias()
     AttentionSettings s;
     s.ablated = {{1, 2}};
     s.ablationMode = AblationMode::Mean;
-    const double worst = worstDifference(run(*model, ids, s), run(*edited, ids, AttentionSettings{}));
-    QVERIFY2(worst < 1e-4, qPrintable(QString("mean-ablated forward vs edited weights: worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(run(*model, ids, s), run(*edited, ids, AttentionSettings{}));
+    QVERIFY2(worst.within(1e-4), worst.message("mean-ablated forward vs edited weights").c_str());
 }
 
 void TestAblation::noAblationChangesNothing()
@@ -216,15 +221,16 @@ void TestAblation::importanceIsLossDifference()
     QCOMPARE(calls, 2 * 3 + 1);
     const double base = lossByPrefixes(*model, ids, s);
     QVERIFY(std::abs(imp->loss - base) < 1e-4);
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("layer, head");
     for (int l = 0; l < 2; ++l)
         for (int h = 0; h < 3; ++h) {
             AttentionSettings more = s;
             if (!s.isAblated(l, h)) more.ablated.push_back({l, h});
             std::sort(more.ablated.begin(), more.ablated.end());
-            worst = std::max(worst, std::abs(imp->at(l, h) - (lossByPrefixes(*model, ids, more) - base)));
+            worst.add(imp->at(l, h), lossByPrefixes(*model, ids, more) - base, l, h);
         }
-    QVERIFY2(worst < 1e-4, qPrintable(QString("importance vs prefix losses: worst difference %1").arg(worst)));
+    QVERIFY2(worst.within(1e-4), worst.message("importance vs prefix losses").c_str());
     QCOMPARE(imp->at(1, 1), 0.0);  // already ablated
     QVERIFY(!headImportance(*model, ids, s, [](int, int) { return false; }));  // cancelled
 }
@@ -289,8 +295,8 @@ void TestAblation::finalNormMatchesTheForwardsLogits()
     Workspace ws;
     QVERIFY(forward(*model, ids, AttentionSettings{}, capture, trace, ws).ok());
     const Eigen::RowVectorXf mine = finalNorm(*model, ws.h.bottomRows(1)) * model->weights.tokenEmbedding.transpose();
-    const double worst = (mine - trace.nextLogits).cwiseAbs().maxCoeff();
-    QVERIFY2(worst < 1e-4, qPrintable(QString("logits differ by %1").arg(worst)));
+    const numericcheck::Worst worst = numericcheck::difference(mine, trace.nextLogits);
+    QVERIFY2(worst.within(1e-4), worst.message("logits").c_str());
 }
 
 QTEST_APPLESS_MAIN(TestAblation)

@@ -7,6 +7,7 @@
 #include "core/model/forward.h"
 #include "core/model/randommodel.h"
 #include "core/compute/threadpool.h"
+#include "numericcheck.h"
 #include "reference.h"
 #include "tracecompare.h"
 #include "core/analysis/stats.h"
@@ -32,7 +33,7 @@ std::vector<int> idsOf(const Model& model, const char* text)
 
 // The largest difference between the pass's weights and the plain-loop reference's, over every layer,
 // head and pair.
-double worstAgainstReference(const Model& model, const std::vector<int>& ids, const AttentionSettings& s, const ForwardTrace& fast)
+numericcheck::Worst worstAgainstReference(const Model& model, const std::vector<int>& ids, const AttentionSettings& s, const ForwardTrace& fast)
 {
     return tracecompare::worstDifference(fast, reference::attention(model, ids, s));
 }
@@ -81,8 +82,8 @@ void TestAttention::handWorkedThreeTokens()
 
     Matrix expected(3, 3);
     expected << 1, 0, 0, 0.330238f, 0.669762f, 0, 0.248255f, 0.248255f, 0.503490f;
-    const float diff = (weights - expected).cwiseAbs().maxCoeff();
-    QVERIFY2(diff < 1e-5f, qPrintable(QString("max |weights - hand| = %1").arg(diff)));
+    const numericcheck::Worst diff = numericcheck::difference(weights, expected);
+    QVERIFY2(diff.within(1e-5f), diff.message("weights against the hand-worked ones").c_str());
 
     // out row 1 = 0.330238*(1,2) + 0.669762*(3,4) = (2.339524, 3.339524)
     QVERIFY(std::abs(out(1, 0) - 2.339524f) < 1e-5f);
@@ -133,9 +134,9 @@ void TestAttention::matchesPlainLoopReference()
 
     Result<ForwardTrace> fast = forward(*model, ids, s);
     QVERIFY2(fast.hasValue(), fast.error().c_str());
-    const double worst = worstAgainstReference(*model, ids, s, *fast);
-    qInfo("max |Eigen - plain loop| = %.3g", worst);
-    QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
+    const numericcheck::Worst worst = worstAgainstReference(*model, ids, s, *fast);
+    qInfo("max |Eigen - plain loop| = %.3g", worst.value());
+    QVERIFY2(worst.atMost(1e-5), worst.message("Eigen against the plain loop").c_str());
 }
 
 // Past 64 tokens the causal pass works in row blocks and skips the upper triangle, and every pass spreads
@@ -172,9 +173,9 @@ void TestAttention::longTextsMatchTheReferenceOnAnyThreadCount()
     ThreadPool::shared().setThreads(ThreadPool::hardwareThreads());
     ThreadPool::shared().setMinSharedMultiplyAdds(minShared);
     QVERIFY2(fast.hasValue(), fast.error().c_str());
-    const double worst = worstAgainstReference(*model, ids, s, *fast);
-    qInfo("max |Eigen - plain loop| = %.3g", worst);
-    QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
+    const numericcheck::Worst worst = worstAgainstReference(*model, ids, s, *fast);
+    qInfo("max |Eigen - plain loop| = %.3g", worst.value());
+    QVERIFY2(worst.atMost(1e-5), worst.message("Eigen against the plain loop").c_str());
     // A masked pair is exactly zero, above the diagonal included, where the blocked pass writes zeros itself.
     for (int l = 0; l < model->config.layers; ++l)
         for (int h = 0; h < model->config.heads; ++h)
@@ -251,12 +252,13 @@ void TestAttention::permutationEquivarianceWithoutPositions()
     const int perm[3] = {2, 1, 0};  // position i of b holds the token at position perm[i] of a
     Result<ForwardTrace> ta = forward(*model, a, s), tb = forward(*model, b, s);
     QVERIFY(ta.hasValue() && tb.hasValue());
-    float worst = 0.0f;
-    for (std::size_t n = 0; n < ta->attention.size(); ++n)
+    numericcheck::Worst worst;
+    for (std::size_t n = 0; n < ta->attention.size(); ++n) {
+        worst.label("B against P A P^T, matrix %zu", n);
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                worst = std::max(worst, std::abs(tb->attention[n](i, j) - ta->attention[n](perm[i], perm[j])));
-    QVERIFY2(worst < 1e-5f, qPrintable(QString("max |B - P A P^T| = %1").arg(worst)));
+            for (int j = 0; j < 3; ++j) worst.add(tb->attention[n](i, j), ta->attention[n](perm[i], perm[j]), i, j);
+    }
+    QVERIFY2(worst.within(1e-5f), worst.message().c_str());
 }
 
 void TestAttention::positionsBreakPermutationEquivariance()
@@ -267,12 +269,11 @@ void TestAttention::positionsBreakPermutationEquivariance()
     const std::vector<int> a = idsOf(*model, "dog bites man"), b = idsOf(*model, "man bites dog");
     const int perm[3] = {2, 1, 0};
     Result<ForwardTrace> ta = forward(*model, a, s), tb = forward(*model, b, s);
-    float worst = 0.0f;
+    numericcheck::Worst worst;
     for (std::size_t n = 0; n < ta->attention.size(); ++n)
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-                worst = std::max(worst, std::abs(tb->attention[n](i, j) - ta->attention[n](perm[i], perm[j])));
-    QVERIFY2(worst > 1e-3f, "with positions on, the reordered sentence should attend differently");
+            for (int j = 0; j < 3; ++j) worst.add(tb->attention[n](i, j), ta->attention[n](perm[i], perm[j]), i, j);
+    QVERIFY2(worst.exceeds(1e-3f), "with positions on, the reordered sentence should attend differently");
 }
 
 // For q, k with independent unit-variance components, q.k has variance d_k: unscaled scores spread out as
@@ -334,7 +335,8 @@ void TestAttention::temperatureExtremesStayFinite()
     if (temperature >= 1e6) {
         // Nearly uniform: every entry close to 1/T.
         const Matrix& w = t->attention[0];
-        QVERIFY((w.array() - 1.0f / float(w.cols())).abs().maxCoeff() < 1e-3f);
+        const numericcheck::Worst uniform = numericcheck::difference(w, 1.0f / float(w.cols()));
+        QVERIFY2(uniform.within(1e-3f), uniform.message("weights against 1/T").c_str());
     } else {
         // Saturated: each row is one-hot, so its entropy is ~0 and its max weight is 1.
         for (Eigen::Index i = 0; i < t->attention[0].rows(); ++i)
@@ -355,9 +357,12 @@ void TestAttention::detailMatchesAllHeadWeights()
     QCOMPARE(Matrix(d.concat.middleCols(2 * 16, 16)), d.headOutput);
     Matrix attn = d.concat * model->weights.layers[1].wo;
     attn.rowwise() += model->weights.layers[1].bo;
-    QVERIFY((attn - d.attnOutput).cwiseAbs().maxCoeff() < 1e-5f);
-    QVERIFY(((d.residualIn + d.attnOutput) - d.residualMid).cwiseAbs().maxCoeff() < 1e-5f);
-    QVERIFY(((d.residualMid + d.ffOutput) - d.residualOut).cwiseAbs().maxCoeff() < 1e-5f);
+    const numericcheck::Worst output = numericcheck::difference(attn, d.attnOutput);
+    QVERIFY2(output.within(1e-5f), output.message("concat W_O + b_O against the attention output").c_str());
+    const numericcheck::Worst mid = numericcheck::difference(d.residualIn + d.attnOutput, d.residualMid);
+    QVERIFY2(mid.within(1e-5f), mid.message("residual after attention").c_str());
+    const numericcheck::Worst out = numericcheck::difference(d.residualMid + d.ffOutput, d.residualOut);
+    QVERIFY2(out.within(1e-5f), out.message("residual after the feed-forward").c_str());
 }
 
 void TestAttention::valueNormsMatchPlainLoopReference_data()
@@ -396,10 +401,12 @@ void TestAttention::valueNormsMatchPlainLoopReference()
     reference::residual(*model, ids, s, nullptr, nullptr, &taps);
     const ModelConfig& cfg = model->config;
     const int T = int(ids.size()), D = cfg.dModel, Dh = cfg.dHead;
-    double worst = 0.0, worstWeighted = 0.0;
+    numericcheck::Worst worst, worstWeighted;
     for (int l = 0; l < cfg.layers; ++l) {
         const Matrix& wo = model->weights.layers[std::size_t(l)].wo;  // (D, D), head h owns rows h*Dh..
         for (int h = 0; h < cfg.heads; ++h) {
+            worst.label("layer %d head %d key", l, h);
+            worstWeighted.label("layer %d head %d", l, h);
             const Matrix weighted = valueWeightedAttention(*t, l, h);
             for (int j = 0; j < T; ++j) {
                 double squares = 0.0;
@@ -409,19 +416,18 @@ void TestAttention::valueNormsMatchPlainLoopReference()
                     squares += out * out;
                 }
                 const double want = std::sqrt(squares);
-                worst = std::max(worst, std::abs(double(t->valueNorm(l, h)[j]) - want) / std::max(1.0, want));
+                worst.addRelative(double(t->valueNorm(l, h)[j]), want, 1.0, j);
                 for (int i = 0; i < T; ++i)
-                    worstWeighted = std::max(worstWeighted, std::abs(double(weighted(i, j)) - double(t->weights(l, h)(i, j)) * want) /
-                                                                std::max(1.0, want));
+                    worstWeighted.addDeviation(std::abs(double(weighted(i, j)) - double(t->weights(l, h)(i, j)) * want) / std::max(1.0, want), i, j);
             }
             const Matrix contribution = t->headOutputs[std::size_t(l)].middleCols(h * Dh, Dh) * wo.middleRows(h * Dh, Dh);  // (T, D)
             for (int i = 0; i < T; ++i)
                 QVERIFY(contribution.row(i).norm() <= weighted.row(i).sum() * (1 + 1e-5f) + 1e-6f);
         }
     }
-    qInfo("worst relative difference: value norms %.3g, value-weighted weights %.3g", worst, worstWeighted);
-    QVERIFY2(worst <= 1e-5, qPrintable(QString("value norms differ by %1").arg(worst)));
-    QVERIFY2(worstWeighted <= 1e-5, qPrintable(QString("value-weighted attention differs by %1").arg(worstWeighted)));
+    qInfo("worst relative difference: value norms %.3g, value-weighted weights %.3g", worst.value(), worstWeighted.value());
+    QVERIFY2(worst.atMost(1e-5), worst.message("value norms").c_str());
+    QVERIFY2(worstWeighted.atMost(1e-5), worstWeighted.message("value-weighted attention").c_str());
 
     // Ablating a head changes what it hands on, not its values: its norms stay those of the pass above.
     AttentionSettings ablated = s;

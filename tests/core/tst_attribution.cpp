@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "loadmodel.h"
+#include "numericcheck.h"
 #include "core/model/forward.h"
 #include "core/model/maskedlm.h"
 #include "core/model/randommodel.h"
@@ -83,14 +84,15 @@ void TestAttribution::partsSumToTheRealLogit()
     const ForwardTrace trace = *forward(*model, ids, s, capture);
     Eigen::Index best = 0;
     trace.nextLogits.maxCoeff(&best);
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("target");
     for (int target : {0, 17, model->config.vocabSize - 1, int(best)}) {
         Result<LogitAttribution> a = directLogitAttribution(*model, ids, s, target);
         QVERIFY2(a, a.error().c_str());
         QCOMPARE(a->logit, double(trace.nextLogits(target)));
-        worst = std::max(worst, std::abs(a->total() - a->logit));
+        worst.add(a->total(), a->logit, target);
     }
-    QVERIFY2(worst < 1e-4, qPrintable(QString("the parts miss the real logit by %1").arg(worst)));
+    QVERIFY2(worst.within(1e-4), worst.message("the parts against the real logit").c_str());
 }
 
 // One head's part recomputed from its pipeline with plain loops: its output at the last position through
@@ -157,17 +159,18 @@ void TestAttribution::normalisationKeepsEveryQuerysRanking()
     // Before the scaling (undo it: q was multiplied by c, k divided) the mean key is the mean query; after
     // it the mean norms agree.
     const float c = float(n.scale);
-    const double meanGap = (n.q.colwise().mean() / c - n.k.colwise().mean() * c).cwiseAbs().maxCoeff();
-    QVERIFY2(meanGap < 1e-4, qPrintable(QString("mean query and key differ by %1").arg(meanGap)));
+    const numericcheck::Worst meanGap = numericcheck::difference(n.q.colwise().mean() / c, n.k.colwise().mean() * c);
+    QVERIFY2(meanGap.within(1e-4), meanGap.message("mean query against mean key").c_str());
     const double nq = n.q.rowwise().norm().mean(), nk = n.k.rowwise().norm().mean();
     QVERIFY2(std::abs(nq - nk) < 1e-4 * nq, qPrintable(QString("mean norms %1 and %2").arg(nq).arg(nk)));
     // For every query, the new scores are the old ones plus one constant: the ranking cannot change.
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("query, key");
     for (int i = 0; i < 12; ++i) {
         const double shift = n.q.row(i).dot(n.k.row(0)) - q.row(i).dot(k.row(0));
-        for (int j = 1; j < 12; ++j) worst = std::max(worst, std::abs(double(n.q.row(i).dot(n.k.row(j)) - q.row(i).dot(k.row(j))) - shift));
+        for (int j = 1; j < 12; ++j) worst.add(double(n.q.row(i).dot(n.k.row(j)) - q.row(i).dot(k.row(j))), shift, i, j);
     }
-    QVERIFY2(worst < 1e-3, qPrintable(QString("a query's scores moved unevenly by %1").arg(worst)));
+    QVERIFY2(worst.within(1e-3), worst.message("a score's move against its query's first").c_str());
 }
 
 // Eigen's SVD of the centred data is a different route to the same components: squared singular values
@@ -186,8 +189,13 @@ void TestAttribution::principalComponentsMatchSvd()
     for (int c = 0; c < 2; ++c) {
         const Eigen::VectorXd reference = X * svd.matrixV().col(c);
         const Eigen::VectorXd mine = p.points.col(c).cast<double>();
-        const double gap = std::min((mine - reference).cwiseAbs().maxCoeff(), (mine + reference).cwiseAbs().maxCoeff());
-        QVERIFY2(gap < 1e-3, qPrintable(QString("component %1 differs from the SVD's by %2 (up to sign)").arg(c).arg(gap)));
+        numericcheck::Worst same, flipped;  // a component's sign is arbitrary
+        same.label("component %d", c);
+        same.add(mine, reference);
+        flipped.label("component %d, sign flipped", c);
+        flipped.add(mine, -reference);
+        const numericcheck::Worst& gap = same.value() <= flipped.value() ? same : flipped;
+        QVERIFY2(gap.within(1e-3), gap.message("against the SVD's").c_str());
     }
 }
 
@@ -215,7 +223,8 @@ void TestAttribution::mapOfAModelHead()
     Matrix joint(2 * N, model->config.dHead);
     joint << n.q, n.k;
     const Projection2D p = principalComponents2D(joint);
-    QVERIFY((p.points.topRows(N) - map->queries).cwiseAbs().maxCoeff() < 1e-4);
+    const numericcheck::Worst queries = numericcheck::difference(p.points.topRows(N), map->queries);
+    QVERIFY2(queries.within(1e-4), queries.message("projected queries").c_str());
     QCOMPARE(map->attention[1], t1.detail.weights);
     // Too many tokens is a sentence, not an allocation.
     std::vector<std::vector<int>> many(3, std::vector<int>(700, 1));

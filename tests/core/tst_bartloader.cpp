@@ -18,6 +18,7 @@
 
 #include "core/analysis/crossattention.h"
 #include "encdeccompare.h"
+#include "numericcheck.h"
 #include "fuzzing.h"
 #include "bartreference.h"
 #include "core/io/safetensors.h"
@@ -151,26 +152,30 @@ private slots:
         const int H = tinybart::kH;
         QCOMPARE(trace.encoder.layers, tinybart::kEncL);
         QCOMPARE(int(trace.crossAttention.size()), tinybart::kDecL * H);
-        const double enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
-                     cross = worst(trace.crossAttention, ref.cross, H);
-        QVERIFY2(enc < 1e-4, qPrintable(QString("encoder self-attention differs by %1").arg(enc)));
-        QVERIFY2(self < 1e-4, qPrintable(QString("decoder self-attention differs by %1").arg(self)));
-        QVERIFY2(cross < 1e-4, qPrintable(QString("cross-attention differs by %1").arg(cross)));
-        qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", enc, self, cross);
+        const numericcheck::Worst enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
+                                  cross = worst(trace.crossAttention, ref.cross, H);
+        QVERIFY2(enc.within(1e-4), enc.message("encoder self-attention").c_str());
+        QVERIFY2(self.within(1e-4), self.message("decoder self-attention").c_str());
+        QVERIFY2(cross.within(1e-4), cross.message("cross-attention").c_str());
+        qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", enc.value(), self.value(), cross.value());
         QVERIFY(trace.hasLogits);
         const std::vector<double> p = softmax(trace.nextLogits);
         QCOMPARE(p.size(), ref.nextProbabilities.size());
-        double worstP = 0.0;
-        for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
-        QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
-        qInfo("next-token probabilities: worst difference %.2g", worstP);
+        const numericcheck::Worst worstP = numericcheck::difference(p, ref.nextProbabilities);
+        QVERIFY2(worstP.within(1e-4), worstP.message("next-token probabilities").c_str());
+        qInfo("next-token probabilities: worst difference %.2g", worstP.value());
 
         // The attention is not trivially uniform (a test that cannot fail would pass on uniform rows too).
         double spread = 0.0;
         for (const Matrix& m : trace.crossAttention) spread = std::max(spread, double(m.maxCoeff() - m.minCoeff()));
         QVERIFY(spread > 0.05);
+        numericcheck::Worst onBlocked;
         for (int key : blocked)
-            for (const Matrix& m : trace.crossAttention) QCOMPARE(m.col(key).cwiseAbs().maxCoeff(), 0.0f);
+            for (std::size_t i = 0; i < trace.crossAttention.size(); ++i) {
+                onBlocked.label("cross-attention matrix %zu key %d", i, key);
+                onBlocked.add(trace.crossAttention[i].col(key), 0.0);
+            }
+        QVERIFY2(blocked.empty() || onBlocked.atMost(1e-5f), onBlocked.message("weight on a blocked key").c_str());  // qFuzzyIsNull's zero
         if (causal) QCOMPARE(trace.self(0, 0)(0, 1), 0.0f);
     }
 
@@ -207,18 +212,17 @@ private slots:
         ro.ablateByMean = mode == AblationMode::Mean;
         const bartref::Result ref = bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH, source->ids, target->ids, ro);
         const int H = tinybart::kH;
-        const double enc = worst(trace.encoder.attention, ref.encoder, H), cross = worst(trace.crossAttention, ref.cross, H);
-        QVERIFY2(enc < 1e-4, qPrintable(QString("encoder self-attention differs by %1").arg(enc)));
-        QVERIFY2(cross < 1e-4, qPrintable(QString("cross-attention differs by %1").arg(cross)));
+        const numericcheck::Worst enc = worst(trace.encoder.attention, ref.encoder, H), cross = worst(trace.crossAttention, ref.cross, H);
+        QVERIFY2(enc.within(1e-4), enc.message("encoder self-attention").c_str());
+        QVERIFY2(cross.within(1e-4), cross.message("cross-attention").c_str());
         const std::vector<double> p = softmax(trace.nextLogits);
         QCOMPARE(p.size(), ref.nextProbabilities.size());
-        double worstP = 0.0;
-        for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
-        QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
-        const double moved = worst(trace.crossAttention, bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH,
-                                                                      source->ids, target->ids, bartref::Options{}).cross, H);
-        QVERIFY2(moved > 1e-3, qPrintable(QString("the ablation moved cross-attention by only %1").arg(moved)));
-        QVERIFY((trace.nextLogits - whole.nextLogits).cwiseAbs().maxCoeff() > 1e-3f);
+        const numericcheck::Worst worstP = numericcheck::difference(p, ref.nextProbabilities);
+        QVERIFY2(worstP.within(1e-4), worstP.message("next-token probabilities").c_str());
+        const numericcheck::Worst moved = worst(trace.crossAttention, bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH,
+                                                                                   source->ids, target->ids, bartref::Options{}).cross, H);
+        QVERIFY2(moved.exceeds(1e-3), moved.message("the ablation moved cross-attention by too little").c_str());
+        QVERIFY(numericcheck::difference(trace.nextLogits, whole.nextLogits).exceeds(1e-3f));
 
         // A head the encoder does not have is refused with a sentence naming it.
         s.ablated = {{tinybart::kEncL, 0}};
@@ -242,20 +246,27 @@ private slots:
         QVERIFY(r->real);
         QCOMPARE(r->weights.rows(), Eigen::Index(target->ids.size()));
         QCOMPARE(r->weights.cols(), Eigen::Index(source->ids.size()));
-        QVERIFY((r->weights - trace.cross(2, 1)).cwiseAbs().maxCoeff() < 1e-6f);
+        const numericcheck::Worst weights = numericcheck::difference(r->weights, trace.cross(2, 1));
+        QVERIFY2(weights.within(1e-6f), weights.message("weights").c_str());
         // Its steps agree with each other: scaled = m·scores, weights = softmax(scaled), output = weights V.
-        QVERIFY((r->scaled - float(r->multiplier) * r->scores).cwiseAbs().maxCoeff() < 1e-5f);
-        QVERIFY((r->output - r->weights * r->v).cwiseAbs().maxCoeff() < 1e-5f);
+        const numericcheck::Worst scaled = numericcheck::difference(r->scaled, float(r->multiplier) * r->scores);
+        QVERIFY2(scaled.within(1e-5f), scaled.message("scaled scores").c_str());
+        const numericcheck::Worst output = numericcheck::difference(r->output, r->weights * r->v);
+        QVERIFY2(output.within(1e-5f), output.message("output").c_str());
         QCOMPARE(r->k.rows(), Eigen::Index(source->ids.size()));
         // Every decoder head of both kinds comes with it, the same pass's (the views' grids of all heads).
         QCOMPARE(r->decoderLayers, trace.decoderLayers);
         QCOMPARE(r->heads, trace.heads);
         QCOMPARE(r->allCross.size(), trace.crossAttention.size());
         QCOMPARE(r->allSelf.size(), trace.selfAttention.size());
+        numericcheck::Worst all;
         for (std::size_t i = 0; i < trace.crossAttention.size(); ++i) {
-            QVERIFY((r->allCross[i] - trace.crossAttention[i]).cwiseAbs().maxCoeff() < 1e-6f);
-            QVERIFY((r->allSelf[i] - trace.selfAttention[i]).cwiseAbs().maxCoeff() < 1e-6f);
+            all.label("cross-attention matrix %zu", i);
+            all.add(r->allCross[i], trace.crossAttention[i]);
+            all.label("self-attention matrix %zu", i);
+            all.add(r->allSelf[i], trace.selfAttention[i]);
         }
+        QVERIFY2(all.within(1e-6f), all.message().c_str());
         QVERIFY(!crossAttention(**model, target->ids, source->ids, s, {tinybart::kDecL, 0}));
     }
 
@@ -394,20 +405,22 @@ private slots:
         ro.prefix = options.wrapped ? "model." : "";
         const bartref::Result ref = bartref::run(ck, tinymarian::kEncL, tinymarian::kDecL, tinymarian::kH, source->ids, target->ids, ro);
         const int H = tinymarian::kH;
-        const double enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
-                     cross = worst(trace.crossAttention, ref.cross, H);
-        QVERIFY2(enc < 1e-4 && self < 1e-4 && cross < 1e-4, qPrintable(QString("encoder %1, self %2, cross %3").arg(enc).arg(self).arg(cross)));
-        qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", enc, self, cross);
+        const numericcheck::Worst enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
+                                  cross = worst(trace.crossAttention, ref.cross, H);
+        QVERIFY2(enc.within(1e-4), enc.message("encoder self-attention").c_str());
+        QVERIFY2(self.within(1e-4), self.message("decoder self-attention").c_str());
+        QVERIFY2(cross.within(1e-4), cross.message("cross-attention").c_str());
+        qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", enc.value(), self.value(), cross.value());
         const std::vector<double> p = softmax(trace.nextLogits);
-        double worstP = 0.0;
-        for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
-        QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
-        qInfo("next-token probabilities: worst difference %.2g", worstP);
+        const numericcheck::Worst worstP = numericcheck::difference(p, ref.nextProbabilities);
+        QVERIFY2(worstP.within(1e-4), worstP.message("next-token probabilities").c_str());
+        qInfo("next-token probabilities: worst difference %.2g", worstP.value());
         // Generation's decoder one token at a time (scaled embeddings, sinusoidal positions, SiLU) against
         // whole passes, where it applies (a mask that hides later keys).
         if (causal) {
             const encdec::StepDifference steps = encdec::stepsAgainstWholePasses(**model, source->ids, target->ids, s);
-            QVERIFY2(steps.weights < 1e-5 && steps.logits < 1e-5, qPrintable(QString("steps: weights %1, logits %2").arg(steps.weights).arg(steps.logits)));
+            QVERIFY2(steps.weights.within(1e-5), steps.weights.message("steps' weights").c_str());
+            QVERIFY2(steps.logits.within(1e-5), steps.logits.message("steps' logits").c_str());
         }
     }
 
@@ -421,7 +434,8 @@ private slots:
         Result<ModelPtr> stored = loadModel(tinymarian::writeFolder(m_tmp, "marian-stored"));
         QVERIFY2(computed, computed ? "" : computed.error().c_str());
         QVERIFY(stored);
-        QVERIFY(((*computed)->weights.positionEmbedding - (*stored)->weights.positionEmbedding).cwiseAbs().maxCoeff() < 1e-6f);
+        const numericcheck::Worst positions = numericcheck::difference((*computed)->weights.positionEmbedding, (*stored)->weights.positionEmbedding);
+        QVERIFY2(positions.within(1e-6f), positions.message("position table").c_str());
         const std::vector<float> table = tinymarian::positionTable(tinymarian::kC, tinymarian::kD);
         QCOMPARE(marianPositionTable(tinymarian::kC, tinymarian::kD)(5, 1), table[5 * tinymarian::kD + 1]);
     }

@@ -20,6 +20,7 @@
 #include "core/model/trainingmask.h"
 #include "core/text/wordpiecetokenizer.h"
 #include "tinybert.h"
+#include "numericcheck.h"
 #include "tracecompare.h"
 #include "core/open/openmodel.h"
 
@@ -153,8 +154,8 @@ private slots:
         o.causal = causal;
         o.sqrtScaling = sqrtScaling;
         o.temperature = temperature;
-        const double worst = worstDifference(*trace, bertref::run(ck, kL, kH, text->ids, o).attention);
-        QVERIFY2(worst < 1e-4, qPrintable(QString("worst attention difference %1").arg(worst)));
+        const numericcheck::Worst worst = worstDifference(*trace, bertref::run(ck, kL, kH, text->ids, o).attention);
+        QVERIFY2(worst.within(1e-4), worst.message("attention").c_str());
         // The encoder's rows are not all alike: the test would pass on uniform weights otherwise.
         QVERIFY(trace->weights(1, 0).maxCoeff() > 2.0f / float(text->ids.size()));
     }
@@ -184,22 +185,24 @@ private slots:
         bertref::Options o;
         o.distil = family == Family::DistilBert;
         const bertref::Result ref = bertref::run(ck, kL, kH, text->ids, o);
-        double worst = 0.0, sum = 0.0;
+        numericcheck::Worst worst;
+        double sum = 0.0;
         for (std::size_t n = 0; n < masks.size(); ++n) {
             QCOMPARE(predicted[n].position, masks[n]);
             QCOMPARE(int(predicted[n].top.size()), V);
             const std::vector<double> p = bertref::maskedProbabilities(ck, ref.hidden[std::size_t(masks[n])], o);
             sum = 0.0;
+            worst.label("position %d token", masks[n]);
             for (std::size_t i = 0; i < predicted[n].top.size(); ++i) {
                 const NextToken& t = predicted[n].top[i];
-                worst = std::max(worst, std::abs(t.p - p[std::size_t(t.id)]));
+                worst.add(t.p, p[std::size_t(t.id)], t.id);
                 sum += t.p;
                 if (i > 0) QVERIFY(t.p <= predicted[n].top[i - 1].p);
                 QCOMPARE(t.token, m.tokenizer->displayToken(t.id));
             }
             QVERIFY2(std::abs(sum - 1.0) < 1e-4, qPrintable(QString("probabilities sum to %1").arg(sum)));
         }
-        QVERIFY2(worst < 1e-4, qPrintable(QString("worst masked-token probability difference %1").arg(worst)));
+        QVERIFY2(worst.within(1e-4), worst.message("masked-token probabilities").c_str());
         // Different positions get different predictions (the head reads each position's own row).
         QVERIFY(predicted[0].top[0].p != predicted[1].top[0].p);
     }
@@ -227,9 +230,10 @@ private slots:
         bertref::Options o;
         o.decoder = "cls.predictions.decoder.weight";
         const std::vector<double> ref = bertref::maskedProbabilities(ck, bertref::run(ck, kL, kH, ids, o).hidden[2], o);
-        double worst = 0;
-        for (const NextToken& n : p[0].top) worst = std::max(worst, std::abs(n.p - ref[std::size_t(n.id)]));
-        QVERIFY2(worst < 1e-4, qPrintable(QString("worst difference %1").arg(worst)));
+        numericcheck::Worst worst;
+        worst.label("token");
+        for (const NextToken& n : p[0].top) worst.add(n.p, ref[std::size_t(n.id)], n.id);
+        QVERIFY2(worst.within(1e-4), worst.message("masked-token probabilities").c_str());
     }
 
     void halfPrecisionCheckpointsAgree_data()
@@ -251,8 +255,8 @@ private slots:
         Result<ForwardTrace> trace = forward(**model, ids, s);
         QVERIFY(trace);
         const gpt2ref::Checkpoint ck(folder + "/model.safetensors");
-        const double worst = worstDifference(*trace, bertref::run(ck, kL, kH, ids, {}).attention);
-        QVERIFY2(worst < 1e-3, qPrintable(QString("worst attention difference %1").arg(worst)));
+        const numericcheck::Worst worst = worstDifference(*trace, bertref::run(ck, kL, kH, ids, {}).attention);
+        QVERIFY2(worst.within(1e-3), worst.message("attention").c_str());
     }
 
     void acceptsBareNamesGammaBetaAndTokenizerJson()

@@ -13,6 +13,7 @@
 
 #include "core/dataexport/dataexport.h"
 #include "npyreader.h"
+#include "numericcheck.h"
 #include "core/model/forward.h"
 #include "core/model/model.h"
 #include "core/open/openmodel.h"
@@ -178,15 +179,16 @@ private slots:
             for (int h = 0; h < 3; ++h) {
                 const ForwardTrace t = run(f, HeadSelection{l, h});
                 // q k^T recomputed here from the trace's q and k, in double.
-                double worst = 0.0;
+                numericcheck::Worst worst;
+                worst.label("L%d H%d", l, h);
                 for (std::size_t q = 0; q < T; ++q)
                     for (std::size_t k = 0; k < T; ++k) {
                         double dot = 0.0;
                         for (Eigen::Index d = 0; d < t.detail.q.cols(); ++d)
                             dot += double(t.detail.q(Eigen::Index(q), d)) * t.detail.k(Eigen::Index(k), d);
-                        worst = std::max(worst, std::abs(dot - n.values[((std::size_t(l) * 3 + std::size_t(h)) * T + q) * T + k]));
+                        worst.add(n.values[((std::size_t(l) * 3 + std::size_t(h)) * T + q) * T + k], dot, long(q), long(k));
                     }
-                QVERIFY2(worst < 1e-4, qPrintable(QStringLiteral("L%1 H%2 worst %3").arg(l).arg(h).arg(worst)));
+                QVERIFY2(worst.within(1e-4), worst.message("exported scores").c_str());
             }
         const nlohmann::json j = nlohmann::json::parse(exported(f, DataKind::Scores, DataFormat::Json));
         QCOMPARE(j["multiplier"].get<double>(), f.settings.multiplier(f.model->config.dHead));
@@ -201,7 +203,7 @@ private slots:
         const std::size_t T = f.tokens.ids.size();
         QCOMPARE(entropy.shape, (std::vector<std::size_t>{2, 3, T}));
         const ForwardTrace t = run(f);
-        double worst = 0.0;
+        numericcheck::Worst worst;
         for (int l = 0; l < 2; ++l)
             for (int h = 0; h < 3; ++h)
                 for (std::size_t q = 0; q < T; ++q) {
@@ -212,9 +214,12 @@ private slots:
                         m = std::max(m, p);
                     }
                     const std::size_t at = (std::size_t(l) * 3 + std::size_t(h)) * T + q;
-                    worst = std::max({worst, std::abs(e - entropy.values[at]), std::abs(m - peak.values[at])});
+                    worst.label("L%d H%d entropy of row", l, h);
+                    worst.add(entropy.values[at], e, long(q));
+                    worst.label("L%d H%d max weight of row", l, h);
+                    worst.add(peak.values[at], m, long(q));
                 }
-        QVERIFY2(worst < 1e-5, qPrintable(QStringLiteral("worst %1").arg(worst)));
+        QVERIFY2(worst.within(1e-5), worst.message("exported stats").c_str());
     }
 
     void weightsAreTheHeadsSlicesOfTheProjections()

@@ -119,8 +119,8 @@ private slots:
         std::vector<int> target = {(*m)->decoder->decoderStartId};
         for (int i = 1; i < 7; ++i) target.push_back((i * 7 + 3) % (*m)->config.vocabSize);
         const encdec::StepDifference worst = encdec::stepsAgainstWholePasses(**m, source->ids, target, settings);
-        QVERIFY2(worst.weights < 1e-5 && worst.logits < 1e-5,
-                 qPrintable(QStringLiteral("worst weight difference %1, logit %2").arg(worst.weights).arg(worst.logits)));
+        QVERIFY2(worst.weights.within(1e-5), worst.weights.message("weights").c_str());
+        QVERIFY2(worst.logits.within(1e-5), worst.logits.message("logits").c_str());
         AttentionSettings unmasked = settings;
         unmasked.mask = MaskKind::None;
         QVERIFY(!DecoderSteps::canStep(**m, unmasked));

@@ -17,6 +17,7 @@
 #include "core/io/safetensors.h"
 #include "core/text/filetext.h"
 #include "tinygpt2.h"
+#include "numericcheck.h"
 #include "tracecompare.h"
 #include "core/open/openmodel.h"
 
@@ -160,8 +161,8 @@ private slots:
         const Matrix& a = trace->weights(0, 0);
         QCOMPARE(a(0, 0), 1.0f);
         QVERIFY(a(0, 1) == 0.0);
-        const double diff = std::max(std::abs(a(1, 0) - 0.25), std::abs(a(1, 1) - 0.75));
-        QVERIFY2(diff < 1e-5, qPrintable(QString("row 1 is [%1, %2], expected [0.25, 0.75]").arg(a(1, 0)).arg(a(1, 1))));
+        const numericcheck::Worst diff = numericcheck::difference(a.row(1), Eigen::RowVector2d(0.25, 0.75));
+        QVERIFY2(diff.within(1e-5), diff.message("row 1 against [0.25, 0.75]").c_str());
     }
 
     void matchesReference_data()
@@ -198,8 +199,8 @@ private slots:
         QVERIFY2(trace, trace.error().c_str());
         const gpt2ref::Checkpoint ck(m_f32 + "/model.safetensors");
         const auto ref = gpt2ref::attention(ck, kL, kH, kD, 1e-5, kIds, {causal, sqrtScaling, temperature, learned});
-        const double worst = worstDifference(*trace, ref);
-        QVERIFY2(worst < 1e-4, qPrintable(QString("worst attention difference %1").arg(worst)));
+        const numericcheck::Worst worst = worstDifference(*trace, ref);
+        QVERIFY2(worst.within(1e-4), worst.message("attention").c_str());
     }
 
     void halfPrecisionCheckpointsAgree_data()
@@ -218,8 +219,8 @@ private slots:
         Result<ForwardTrace> trace = forward(**model, kIds, AttentionSettings{});
         QVERIFY2(trace, trace.error().c_str());
         const gpt2ref::Checkpoint ck(folder + "/model.safetensors");
-        const double worst = worstDifference(*trace, gpt2ref::attention(ck, kL, kH, kD, 1e-5, kIds, {}));
-        QVERIFY2(worst < 1e-3, qPrintable(QString("worst attention difference %1").arg(worst)));
+        const numericcheck::Worst worst = worstDifference(*trace, gpt2ref::attention(ck, kL, kH, kD, 1e-5, kIds, {}));
+        QVERIFY2(worst.within(1e-3), worst.message("attention").c_str());
     }
 
     void nextTokensAreSortedProbabilities()

@@ -10,6 +10,7 @@
 #include "core/research/corpusstats.h"
 #include "core/research/headroles.h"
 #include "core/open/openmodel.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 
@@ -57,11 +58,22 @@ Matrix toMatrix(const reference::Grid& g)
     return m;
 }
 
-double worstDifference(const RoleScores& s, const Expected& e)
+// A role with nothing to measure (no repeated token) is NaN on both sides, and they agree: that pair is
+// skipped on purpose. A NaN on one side only fails.
+numericcheck::Worst worstDifference(const RoleScores& s, const Expected& e)
 {
-    auto diff = [](double a, double b) { return std::isnan(a) && std::isnan(b) ? 0.0 : std::abs(a - b); };
-    return std::max({diff(s.previousToken, e.previous), diff(s.firstToken, e.first), diff(s.self, e.self),
-                     diff(s.duplicateToken, e.duplicate), diff(s.induction, e.induction)});
+    numericcheck::Worst w;
+    const auto role = [&w](const char* name, double got, double want) {
+        if (std::isnan(got) && std::isnan(want)) return;
+        w.label("%s", name);
+        w.add(got, want);
+    };
+    role("previous token", s.previousToken, e.previous);
+    role("first token", s.firstToken, e.first);
+    role("self", s.self, e.self);
+    role("duplicate token", s.duplicateToken, e.duplicate);
+    role("induction", s.induction, e.induction);
+    return w;
 }
 
 // A causal pattern where every row sums to 1 and follows `rule(i)` = the key it puts all weight on.
@@ -130,9 +142,10 @@ void TestHeadRoles::handBuiltPatterns()
     }
     const RoleScores s = measureRoles(toMatrix(A), ids);
     const Expected loops = plainLoops(A, ids);
-    QVERIFY2(worstDifference(s, loops) < 1e-9, qPrintable(QString("core vs plain loops: %1").arg(worstDifference(s, loops))));
+    const numericcheck::Worst againstLoops = worstDifference(s, loops);
+    QVERIFY2(againstLoops.within(1e-9), againstLoops.message("core vs plain loops").c_str());
     const Expected hand{previous, first, self, duplicate, induction};
-    QVERIFY2(worstDifference(s, hand) < 1e-9,
+    QVERIFY2(worstDifference(s, hand).within(1e-9),
              qPrintable(QString("scores (%1, %2, %3, %4, %5) differ from the hand values")
                             .arg(s.previousToken).arg(s.firstToken).arg(s.self).arg(s.duplicateToken).arg(s.induction)));
 }
@@ -149,8 +162,8 @@ void TestHeadRoles::randomPatternMatchesPlainLoops()
         for (int j = 0; j <= i; ++j) A[i][j] /= sum;
     }
     const RoleScores s = measureRoles(toMatrix(A), ids);
-    const double worst = worstDifference(s, plainLoops(A, ids));
-    QVERIFY2(worst < 1e-6, qPrintable(QString("random causal pattern with repeats: worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(s, plainLoops(A, ids));
+    QVERIFY2(worst.within(1e-6), worst.message("random causal pattern with repeats").c_str());
 }
 
 void TestHeadRoles::noRepeatMeansNoDuplicateScore()
@@ -186,14 +199,16 @@ void TestHeadRoles::modelScoresMatchReferenceForward()
     QVERIFY(roles->positionalFromSentence);
     const auto onSentence = reference::attention(*model, ids, s);
     const auto onProbe = reference::attention(*model, roles->probeIds, s);
-    double worst = 0.0;
+    numericcheck::Worst worst;
     for (int l = 0; l < 2; ++l)
         for (int h = 0; h < 4; ++h) {
             const Expected sentence = plainLoops(onSentence[l][h], ids), probe = plainLoops(onProbe[l][h], roles->probeIds);
             const Expected combined{sentence.previous, sentence.first, sentence.self, probe.duplicate, probe.induction};
-            worst = std::max(worst, worstDifference(roles->at(l, h), combined));
+            numericcheck::Worst head = worstDifference(roles->at(l, h), combined);
+            worst.label("layer %d head %d", l, h);
+            worst.merge(head);
         }
-    QVERIFY2(worst < 1e-4, qPrintable(QString("role scores vs the reference forward: worst difference %1").arg(worst)));
+    QVERIFY2(worst.within(1e-4), worst.message("role scores vs the reference forward").c_str());
 
     // Without a sentence every score comes from the probe.
     Result<HeadRoleScores> probeOnly = computeHeadRoles(*model, {}, s, 11);
@@ -295,19 +310,22 @@ void TestHeadRoles::corpusStatsMatchALoopOverTheDocuments()
     QCOMPARE(got->documents, used);
     QCOMPARE(got->tokens, tokens);
     QCOMPARE(got->truncated, truncated);
-    double worst = 0;
+    numericcheck::Worst worst;
     for (int l = 0; l < L; ++l)
         for (int h = 0; h < H; ++h) {
             const std::size_t cell = std::size_t(l * H + h);
             const HeadCorpusStats& g = got->at(l, h);
             QCOMPARE(g.layer, l);
             QCOMPARE(g.head, h);
-            for (auto [value, sum, n] : {std::tuple{g.entropy, entropy[cell], rows}, std::tuple{g.firstToken, first[cell], rows},
-                                         std::tuple{g.punctuation, punct[cell], rows}, std::tuple{g.special, special[cell], rows},
-                                         std::tuple{g.previousToken, previous[cell], previousRows}})
-                worst = std::max(worst, std::abs(value - sum / n));
+            for (auto [name, value, sum, n] :
+                 {std::tuple{"entropy", g.entropy, entropy[cell], rows}, std::tuple{"first token", g.firstToken, first[cell], rows},
+                  std::tuple{"punctuation", g.punctuation, punct[cell], rows}, std::tuple{"special", g.special, special[cell], rows},
+                  std::tuple{"previous token", g.previousToken, previous[cell], previousRows}}) {
+                worst.label("layer %d head %d %s", l, h, name);
+                worst.add(value, sum / n);
+            }
         }
-    QVERIFY2(worst < 1e-9, qPrintable(QString("worst difference %1").arg(worst)));
+    QVERIFY2(worst.within(1e-9), worst.message().c_str());
     // Under the causal mask with <bos> first and visible, every head gives it some weight in every row.
     if (!blockFirst) QVERIFY(got->at(0, 0).special > 0.0 && got->at(0, 0).special == got->at(0, 0).firstToken);
     QVERIFY(std::abs(got->layerMean(1, &HeadCorpusStats::entropy) -

@@ -15,6 +15,7 @@
 #include "core/model/forward.h"
 #include "core/model/prefixreuse.h"
 #include "loadmodel.h"
+#include "numericcheck.h"
 #include "overviewreference.h"
 #include "tinybert.h"
 #include "tinyllama.h"
@@ -23,12 +24,6 @@
 using namespace attnscope;
 
 namespace {
-
-double worstDifference(const Matrix& a, const Matrix& b)
-{
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
-    return a.size() == 0 ? 0.0 : double((a - b).cwiseAbs().maxCoeff());
-}
 
 // The whole pass's picture of one head, by plain loops: its overview (NaN where every pair is hidden) and
 // its share of weight on key 0, both of weight × value length when `valueNorm` is given.
@@ -57,7 +52,8 @@ Expected expectedSummary(const Matrix& weights, const Matrix& masked, const RowV
     return e;
 }
 
-// Same NaN cells, and the other cells within `tolerance`.
+// Same NaN cells, and the other cells within `tolerance`. A NaN here marks a cell with no weights, so it
+// must match a NaN (numericcheck's Worst would fail on it); a NaN on one side only still fails.
 bool sameOverview(const Matrix& got, const Matrix& want, double tolerance, QString* why)
 {
     if (got.rows() != want.rows() || got.cols() != want.cols()) {
@@ -167,12 +163,19 @@ private slots:
         QCOMPARE(got->keepsEveryHead(), !onlyFocused);
         QCOMPARE(got->rowFullyMasked, want->rowFullyMasked);
         QVERIFY(got->hasLogits);
-        const double logits = double((got->nextLogits - want->nextLogits).cwiseAbs().maxCoeff());
-        QVERIFY2(logits < 1e-4, qPrintable(QString("logits differ by %1").arg(logits)));
+        const numericcheck::Worst logits = numericcheck::difference(got->nextLogits, want->nextLogits);
+        QVERIFY2(logits.within(1e-4), logits.message("logits").c_str());
         if (!onlyFocused) {
-            for (auto member : {&HeadDetail::scores, &HeadDetail::masked, &HeadDetail::weights, &HeadDetail::residualOut})
-                QVERIFY(worstDifference(got->detail.*member, want->detail.*member) < 1e-4 ||
-                        (got->detail.*member).cwiseEqual(want->detail.*member).all());
+            numericcheck::Worst detail;
+            detail.matchInfinities();  // masked scores are -inf on both sides
+            const std::pair<Matrix HeadDetail::*, const char*> parts[] = {
+                {&HeadDetail::scores, "scores"}, {&HeadDetail::masked, "masked"}, {&HeadDetail::weights, "weights"},
+                {&HeadDetail::residualOut, "residual out"}};
+            for (const auto& [member, name] : parts) {
+                detail.label("detail %s", name);
+                detail.add(got->detail.*member, want->detail.*member);
+            }
+            QVERIFY2(detail.within(1e-4), detail.message().c_str());
         }
         const Matrix& masked = want->detail.masked;  // the mask is every head's
         for (int l = 0; l < m.config.layers; ++l)
@@ -181,8 +184,10 @@ private slots:
                 const bool kept = !onlyFocused || HeadSelection{l, h} == focus;
                 QCOMPARE(got->keepsWeights(l, h), kept);
                 if (kept) {
-                    const double d = worstDifference(got->weights(l, h), want->weights(l, h));
-                    QVERIFY2(d < 1e-5, qPrintable(QString("head %1.%2's weights differ by %3").arg(l).arg(h).arg(d)));
+                    numericcheck::Worst d;
+                    d.label("head %d.%d's weights", l, h);
+                    d.add(got->weights(l, h), want->weights(l, h));
+                    QVERIFY2(d.within(1e-5), d.message().c_str());
                 } else {
                     QCOMPARE(got->attention[i].size(), Eigen::Index(0));
                 }
@@ -381,15 +386,17 @@ private slots:
             const ForwardTrace& got = traces[last];
             QVERIFY(got.hasOverviews && got.hasLogits);
             QCOMPARE(got.tokens, T);
-            const double logits = double((got.nextLogits - fresh->nextLogits).cwiseAbs().maxCoeff());
-            QVERIFY2(logits < 1e-4, qPrintable(QString("%1: logits differ by %2").arg(e.what).arg(logits)));
+            const numericcheck::Worst logits = numericcheck::difference(got.nextLogits, fresh->nextLogits);
+            QVERIFY2(logits.within(1e-4), qPrintable(QString("%1: %2").arg(e.what).arg(QString::fromStdString(logits.message("logits")))));
             for (int l = 0; l < m.config.layers; ++l)
                 for (int h = 0; h < m.config.heads; ++h) {
                     const std::size_t i = std::size_t(l * m.config.heads + h);
                     QCOMPARE(got.keepsWeights(l, h), (!onlyFocused || HeadSelection{l, h} == focus));
                     if (got.keepsWeights(l, h)) {
-                        const double d = worstDifference(got.weights(l, h), fresh->weights(l, h));
-                        QVERIFY2(d < 1e-4, qPrintable(QString("%1: head %2.%3's weights differ by %4").arg(e.what).arg(l).arg(h).arg(d)));
+                        numericcheck::Worst d;
+                        d.label("head %d.%d's weights", l, h);
+                        d.add(got.weights(l, h), fresh->weights(l, h));
+                        QVERIFY2(d.within(1e-4), qPrintable(QString("%1: %2").arg(e.what).arg(QString::fromStdString(d.message()))));
                     }
                     const Expected x = expectedSummary(fresh->weights(l, h), fresh->detail.masked,
                                                        valueWeighted ? &fresh->valueNorm(l, h) : nullptr, cells);

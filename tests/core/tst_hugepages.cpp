@@ -12,6 +12,7 @@
 #include "core/compute/hugepages.h"
 #include "core/compute/packedproduct.h"
 #include "core/model/randommodel.h"
+#include "numericcheck.h"
 #include "randommatrix.h"
 
 using namespace attnscope;
@@ -90,8 +91,8 @@ private slots:
         for (Eigen::Index b = 0; b < PackedRows::depthBlocks(x.cols()); ++b) rows.packBlock(x, b);
         Eigen::MatrixXf out = Eigen::MatrixXf::Zero(20, 1024);
         multiplyPacked(rows, packed, 0, 1024, out);
-        const double worst = (out.cast<double>() - x.cast<double>() * w.cast<double>()).cwiseAbs().maxCoeff();
-        QVERIFY2(worst < 1e-3, qPrintable(QString("product off by %1").arg(worst)));
+        const numericcheck::Worst worst = numericcheck::difference(out, x.cast<double>() * w.cast<double>());
+        QVERIFY2(worst.within(1e-3), worst.message("product").c_str());
 
         if (d.refused == 1) QSKIP("this system refused to collapse memory into 2 MB pages (huge pages off or none free)");
         QCOMPARE(d.collapsedBytes, std::size_t(4) << 20);

@@ -14,6 +14,8 @@
 #include "core/io/llamaloader.h"
 #include "core/io/modelfolder.h"
 #include "llamareference.h"
+#include "numericcheck.h"
+#include "tracecompare.h"
 #include "core/model/forward.h"
 #include "core/model/storedweights.h"
 #include "core/research/logitattribution.h"
@@ -165,29 +167,21 @@ private slots:
         QVERIFY2(trace, trace.error().c_str());
         const llamaref::Result ref = llamaref::Model(dir).run(ids, s.options);
 
-        double worst = 0;
-        for (int l = 0; l < trace->layers; ++l)
-            for (int h = 0; h < trace->heads; ++h)
-                for (int i = 0; i < trace->tokens; ++i)
-                    for (int j = 0; j < trace->tokens; ++j)
-                        worst = std::max(worst, std::abs(double(trace->weights(l, h)(i, j)) - ref.attention[std::size_t(l)][std::size_t(h)][std::size_t(i)][std::size_t(j)]));
-        const std::vector<double> p = softmax(trace->nextLogits);
-        double worstP = 0;
-        for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
+        const numericcheck::Worst worst = tracecompare::worstDifference(*trace, ref.attention);
+        const numericcheck::Worst worstP = numericcheck::difference(softmax(trace->nextLogits), ref.nextProbabilities);
         // Value norms (value-weighted attention) relative to their size: grouped heads read a shared value.
         QVERIFY(trace->hasValueNorms);
-        double worstNorm = 0;
+        numericcheck::Worst worstNorm;
         for (int l = 0; l < trace->layers; ++l)
-            for (int h = 0; h < trace->heads; ++h)
-                for (int j = 0; j < trace->tokens; ++j) {
-                    const double want = ref.valueNorms[std::size_t(l)][std::size_t(h)][std::size_t(j)];
-                    worstNorm = std::max(worstNorm, std::abs(double(trace->valueNorm(l, h)[j]) - want) / std::max(1.0, want));
-                }
-        qDebug("worst attention difference %.2e, worst next-token probability difference %.2e, worst value norm %.2e", worst,
-               worstP, worstNorm);
-        QVERIFY2(worst < 1e-4, qPrintable(QString("attention differs from the reference by %1").arg(worst)));
-        QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ from the reference by %1").arg(worstP)));
-        QVERIFY2(worstNorm < 1e-4, qPrintable(QString("value norms differ from the reference by %1").arg(worstNorm)));
+            for (int h = 0; h < trace->heads; ++h) {
+                worstNorm.label("layer %d head %d key", l, h);
+                worstNorm.addRelative(trace->valueNorm(l, h), ref.valueNorms[std::size_t(l)][std::size_t(h)]);
+            }
+        qDebug("worst attention difference %.2e, worst next-token probability difference %.2e, worst value norm %.2e", worst.value(),
+               worstP.value(), worstNorm.value());
+        QVERIFY2(worst.within(1e-4), worst.message("attention").c_str());
+        QVERIFY2(worstP.within(1e-4), worstP.message("next-token probabilities").c_str());
+        QVERIFY2(worstNorm.within(1e-4), worstNorm.message("value norms").c_str());
     }
 
     void readsTheConfig()

@@ -8,6 +8,7 @@
 #include "core/compute/packedproduct.h"
 #include "core/model/forward.h"
 #include "core/model/randommodel.h"
+#include "numericcheck.h"
 #include "randommatrix.h"
 
 using namespace attnscope;
@@ -64,9 +65,9 @@ private slots:
         Eigen::MatrixXf out = start;  // the kernel adds to what is there
         multiplyPacked(rows, packed, 0, N, out);
         const Eigen::MatrixXd expected = plainProduct(x, w, start);
-        const double worst = (out.cast<double>() - expected).cwiseAbs().maxCoeff();
+        const numericcheck::Worst worst = numericcheck::difference(out, expected);
         // Float sums of up to 513 products of numbers below 1.
-        QVERIFY2(worst < 2e-4 * std::sqrt(double(K)), qPrintable(QString("worst difference %1").arg(worst)));
+        QVERIFY2(worst.within(2e-4 * std::sqrt(double(K))), worst.message().c_str());
     }
 
     void columnBlocksAgreeWithTheWholeProduct()
@@ -82,7 +83,8 @@ private slots:
         multiplyPacked(rows, packed, 0, N, whole);
         for (Eigen::Index c0 = 0; c0 < N; c0 += 3 * kPackColumnStep)
             multiplyPacked(rows, packed, c0, std::min(3 * kPackColumnStep, N - c0), blocks);
-        QCOMPARE((whole - blocks).cwiseAbs().maxCoeff(), 0.0f);
+        const numericcheck::Worst split = numericcheck::difference(blocks, whole);
+        QVERIFY2(split.atMost(1e-5f), split.message("column blocks against the whole product").c_str());  // qFuzzyIsNull's zero
         QVERIFY(whole.cwiseAbs().maxCoeff() > 1.0f);  // a product, not zeros
     }
 
@@ -99,7 +101,10 @@ private slots:
             Eigen::MatrixXf out = Eigen::MatrixXf::Zero(T, 20);
             multiplyPacked(rows, packed, 0, 20, out);
             const Eigen::MatrixXf expected = x * w;
-            QVERIFY2((out - expected).cwiseAbs().maxCoeff() < 1e-4f, qPrintable(QString("T = %1").arg(T)));
+            numericcheck::Worst worst;
+            worst.label("T = %d", T);
+            worst.add(out, expected);
+            QVERIFY2(worst.within(1e-4f), worst.message().c_str());
         }
     }
 
@@ -117,9 +122,10 @@ private slots:
         Eigen::MatrixXf ab(600, 70);
         multiplyInto(a, c, ab, scratch);
         const Eigen::MatrixXf zero = Eigen::MatrixXf::Zero(600, 600);
-        const double t = (host.block(4, 6, 600, 600).cast<double>() - plainProduct(a, b.transpose(), zero)).cwiseAbs().maxCoeff();
-        const double n = (ab.cast<double>() - plainProduct(a, c, Eigen::MatrixXf::Zero(600, 70))).cwiseAbs().maxCoeff();
-        QVERIFY2(t < 1e-4 && n < 1e-4, qPrintable(QString("a b^T off by %1, a b off by %2").arg(t).arg(n)));
+        const numericcheck::Worst t = numericcheck::difference(host.block(4, 6, 600, 600), plainProduct(a, b.transpose(), zero));
+        const numericcheck::Worst n = numericcheck::difference(ab, plainProduct(a, c, Eigen::MatrixXf::Zero(600, 70)));
+        QVERIFY2(t.within(1e-4), t.message("a b^T").c_str());
+        QVERIFY2(n.within(1e-4), n.message("a b").c_str());
         QCOMPARE(host(0, 0), 9.0f);  // around the block: untouched
         QCOMPARE(host(609, 619), 9.0f);
     }
@@ -143,11 +149,14 @@ private slots:
         Result<ForwardTrace> a = forward(model, ids, AttentionSettings{}, capture);
         Result<ForwardTrace> b = forward(plain, ids, AttentionSettings{}, capture);
         QVERIFY(a.hasValue() && b.hasValue());
-        float worst = 0.0f;
-        for (std::size_t i = 0; i < a->attention.size(); ++i)
-            worst = std::max(worst, (a->attention[i] - b->attention[i]).cwiseAbs().maxCoeff());
-        QVERIFY2(worst < 1e-5f, qPrintable(QString("attention differs by %1").arg(worst)));
-        QVERIFY((a->nextLogits - b->nextLogits).cwiseAbs().maxCoeff() < 1e-3f);
+        numericcheck::Worst worst;
+        for (std::size_t i = 0; i < a->attention.size(); ++i) {
+            worst.label("attention matrix %zu", i);
+            worst.add(a->attention[i], b->attention[i]);
+        }
+        QVERIFY2(worst.within(1e-5f), worst.message().c_str());
+        const numericcheck::Worst logits = numericcheck::difference(a->nextLogits, b->nextLogits);
+        QVERIFY2(logits.within(1e-3f), logits.message("next-token logits").c_str());
     }
 };
 

@@ -15,6 +15,7 @@
 #include "core/model/forward.h"
 #include "core/model/prefixreuse.h"
 #include "loadmodel.h"
+#include "numericcheck.h"
 #include "tinybert.h"
 #include "tinyllama.h"
 
@@ -22,45 +23,30 @@ using namespace attnscope;
 
 namespace {
 
-double worst(const Matrix& a, const Matrix& b)
+// Everything the capture asked for in two traces, relative past 1 and absolute below (logits and residuals
+// reach tens, weights stay in [0, 1]); a masked score is -inf in both. The message names the worst part.
+numericcheck::Worst compareTraces(const ForwardTrace& got, const ForwardTrace& want)
 {
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
-    double w = 0.0;
-    for (Eigen::Index j = 0; j < a.cols(); ++j)
-        for (Eigen::Index i = 0; i < a.rows(); ++i) {
-            const float x = a(i, j), y = b(i, j);
-            if (std::isinf(x) || std::isinf(y)) {
-                if (x != y) return INFINITY;
-                continue;
-            }
-            // Relative past 1, absolute below: logits and residuals reach tens, weights stay in [0, 1].
-            w = std::max(w, std::abs(double(x) - double(y)) / std::max(1.0, std::abs(double(y))));
-        }
-    return w;
-}
-
-// The largest difference between the two traces over everything the capture asked for, and the name of
-// the worst part (for the failure message).
-std::pair<double, std::string> compareTraces(const ForwardTrace& got, const ForwardTrace& want)
-{
-    double w = 0.0;
-    std::string where = "nothing";
-    auto note = [&](double d, const std::string& what) {
-        if (d > w || std::isnan(d)) {
-            w = std::isnan(d) ? INFINITY : d;
-            where = what;
-        }
+    numericcheck::Worst w;
+    w.matchInfinities();
+    const auto part = [&w](const auto& a, const auto& b, const std::string& what) {
+        w.label("%s", what.c_str());
+        w.addRelative(a, b);
     };
-    if (got.tokens != want.tokens || got.layers != want.layers || got.heads != want.heads) return {INFINITY, "shape"};
-    if (got.rowFullyMasked != want.rowFullyMasked) return {INFINITY, "fully masked rows"};
-    if (got.attention.size() != want.attention.size()) return {INFINITY, "attention count"};
-    for (std::size_t i = 0; i < got.attention.size(); ++i) note(worst(got.attention[i], want.attention[i]), "weights " + std::to_string(i));
-    if (got.hasLogits != want.hasLogits) return {INFINITY, "logits kept"};
-    if (want.hasLogits) note(worst(got.nextLogits, want.nextLogits), "logits");
-    if (got.hasDetail != want.hasDetail) return {INFINITY, "detail kept"};
+    const auto failed = [&w](const char* why) {
+        w.fail(why);
+        return w;
+    };
+    if (got.tokens != want.tokens || got.layers != want.layers || got.heads != want.heads) return failed("the shapes differ");
+    if (got.rowFullyMasked != want.rowFullyMasked) return failed("the fully masked rows differ");
+    if (got.attention.size() != want.attention.size()) return failed("the attention counts differ");
+    for (std::size_t i = 0; i < got.attention.size(); ++i) part(got.attention[i], want.attention[i], "weights " + std::to_string(i));
+    if (got.hasLogits != want.hasLogits) return failed("one kept logits");
+    if (want.hasLogits) part(got.nextLogits, want.nextLogits, "logits");
+    if (got.hasDetail != want.hasDetail) return failed("one kept a head's detail");
     if (want.hasDetail) {
         const HeadDetail &a = got.detail, &b = want.detail;
-        if (!(a.selection == b.selection)) return {INFINITY, "detail head"};
+        if (!(a.selection == b.selection)) return failed("the detail is of another head");
         const std::pair<Matrix HeadDetail::*, const char*> parts[] = {
             {&HeadDetail::x, "x"}, {&HeadDetail::q, "q"}, {&HeadDetail::k, "k"}, {&HeadDetail::v, "v"},
             {&HeadDetail::scores, "scores"}, {&HeadDetail::scaled, "scaled"}, {&HeadDetail::masked, "masked"},
@@ -68,16 +54,16 @@ std::pair<double, std::string> compareTraces(const ForwardTrace& got, const Forw
             {&HeadDetail::attnOutput, "attention output"}, {&HeadDetail::residualIn, "residual in"},
             {&HeadDetail::residualMid, "residual mid"}, {&HeadDetail::ln2, "ln2"}, {&HeadDetail::ffHidden, "ff hidden"},
             {&HeadDetail::ffOutput, "ff output"}, {&HeadDetail::residualOut, "residual out"}};
-        for (const auto& [member, name] : parts) note(worst(a.*member, b.*member), name);
+        for (const auto& [member, name] : parts) part(a.*member, b.*member, name);
     }
     if (got.hasResiduals != want.hasResiduals || got.hasHeadOutputs != want.hasHeadOutputs ||
         got.hasValueNorms != want.hasValueNorms || got.hasFinalHidden != want.hasFinalHidden)
-        return {INFINITY, "captures kept"};
-    for (std::size_t i = 0; i < want.residuals.size(); ++i) note(worst(got.residuals[i], want.residuals[i]), "residual " + std::to_string(i));
-    for (std::size_t i = 0; i < want.headOutputs.size(); ++i) note(worst(got.headOutputs[i], want.headOutputs[i]), "head outputs " + std::to_string(i));
-    for (std::size_t i = 0; i < want.valueNorms.size(); ++i) note(worst(got.valueNorms[i], want.valueNorms[i]), "value norms " + std::to_string(i));
-    if (want.hasFinalHidden) note(worst(got.finalHidden, want.finalHidden), "final hidden");
-    return {w, where};
+        return failed("the captures kept differ");
+    for (std::size_t i = 0; i < want.residuals.size(); ++i) part(got.residuals[i], want.residuals[i], "residual " + std::to_string(i));
+    for (std::size_t i = 0; i < want.headOutputs.size(); ++i) part(got.headOutputs[i], want.headOutputs[i], "head outputs " + std::to_string(i));
+    for (std::size_t i = 0; i < want.valueNorms.size(); ++i) part(got.valueNorms[i], want.valueNorms[i], "value norms " + std::to_string(i));
+    if (want.hasFinalHidden) part(got.finalHidden, want.finalHidden, "final hidden");
+    return w;
 }
 
 CaptureRequest windowCapture(const Model& model)
@@ -194,10 +180,10 @@ private slots:
             const Status s = forwardReusingPrefix(m, ids, settings, request, previous, traces[next], cache, ws, &reused);
             QVERIFY2(s.ok(), s.error.c_str());
             QVERIFY(forward(m, ids, settings, request, want, fresh).ok());
-            const auto [difference, where] = compareTraces(traces[next], want);
-            QVERIFY2(difference < 1e-4, qPrintable(QStringLiteral("edit %1 (%2 tokens, %3 reused): %4 differs by %5")
-                                                      .arg(edit).arg(ids.size()).arg(reused).arg(QString::fromStdString(where))
-                                                      .arg(difference)));
+            const numericcheck::Worst difference = compareTraces(traces[next], want);
+            QVERIFY2(difference.within(1e-4), qPrintable(QStringLiteral("edit %1 (%2 tokens, %3 reused): %4")
+                                                             .arg(edit).arg(ids.size()).arg(reused)
+                                                             .arg(QString::fromStdString(difference.message()))));
             if (kind == 9 && edit > 0) QCOMPARE(reused, 0);
             QVERIFY(reused < static_cast<int>(ids.size()));
             (reused > 0 ? reuses : wholes) += 1;
@@ -261,9 +247,9 @@ private slots:
             QVERIFY(forwardReusingPrefix(*m, ids, {}, request, &traces[current], traces[next], cache, ws, &reused).ok());
             QCOMPARE(reused, static_cast<int>(ids.size()) - added);
             QVERIFY(forward(*m, ids, {}, request, want, fresh).ok());
-            const auto [difference, where] = compareTraces(traces[next], want);
-            QVERIFY2(difference < 1e-5, qPrintable(QStringLiteral("%1 tokens: %2 differs by %3")
-                                                      .arg(ids.size()).arg(QString::fromStdString(where)).arg(difference)));
+            const numericcheck::Worst difference = compareTraces(traces[next], want);
+            QVERIFY2(difference.within(1e-5), qPrintable(QStringLiteral("%1 tokens: %2")
+                                                             .arg(ids.size()).arg(QString::fromStdString(difference.message()))));
             current = next;
         }
     }
@@ -306,8 +292,8 @@ private slots:
             if (reused != reuse) return QStringLiteral("reused %1").arg(reused);
             if (!t[into].zeroAboveDiagonal) return QStringLiteral("not marked");
             if (!forward(*m, ids, {}, request, want, fresh).ok()) return QStringLiteral("whole pass failed");
-            const auto [difference, where] = compareTraces(t[into], want);
-            return difference < 1e-5 ? QString() : QStringLiteral("%1 differs by %2").arg(QString::fromStdString(where)).arg(difference);
+            const numericcheck::Worst difference = compareTraces(t[into], want);
+            return difference.within(1e-5) ? QString() : QString::fromStdString(difference.message());
         };
         QVERIFY(forwardReusingPrefix(*m, shorter, {}, request, nullptr, t[0], cache, ws).ok());
         QVERIFY(!t[0].zeroAboveDiagonal);  // a whole pass promises nothing
@@ -391,9 +377,14 @@ private slots:
         QCOMPARE(reused, 0);
         Result<ForwardTrace> fresh = forward(m, ids, settings, request);
         QVERIFY(bool(fresh));
-        for (std::size_t i = 0; i < fresh->attention.size(); ++i)
-            QVERIFY(double((second.attention[i] - fresh->attention[i]).cwiseAbs().maxCoeff()) < 1e-5);
-        QVERIFY(double((second.nextLogits - fresh->nextLogits).cwiseAbs().maxCoeff()) < 1e-4);
+        numericcheck::Worst weights;
+        for (std::size_t i = 0; i < fresh->attention.size(); ++i) {
+            weights.label("weights %zu", i);
+            weights.add(second.attention[i], fresh->attention[i]);
+        }
+        QVERIFY2(weights.within(1e-5), weights.message().c_str());
+        const numericcheck::Worst logits = numericcheck::difference(second.nextLogits, fresh->nextLogits);
+        QVERIFY2(logits.within(1e-4), logits.message("logits").c_str());
     }
 
     void refusesWhatTheWholePassRefuses()

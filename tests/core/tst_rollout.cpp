@@ -5,6 +5,7 @@
 #include "core/model/forward.h"
 #include "core/research/rollout.h"
 #include "core/open/openmodel.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 
@@ -80,9 +81,9 @@ void TestRollout::handWorkedThreeTokens()
     Matrix r0(3, 3), r1(3, 3);
     r0 << 1, 0, 0, 0.375, 0.625, 0, 0.05, 0.075, 0.875;
     r1 << 1, 0, 0, 0.453125, 0.546875, 0, 0.25, 0.203125, 0.546875;
-    const double d0 = (r[0] - r0).cwiseAbs().maxCoeff(), d1 = (r[1] - r1).cwiseAbs().maxCoeff();
-    QVERIFY2(d0 < 1e-6, qPrintable(QString("R_0 differs from the hand-worked matrix by %1").arg(d0)));
-    QVERIFY2(d1 < 1e-6, qPrintable(QString("R_1 differs from the hand-worked matrix by %1").arg(d1)));
+    const numericcheck::Worst d0 = numericcheck::difference(r[0], r0), d1 = numericcheck::difference(r[1], r1);
+    QVERIFY2(d0.within(1e-6), d0.message("R_0 against the hand-worked matrix").c_str());
+    QVERIFY2(d1.within(1e-6), d1.message("R_1 against the hand-worked matrix").c_str());
 }
 
 // A query that may see no key has an all-zero attention row: Â keeps only the ½ I and renormalises to 1.
@@ -119,17 +120,20 @@ void TestRollout::matchesPlainLoopReference()
     QVERIFY(trace);
     const std::vector<Matrix> r = attentionRollout(*trace);
     const auto expected = referenceRollout(*trace);
-    double worst = 0.0, worstRowSum = 0.0;
-    for (int l = 0; l < trace->layers; ++l)
-        for (int i = 0; i < trace->tokens; ++i) {
-            worstRowSum = std::max(worstRowSum, std::abs(double(r[std::size_t(l)].row(i).sum()) - 1.0));
-            for (int j = 0; j < trace->tokens; ++j)
-                worst = std::max(worst, std::abs(double(r[std::size_t(l)](i, j)) - expected[std::size_t(l)][std::size_t(i)][std::size_t(j)]));
-        }
-    QVERIFY2(worst < 1e-5, qPrintable(QString("rollout differs from the plain-loop reference by %1").arg(worst)));
-    QVERIFY2(worstRowSum < 1e-5, qPrintable(QString("a rollout row sums to 1 +- %1").arg(worstRowSum)));
+    numericcheck::Worst worst, worstRowSum;
+    for (int l = 0; l < trace->layers; ++l) {
+        worst.label("layer %d", l);
+        worstRowSum.label("layer %d row", l);
+        worst.add(r[std::size_t(l)], expected[std::size_t(l)]);
+        for (int i = 0; i < trace->tokens; ++i) worstRowSum.add(double(r[std::size_t(l)].row(i).sum()), 1.0, i);
+    }
+    QVERIFY2(worst.within(1e-5), worst.message("rollout against the plain-loop reference").c_str());
+    QVERIFY2(worstRowSum.within(1e-5), worstRowSum.message("a rollout row's sum against 1").c_str());
     // Causal: nothing flows from later tokens.
-    if (mask == 0) QCOMPARE(r.back().triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(), 0.0f);
+    if (mask == 0) {
+        const numericcheck::Worst later = numericcheck::difference(r.back().triangularView<Eigen::StrictlyUpper>().toDenseMatrix(), 0.0);
+        QVERIFY2(later.atMost(1e-5f), later.message("above the diagonal").c_str());  // qFuzzyIsNull's zero
+    }
 }
 
 QTEST_APPLESS_MAIN(TestRollout)

@@ -7,6 +7,7 @@
 
 #include "core/analysis/ropeprofile.h"
 #include "core/model/rope.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 
@@ -51,16 +52,17 @@ private slots:
         const Matrix before = x;
         ropeTables(omega, T, cos, sin);
         applyRotary(cos, sin, Dh, x);
-        double worst = 0;
+        numericcheck::Worst worst;
+        worst.label("position, column");
         for (int t = 0; t < T; ++t)
             for (int h = 0; h < heads; ++h)
                 for (int e = 0; e < Dh; ++e) {
                     const double in = before(t, h * Dh + e);
                     const double half = e < Dh / 2 ? -before(t, h * Dh + e + Dh / 2) : before(t, h * Dh + e - Dh / 2);
                     const double angle = t * omega[e % (Dh / 2)];
-                    worst = std::max(worst, std::abs(x(t, h * Dh + e) - (in * std::cos(angle) + half * std::sin(angle))));
+                    worst.add(x(t, h * Dh + e), in * std::cos(angle) + half * std::sin(angle), t, h * Dh + e);
                 }
-        QVERIFY2(worst < 1e-6, qPrintable(QString("worst %1").arg(worst)));
+        QVERIFY2(worst.within(1e-6), worst.message().c_str());
     }
 
     // The score of a rotated query and key depends only on their distance: rotating both at base 0 and at
@@ -83,11 +85,12 @@ private slots:
         }
         applyRotary(cos, sin, Dh, qs);
         applyRotary(cos, sin, Dh, ks);
-        double worst = 0;
-        for (int base : {0, 11})
-            for (int d = 0; d <= maxDistance; ++d)
-                worst = std::max(worst, std::abs(double(qs.row(base + d).dot(ks.row(base))) - profile[d]));
-        QVERIFY2(worst < 1e-4, qPrintable(QString("worst %1").arg(worst)));
+        numericcheck::Worst worst;
+        for (int base : {0, 11}) {
+            worst.label("base %d, distance", base);
+            for (int d = 0; d <= maxDistance; ++d) worst.add(double(qs.row(base + d).dot(ks.row(base))), profile[d], d);
+        }
+        QVERIFY2(worst.within(1e-4), worst.message().c_str());
         QVERIFY(std::abs(profile[0] - q.dot(k)) < 1e-12);  // distance 0: no relative turn
     }
 

@@ -12,6 +12,7 @@
 
 #include "childprocess.h"
 #include "core/io/safetensors.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 
@@ -95,18 +96,18 @@ private slots:
         QVERIFY2(f, f.error().c_str());
         QCOMPARE(f->tensors().size(), tensors.size());
         QCOMPARE(f->metadata().at("format"), std::string("pt"));
-        double worst = 0.0;
+        numericcheck::Worst worst;
         for (const NamedTensor& t : tensors) {
+            worst.label("%s", t.name.c_str());
             const TensorInfo* info = f->find(t.name);
             QVERIFY(info);
             QVERIFY(info->dtype == dtype);
             QCOMPARE(info->shape, t.shape);
             const std::vector<float> back = f->readFloats(*info);
             QCOMPARE(back.size(), t.values.size());
-            for (std::size_t i = 0; i < back.size(); ++i)
-                worst = std::max(worst, std::abs(double(back[i]) - t.values[i]) / std::max(1.0, std::abs(double(t.values[i]))));
+            worst.addRelative(back, t.values);
         }
-        QVERIFY2(worst <= tolerance, qPrintable(QString("worst relative difference %1").arg(worst)));
+        QVERIFY2(worst.atMost(tolerance), worst.message().c_str());
     }
 
     void readsUnalignedBuffers()

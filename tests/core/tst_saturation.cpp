@@ -10,6 +10,7 @@
 #include "core/analysis/saturation.h"
 #include "core/analysis/stats.h"
 #include "core/open/openmodel.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 
@@ -140,15 +141,16 @@ void TestSaturation::handWorkedRow()
 void TestSaturation::jacobianMatchesOracle()
 {
     SeededRandom rng(11);
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("trial");
     for (int trial = 0; trial < 50; ++trial) {
         const int n = 1 + trial % 17;
         Eigen::RowVectorXf p(n);
         for (int i = 0; i < n; ++i) p[i] = static_cast<float>(std::exp(3.0 * rng.normal()));
         p /= p.sum();
-        worst = std::max(worst, std::abs(softmaxJacobianNorm(p) - jacobianNormOracle(p)));
+        worst.add(softmaxJacobianNorm(p), jacobianNormOracle(p), trial);
     }
-    QVERIFY2(worst < 1e-6, qPrintable(QString("worst difference from the entry-by-entry oracle %1").arg(worst)));
+    QVERIFY2(worst.within(1e-6), worst.message("against the entry-by-entry oracle").c_str());
 }
 
 void TestSaturation::gridHasTheMarkers_data()
@@ -212,13 +214,15 @@ void TestSaturation::sweepEqualsForward()
     QCOMPARE(int(s.multipliers.size()), int(s.entropy.size()));
     QCOMPARE(int(s.multipliers.size()), int(s.baselineEntropy.size()));
 
-    double worstH = 0.0, worstM = 0.0;
+    numericcheck::Worst worstH, worstM;
+    worstH.label("multiplier");
+    worstM.label("multiplier");
     for (std::size_t n = 0; n < s.multipliers.size(); ++n) {
         AttentionSettings over = settings;
         over.multiplierOverride = s.multipliers[n];
         Result<ForwardTrace> t = forward(*f.model, f.ids, over);
         QVERIFY(t);
-        worstH = std::max(worstH, std::abs(traceMeanEntropy(*t, layer, head) - s.entropy[n]));
+        worstH.add(s.entropy[n], traceMeanEntropy(*t, layer, head), long(n));
         double maxSum = 0.0;
         int rows = 0;
         for (int i = 0; i < t->tokens; ++i)
@@ -226,10 +230,10 @@ void TestSaturation::sweepEqualsForward()
                 maxSum += rowMaxWeight(t->weights(layer, head).row(i));
                 ++rows;
             }
-        worstM = std::max(worstM, std::abs(maxSum / rows - s.maxWeight[n]));
+        worstM.add(s.maxWeight[n], maxSum / rows, long(n));
     }
-    QVERIFY2(worstH < 1e-5, qPrintable(QString("worst entropy difference from forward %1").arg(worstH)));
-    QVERIFY2(worstM < 1e-5, qPrintable(QString("worst max-weight difference from forward %1").arg(worstM)));
+    QVERIFY2(worstH.within(1e-5), worstH.message("entropy against the forward pass's").c_str());
+    QVERIFY2(worstM.within(1e-5), worstM.message("max weight against the forward pass's").c_str());
 }
 
 void TestSaturation::upstreamHeldFixed()
@@ -244,7 +248,8 @@ void TestSaturation::upstreamHeldFixed()
     const Matrix& sc = t->detail.scores;  // (T, T)
     const int T = t->tokens;
     const SaturationSweep s = saturationSweep(sc, attentionMask(settings, T), f.model->config.dHead, 0.25);
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("multiplier");
     for (std::size_t n = 0; n < s.multipliers.size(); ++n) {
         double mean = 0.0;
         for (int i = 0; i < T; ++i) {
@@ -257,9 +262,9 @@ void TestSaturation::upstreamHeldFixed()
             }
             mean += h / T;
         }
-        worst = std::max(worst, std::abs(mean - s.entropy[n]));
+        worst.add(s.entropy[n], mean, long(n));
     }
-    QVERIFY2(worst < 1e-4, qPrintable(QString("worst entropy difference from the plain-loop softmax %1").arg(worst)));
+    QVERIFY2(worst.within(1e-4), worst.message("entropy against the plain-loop softmax").c_str());
 }
 
 void TestSaturation::currentIsOnTheGrid()
@@ -325,9 +330,8 @@ void TestSaturation::uniformLimit()
     for (int n = 1; n <= T; ++n) want += std::log(double(n));
     want /= T;
     QVERIFY(std::abs(s.uniformEntropy - want) < 1e-12);
-    double worst = 0.0;
-    for (double h : s.entropy) worst = std::max(worst, std::abs(h - want));
-    QVERIFY2(worst < 1e-5, qPrintable(QString("worst difference from mean ln n %1").arg(worst)));
+    const numericcheck::Worst worst = numericcheck::difference(s.entropy, want);
+    QVERIFY2(worst.within(1e-5), worst.message("entropy against mean ln n").c_str());
 
     // Keys 0 and 2 blocked, causal, T = 4: row 0 sees nothing, rows 1..3 see 1, 1, 2 keys.
     AttentionSettings blocked;
@@ -384,15 +388,16 @@ void TestSaturation::dashboardNumbers()
     const HeadSaturation h = headSaturation(*t);
     QCOMPARE(int(h.meanEntropy.rows()), t->layers);
     QCOMPARE(int(h.meanEntropy.cols()), t->heads);
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("layer, head");
     for (int l = 0; l < t->layers; ++l)
         for (int hd = 0; hd < t->heads; ++hd) {
-            worst = std::max(worst, std::abs(h.meanEntropy(l, hd) - traceMeanEntropy(*t, l, hd)));
+            worst.add(h.meanEntropy(l, hd), traceMeanEntropy(*t, l, hd), l, hd);
             int peaked = 0;
             for (int i = 0; i < t->tokens; ++i) peaked += rowMaxWeight(t->weights(l, hd).row(i)) > 0.9f;
             QCOMPARE(h.fractionPeaked(l, hd), float(double(peaked) / t->tokens));
         }
-    QVERIFY2(worst < 1e-5, qPrintable(QString("worst entropy difference %1").arg(worst)));
+    QVERIFY2(worst.within(1e-5), worst.message("entropy").c_str());
 }
 
 void TestSaturation::dashboardHandMade()

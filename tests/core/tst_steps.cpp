@@ -13,6 +13,7 @@
 #include "core/model/model.h"
 #include "core/analysis/permutation.h"
 #include "core/open/openmodel.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 
@@ -41,21 +42,15 @@ ForwardTrace run(const Model& m, const std::vector<int>& tokenIds, const Attenti
     return std::move(*t);
 }
 
-// The largest |a - b| over finite entries; infinity when shapes differ or only one side is finite.
-double maxDiff(const Matrix& a, const Matrix& b)
+// The largest |a - b|, where a masked score is -inf on both sides; infinite on a NaN, an infinity on one
+// side only, or shapes that differ.
+numericcheck::Worst maxDiff(const Matrix& a, const Matrix& b)
 {
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
-    double worst = 0.0;
-    for (Eigen::Index i = 0; i < a.rows(); ++i)
-        for (Eigen::Index j = 0; j < a.cols(); ++j) {
-            const bool fa = std::isfinite(a(i, j)), fb = std::isfinite(b(i, j));
-            if (fa != fb) return INFINITY;
-            if (fa) worst = std::max(worst, std::abs(double(a(i, j)) - double(b(i, j))));
-        }
-    return worst;
+    numericcheck::Worst w;
+    w.matchInfinities();
+    w.add(a, b);
+    return w;
 }
-
-QByteArray worst(double d) { return QByteArray("worst difference ") + QByteArray::number(d, 'g', 6); }
 
 } // namespace
 
@@ -103,7 +98,9 @@ void TestSteps::cellSumEqualsScore()
     ModelPtr m = model();
     const ForwardTrace t = run(*m, ids(*m, text.toUtf8().constData()), settings, {layer, head});
     const int T = t.tokens;
-    double worstSum = 0, worstScaled = 0, worstRow = 0;
+    numericcheck::Worst worstSum, worstScaled, worstRow;
+    worstSum.label("cell");
+    worstScaled.label("cell");
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < T; ++j) {
             Result<CellExplanation> c = explainCell(t, i, j);
@@ -111,16 +108,17 @@ void TestSteps::cellSumEqualsScore()
             QCOMPARE(c->products.size(), Eigen::Index(m->config.dHead));
             // Relative to the size of the terms, as float sums in a different order differ by rounding.
             const double scale = 1.0 + c->products.cwiseAbs().sum();
-            worstSum = std::max(worstSum, std::abs(double(c->sumOfProducts) - double(c->rawScore)) / scale);
-            worstScaled = std::max(worstScaled, std::abs(c->multiplier * c->rawScore - c->scaled) / scale);
+            worstSum.addDeviation(std::abs(double(c->sumOfProducts) - double(c->rawScore)) / scale, i, j);
+            worstScaled.addDeviation(std::abs(c->multiplier * c->rawScore - c->scaled) / scale, i, j);
             QCOMPARE(c->masked, (settings.mask == MaskKind::Causal && j > i) || settings.isBlocked(j));
             QCOMPARE(c->weight == 0.0f || !c->masked, true);
             Eigen::RowVectorXf recomputed = c->rowExp / c->rowExpSum;
-            worstRow = std::max(worstRow, double((recomputed - c->rowWeights).cwiseAbs().maxCoeff()));
+            worstRow.label("cell (%d, %d), key", i, j);
+            worstRow.add(recomputed, c->rowWeights);
         }
-    QVERIFY2(worstSum < 1e-5, "sum of products vs raw score: " + worst(worstSum));
-    QVERIFY2(worstScaled < 1e-5, "multiplier * raw vs scaled: " + worst(worstScaled));
-    QVERIFY2(worstRow < 1e-6, "exp / sum vs weights: " + worst(worstRow));
+    QVERIFY2(worstSum.within(1e-5), worstSum.message("sum of products vs raw score").c_str());
+    QVERIFY2(worstScaled.within(1e-5), worstScaled.message("multiplier * raw vs scaled").c_str());
+    QVERIFY2(worstRow.within(1e-6), worstRow.message("exp / sum vs weights").c_str());
 }
 
 void TestSteps::cellOutsideFails()
@@ -161,20 +159,20 @@ void TestSteps::assemblyAndResidual()
     const int Dh = m->config.dHead;
 
     // The concat's slice of the focused head is that head's output.
-    const double slice = maxDiff(d.concat.middleCols(head * Dh, Dh), d.headOutput);
-    QVERIFY2(slice < 1e-6, "concat slice vs head output: " + worst(slice));
+    const numericcheck::Worst slice = maxDiff(d.concat.middleCols(head * Dh, Dh), d.headOutput);
+    QVERIFY2(slice.within(1e-6), slice.message("concat slice vs head output").c_str());
 
     // concat W_O + b_O is the attention output.
     Matrix projected = d.concat * lw.wo;  // (T, D)
     projected.rowwise() += lw.bo;
-    const double proj = maxDiff(projected, d.attnOutput);
-    QVERIFY2(proj < 1e-4, "concat W_O + b_O vs attention output: " + worst(proj));
+    const numericcheck::Worst proj = maxDiff(projected, d.attnOutput);
+    QVERIFY2(proj.within(1e-4), proj.message("concat W_O + b_O vs attention output").c_str());
 
     // Pre-LN: the attention output is added to the residual stream, untouched.
-    const double mid = maxDiff(d.residualIn + d.attnOutput, d.residualMid);
-    QVERIFY2(mid < 1e-5, "residual in + attention vs residual mid: " + worst(mid));
-    const double out = maxDiff(d.residualMid + d.ffOutput, d.residualOut);
-    QVERIFY2(out < 1e-5, "residual mid + feed-forward vs residual out: " + worst(out));
+    const numericcheck::Worst mid = maxDiff(d.residualIn + d.attnOutput, d.residualMid);
+    QVERIFY2(mid.within(1e-5), mid.message("residual in + attention vs residual mid").c_str());
+    const numericcheck::Worst out = maxDiff(d.residualMid + d.ffOutput, d.residualOut);
+    QVERIFY2(out.within(1e-5), out.message("residual mid + feed-forward vs residual out").c_str());
     QCOMPARE(d.ffHidden.cols(), Eigen::Index(m->config.dFF));
 }
 
@@ -193,14 +191,19 @@ void TestSteps::permutationDemo()
     on.positional = PositionalOverride::Default;
     const ForwardTrace ta = *forward(*m, a, off), tb = *forward(*m, b, off);
     const ForwardTrace pa = *forward(*m, a, on), pb = *forward(*m, b, on);
-    double worstOff = 0, smallestOn = INFINITY;
+    numericcheck::Worst worstOff;
+    double smallestOn = INFINITY;
+    bool onFinite = true;  // a NaN is not a difference
     for (int l = 0; l < ta.layers; ++l)
         for (int h = 0; h < ta.heads; ++h) {
-            worstOff = std::max(worstOff, maxDiff(permuteRowsAndColumns(ta.weights(l, h), order), tb.weights(l, h)));
-            smallestOn = std::min(smallestOn, maxDiff(permuteRowsAndColumns(pa.weights(l, h), order), pb.weights(l, h)));
+            worstOff.label("layer %d head %d", l, h);
+            worstOff.merge(maxDiff(permuteRowsAndColumns(ta.weights(l, h), order), tb.weights(l, h)));
+            const numericcheck::Worst on = maxDiff(permuteRowsAndColumns(pa.weights(l, h), order), pb.weights(l, h));
+            onFinite = onFinite && on.finite();
+            smallestOn = std::min(smallestOn, on.value());
         }
-    QVERIFY2(worstOff < 1e-5, "positions off, P A P^T vs B: " + worst(worstOff));
-    QVERIFY2(smallestOn > 1e-3, "positions on, the closest head differs by only " + QByteArray::number(smallestOn));
+    QVERIFY2(worstOff.within(1e-5), worstOff.message("positions off, P A P^T vs B").c_str());
+    QVERIFY2(onFinite && smallestOn > 1e-3, "positions on, the closest head differs by only " + QByteArray::number(smallestOn));
 }
 
 void TestSteps::crossAttentionMatchesLoops()
@@ -218,8 +221,9 @@ void TestSteps::crossAttentionMatchesLoops()
 
     // The target's own forward pass reads the same layer input.
     const ForwardTrace own = run(*m, ids(*m, "le chat est assis"), {}, sel);
-    QVERIFY2(maxDiff(own.detail.x, r->targetX) < 1e-6, "target layer input differs from its own forward pass");
-    QVERIFY2(maxDiff(own.detail.q, r->q) < 1e-4, "target queries differ from its own forward pass");
+    const numericcheck::Worst input = maxDiff(own.detail.x, r->targetX), queries = maxDiff(own.detail.q, r->q);
+    QVERIFY2(input.within(1e-6), input.message("target layer input against its own forward pass").c_str());
+    QVERIFY2(queries.within(1e-4), queries.message("target queries against its own forward pass").c_str());
 
     // The plain-loop oracle, in double.
     const LayerWeights& lw = m->weights.layers[1];
@@ -237,7 +241,8 @@ void TestSteps::crossAttentionMatchesLoops()
     const Matrix q = project(r->targetX, lw.wq, lw.bq), k = project(r->sourceX, lw.wk, lw.bk),
                  v = project(r->sourceX, lw.wv, lw.bv);
     Matrix weights(T, S), output(T, Dh);
-    double worstRowSum = 0;
+    numericcheck::Worst worstRowSum;
+    worstRowSum.label("row");
     for (int i = 0; i < T; ++i) {
         std::vector<double> s(std::size_t(S), 0.0);
         double top = -INFINITY, total = 0;
@@ -253,12 +258,12 @@ void TestSteps::crossAttentionMatchesLoops()
             for (int j = 0; j < S; ++j) acc += double(weights(i, j)) * v(j, e);
             output(i, e) = float(acc);
         }
-        worstRowSum = std::max(worstRowSum, std::abs(double(r->weights.row(i).sum()) - 1.0));
+        worstRowSum.add(double(r->weights.row(i).sum()), 1.0, i);
     }
-    QVERIFY2(worstRowSum < 1e-5, "row sums vs 1: " + worst(worstRowSum));
-    const double dw = maxDiff(weights, r->weights), dout = maxDiff(output, r->output);
-    QVERIFY2(dw < 1e-5, "weights vs plain loops: " + worst(dw));
-    QVERIFY2(dout < 1e-4, "output vs plain loops: " + worst(dout));
+    QVERIFY2(worstRowSum.within(1e-5), worstRowSum.message("row sums vs 1").c_str());
+    const numericcheck::Worst dw = maxDiff(weights, r->weights), dout = maxDiff(output, r->output);
+    QVERIFY2(dw.within(1e-5), dw.message("weights vs plain loops").c_str());
+    QVERIFY2(dout.within(1e-4), dout.message("output vs plain loops").c_str());
 }
 
 void TestSteps::crossAttentionBadHeadFails()

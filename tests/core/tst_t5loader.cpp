@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "encdeccompare.h"
+#include "numericcheck.h"
 #include "fuzzing.h"
 #include "core/io/safetensors.h"
 #include "core/model/encoderdecoder.h"
@@ -176,18 +177,17 @@ private slots:
         const t5ref::Result ref = t5ref::run(ck, tinyt5::kEncL, tinyt5::kDecL, source->ids, target->ids, ro);
 
         const int H = tinyt5::kH;
-        const double enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
-                     cross = worst(trace.crossAttention, ref.cross, H);
-        QVERIFY2(enc < 1e-4, qPrintable(QString("encoder self-attention differs by %1").arg(enc)));
-        QVERIFY2(self < 1e-4, qPrintable(QString("decoder self-attention differs by %1").arg(self)));
-        QVERIFY2(cross < 1e-4, qPrintable(QString("cross-attention differs by %1").arg(cross)));
-        qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", enc, self, cross);
+        const numericcheck::Worst enc = worst(trace.encoder.attention, ref.encoder, H), self = worst(trace.selfAttention, ref.decoderSelf, H),
+                                  cross = worst(trace.crossAttention, ref.cross, H);
+        QVERIFY2(enc.within(1e-4), enc.message("encoder self-attention").c_str());
+        QVERIFY2(self.within(1e-4), self.message("decoder self-attention").c_str());
+        QVERIFY2(cross.within(1e-4), cross.message("cross-attention").c_str());
+        qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", enc.value(), self.value(), cross.value());
         const std::vector<double> p = softmax(trace.nextLogits);
         QCOMPARE(p.size(), ref.nextProbabilities.size());
-        double worstP = 0.0;
-        for (std::size_t i = 0; i < p.size(); ++i) worstP = std::max(worstP, std::abs(p[i] - ref.nextProbabilities[i]));
-        QVERIFY2(worstP < 1e-4, qPrintable(QString("next-token probabilities differ by %1").arg(worstP)));
-        qInfo("next-token probabilities: worst difference %.2g", worstP);
+        const numericcheck::Worst worstP = numericcheck::difference(p, ref.nextProbabilities);
+        QVERIFY2(worstP.within(1e-4), worstP.message("next-token probabilities").c_str());
+        qInfo("next-token probabilities: worst difference %.2g", worstP.value());
 
         // Not trivially uniform, and the relative bias matters: without it the encoder's weights change.
         double spread = 0.0;
@@ -197,15 +197,16 @@ private slots:
         noPositions.positional = PositionalOverride::None;
         EncoderDecoderTrace without;
         QVERIFY(forwardEncoderDecoder(**model, source->ids, target->ids, noPositions, false, without).ok());
-        QVERIFY(worst(without.encoder.attention, ref.encoder, H) > 1e-2);
-        QVERIFY(worst(without.selfAttention, ref.decoderSelf, H) > 1e-2);
+        QVERIFY(worst(without.encoder.attention, ref.encoder, H).exceeds(1e-2));
+        QVERIFY(worst(without.selfAttention, ref.decoderSelf, H).exceeds(1e-2));
         // Generation steps the decoder one token at a time only without the relative buckets (their bias is
         // rebuilt for every length); without them, pre-LN with RMS norms, the steps equal whole passes.
         QVERIFY(!DecoderSteps::canStep(**model, s));
         if (noPositions.mask == MaskKind::Causal) {
             QVERIFY(DecoderSteps::canStep(**model, noPositions));
             const encdec::StepDifference steps = encdec::stepsAgainstWholePasses(**model, source->ids, target->ids, noPositions);
-            QVERIFY2(steps.weights < 1e-5 && steps.logits < 1e-5, qPrintable(QString("steps: weights %1, logits %2").arg(steps.weights).arg(steps.logits)));
+            QVERIFY2(steps.weights.within(1e-5), steps.weights.message("steps' weights").c_str());
+            QVERIFY2(steps.logits.within(1e-5), steps.logits.message("steps' logits").c_str());
         }
 
         // The window's views run the Model alone: the encoder's self-attention, the same numbers.
@@ -213,7 +214,8 @@ private slots:
         alone.mask = MaskKind::None;
         Result<ForwardTrace> encoderOnly = forward(**model, source->ids, alone);
         QVERIFY(encoderOnly);
-        QVERIFY(worst(encoderOnly->attention, ref.encoder, H) < 1e-4);
+        const numericcheck::Worst encoderAlone = worst(encoderOnly->attention, ref.encoder, H);
+        QVERIFY2(encoderAlone.within(1e-4), encoderAlone.message("the encoder alone").c_str());
     }
 
     // The step-by-step pipeline of a cross head: its scores are Q K^T with no bias, and its weights the trace's.
@@ -226,9 +228,12 @@ private slots:
         QVERIFY(forwardEncoderDecoder(**model, source->ids, target->ids, AttentionSettings{}, false, trace, HeadSelection{1, 1}).ok());
         QVERIFY(trace.hasCrossDetail);
         const HeadDetail& d = trace.crossDetail;
-        QVERIFY((d.scores - d.q * d.k.transpose()).cwiseAbs().maxCoeff() < 1e-5f);
-        QVERIFY((d.scaled - d.scores).cwiseAbs().maxCoeff() < 1e-6f);  // T5 as trained: a multiplier of 1
-        QVERIFY((d.weights - trace.cross(1, 1)).cwiseAbs().maxCoeff() < 1e-7f);
+        const numericcheck::Worst scores = numericcheck::difference(d.scores, d.q * d.k.transpose());
+        QVERIFY2(scores.within(1e-5f), scores.message("scores").c_str());
+        const numericcheck::Worst scaled = numericcheck::difference(d.scaled, d.scores);  // T5 as trained: a multiplier of 1
+        QVERIFY2(scaled.within(1e-6f), scaled.message("scaled scores").c_str());
+        const numericcheck::Worst weights = numericcheck::difference(d.weights, trace.cross(1, 1));
+        QVERIFY2(weights.within(1e-7f), weights.message("weights").c_str());
     }
 
     // A SentencePiece model whose piece is not UTF-8 loads in the library, but its pieces are shown as text:

@@ -20,6 +20,7 @@
 #include "core/train/trainer.h"
 #include "core/train/translation.h"
 #include "core/open/openmodel.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 using namespace attnscope::train;
@@ -256,15 +257,17 @@ void TestTrainer::firstStepIsAdamW()
     QVERIFY(std::abs(r.gradientNorm - norm) < 1e-4 * norm);
     const double lr = tr.learningRateAt(0);
     const Layout layout = makeLayout(nc);
-    double worst = 0;
-    for (const TensorSlot& slot : layout.tensors)
+    numericcheck::Worst worst;
+    for (const TensorSlot& slot : layout.tensors) {
+        worst.label("%s, element", slot.name.c_str());
         for (Eigen::Index i = slot.offset; i < slot.offset + slot.size(); ++i) {
             // m = (1 - b1) g, v = (1 - b2) g^2; bias corrections undo the factors: m^/sqrt(v^) = g / |g|.
             const double adam = g[i] / (std::abs(g[i]) + o.epsilon);
             const double expected = before[i] - lr * o.weightDecay * (slot.decay ? before[i] : 0.0) - lr * adam;
-            worst = std::max(worst, std::abs(expected - tr.parameters()[i]));
+            worst.add(tr.parameters()[i], expected, i - slot.offset);
         }
-    QVERIFY2(worst < 2e-5 * lr / 1e-3, qPrintable(QString("worst difference %1").arg(worst)));
+    }
+    QVERIFY2(worst.within(2e-5 * lr / 1e-3), worst.message("parameters after one step").c_str());
 }
 
 void TestTrainer::sameSeedSameBitsWhateverTheThreads()

@@ -10,6 +10,7 @@
 #include "core/train/kernels.h"
 #include "core/train/network.h"
 #include "core/train/translatornetwork.h"
+#include "numericcheck.h"
 
 using namespace attnscope;
 using namespace attnscope::train;
@@ -158,8 +159,10 @@ void TestTrainGrad::attention()
     };
     f();
     // The forward is causal: nothing above the diagonal, rows sum to 1.
-    QCOMPARE(p.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(), 0.0);
-    QVERIFY((p.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-12);
+    const numericcheck::Worst upper = numericcheck::difference(p.triangularView<Eigen::StrictlyUpper>().toDenseMatrix(), 0.0);
+    QVERIFY2(upper.atMost(1e-12), upper.message("above the diagonal").c_str());  // qFuzzyIsNull's zero
+    const numericcheck::Worst sums = numericcheck::difference(p.rowwise().sum(), 1.0);
+    QVERIFY2(sums.within(1e-12), sums.message("row sums against 1").c_str());
     M dq(T, Dh), dk(T, Dh), dv(T, Dh), scratch(T, T);
     attentionBackward<double>(q, k, v, p, scale, weight, scratch, dq, dk, dv);
     CHECK_GRADIENT("attention dq", dq, numericGradient(q, f));
@@ -185,7 +188,8 @@ void TestTrainGrad::attentionWithoutMask()
     QVERIFY(p.minCoeff() > 0.0);
     const Eigen::RowVectorXd logits = scale * q.row(0) * k.transpose();
     const Eigen::RowVectorXd expected = logits.array().exp() / logits.array().exp().sum();
-    QVERIFY2((p.row(0) - expected).cwiseAbs().maxCoeff() < 1e-14, "first row differs from its softmax");
+    const numericcheck::Worst first = numericcheck::difference(p.row(0), expected);
+    QVERIFY2(first.within(1e-14), first.message("first row against its softmax").c_str());
     M dq(Tq, Dh), dk(Tk, Dh), dv(Tk, Dh), scratch(Tq, Tk);
     attentionBackward<double>(q, k, v, p, scale, weight, scratch, dq, dk, dv);
     CHECK_GRADIENT("unmasked attention dq", dq, numericGradient(q, f));
@@ -280,7 +284,8 @@ void TestTrainGrad::batchSplitGivesSameGradient()
     const double l1 = whole.run(params, tokens.data(), B, T, w, &g1);
     const double l2 = part.run(params, tokens.data(), 1, T, w, &g2) + part.run(params, tokens.data() + (T + 1), 3, T, w, &g2);
     QVERIFY(std::abs(l1 - l2) < 1e-12);
-    QVERIFY2((g1 - g2).cwiseAbs().maxCoeff() < 1e-15, qPrintable(QString::number((g1 - g2).cwiseAbs().maxCoeff())));
+    const numericcheck::Worst gradients = numericcheck::difference(g1, g2);
+    QVERIFY2(gradients.within(1e-15), gradients.message("gradients of the whole batch against its parts").c_str());
 }
 
 void TestTrainGrad::floatMatchesDouble()
@@ -297,7 +302,8 @@ void TestTrainGrad::floatMatchesDouble()
     Network<float> nf(c);
     const Vec<double> pd = initialParameters<double>(c, nd.layout(), 4);
     const Vec<float> pf = initialParameters<float>(c, nf.layout(), 4);
-    QVERIFY((pd.cast<float>() - pf).cwiseAbs().maxCoeff() < 1e-7f);
+    const numericcheck::Worst initial = numericcheck::difference(pd.cast<float>(), pf);
+    QVERIFY2(initial.within(1e-7f), initial.message("initial parameters, float against double").c_str());
     std::vector<int> tokens = {1, 5, 2, 9, 12, 0, 3, 3, 7};
     Vec<double> gd = Vec<double>::Zero(pd.size());
     Vec<float> gf = Vec<float>::Zero(pf.size());
@@ -396,7 +402,8 @@ void TestTrainGrad::translatorBatchSplitGivesSameGradient()
     // The larger part first, so the second run reuses a workspace bigger than it needs.
     const double l2 = part.run(params, batch, 0, 2, w, &g2) + part.run(params, batch, 2, 1, w, &g2);
     QVERIFY2(std::abs(l1 - l2) < 1e-12, qPrintable(QString::number(l1 - l2)));
-    QVERIFY2((g1 - g2).cwiseAbs().maxCoeff() < 1e-15, qPrintable(QString::number((g1 - g2).cwiseAbs().maxCoeff())));
+    const numericcheck::Worst gradients = numericcheck::difference(g1, g2);
+    QVERIFY2(gradients.within(1e-15), gradients.message("gradients of the whole batch against its parts").c_str());
 }
 
 void TestTrainGrad::translatorFloatMatchesDouble()
@@ -406,7 +413,8 @@ void TestTrainGrad::translatorFloatMatchesDouble()
     TranslatorNetwork<float> nf(c);
     const Vec<double> pd = initialTranslatorParameters<double>(c, nd.layout(), 4);
     const Vec<float> pf = initialTranslatorParameters<float>(c, nf.layout(), 4);
-    QVERIFY((pd.cast<float>() - pf).cwiseAbs().maxCoeff() < 1e-7f);
+    const numericcheck::Worst initial = numericcheck::difference(pd.cast<float>(), pf);
+    QVERIFY2(initial.within(1e-7f), initial.message("initial parameters, float against double").c_str());
     SeededRandom r(9);
     const PairBatch batch = randomPairs(r, c.vocab);
     Vec<double> gd = Vec<double>::Zero(pd.size());
@@ -432,7 +440,8 @@ void TestTrainGrad::translatorCrossAttentionReadsTheSource()
     const Eigen::Ref<const M> p = net.crossAttention(0, 1, 1);
     QCOMPARE(p.rows(), Eigen::Index(5));
     QCOMPARE(p.cols(), Eigen::Index(2));
-    QVERIFY((p.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-12);
+    const numericcheck::Worst sums = numericcheck::difference(p.rowwise().sum(), 1.0);
+    QVERIFY2(sums.within(1e-12), sums.message("row sums against 1").c_str());
     batch.source[0] = (batch.source[0] + 1) % c.vocab;  // pair 0's source
     QCOMPARE(net.run(params, batch, 1, 1, 1.0, nullptr), before);
     batch.source[4] = (batch.source[4] + 1) % c.vocab;  // pair 1's first source token

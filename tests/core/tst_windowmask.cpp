@@ -12,6 +12,7 @@
 #include "core/model/trainingmask.h"
 #include "loadmodel.h"
 #include "reference.h"
+#include "numericcheck.h"
 #include "tracecompare.h"
 #include "core/research/generation.h"
 #include "core/research/nexttokenloss.h"
@@ -177,9 +178,9 @@ private slots:
         ThreadPool::shared().setThreads(ThreadPool::hardwareThreads());
         ThreadPool::shared().setMinSharedMultiplyAdds(minShared);
         QVERIFY2(fast, fast ? "" : fast.error().c_str());
-        const double worst = tracecompare::worstDifference(*fast, reference::attention(*model, ids, s));
-        qInfo("max |Eigen - plain loop| = %.3g", worst);
-        QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
+        const numericcheck::Worst worst = tracecompare::worstDifference(*fast, reference::attention(*model, ids, s));
+        qInfo("max |Eigen - plain loop| = %.3g", worst.value());
+        QVERIFY2(worst.atMost(1e-5), worst.message("Eigen against the plain loop").c_str());
         // Rows a blocked window leaves empty are reported, and the others sum to one.
         for (Eigen::Index i = 0; i < tokens; ++i) {
             bool any = false;
@@ -285,8 +286,8 @@ private slots:
             const int expected = int(std::max_element(row.begin(), row.end()) - row.begin());
             QCOMPARE(g->ids[std::size_t(p)], expected);
         }
-        const double worst = tracecompare::worstDifference(g->trace, reference::attention(*model, g->ids, s));
-        QVERIFY2(worst <= 1e-5, qPrintable(QString("max abs difference %1 exceeds 1e-5").arg(worst)));
+        const numericcheck::Worst worst = tracecompare::worstDifference(g->trace, reference::attention(*model, g->ids, s));
+        QVERIFY2(worst.atMost(1e-5), worst.message("Eigen against the plain loop").c_str());
     }
 
     void generationStopsAtTheContextAndRefusesWhatItCannotDo()

@@ -26,6 +26,7 @@
 #include "ui/steps/crossattentionview.h"
 #include "ui/steps/pipelineview.h"
 #include "ui/steps/positionalview.h"
+#include "numericcheck.h"
 #include "tinybart.h"
 #include "tinybert.h"
 #include "tinyt5.h"
@@ -222,7 +223,8 @@ private slots:
         QCOMPARE(view.sourceTokens().ids, source.ids);
         EncoderDecoderTrace answered;
         QVERIFY(forwardEncoderDecoder(m, source.ids, answer.ids, causal, false, answered).ok());
-        QVERIFY((view.weightsPlot()->shown() - answered.cross(1, 1)).cwiseAbs().maxCoeff() < 1e-6f);
+        const numericcheck::Worst shownAnswer = numericcheck::difference(view.weightsPlot()->shown(), answered.cross(1, 1));
+        QVERIFY2(shownAnswer.within(1e-6f), shownAnswer.message("drawn cross-attention").c_str());
         QCOMPARE(view.grid()->layers(), answered.decoderLayers);
         // An export of the view (render's options) keeps nothing: both sentences follow the window.
         QVERIFY(view.sourceToKeep().isEmpty() && view.targetToKeep().isEmpty());
@@ -241,8 +243,10 @@ private slots:
         const Matrix expected = trace.cross(1, 1);
         QCOMPARE(view.result().weights.rows(), expected.rows());
         QCOMPARE(view.result().weights.cols(), expected.cols());
-        QVERIFY((view.result().weights - expected).cwiseAbs().maxCoeff() < 1e-6f);
-        QVERIFY((view.weightsPlot()->shown() - expected).cwiseAbs().maxCoeff() < 1e-6f);
+        const numericcheck::Worst typed = numericcheck::difference(view.result().weights, expected),
+                                  typedShown = numericcheck::difference(view.weightsPlot()->shown(), expected);
+        QVERIFY2(typed.within(1e-6f), typed.message("cross-attention").c_str());
+        QVERIFY2(typedShown.within(1e-6f), typedShown.message("drawn cross-attention").c_str());
         doc.setText(QStringLiteral("something else"));  // a typed source no longer follows the sentence
         QTest::qWait(50);
         QCOMPARE(view.source(), QStringLiteral("the cat sat on the mat today"));
@@ -251,17 +255,19 @@ private slots:
         QCOMPARE(view.grid()->headImage({1, 0}).width(), int(target.ids.size()));
         // It follows the focus.
         doc.setFocus({0, 0});
-        QTRY_VERIFY((view.result().weights - trace.cross(0, 0)).cwiseAbs().maxCoeff() < 1e-6f);
+        QTRY_VERIFY2(numericcheck::difference(view.result().weights, trace.cross(0, 0)).within(1e-6f),
+                     numericcheck::difference(view.result().weights, trace.cross(0, 0)).message("cross-attention").c_str());
         // The decoder's own mask box: unticked, its self-attention sees the whole target (a counterfactual),
         // which changes what the later layers' cross-attention reads.
         AttentionSettings unmasked = causal;
         unmasked.mask = MaskKind::None;
         EncoderDecoderTrace open;
         QVERIFY(forwardEncoderDecoder(m, typedSource.ids, target.ids, unmasked, false, open).ok());
-        QVERIFY((open.cross(1, 1) - trace.cross(1, 1)).cwiseAbs().maxCoeff() > 1e-4f);
+        QVERIFY(numericcheck::difference(open.cross(1, 1), trace.cross(1, 1)).exceeds(1e-4f));
         doc.setFocus({1, 1});
         view.setDecoderCausal(false);
-        QTRY_VERIFY((view.result().weights - open.cross(1, 1)).cwiseAbs().maxCoeff() < 1e-6f);
+        QTRY_VERIFY2(numericcheck::difference(view.result().weights, open.cross(1, 1)).within(1e-6f),
+                     numericcheck::difference(view.result().weights, open.cross(1, 1)).message("cross-attention").c_str());
         QVERIFY(view.weightsPlot()->title().contains(QStringLiteral("counterfactual")));
     }
 

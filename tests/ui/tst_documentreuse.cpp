@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "numericcheck.h"
 #include "ui/document/document.h"
 #include "waits.h"
 
@@ -13,36 +14,30 @@ using namespace attnscope;
 
 namespace {
 
-double worstDifference(const Matrix& a, const Matrix& b)
-{
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
-    double worst = 0.0;
-    for (Eigen::Index j = 0; j < a.cols(); ++j)
-        for (Eigen::Index i = 0; i < a.rows(); ++i) {
-            if (std::isinf(a(i, j)) || std::isinf(b(i, j))) {
-                if (a(i, j) != b(i, j)) return INFINITY;
-                continue;
-            }
-            worst = std::max(worst, std::abs(double(a(i, j)) - double(b(i, j))));
-        }
-    return worst;
-}
-
-// The snapshot on screen against a pass that reuses nothing, on the same input.
-double differenceFromAFreshPass(const Document& doc)
+// The snapshot on screen against a pass that reuses nothing, on the same input: every head's weights, the
+// focused head's scores (masked ones are -inf on both sides) and weights, and the next tokens.
+numericcheck::Worst differenceFromAFreshPass(const Document& doc)
 {
     const SnapshotPtr shown = doc.snapshot();
     const SnapshotPtr fresh = computeSnapshot(doc.model(), doc.text(), doc.settings(), doc.focus(), 0, doc.attentionDisplay()).first;
-    if (shown->tokens.ids != fresh->tokens.ids || shown->trace.attention.size() != fresh->trace.attention.size()) return INFINITY;
-    double worst = 0.0;
-    for (std::size_t i = 0; i < fresh->trace.attention.size(); ++i)
-        worst = std::max(worst, worstDifference(shown->trace.attention[i], fresh->trace.attention[i]));
-    worst = std::max(worst, worstDifference(shown->trace.detail.scores, fresh->trace.detail.scores));
-    worst = std::max(worst, worstDifference(shown->trace.detail.weights, fresh->trace.detail.weights));
-    if (shown->nextTokens.size() != fresh->nextTokens.size()) return INFINITY;
+    numericcheck::Worst worst;
+    worst.matchInfinities();
+    if (shown->tokens.ids != fresh->tokens.ids) worst.fail("the tokens differ");
+    if (shown->trace.attention.size() != fresh->trace.attention.size()) worst.fail("the numbers of heads differ");
+    if (shown->nextTokens.size() != fresh->nextTokens.size()) worst.fail("the numbers of next tokens differ");
+    if (!worst.finite()) return worst;
+    for (std::size_t i = 0; i < fresh->trace.attention.size(); ++i) {
+        worst.label("weights %zu", i);
+        worst.add(shown->trace.attention[i], fresh->trace.attention[i]);
+    }
+    worst.label("the focused head's scores");
+    worst.add(shown->trace.detail.scores, fresh->trace.detail.scores);
+    worst.label("the focused head's weights");
+    worst.add(shown->trace.detail.weights, fresh->trace.detail.weights);
+    worst.label("next token");
     for (std::size_t i = 0; i < fresh->nextTokens.size(); ++i) {
-        if (shown->nextTokens[i].id != fresh->nextTokens[i].id) return INFINITY;
-        worst = std::max(worst, std::abs(shown->nextTokens[i].p - fresh->nextTokens[i].p));
+        if (shown->nextTokens[i].id != fresh->nextTokens[i].id) worst.fail("the next tokens' ids differ");
+        worst.add(shown->nextTokens[i].p, fresh->nextTokens[i].p, long(i));
     }
     return worst;
 }
@@ -89,8 +84,8 @@ private slots:
         for (const QString& word : words) {
             text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + word;
             QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
-            const double worst = differenceFromAFreshPass(doc);
-            QVERIFY2(worst < 1e-4, qPrintable(QStringLiteral("after '%1': %2").arg(text).arg(worst)));
+            const numericcheck::Worst worst = differenceFromAFreshPass(doc);
+            QVERIFY2(worst.within(1e-4), qPrintable(QStringLiteral("after '%1': %2").arg(text, QString::fromStdString(worst.message()))));
             if (doc.snapshot()->reusedTokens > 0) {
                 QVERIFY2(doc.snapshot()->reusedTokens == int(before), qPrintable(QStringLiteral("after %1: %2 reused of %3 before, %4 now").arg(text).arg(doc.snapshot()->reusedTokens).arg(before).arg(doc.snapshot()->tokens.ids.size())));  // every token before the new word
                 ++reusing;
@@ -108,22 +103,26 @@ private slots:
             QVERIFY(changeAndWait(doc, [&] { doc.setText(next); }));
             QCOMPARE(doc.snapshot()->tokens.ids.size(), before);
             QVERIFY(doc.snapshot()->reusedTokens > 0);
-            QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
+            const numericcheck::Worst worst = differenceFromAFreshPass(doc);
+            QVERIFY2(worst.within(1e-4), worst.message().c_str());
         }
 
         QVERIFY(changeAndWait(doc, [&] { doc.setTemperature(0.5); }));  // every row changes
         QCOMPARE(doc.snapshot()->reusedTokens, 0);
-        QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
+        const numericcheck::Worst afterTemperature = differenceFromAFreshPass(doc);
+        QVERIFY2(afterTemperature.within(1e-4), afterTemperature.message().c_str());
 
         text.chop(words.last().size() + 1);  // a word deleted at the end
         QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
         QCOMPARE(doc.snapshot()->reusedTokens, int(doc.snapshot()->tokens.ids.size()) - 1);
-        QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
+        const numericcheck::Worst afterDeletion = differenceFromAFreshPass(doc);
+        QVERIFY2(afterDeletion.within(1e-4), afterDeletion.message().c_str());
 
         text.replace(0, 3, QStringLiteral("a"));  // the first word changed
         QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
         QCOMPARE(doc.snapshot()->reusedTokens, 0);
-        QVERIFY(differenceFromAFreshPass(doc) < 1e-4);
+        const numericcheck::Worst afterFirstWord = differenceFromAFreshPass(doc);
+        QVERIFY2(afterFirstWord.within(1e-4), afterFirstWord.message().c_str());
     }
 
     // A pasted long text's pass is followed by a warm-up of the memory the next keystroke's trace will take
@@ -148,8 +147,8 @@ private slots:
             text += QLatin1String(word);
             QVERIFY(changeAndWait(doc, [&] { doc.setText(text); }));
             QVERIFY(doc.snapshot()->reusedTokens > 0);
-            const double worst = differenceFromAFreshPass(doc);
-            QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+            const numericcheck::Worst worst = differenceFromAFreshPass(doc);
+            QVERIFY2(worst.within(1e-4), worst.message().c_str());
         }
         QCOMPARE(doc.memoryWarmUps(), 1);  // a trace a token larger is not a new size
 
@@ -180,8 +179,8 @@ private slots:
         QCOMPARE(errors.count(), 0);
         QCOMPARE(doc.snapshot()->settings.temperature, 0.7);
         QCOMPARE(int(doc.snapshot()->tokens.ids.size()), 2000);
-        double worst = differenceFromAFreshPass(doc);
-        QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+        numericcheck::Worst worst = differenceFromAFreshPass(doc);
+        QVERIFY2(worst.within(1e-4), worst.message().c_str());
 
         doc.setText(text + QStringLiteral(" w1"));
         doc.setText(text + QStringLiteral(" w1 w2"));
@@ -189,7 +188,7 @@ private slots:
         QCOMPARE(doc.stoppedPasses(), 1);
         QVERIFY(doc.snapshot()->reusedTokens > 0);
         worst = differenceFromAFreshPass(doc);
-        QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
+        QVERIFY2(worst.within(1e-4), worst.message().c_str());
     }
 };
 

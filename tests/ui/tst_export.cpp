@@ -17,6 +17,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "numericcheck.h"
 #include "ui/attention/heatmapview.h"
 #include "ui/drawing/colormap.h"
 #include "ui/document/document.h"
@@ -341,14 +342,15 @@ private slots:
         const QJsonArray rows = json.value(QStringLiteral("data")).toArray();
         QCOMPARE(std::size_t(rows.size()), written->steps.size());  // the start token and every word but the end token
         QCOMPARE(json.value(QStringLiteral("source_tokens")).toArray().size(), int(written->source.size()));
-        double worst = 0;
+        numericcheck::Worst worst;
         for (int i = 0; i < rows.size(); ++i) {
             const Eigen::RowVectorXf& row = written->steps[std::size_t(i)].attention[std::size_t(1 * m.config.heads + 2)];
             const QJsonArray got = rows[i].toArray();
             QCOMPARE(got.size(), int(row.size()));
-            for (int k = 0; k < got.size(); ++k) worst = std::max(worst, std::abs(got[k].toDouble() - double(row[k])));
+            worst.label("exported row %d, key", i);
+            for (int k = 0; k < got.size(); ++k) worst.add(got[k].toDouble(), double(row[k]), k);
         }
-        QVERIFY2(worst < 1e-5, qPrintable(QString::number(worst)));
+        QVERIFY2(worst.within(1e-5), worst.message().c_str());
     }
 };
 

@@ -18,6 +18,7 @@
 #include "ui/steps/blockview.h"
 #include "ui/steps/cellview.h"
 #include "ui/steps/headsview.h"
+#include "numericcheck.h"
 #include "overviewreference.h"
 #include "ui/drawing/colormap.h"
 #include "core/model/forward.h"
@@ -48,24 +49,22 @@ SnapshotPtr longSnapshot(int words = 1200)
 }
 
 // The worst difference between the drawn map and a plain loop over the snapshot's weights: each drawn cell
-// the largest unmasked weight of its pairs, NaN when all are hidden. Returns -1 when a NaN is misplaced.
-double worstOverviewDifference(const HeatmapView& view)
+// the largest unmasked weight of its pairs. A cell whose pairs are all hidden is drawn as NaN (a gap), so
+// there a NaN is what is wanted and anything else fails.
+numericcheck::Worst worstOverviewDifference(const HeatmapView& view)
 {
     const ForwardTrace& t = view.shownSnapshot()->trace;
     const Matrix& w = t.weights(view.shownHead().layer, view.shownHead().head);  // (T, T)
     const TokenSpan keys = view.drawnKeys(), queries = view.drawnQueries();
     const int C = view.mapCells().width(), R = view.mapCells().height();
     const Matrix reference = overviewref::largestVisible(w, t.detail.masked, queries.first, queries.count, keys.first, keys.count, R, C);
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("drawn cell (row, column)");
     for (int r = 0; r < R; ++r)
         for (int c = 0; c < C; ++c) {
             const double drawn = view.drawnCell(c, r);
-            if (reference(r, c) < 0.0f) {
-                if (!std::isnan(drawn)) return -1.0;
-            } else {
-                if (std::isnan(drawn)) return -1.0;
-                worst = std::max(worst, std::abs(drawn - double(reference(r, c))));
-            }
+            if (!(reference(r, c) < 0.0f)) worst.add(drawn, double(reference(r, c)), r, c);
+            else if (!std::isnan(drawn)) worst.fail("a cell whose pairs are all hidden is drawn");
         }
     return worst;
 }
@@ -130,8 +129,8 @@ private slots:
         QVERIFY(view.showsOverview());
         QCOMPARE(view.drawnKeys(), (TokenSpan{0, T}));
         QVERIFY2(view.mapCells().width() < T && view.mapCells().width() > 200, qPrintable(QString::number(view.mapCells().width())));
-        const double worst = worstOverviewDifference(view);
-        QVERIFY2(worst >= 0.0 && worst < 1e-7, qPrintable(QStringLiteral("worst difference %1 (-1: a NaN misplaced)").arg(worst)));
+        const numericcheck::Worst worst = worstOverviewDifference(view);
+        QVERIFY2(worst.within(1e-7), worst.message("the drawn overview").c_str());
         // The window of 300 keys: a long query sees a band, and the keys before it are drawn grey.
         QVERIFY(std::isnan(view.drawnCell(0, view.mapCells().height() - 1)));
 
@@ -173,7 +172,8 @@ private slots:
         QVERIFY2(std::abs(view.xAxis->pixelToCoord(at.x()) - 300) < 1.0 && std::abs(view.yAxis->pixelToCoord(at.y()) - 400) < 1.0,
                  qPrintable(QStringLiteral("the pair under the pointer is now %1, %2").arg(view.xAxis->pixelToCoord(at.x())).arg(view.yAxis->pixelToCoord(at.y()))));
         QVERIFY(view.labelStep() < step);
-        QVERIFY(std::abs(worstOverviewDifference(view)) < 1e-7);
+        const numericcheck::Worst zoomedIn = worstOverviewDifference(view);
+        QVERIFY2(zoomedIn.within(1e-7), zoomedIn.message("the drawn overview").c_str());
 
         // 2. Shift-drag a rectangle around keys 295–315 × queries 395–415: one cell per pair, every token labelled.
         const auto pixel = [&](double key, double query) { return QPoint(int(view.xAxis->coordToPixel(key)), int(view.yAxis->coordToPixel(query))); };
@@ -317,8 +317,8 @@ private slots:
                 QCOMPARE(now->carriedCellRows, 0);  // carried inside the pass instead
                 QVERIFY2(T > 1024 ? now->reusedTokens == 0 : now->reusedTokens > 0 && now->reusedTokens % size == 0,
                          qPrintable(QStringLiteral("%1: %2 tokens reused").arg(name).arg(now->reusedTokens)));
-                const double d = double((now->trace.weights(1, 2) - fresh->trace.weights(1, 2)).cwiseAbs().maxCoeff());
-                QVERIFY2(d < 1e-4, qPrintable(QStringLiteral("%1: the focused head's weights differ by %2").arg(name).arg(d)));
+                const numericcheck::Worst d = numericcheck::difference(now->trace.weights(1, 2), fresh->trace.weights(1, 2));
+                QVERIFY2(d.within(1e-4), qPrintable(QStringLiteral("%1: %2").arg(name, QString::fromStdString(d.message("the focused head's weights")))));
             } else {
                 QVERIFY2(now->reusedTokens > 0, qPrintable(name));
                 QCOMPARE(now->carriedCellRows, T > 1024 ? 0 : now->reusedTokens / size);
@@ -331,22 +331,22 @@ private slots:
                 QCOMPARE(a.rows(), b.rows());
                 QCOMPARE(a.cols(), b.cols());
                 // A weight × value length may pass 1: within 1e-5 of the cell's size (a pass that reuses the
-                // prefix rounds differently from a whole one, about 1e-6 here).
-                int wrong = 0;
-                double worst = 0.0;
-                for (Eigen::Index k = 0; k < a.size(); ++k) {
-                    const float x = a.reshaped()[k], y = b.reshaped()[k];
-                    const double off = std::abs(double(x) - double(y)) / std::max(1.0, std::abs(double(y)));
-                    wrong += std::isnan(x) != std::isnan(y) || (!std::isnan(y) && off > 1e-5);
-                    if (!std::isnan(y)) worst = std::max(worst, off);
-                }
-                QVERIFY2(wrong == 0, qPrintable(QStringLiteral("%1, head %2: %3 cells differ, by up to %4").arg(name).arg(i).arg(wrong).arg(worst)));
+                // prefix rounds differently from a whole one, about 1e-6 here). A cell with no weights is NaN
+                // (a gap) on both sides and is skipped; a NaN on one side only fails.
+                numericcheck::Worst worst;
+                worst.label("%s, head %zu, cell (row, column)", qPrintable(name), i);
+                for (Eigen::Index r = 0; r < a.rows(); ++r)
+                    for (Eigen::Index c = 0; c < a.cols(); ++c)
+                        if (!(std::isnan(a(r, c)) && std::isnan(b(r, c)))) worst.addRelative(a(r, c), b(r, c), 1.0, r, c);
+                QVERIFY2(worst.atMost(1e-5), worst.message().c_str());
                 QVERIFY2(std::abs(now->headSinks[i] - fresh->headSinks[i]) < 1e-6f, qPrintable(name));
                 if (onlyFocus) continue;  // the row sums stay in the trace
                 // Each row of cells sums a few thousand weights: within 1e-5 of its size.
                 QCOMPARE(now->headRowSums[i].rows(), a.rows());
-                const double sums = ((now->headRowSums[i] - fresh->headRowSums[i]).array() / fresh->headRowSums[i].array().abs().max(1.0)).abs().maxCoeff();
-                QVERIFY2(sums < 1e-5, qPrintable(QStringLiteral("%1, head %2: row sums differ by %3").arg(name).arg(i).arg(sums)));
+                numericcheck::Worst sums;
+                sums.label("%s, head %zu, row sums", qPrintable(name), i);
+                sums.addRelative(now->headRowSums[i], fresh->headRowSums[i]);
+                QVERIFY2(sums.within(1e-5), sums.message().c_str());
             }
             // The grid: the same pixels as a grid that saw only this snapshot; under the plain display the
             // carried rows of cells were not coloured again.

@@ -23,8 +23,8 @@ void TestMainWindow::typingUpdatesChipsAndHeatmap()
     QCOMPARE(w.tokenChips()->chipText(3), QStringLiteral("fox"));
     QCOMPARE(w.tokenChips()->chipId(3), w.document()->snapshot()->tokens.ids[3]);
     QCOMPARE(w.heatmap()->tokenCount(), 9);
-    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
     // The grid shows one pixel per pair at this length.
     QCOMPARE(w.grid()->headImage({1, 2}).size(), QSize(9, 9));
 }
@@ -130,8 +130,8 @@ void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
             QCOMPARE(map->isMaskedCell(q, k), k > q);
             if (k > q) QVERIFY(map->cellValue(q, k) == 0.0);
         }
-    const double worst = worstDifference(*map, coreTrace(*w.document()), w.document()->focus());
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*map, coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
 }
 
 // The Window and Sinks boxes: the heatmap greys exactly the pairs the core masks, its numbers are the core's,
@@ -154,8 +154,8 @@ void TestMainWindow::windowAndSinksHideTheKeysTheySay()
             QVERIFY2(map->isMaskedCell(q, k) == hidden, qPrintable(QStringLiteral("query %1, key %2").arg(q).arg(k)));
             if (hidden) QVERIFY(map->cellValue(q, k) == 0.0);
         }
-    const double worst = worstDifference(*map, coreTrace(*w.document()), w.document()->focus());
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*map, coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
     QVERIFY2(w.controls()->maskNote()->text().contains(QStringLiteral("window of 3 keys and 1 sink")), qPrintable(w.controls()->maskNote()->text()));
 
     w.controls()->causalBox()->click();
@@ -197,8 +197,8 @@ void TestMainWindow::sqrtDkOffChangesWeightsAsCoreSays()
     QVERIFY(w.heatmap()->cellValue(5, 1) != before);
     const ForwardTrace core = coreTrace(*w.document());
     QCOMPARE(core.multiplier, 1.0);
-    const double worst = worstDifference(*w.heatmap(), core, w.document()->focus());
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*w.heatmap(), core, w.document()->focus());
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
 }
 
 void TestMainWindow::clickingGridCellFocusesHead()
@@ -218,8 +218,8 @@ void TestMainWindow::clickingGridCellFocusesHead()
     QCOMPARE(w.heatmap()->shownHead(), (HeadSelection{1, 3}));
     QCOMPARE(w.controls()->layerBox()->value(), 1);
     QCOMPARE(w.controls()->headBox()->value(), 3);
-    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), {1, 3});
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), {1, 3});
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
 }
 
 void TestMainWindow::keyboardMovesBetweenHeadsAndLayers()
@@ -277,8 +277,8 @@ void TestMainWindow::temperatureSliderUpdatesWhileDragging()
     QCOMPARE(spy.count(), 1);
     QVERIFY(std::abs(w.document()->settings().temperature - ControlPanel::temperatureForSlider(750)) < 1e-12);
     QCOMPARE(w.controls()->temperatureLabel()->text(), QStringLiteral("T = 4.47"));
-    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
     slider->setSliderDown(false);
 }
 
@@ -292,8 +292,8 @@ void TestMainWindow::workerPathGivesTheSameWeights()
     QTRY_COMPARE_WITH_TIMEOUT(w.heatmap()->tokenCount(), 9, testing::kWorkTimeoutMs);
     w.controls()->causalBox()->click();
     QTRY_VERIFY_WITH_TIMEOUT(!w.heatmap()->isMaskedCell(0, 5), testing::kWorkTimeoutMs);
-    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
 }
 
 void TestMainWindow::tooltipShowsWeightAndScoresFromSnapshot()
@@ -352,14 +352,16 @@ void TestMainWindow::valueWeightedDisplayShowsTheCoresProducts()
     const RowVector& norms = core->valueNorm(f.layer, f.head);
     HeatmapView* map = w.heatmap();
     QVERIFY(map->showsValueWeighted());
-    double worst = 0.0, top = 0.0;
+    numericcheck::Worst worst;
+    worst.label("value-weighted heatmap");
+    double top = 0.0;
     for (int q = 0; q < map->tokenCount(); ++q)
         for (int k = 0; k < map->tokenCount(); ++k) {
             const double want = double(weights(q, k)) * double(norms[k]);
             top = std::max(top, want);
-            worst = std::max(worst, std::abs(map->cellValue(q, k) - want) / std::max(1.0, want));
+            worst.addRelative(map->cellValue(q, k), want, 1.0, q, k);
         }
-    QVERIFY2(worst < 1e-5, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    QVERIFY2(worst.within(1e-5), worst.message().c_str());
     QVERIFY(std::abs(map->colourRange().upper - top) <= 1e-5 * top);
     QVERIFY(map->title().contains(displayLabel(AttentionDisplay::ValueWeighted)));
     const QString tip = map->cellToolTip(4, 2);
@@ -380,7 +382,8 @@ void TestMainWindow::valueWeightedDisplayShowsTheCoresProducts()
     doc->waitForIdle();
     QVERIFY(!map->showsValueWeighted() && !doc->snapshot()->trace.hasValueNorms);
     QCOMPARE(map->colourRange().upper, 1.0);
-    QVERIFY(worstDifference(*map, coreTrace(*doc), f) < 1e-6);
+    const numericcheck::Worst plain = worstDifference(*map, coreTrace(*doc), f);
+    QVERIFY2(plain.within(1e-6), plain.message().c_str());
     QCOMPARE(QColor(w.grid()->headImage(f).pixel(2, 4)), ColorMap::weightColor(weights(4, 2)));
 }
 
@@ -410,8 +413,8 @@ void TestMainWindow::positionalSelectorOffersWhatTheModelHas()
     box->setCurrentIndex(box->findData(int(PositionalOverride::None)));
     QVERIFY(w.document()->settings().positional == PositionalOverride::None);
     QVERIFY(w.heatmap()->cellValue(5, 2) != before);
-    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -41,6 +41,7 @@
 #include "hubcache.h"
 #include "ui/window/sentencevalidator.h"
 #include "hostiletext.h"
+#include "numericcheck.h"
 #include "tinygpt2.h"
 #include "ui/window/tokenchips.h"
 #include "waits.h"
@@ -61,12 +62,13 @@ inline ForwardTrace coreTrace(const Document& doc)
 }
 
 // Worst absolute difference between the displayed heatmap and the core's weights of the focused head.
-inline double worstDifference(const HeatmapView& view, const ForwardTrace& trace, HeadSelection head)
+inline numericcheck::Worst worstDifference(const HeatmapView& view, const ForwardTrace& trace, HeadSelection head)
 {
     const Matrix& w = trace.weights(head.layer, head.head);  // (T, T)
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("heatmap of layer %d head %d", head.layer, head.head);
     for (int q = 0; q < w.rows(); ++q)
-        for (int k = 0; k < w.cols(); ++k) worst = std::max(worst, std::abs(view.cellValue(q, k) - double(w(q, k))));
+        for (int k = 0; k < w.cols(); ++k) worst.add(view.cellValue(q, k), double(w(q, k)), q, k);
     return worst;
 }
 

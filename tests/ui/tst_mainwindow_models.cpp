@@ -18,8 +18,8 @@ void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
     QCOMPARE(w.tokenChips()->chipId(1), 995);
     QCOMPARE(w.tokenChips()->chipText(1), QStringLiteral("·world"));
     w.document()->setFocus({1, 1});
-    const double worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst difference %1").arg(worst)));
+    const numericcheck::Worst worst = worstDifference(*w.heatmap(), coreTrace(*w.document()), w.document()->focus());
+    QVERIFY2(worst.within(1e-6), worst.message().c_str());
     QCOMPARE(int(w.nextTokens()->shown().size()), Snapshot::kNextTokens);
     // Over the tiny model's 16-token context, truncation keeps a prefix of exactly 16 BPE tokens.
     w.sentenceEdit()->setText(QStringLiteral("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"));

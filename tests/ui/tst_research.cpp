@@ -15,6 +15,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "numericcheck.h"
 #include "ui/attention/headgridview.h"
 #include "ui/drawing/colormap.h"
 #include "ui/document/document.h"
@@ -43,13 +44,6 @@ namespace {
 
 const QString kText = QStringLiteral("the cat sat on the mat and the cat slept");
 const QString kCorrupted = QStringLiteral("the dog sat on the mat and the cat slept");  // as many tokens, one changed
-
-// Worst difference between what a plot shows and an (R, K) matrix of expected values.
-double worst(const Matrix& shown, const Matrix& expected)
-{
-    if (shown.rows() != expected.rows() || shown.cols() != expected.cols()) return 1e30;
-    return (shown - expected).cwiseAbs().maxCoeff();
-}
 
 std::vector<int> ids(const Document& doc) { return doc.snapshot()->tokens.ids; }
 
@@ -129,16 +123,20 @@ void TestResearch::rolesTableAndBadgesAreTheCores()
     const HeadRoleScores core = *computeHeadRoles(*doc.model(), ids(doc), doc.settings(), 4);
     QTableWidget* t = view.table();
     QCOMPARE(t->rowCount(), core.layers * core.heads);
-    double gap = 0.0;
+    numericcheck::Worst gap;
     for (int row = 0; row < t->rowCount(); ++row) {
         const int l = t->item(row, 0)->text().toInt(), h = t->item(row, 1)->text().toInt();
         for (int r = 0; r < kHeadRoleCount; ++r) {
+            // A role with nothing to measure is not a finite number in the core and is shown as "—": that pair
+            // is compared as text.
             const double expected = roleScore(core.at(l, h), HeadRole(r));
             const QString text = t->item(row, 2 + r)->text();
-            gap = std::max(gap, std::isfinite(expected) ? std::abs(text.toDouble() - expected) : (text == QStringLiteral("—") ? 0.0 : 1.0));
+            gap.label("head %d.%d role %d", l, h, r);
+            if (std::isfinite(expected)) gap.add(text.toDouble(), expected);
+            else if (text != QStringLiteral("—")) gap.fail("a role with no score is not shown as —");
         }
     }
-    QVERIFY2(gap <= 5e-4, qPrintable(QString("the table differs from the core by %1 (3 decimals shown)").arg(gap)));
+    QVERIFY2(gap.atMost(5e-4), gap.message("the table against the core (3 decimals shown)").c_str());
     // Sorting by the induction column puts the largest score first.
     t->sortItems(2 + int(HeadRole::Induction), Qt::DescendingOrder);
     double best = -1.0;
@@ -222,7 +220,8 @@ void TestResearch::ablationViewNumbers()
     Matrix expected(e.layers, e.heads);
     for (int l = 0; l < e.layers; ++l)
         for (int h = 0; h < e.heads; ++h) expected(l, h) = float(e.at(l, h));
-    QVERIFY(worst(view.changePlot()->shown(), expected) < 1e-6);
+    const numericcheck::Worst change = numericcheck::difference(view.changePlot()->shown(), expected);
+    QVERIFY2(change.within(1e-6), change.message("the change grid against the core's").c_str());
     QVERIFY(expected.row(1).maxCoeff() > 0.0f);  // layer 1 heads did move
     // Nothing ablated: a sentence saying so instead of numbers.
     doc.clearAblation();
@@ -267,7 +266,8 @@ void TestResearch::importanceGridIsTheCores()
     Matrix expected(core.layers, core.heads);
     for (int l = 0; l < core.layers; ++l)
         for (int h = 0; h < core.heads; ++h) expected(l, h) = float(core.at(l, h));
-    QVERIFY2(worst(view.plot()->shown(), expected) < 1e-5, "the importance grid is not the core's");
+    const numericcheck::Worst importance = numericcheck::difference(view.plot()->shown(), expected);
+    QVERIFY2(importance.within(1e-5), importance.message("the importance grid against the core's").c_str());
     doc.setText(QStringLiteral("one"));
     view.waitForResult();
     QVERIFY(view.statusLabel()->text().contains(QStringLiteral("two tokens")));
@@ -282,13 +282,16 @@ void TestResearch::rolloutMatrixAndBars()
     view.waitForResult();
     const std::vector<Matrix> core = attentionRollout(doc.snapshot()->trace);
     QCOMPARE(view.layer(), int(core.size()) - 1);  // starts after the last layer
-    QVERIFY(worst(view.matrixPlot()->shown(), core.back()) < 1e-6);
+    const numericcheck::Worst last = numericcheck::difference(view.matrixPlot()->shown(), core.back());
+    QVERIFY2(last.within(1e-6), last.message("the last layer's rollout").c_str());
     view.layerSlider()->setValue(0);
     view.tokenBox()->setCurrentIndex(3);
-    QVERIFY(worst(view.matrixPlot()->shown(), core.front()) < 1e-6);
-    double gap = 0.0;
-    for (int j = 0; j < int(core.front().cols()); ++j) gap = std::max(gap, std::abs(view.bars()->data()->at(j)->value - core.front()(3, j)));
-    QVERIFY2(gap < 1e-6, qPrintable(QString("the bars differ from row 3 of R_0 by %1").arg(gap)));
+    const numericcheck::Worst first = numericcheck::difference(view.matrixPlot()->shown(), core.front());
+    QVERIFY2(first.within(1e-6), first.message("the first layer's rollout").c_str());
+    numericcheck::Worst gap;
+    gap.label("bar");
+    for (int j = 0; j < int(core.front().cols()); ++j) gap.add(view.bars()->data()->at(j)->value, core.front()(3, j), j);
+    QVERIFY2(gap.within(1e-6), gap.message("the bars against row 3 of R_0").c_str());
 }
 
 void TestResearch::attributionGridAndSum()
@@ -307,7 +310,8 @@ void TestResearch::attributionGridAndSum()
     Matrix expected(a.layers, a.heads);
     for (int l = 0; l < a.layers; ++l)
         for (int h = 0; h < a.heads; ++h) expected(l, h) = float(a.head(l, h));
-    QVERIFY(worst(view.headPlot()->shown(), expected) < 1e-5);
+    const numericcheck::Worst heads = numericcheck::difference(view.headPlot()->shown(), expected);
+    QVERIFY2(heads.within(1e-5), heads.message("the heads' grid against the core's").c_str());
     QVERIFY2(view.sumLabel()->text().contains(QString::number(a.logit, 'f', 4)), qPrintable(view.sumLabel()->text()));
     QCOMPARE(view.partBars()->data()->at(0)->value, a.embeddings);
 }
@@ -435,8 +439,10 @@ void TestResearch::patchingGridsAreTheCores()
     const Model& model = *doc.model();
     const std::vector<int> corrupted = model.tokenizer->encode(kCorrupted.toStdString())->ids;
     const ActivationPatching core = *activationPatching(model, ids(doc), corrupted, doc.settings(), 3, 9);
-    QVERIFY(worst(view.residualPlot()->shown(), core.residual.cast<float>()) < 1e-6);
-    QVERIFY(worst(view.headPlot()->shown(), core.head.cast<float>()) < 1e-6);
+    const numericcheck::Worst residual = numericcheck::difference(view.residualPlot()->shown(), core.residual.cast<float>()),
+                              head = numericcheck::difference(view.headPlot()->shown(), core.head.cast<float>());
+    QVERIFY2(residual.within(1e-6), residual.message("the residual grid against the core's").c_str());
+    QVERIFY2(head.within(1e-6), head.message("the heads' grid against the core's").c_str());
     QVERIFY(view.metricLabel()->text().contains(QString::number(core.cleanDiff, 'f', 3)));
     // Both grids share one scale of at least ±1.
     const double reach = std::max({1.0, core.residual.cwiseAbs().maxCoeff(), core.head.cwiseAbs().maxCoeff()});

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "numericcheck.h"
 #include "ui/lab/compareview.h"
 #include "ui/document/document.h"
 #include "ui/common/matrixplot.h"
@@ -193,7 +194,8 @@ void TestScalingLab::compareOnTheWorkerPathMatchesTheCore()
     QVERIFY(direct.hasValue());
     const WeightDifference expected = weightDifference(a->trace.weights(f.layer, f.head), direct->weights(f.layer, f.head));
     QVERIFY(expected.largest > 0.0f);
-    QVERIFY2((view.difference() - expected.difference).cwiseAbs().maxCoeff() < 1e-6f, "B - A on the worker path differs from the core");
+    const numericcheck::Worst worker = numericcheck::difference(view.difference(), expected.difference);
+    QVERIFY2(worker.within(1e-6f), worker.message("B - A on the worker path against the core's").c_str());
 }
 
 void TestScalingLab::compareZeroWhenSameSettings()
@@ -207,10 +209,13 @@ void TestScalingLab::compareZeroWhenSameSettings()
     QVERIFY(view.hasDifference());
     const int T = doc.snapshot()->trace.tokens;
     QCOMPARE(int(view.difference().rows()), T);
-    double worst = 0.0;
+    numericcheck::Worst worst;
+    worst.label("B - A with equal settings");
+    worst.add(view.difference(), 0.0);
+    worst.label("B - A's cell with equal settings");
     for (int i = 0; i < T; ++i)
-        for (int j = 0; j < T; ++j) worst = std::max({worst, std::abs(view.differenceCell(i, j)), double(std::abs(view.difference()(i, j)))});
-    QVERIFY2(worst == 0.0, qPrintable(QString("largest |B - A| with equal settings %1").arg(worst)));
+        for (int j = 0; j < T; ++j) worst.add(view.differenceCell(i, j), 0.0, i, j);
+    QVERIFY2(worst.atMost(0.0), worst.message().c_str());
     QVERIFY(view.differenceRange() == 0.0);
 }
 
@@ -270,7 +275,8 @@ void TestScalingLab::compareTwoModelsAndPairsHeads()
     // Without pairing B shows its head of the same numbers, here the focus clamped to its two heads.
     QCOMPARE(view.headB().layer, 1);
     QCOMPARE(view.headB().head, 1);
-    QVERIFY((view.difference() - (direct.weights(1, 1) - a)).cwiseAbs().maxCoeff() < 1e-6f);
+    const numericcheck::Worst unpaired = numericcheck::difference(view.difference(), direct.weights(1, 1) - a);
+    QVERIFY2(unpaired.within(1e-6f), unpaired.message("B - A without pairing").c_str());
 
     view.setPairHeads(true);
     view.waitForB();
@@ -287,7 +293,8 @@ void TestScalingLab::compareTwoModelsAndPairsHeads()
     QCOMPARE(view.headB().layer, bestLayer);
     QCOMPARE(view.headB().head, bestHead);
     QVERIFY(std::abs(view.pairDistance() - best) < 1e-6);
-    QVERIFY((view.difference() - (direct.weights(bestLayer, bestHead) - a)).cwiseAbs().maxCoeff() < 1e-6f);
+    const numericcheck::Worst paired = numericcheck::difference(view.difference(), direct.weights(bestLayer, bestHead) - a);
+    QVERIFY2(paired.within(1e-6f), paired.message("B - A with pairing").c_str());
     QVERIFY2(view.noteB().contains(QStringLiteral("most like A's head")), qPrintable(view.noteB()));
 
     // On A's own model with A's settings, the most similar head is A's own, at distance 0.
@@ -338,13 +345,15 @@ void TestScalingLab::compareFollowsTheValueWeightedDisplay()
     };
     const Matrix expected = products(view.bSettings()) - products(doc.settings());
     QVERIFY(expected.cwiseAbs().maxCoeff() > 1e-3f);
-    QVERIFY2((view.difference() - expected).cwiseAbs().maxCoeff() < 1e-5f, "B - A of the products differs from the core's");
+    const numericcheck::Worst productsDifference = numericcheck::difference(view.difference(), expected);
+    QVERIFY2(productsDifference.within(1e-5f), productsDifference.message("B - A of the products against the core's").c_str());
     // Back to weights: the difference is of weights again.
     doc.setAttentionDisplay(AttentionDisplay::Weights);
     doc.waitForIdle();
     view.waitForB();
     const Matrix weights = view.snapshotB()->trace.detail.weights - doc.snapshot()->trace.detail.weights;
-    QVERIFY((view.difference() - weights).cwiseAbs().maxCoeff() < 1e-6f);
+    const numericcheck::Worst weightsDifference = numericcheck::difference(view.difference(), weights);
+    QVERIFY2(weightsDifference.within(1e-6f), weightsDifference.message("B - A of the weights").c_str());
 }
 
 void TestScalingLab::dashboardEqualsCore_data()

@@ -24,6 +24,7 @@
 #include "ui/steps/stepsviews.h"
 #include "core/model/generate.h"
 #include "ui/export/renderer.h"
+#include "numericcheck.h"
 #include "randomdefault.h"
 #include "waits.h"
 #include "core/open/openmodel.h"
@@ -41,19 +42,13 @@ RenderOptions sized(const QString& path, QSize size)
     return options;
 }
 
-double maxDiff(const Matrix& a, const Matrix& b)
+// What a plot draws against the core's matrix; a masked score is -inf on both sides.
+numericcheck::Worst maxDiff(const Matrix& a, const Matrix& b)
 {
-    if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
-    double worst = 0.0;
-    for (Eigen::Index i = 0; i < a.rows(); ++i)
-        for (Eigen::Index j = 0; j < a.cols(); ++j) {
-            if (std::isinf(a(i, j)) || std::isinf(b(i, j))) {
-                if (a(i, j) != b(i, j)) return INFINITY;
-                continue;
-            }
-            worst = std::max(worst, std::abs(double(a(i, j)) - double(b(i, j))));
-        }
-    return worst;
+    numericcheck::Worst w;
+    w.matchInfinities();
+    w.add(a, b);
+    return w;
 }
 
 QVector<double> values(QCPBars* bars)
@@ -62,8 +57,6 @@ QVector<double> values(QCPBars* bars)
     for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) v << it->value;
     return v;
 }
-
-QByteArray worst(double d) { return QByteArray("worst difference ") + QByteArray::number(d, 'g', 6); }
 
 const QString kText = QStringLiteral("the cat sat on the mat");
 
@@ -188,18 +181,14 @@ void TestStepByStep::cellViewShowsCoreNumbers()
     QCOMPARE(view.key(), key);
     const CellExplanation core = *explainCell(trace, query, key);
 
-    auto compareBars = [](QCPBars* bars, const Eigen::RowVectorXf& expected) {
-        const QVector<double> shown = values(bars);
-        double w = shown.size() == expected.size() ? 0.0 : INFINITY;
-        for (int i = 0; i < shown.size() && std::isfinite(w); ++i) w = std::max(w, std::abs(shown[i] - expected(i)));
-        return w;
-    };
-    const double dq = compareBars(view.queryBars(), core.queryRow), dk = compareBars(view.keyBars(), core.keyRow),
-                 dp = compareBars(view.productBars(), core.products), dw = compareBars(view.weightBars(), core.rowWeights);
-    QVERIFY2(dq < 1e-6, "query row: " + worst(dq));
-    QVERIFY2(dk < 1e-6, "key row: " + worst(dk));
-    QVERIFY2(dp < 1e-6, "products: " + worst(dp));
-    QVERIFY2(dw < 1e-6, "row weights: " + worst(dw));
+    const numericcheck::Worst dq = numericcheck::difference(values(view.queryBars()), core.queryRow),
+                              dk = numericcheck::difference(values(view.keyBars()), core.keyRow),
+                              dp = numericcheck::difference(values(view.productBars()), core.products),
+                              dw = numericcheck::difference(values(view.weightBars()), core.rowWeights);
+    QVERIFY2(dq.within(1e-6), dq.message("query row").c_str());
+    QVERIFY2(dk.within(1e-6), dk.message("key row").c_str());
+    QVERIFY2(dp.within(1e-6), dp.message("products").c_str());
+    QVERIFY2(dw.within(1e-6), dw.message("row weights").c_str());
     // The printed sum is the core's sum of products, and it equals the raw score the trace holds.
     const QString text = view.summaryText();
     QVERIFY2(text.contains(QString::number(core.sumOfProducts, 'f', 4)), qPrintable(text));
@@ -220,8 +209,8 @@ void TestStepByStep::pipelineClickSelectsCell()
                                                        {"scores", &d.scores}, {"scaled", &d.scaled}, {"masked", &d.masked},
                                                        {"weights", &d.weights}, {"head_output", &d.headOutput}};
     for (const auto& [name, m] : steps) {
-        const double diff = maxDiff(view.plot(name)->shown(), *m);
-        QVERIFY2(diff < 1e-6, QByteArray(name) + ": " + worst(diff));
+        const numericcheck::Worst diff = maxDiff(view.plot(name)->shown(), *m);
+        QVERIFY2(diff.within(1e-6), diff.message(name).c_str());
     }
     QSignalSpy spy(view.plot("weights"), &MatrixPlot::cellClicked);
     emit view.plot("weights")->cellClicked(3, 2);
@@ -324,13 +313,13 @@ void TestStepByStep::headsViewSlicesAreHeadOutputs()
         CaptureRequest capture;
         capture.detail = HeadSelection{1, h};
         const ForwardTrace t = *forward(*doc.model(), doc.snapshot()->tokens.ids, doc.settings(), capture);
-        const double panel = maxDiff(view.headPlot(h)->shown(), t.detail.headOutput);
-        const double slice = maxDiff(concat.middleCols(h * Dh, Dh), t.detail.headOutput);
-        QVERIFY2(panel < 1e-6, qPrintable(QString("head %1 panel: ").arg(h) + worst(panel)));
-        QVERIFY2(slice < 1e-6, qPrintable(QString("head %1 concat slice: ").arg(h) + worst(slice)));
+        const numericcheck::Worst panel = maxDiff(view.headPlot(h)->shown(), t.detail.headOutput);
+        const numericcheck::Worst slice = maxDiff(concat.middleCols(h * Dh, Dh), t.detail.headOutput);
+        QVERIFY2(panel.within(1e-6), panel.message(qPrintable(QString("head %1 panel").arg(h))).c_str());
+        QVERIFY2(slice.within(1e-6), slice.message(qPrintable(QString("head %1 concat slice").arg(h))).c_str());
     }
-    const double out = maxDiff(view.outputPlot()->shown(), doc.snapshot()->trace.detail.attnOutput);
-    QVERIFY2(out < 1e-6, "attention output: " + worst(out));
+    const numericcheck::Worst out = maxDiff(view.outputPlot()->shown(), doc.snapshot()->trace.detail.attnOutput);
+    QVERIFY2(out.within(1e-6), out.message("attention output").c_str());
     view.setHighlightedHead(2);
     QCOMPARE(view.highlightedHead(), 2);
 }
@@ -389,12 +378,13 @@ void TestStepByStep::blockViewNorms()
     QCOMPARE(view.normsPlot()->graphCount(), 5);
     for (int g = 0; g < 5; ++g) {
         const Eigen::VectorXf expected = norms[g]->rowwise().norm();
-        double w = 0;
+        numericcheck::Worst w;
+        w.label("norm graph %d, token", g);
         int t = 0;
-        for (auto it = view.normsPlot()->graph(g)->data()->constBegin(); it != view.normsPlot()->graph(g)->data()->constEnd(); ++it)
-            w = std::max(w, std::abs(it->value - expected(t++)));
+        for (auto it = view.normsPlot()->graph(g)->data()->constBegin(); it != view.normsPlot()->graph(g)->data()->constEnd(); ++it, ++t)
+            w.add(it->value, expected(t), t);
         QCOMPARE(t, 6);
-        QVERIFY2(w < 1e-5, qPrintable(QString("norm graph %1: ").arg(g) + worst(w)));
+        QVERIFY2(w.within(1e-5), w.message().c_str());
     }
     QCOMPARE(view.plot("ff_hidden")->shown().cols(), Eigen::Index(doc.model()->config.dFF));
 }
@@ -428,17 +418,19 @@ void TestStepByStep::blockViewShowsTheDecodersThreeSublayers()
     for (const auto& [name, expected] : shown) {
         const Matrix& drawn = view.plot(QString::fromLatin1(name))->shown();
         QCOMPARE(drawn.rows(), Eigen::Index(target.ids.size()));
-        QVERIFY2(maxDiff(drawn, *expected) < 1e-6, name);
+        const numericcheck::Worst diff = maxDiff(drawn, *expected);
+        QVERIFY2(diff.within(1e-6), diff.message(name).c_str());
     }
     // Seven lines: the stream in, the three contributions, the stream after each.
     QCOMPARE(view.normsPlot()->graphCount(), 7);
     const Eigen::VectorXf crossNorms = b.crossOutput.rowwise().norm();
     int t = 0;
-    double w = 0;
-    for (auto it = view.normsPlot()->graph(3)->data()->constBegin(); it != view.normsPlot()->graph(3)->data()->constEnd(); ++it)
-        w = std::max(w, std::abs(it->value - crossNorms(t++)));
+    numericcheck::Worst w;
+    w.label("cross-attention's norm, token");
+    for (auto it = view.normsPlot()->graph(3)->data()->constBegin(); it != view.normsPlot()->graph(3)->data()->constEnd(); ++it, ++t)
+        w.add(it->value, crossNorms(t), t);
     QCOMPARE(t, int(target.ids.size()));
-    QVERIFY2(w < 1e-5, qPrintable(worst(w)));
+    QVERIFY2(w.within(1e-5), w.message().c_str());
     // A decoder-only model has one kind of block.
     attnscope::testing::useRandomModel(doc);
     QVERIFY(!view.showsDecoder());
@@ -453,15 +445,17 @@ void TestStepByStep::positionalDemo()
     QVERIFY(!view.demoReady());
     view.runPermutationDemo();
     QVERIFY(view.demoReady());
+    // The view's own figures: a NaN fails both comparisons.
     QVERIFY2(view.permutationDifference(false) >= 0 && view.permutationDifference(false) < 1e-5,
-             "positions off: " + worst(view.permutationDifference(false)));
-    QVERIFY2(view.permutationDifference(true) > 1e-3, "positions on: " + worst(view.permutationDifference(true)));
+             "positions off: worst difference " + QByteArray::number(view.permutationDifference(false)));
+    QVERIFY2(view.permutationDifference(true) > 1e-3, "positions on: worst difference " + QByteArray::number(view.permutationDifference(true)));
     // The drawn matrices are the ones compared: reordering the left one gives the right one.
     const Matrix a = view.demoPlot(false, false)->shown(), b = view.demoPlot(false, true)->shown();
     Matrix reordered = a.colwise().reverse().rowwise().reverse();  // "dog bites man" -> "man bites dog" is (2, 1, 0)
-    QVERIFY2(maxDiff(reordered, b) < 1e-5, "drawn matrices: " + worst(maxDiff(reordered, b)));
-    const double sin = maxDiff(view.sinusoidalPlot()->shown(), doc.model()->sinusoidal.topRows(PositionalView::kShownPositions));
-    QVERIFY2(sin < 1e-6, "sinusoidal table: " + worst(sin));
+    const numericcheck::Worst drawn = maxDiff(reordered, b);
+    QVERIFY2(drawn.within(1e-5), drawn.message("drawn matrices").c_str());
+    const numericcheck::Worst sin = maxDiff(view.sinusoidalPlot()->shown(), doc.model()->sinusoidal.topRows(PositionalView::kShownPositions));
+    QVERIFY2(sin.within(1e-6), sin.message("sinusoidal table").c_str());
 }
 
 void TestStepByStep::crossViewMatchesCore()
@@ -476,8 +470,8 @@ void TestStepByStep::crossViewMatchesCore()
         crossAttention(*m, m->tokenizer->encode("le chat est assis")->ids, m->tokenizer->encode("The cat sat on the mat")->ids,
                        doc.settings(), doc.focus());
     QVERIFY(core);
-    const double d = maxDiff(view.weightsPlot()->shown(), core->weights);
-    QVERIFY2(d < 1e-6, "cross weights: " + worst(d));
+    const numericcheck::Worst d = maxDiff(view.weightsPlot()->shown(), core->weights);
+    QVERIFY2(d.within(1e-6), d.message("cross weights").c_str());
     QCOMPARE(view.weightsPlot()->shown().rows(), Eigen::Index(4));
     QCOMPARE(view.weightsPlot()->shown().cols(), Eigen::Index(6));
     view.setSource(QStringLiteral("one two"));

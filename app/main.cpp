@@ -97,7 +97,7 @@ int main(int argc, char** argv)
     if (parser.isSet(model)) {
         const attnscope::Status opened = window.openModel(parser.value(model));
         if (!opened.ok()) {
-            std::fprintf(stderr, "error: %s\n", opened.error.c_str());
+            std::fprintf(stderr, "error: %s\n", opened.error().c_str());
             return 1;
         }
     }
@@ -144,7 +144,7 @@ int main(int argc, char** argv)
     const int code = QApplication::exec();
     if (!screenshot) {
         const attnscope::Status saved = actions->scenes()->saveLastSession();
-        if (!saved.ok()) std::fprintf(stderr, "warning: the session was not saved: %s\n", saved.error.c_str());
+        if (!saved.ok()) std::fprintf(stderr, "warning: the session was not saved: %s\n", saved.error().c_str());
     }
     return code;
 }

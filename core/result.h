@@ -31,12 +31,22 @@ private:
     std::string m_error;
 };
 
-// For operations that produce nothing but may fail.
-struct [[nodiscard]] Status {
-    std::string error;  // empty means success
-    bool ok() const { return error.empty(); }
-    static Status success() { return {}; }
-    static Status failure(std::string message) { return {std::move(message)}; }
+// For operations that produce nothing but may fail, read as Result is: ok(), error(). Success is a default
+// Status (`return {};`); a failure carries its sentence.
+class [[nodiscard]] Status {
+public:
+    Status() = default;
+    static Status failure(std::string message)
+    {
+        Status s;
+        s.m_error = std::move(message);
+        return s;
+    }
+    bool ok() const { return m_error.empty(); }
+    const std::string& error() const { return m_error; }
+
+private:
+    std::string m_error;  // empty means success
 };
 
 // A name (a path, a tensor, a key) as the sentences above quote it: 'name'.

@@ -38,7 +38,7 @@ int runEncoderDecoder(const Args& args, const Model& model, const AttentionSetti
     checkBlockedKeys(settings, source);
     EncoderDecoderTrace trace;
     if (Status problem = forwardEncoderDecoder(model, source.ids, target.ids, settings, topCount > 0, trace); !problem.ok())
-        throw Failure{kExitInput, problem.error};
+        throw Failure{kExitInput, problem.error()};
 
     nlohmann::ordered_json out;
     out["model"] = json::modelSummary(model.config);
@@ -78,7 +78,7 @@ int run(const Args& args)
     // Decoders predict the next token; encoders fill each [MASK] from the last layer's output, when the
     // checkpoint has the head. Without it the rest still prints and stderr says why the fillers do not.
     const bool encoder = !model->config.causal;
-    const std::string noHead = encoder ? canPredictMasked(*model).error : std::string();
+    const std::string noHead = encoder ? canPredictMasked(*model).error() : std::string();
     if (topCount > 0 && !noHead.empty()) std::cerr << "warning: --top-k shows nothing: " << noHead << '\n';
     CaptureRequest capture;
     capture.nextTokenLogits = topCount > 0 && !encoder;

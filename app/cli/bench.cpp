@@ -160,7 +160,7 @@ int run(const Args& args)
         capture.nextTokenLogits = model->config.causal;
         ForwardTrace trace;
         Workspace workspace;
-        if (Status s = forward(*model, ids, settings, capture, trace, workspace); !s.ok()) throw Failure{kExitInput, s.error};
+        if (Status s = forward(*model, ids, settings, capture, trace, workspace); !s.ok()) throw Failure{kExitInput, s.error()};
         const Timing t = timeRuns(repeat, [&] {
             [[maybe_unused]] const Status timed = forward(*model, ids, settings, capture, trace, workspace);
             assert(timed.ok());  // the same input just ran

@@ -178,7 +178,7 @@ OneHead runOneHead(const Args& args)
     checkBlockedKeys(run.settings, tokens);
     Workspace workspace;
     if (Status s = forward(*run.model, tokens.ids, run.settings, capture, run.trace, workspace); !s.ok())
-        throw Failure{kExitInput, s.error};
+        throw Failure{kExitInput, s.error()};
     return run;
 }
 

@@ -20,7 +20,7 @@ int run(const Args& args)
     options.documents = readCount(args, "--documents", options.documents, 10'000'000);
     options.seed = static_cast<std::uint64_t>(readCount(args, "--seed", 1, 1 << 30));
     const std::string text = train::generateCorpus(options);
-    if (Status s = writeFileAtomically(args.get("--out"), text); !s.ok()) throw Failure{kExitInput, s.error};
+    if (Status s = writeFileAtomically(args.get("--out"), text); !s.ok()) throw Failure{kExitInput, s.error()};
     nlohmann::ordered_json out;
     out["out"] = args.get("--out");
     out["documents"] = options.documents;

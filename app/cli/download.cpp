@@ -50,7 +50,7 @@ int run(const Args& args)
     HubDownload download(ref.repo, ref.revision, options);
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
     if (terminal) QObject::connect(&download, &HubDownload::progress, &app, [](const HubDownloadProgress& p) { printProgress(p); });
-    Status result = Status::success();
+    Status result;
     QObject::connect(&download, &HubDownload::finished, &app, [&](const Status& s) {
         result = s;
         app.quit();
@@ -58,7 +58,7 @@ int run(const Args& args)
     download.start();
     if (download.isRunning()) app.exec();
     if (terminal) std::fputs("\r\033[K", stderr);
-    if (!result.ok()) throw Failure{kExitInput, result.error};
+    if (!result.ok()) throw Failure{kExitInput, result.error()};
 
     nlohmann::ordered_json files = nlohmann::ordered_json::array();
     for (const HubDownloadedFile& f : download.files())

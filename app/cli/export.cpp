@@ -74,7 +74,7 @@ int run(const Args& args)
         std::cout.flush();
         return std::cout ? 0 : kExitInput;
     }
-    if (const Status s = writeFileAtomically(out, *bytes); !s.ok()) throw Failure{kExitInput, s.error};
+    if (const Status s = writeFileAtomically(out, *bytes); !s.ok()) throw Failure{kExitInput, s.error()};
     return 0;
 }
 

@@ -104,8 +104,8 @@ int run(const Args& args)
     document.setAttentionDisplay(display == Scene::kDisplayValueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights);
     document.setText(QString::fromStdString(text));
     if (Status request = checkRenderRequest(QString::fromStdString(view), options); !request.ok())
-        throw Failure{kExitUsage, request.error};
-    if (Status drawn = renderView(QString::fromStdString(view), document, options); !drawn.ok()) throw Failure{kExitInput, drawn.error};
+        throw Failure{kExitUsage, request.error()};
+    if (Status drawn = renderView(QString::fromStdString(view), document, options); !drawn.ok()) throw Failure{kExitInput, drawn.error()};
     return 0;
 }
 

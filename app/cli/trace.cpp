@@ -43,7 +43,7 @@ int runCross(const Args& args)
     const HeadSelection head = readHead(args, decoder, true);
     EncoderDecoderTrace trace;
     if (Status s = forwardEncoderDecoder(*model, source.ids, target.ids, settings, false, trace, head); !s.ok())
-        throw Failure{kExitInput, s.error};
+        throw Failure{kExitInput, s.error()};
     const HeadDetail& d = trace.crossDetail;
     nlohmann::ordered_json out;
     out["kind"] = "cross-attention";

@@ -87,8 +87,8 @@ int run(const Args& args)
     const std::string name = fs::path(out).filename().empty() ? fs::path(out).parent_path().filename().string()
                                                               : fs::path(out).filename().string();
     auto save = [&] {
-        if (Status s = trainer.writeModelFolder(out, name); !s.ok()) throw Failure{kExitInput, s.error};
-        if (Status s = trainer.writeState(out); !s.ok()) throw Failure{kExitInput, s.error};
+        if (Status s = trainer.writeModelFolder(out, name); !s.ok()) throw Failure{kExitInput, s.error()};
+        if (Status s = trainer.writeState(out); !s.ok()) throw Failure{kExitInput, s.error()};
     };
     nlohmann::ordered_json start;
     start["corpus_tokens"] = shared->tokens.size();

@@ -122,7 +122,7 @@ int run(const Args& args)
     const std::string name = fs::path(out).filename().empty() ? fs::path(out).parent_path().filename().string()
                                                               : fs::path(out).filename().string();
     if (Status s = trainer.writeModelFolder(out, name, {{"lexicon.tsv", train::translationLexiconTsv()}}); !s.ok())
-        throw Failure{kExitInput, s.error};
+        throw Failure{kExitInput, s.error()};
     Result<ModelPtr> model = loadTranslatorFolder(out);
     if (!model) throw Failure{kExitInput, model.error()};
     Result<train::TranslationScores> scores = train::scoreTranslator(**model, train::heldOutTranslationPairs(heldOut, data.seed + 1));

@@ -28,7 +28,7 @@ Result<CrossAttentionResult> realCrossAttention(const Model& model, const std::v
     using R = Result<CrossAttentionResult>;
     EncoderDecoderTrace trace;
     if (Status problem = forwardEncoderDecoder(model, sourceIds, targetIds, settings, false, trace, selection); !problem.ok())
-        return R::fail(problem.error);
+        return R::fail(problem.error());
     HeadDetail& d = trace.crossDetail;
     CrossAttentionResult r;
     r.selection = selection;

@@ -148,7 +148,7 @@ Result<std::vector<Tensor>> compute(const Model& model, const TokenizedText& tok
     case DataKind::CrossAttention: {
         EncoderDecoderTrace trace;
         if (Status s = forwardEncoderDecoder(model, request.source.ids, tokens.ids, settings, false, trace); !s.ok())
-            return R::fail(s.error);
+            return R::fail(s.error());
         const ModelConfig dc = decoderShape(model);
         Tensor t{"cross_attention", withHeads(head, dc, {T, request.source.ids.size()}), {}};
         for (HeadSelection s : coveredHeads(head, dc)) appendRowMajor(t.values, trace.cross(s.layer, s.head));

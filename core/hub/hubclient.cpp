@@ -252,7 +252,7 @@ void HubDownload::restartHash()
 
 void HubDownload::fileReady(bool fetched)
 {
-    if (Status s = linkSnapshotFile(m_options.cache, m_repo, m_commit, m_current.name, m_current.etag); !s.ok()) return fail(s.error);
+    if (Status s = linkSnapshotFile(m_options.cache, m_repo, m_commit, m_current.name, m_current.etag); !s.ok()) return fail(s.error());
     m_toFetch.pop_back();
     m_done.push_back({m_current.name, m_current.size, fetched});
     m_receivedDone += m_current.size;
@@ -279,7 +279,7 @@ void HubDownload::fetchBytes()
     m_firstBytes = true;
     if (m_partBytes == m_current.size) {
         // Everything is here already (an earlier download stopped just before renaming).
-        if (Status s = completeFile(); !s.ok()) return fail(s.error);
+        if (Status s = completeFile(); !s.ok()) return fail(s.error());
         return fileReady(true);
     }
     m_rangeAsked = m_partBytes > 0;
@@ -357,7 +357,7 @@ void HubDownload::fetchFinished()
                                                                            : std::string("the connection closed early");
         return retryOrFail(why);
     }
-    if (Status s = completeFile(); !s.ok()) return fail(s.error);
+    if (Status s = completeFile(); !s.ok()) return fail(s.error());
     fileReady(true);
 }
 
@@ -389,7 +389,7 @@ Status HubDownload::completeFile()
     fs::rename(partPath, blob, ec);
     unlockBlob();
     if (ec) return Status::failure("cannot move '" + partPath + "' to '" + blob + "' (" + ec.message() + ").");
-    return Status::success();
+    return {};
 }
 
 void HubDownload::emitProgress(bool force)
@@ -428,9 +428,9 @@ void HubDownload::succeed()
 {
     // A branch or tag now points at the commit; a download by commit leaves the refs alone.
     if (m_revision != m_commit)
-        if (Status s = writeHubRef(m_options.cache, m_repo, m_revision, m_commit); !s.ok()) return fail(s.error);
+        if (Status s = writeHubRef(m_options.cache, m_repo, m_revision, m_commit); !s.ok()) return fail(s.error());
     m_running = false;
-    emit finished(Status::success());
+    emit finished(Status{});
 }
 
 void HubDownload::cancel() { fail("the download of " + m_repo + " was cancelled; what was complete stays in the cache."); }

@@ -140,7 +140,7 @@ Status linkSnapshotFile(const std::string& cache, const std::string& repo, const
     if (ec) return Status::failure("cannot link '" + link.string() + "' (" + ec.message() + ").");
     fs::rename(temporary, link, ec);
     if (ec) return Status::failure("cannot link '" + link.string() + "' (" + ec.message() + ").");
-    return Status::success();
+    return {};
 }
 
 Status writeHubRef(const std::string& cache, const std::string& repo, const std::string& revision, const std::string& commit)

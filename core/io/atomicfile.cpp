@@ -97,7 +97,7 @@ Status AtomicFile::fail(std::string what, int err)
 Status AtomicFile::open()
 {
     if (!m_status.ok()) return m_status;
-    if (m_fd >= 0) return Status::success();
+    if (m_fd >= 0) return {};
     if (m_path.empty()) return fail("no file name was given", 0);
     m_target = resolveTarget(m_path);
     const std::string folder = folderOf(m_target);
@@ -130,7 +130,7 @@ Status AtomicFile::open()
 
     // 3. Replacing a file keeps its permission bits (a private file stays private).
     if (exists && S_ISREG(targetStat.st_mode)) (void)::fchmod(m_fd, targetStat.st_mode & 07777);
-    return Status::success();
+    return {};
 }
 
 Status AtomicFile::write(const void* data, std::size_t bytes)
@@ -142,7 +142,7 @@ Status AtomicFile::write(const void* data, std::size_t bytes)
     }
     int err = 0;
     if (!writeAll(m_fd, static_cast<const char*>(data), bytes, err)) return fail("", err);
-    return Status::success();
+    return {};
 }
 
 Status AtomicFile::commit()
@@ -169,7 +169,7 @@ Status AtomicFile::commit()
         ::close(dir);
     }
     m_status = Status::failure("cannot write " + inQuotes(m_path) + ": it was already committed.");
-    return Status::success();
+    return {};
 }
 
 void AtomicFile::discard()

@@ -12,7 +12,7 @@
 //
 //     // 1. Everything already in memory:
 //     Status s = writeFileAtomically(path, bytes);
-//     if (!s.ok()) showError(s.error);   // "cannot write '/x/y.svg': ... The previous file is unchanged."
+//     if (!s.ok()) showError(s.error());   // "cannot write '/x/y.svg': ... The previous file is unchanged."
 //
 //     // 2. Streaming (large files), stop at the first failure:
 //     AtomicFile file(path);

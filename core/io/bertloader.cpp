@@ -160,7 +160,7 @@ Result<EncoderConfig> readEncoderConfig(const std::string& configPath, const std
     size("vocab_size", c.vocabSize);
     size("max_position_embeddings", c.contextLength);
     if (!distil) size("type_vocab_size", e.tokenTypes, false);
-    if (!problem.ok()) return R::fail(problem.error);
+    if (!problem.ok()) return R::fail(problem.error());
     if (!distil && (e.tokenTypes < 1 || e.tokenTypes > kMaxTokenTypes))
         return R::fail("in " + file + ", type_vocab_size is " + std::to_string(e.tokenTypes) + "; it must be between 1 and " +
                        std::to_string(kMaxTokenTypes) + ".");
@@ -177,9 +177,9 @@ Result<EncoderConfig> readEncoderConfig(const std::string& configPath, const std
     }
     const char* actKey = distil ? "activation" : "hidden_act";
     if (const auto act = j.find(actKey); act != j.end() && !act->is_null())
-        if (Status bad = parseActivation(*act, file, actKey, c.activation); !bad.ok()) return R::fail(bad.error);
+        if (Status bad = parseActivation(*act, file, actKey, c.activation); !bad.ok()) return R::fail(bad.error());
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
     return R::ok(std::move(e));
 }
 
@@ -188,14 +188,14 @@ Result<ModelPtr> loadBertFolder(const std::string& folder, const std::string& mo
     using R = Result<ModelPtr>;
     std::error_code ec;
     const fs::path dir(folder);
-    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error);
+    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error());
 
     Result<EncoderConfig> config = readEncoderConfig((dir / "config.json").string(), modelType);
     if (!config) return R::fail(config.error());
     // Refused before anything large is read when the machine cannot hold it.
     const ModelConfig& sizes = config->model;
     if (Status fits = checkMemoryFits(memoryNeed(sizes, float32WeightBytes(sizes)), "the model in '" + folder + "'"); !fits.ok())
-        return R::fail(fits.error);
+        return R::fail(fits.error());
 
     // The tokenizer: vocab.txt when it is there, else tokenizer.json; casing from tokenizer_config.json.
     Result<WordPieceSettings> settings = readTokenizerConfig(dir);
@@ -221,7 +221,7 @@ Result<ModelPtr> loadBertFolder(const std::string& folder, const std::string& mo
     TensorSource src(*file, *model, {names.prefix});
     EncoderReader reader(src, names);
     reader.read(*config, model->weights);
-    if (!reader.status().ok()) return R::fail(reader.status().error);
+    if (!reader.status().ok()) return R::fail(reader.status().error());
 
     model->tokenizer = *tokenizer;
     assert(model->checkShapes().ok());

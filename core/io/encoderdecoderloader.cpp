@@ -87,7 +87,7 @@ Result<BartConfig> readBartConfig(const std::string& configPath, const std::stri
     flag("share_encoder_decoder_embeddings", shared);
     int decoderVocab = c.vocabSize;
     size("decoder_vocab_size", decoderVocab, false);
-    if (!problem.ok()) return R::fail(problem.error);
+    if (!problem.ok()) return R::fail(problem.error());
     if (!shared || decoderVocab != c.vocabSize)
         return R::fail(file + " gives the decoder a vocabulary of its own (share_encoder_decoder_embeddings false or a "
                               "decoder_vocab_size of its own); AttnScope opens models whose two stacks share one.");
@@ -95,11 +95,11 @@ Result<BartConfig> readBartConfig(const std::string& configPath, const std::stri
         return R::fail(file + " describes a pre-LN variant (normalize_before or add_final_layer_norm, as mBART has); "
                               "AttnScope opens BART's post-LN layout only.");
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null())
-        if (Status bad = parseActivation(*act, file, "activation_function", c.activation); !bad.ok()) return R::fail(bad.error);
+        if (Status bad = parseActivation(*act, file, "activation_function", c.activation); !bad.ok()) return R::fail(bad.error());
     if (c.activation == Activation::SwiGlu)
         return R::fail(file + " asks for a gated activation, which BART's feed-forward does not have.");
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
     if (decoderHeads != c.heads)
         return R::fail("in " + file + ", the encoder has " + std::to_string(c.heads) + " heads and the decoder " +
                        std::to_string(decoderHeads) + "; AttnScope needs the same number in both.");
@@ -110,7 +110,7 @@ Result<BartConfig> readBartConfig(const std::string& configPath, const std::stri
                                       {b.marian ? "decoder_start_token_id (or pad_token_id)" : "decoder_start_token_id", b.decoderStart}},
                                      c.vocabSize, file);
         !bad.ok())
-        return R::fail(bad.error);
+        return R::fail(bad.error());
     return R::ok(std::move(b));
 }
 
@@ -296,11 +296,11 @@ Result<ModelPtr> loadEncoderDecoderFolder(const std::string& folder, const std::
 {
     using R = Result<ModelPtr>;
     const fs::path dir(folder);
-    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error);
+    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error());
 
     Result<BartConfig> config = readBartConfig((dir / "config.json").string(), modelType);
     if (!config) return R::fail(config.error());
-    if (Status fits = checkEncoderDecoderFits(config->encoder, config->decoderLayers, folder); !fits.ok()) return R::fail(fits.error);
+    if (Status fits = checkEncoderDecoderFits(config->encoder, config->decoderLayers, folder); !fits.ok()) return R::fail(fits.error());
 
     Result<Tokenizers> tokenizers = readTokenizers(dir, folder, config->marian);
     if (!tokenizers) return R::fail(tokenizers.error());
@@ -326,7 +326,7 @@ Result<ModelPtr> loadEncoderDecoderFolder(const std::string& folder, const std::
     TensorSource src(*file, *model, {"model."});
     BartReader reader(src, config->marian);
     reader.read(*config, model->weights, *decoder);
-    if (!reader.status().ok()) return R::fail(reader.status().error);
+    if (!reader.status().ok()) return R::fail(reader.status().error());
 
     // The encoder reads the source as the family's tokenizer encodes a text by default: BART <s> … </s>,
     // Marian … </s>.

@@ -72,7 +72,7 @@ Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& co
     // n_inner null or absent means 4 * d_model (clamped so an absurd d_model cannot overflow; validate rejects it).
     c.dFF = static_cast<int>(std::clamp(4LL * c.dModel, -1LL, 1LL << 30));
     size("n_inner", c.dFF, false);
-    if (!problem.ok()) return R::fail(problem.error);
+    if (!problem.ok()) return R::fail(problem.error());
 
     if (const auto eps = j.find("layer_norm_epsilon"); eps != j.end() && !eps->is_null()) {
         if (!eps->is_number()) return R::fail(file + " gives \"layer_norm_epsilon\" as " + quoteJsonValue(*eps) + ", which is not a number.");
@@ -83,10 +83,10 @@ Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& co
         c.layerNormEps = static_cast<float>(value);
     }
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null())
-        if (Status bad = parseActivation(*act, file, "activation", c.activation); !bad.ok()) return R::fail(bad.error);
+        if (Status bad = parseActivation(*act, file, "activation", c.activation); !bad.ok()) return R::fail(bad.error());
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
-    if (Status bad = readEndTokenIds(j, file, c.vocabSize, c.endTokenIds); !bad.ok()) return R::fail(bad.error);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
+    if (Status bad = readEndTokenIds(j, file, c.vocabSize, c.endTokenIds); !bad.ok()) return R::fail(bad.error());
     return R::ok(std::move(c));
 }
 
@@ -95,7 +95,7 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     using R = Result<ModelPtr>;
     std::error_code ec;
     const fs::path dir(folder);
-    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error);
+    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error());
     const fs::path configPath = dir / "config.json";
     const fs::path weightsPath = dir / "model.safetensors";
 
@@ -103,7 +103,7 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     if (!config) return R::fail(config.error());
     // Refused before anything large is read when the machine cannot hold it.
     if (Status fits = checkMemoryFits(memoryNeed(*config, float32WeightBytes(*config)), "the model in '" + folder + "'"); !fits.ok())
-        return R::fail(fits.error);
+        return R::fail(fits.error());
 
     // The tokenizer: vocab.json + merges.txt when both are there, else tokenizer.json.
     Result<std::shared_ptr<const BpeTokenizer>> tokenizer = Result<std::shared_ptr<const BpeTokenizer>>::fail(
@@ -123,7 +123,7 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     auto model = std::make_shared<Model>();
     model->config = *config;
     model->config.name = folderDisplayName(dir);
-    if (Status e = readGpt2Weights(*file, *model); !e.ok()) return R::fail(e.error);
+    if (Status e = readGpt2Weights(*file, *model); !e.ok()) return R::fail(e.error());
     model->tokenizer = *tokenizer;
     model->finalize();
     return R::ok(std::move(model));

@@ -193,7 +193,7 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     bool attentionBias = false, mlpBias = false;
     step(readConfigBool(j, "attention_bias", file, attentionBias));
     step(readConfigBool(j, "mlp_bias", file, mlpBias));
-    if (!problem.ok()) return R::fail(problem.error);
+    if (!problem.ok()) return R::fail(problem.error());
 
     if (const auto act = j.find("hidden_act"); act != j.end() && !act->is_null() && *act != "silu")
         return R::fail(file + " asks for the activation " + quoteJsonValue(*act) +
@@ -204,7 +204,7 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     if (c.heads < 1) return R::fail("in " + file + ", the number of heads is " + std::to_string(c.heads) + "; it must be at least 1.");
     c.dHead = c.dModel / c.heads;
     int headDim = c.dHead;
-    if (Status bad = readConfigSize(j, "head_dim", file, headDim, false); !bad.ok()) return R::fail(bad.error);
+    if (Status bad = readConfigSize(j, "head_dim", file, headDim, false); !bad.ok()) return R::fail(bad.error());
     if (headDim != c.dHead || c.dModel % c.heads != 0)
         return R::fail(file + " gives a head width (head_dim " + std::to_string(headDim) + ") other than hidden_size / "
                        "num_attention_heads; AttnScope needs the two equal.");
@@ -212,16 +212,16 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     // Sliding-window attention only differs from full attention past the window: keep inputs inside it.
     int window = 0;
     bool useWindow = type == "mistral";
-    if (Status bad = readConfigBool(j, "use_sliding_window", file, useWindow); !bad.ok()) return R::fail(bad.error);
-    if (Status bad = readConfigSize(j, "sliding_window", file, window, false); !bad.ok()) return R::fail(bad.error);
+    if (Status bad = readConfigBool(j, "use_sliding_window", file, useWindow); !bad.ok()) return R::fail(bad.error());
+    if (Status bad = readConfigSize(j, "sliding_window", file, window, false); !bad.ok()) return R::fail(bad.error());
     if (useWindow && window > 0 && window < c.contextLength) {
         layout.notes.push_back("the context is limited to " + std::to_string(window) +
                                " tokens, the sliding window, within which sliding-window attention is full attention.");
         c.contextLength = window;
     }
     c.contextLength = std::min(c.contextLength, kMaxContextPositions);
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
-    if (Status bad = readEndTokenIds(j, file, c.vocabSize, c.endTokenIds); !bad.ok()) return R::fail(bad.error);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
+    if (Status bad = readEndTokenIds(j, file, c.vocabSize, c.endTokenIds); !bad.ok()) return R::fail(bad.error());
     if (layoutOut) *layoutOut = std::move(layout);
     return R::ok(std::move(c));
 }
@@ -254,7 +254,7 @@ Result<ModelPtr> loadLlamaFolder(const std::string& folder)
     double mappedBytes = 0;
     for (const SafetensorsFile& f : files->files()) mappedBytes += double(f.dataBytes());
     if (Status fits = checkMemoryFits(memoryNeed(*config, mappedBytes), "the model in '" + folder + "'"); !fits.ok())
-        return R::fail(fits.error);
+        return R::fail(fits.error());
 
     auto model = std::make_shared<Model>();
     model->config = *config;

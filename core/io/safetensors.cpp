@@ -107,7 +107,7 @@ Result<SafetensorsFile> SafetensorsFile::parse(const std::string& path, std::sha
     //    read as a stream so that a hostile 100 MB header costs no more than what it describes.
     const std::string_view headerText(reinterpret_cast<const char*>(base + 8), headerBytes);
     if (Status problem = readSafetensorsHeader(headerText, f.m_dataBytes, file, f.m_tensors, f.m_metadata); !problem.ok())
-        return R::fail(problem.error);
+        return R::fail(problem.error());
 
     // 4. No two tensors may share bytes.
     std::vector<const TensorInfo*> byStart;

@@ -66,7 +66,7 @@ Result<T5Config> readT5Config(const std::string& configPath)
     double eps = 1e-6;
     if (problem.ok()) problem = readConfigNumber(j, "layer_norm_epsilon", file, eps);
     if (problem.ok()) problem = readConfigBool(j, "tie_word_embeddings", file, t.tied);
-    if (!problem.ok()) return R::fail(problem.error);
+    if (!problem.ok()) return R::fail(problem.error());
     c.layerNormEps = static_cast<float>(eps);
     if (const auto ff = j.find("feed_forward_proj"); ff != j.end() && !ff->is_null()) {
         const std::string proj = ff->is_string() ? ff->get<std::string>() : std::string();
@@ -83,12 +83,12 @@ Result<T5Config> readT5Config(const std::string& configPath)
         return R::fail("in " + file + ", " + std::to_string(c.heads) + " heads of d_kv " + std::to_string(dKv) +
                        " are not d_model (" + std::to_string(c.dModel) +
                        ") wide; AttnScope needs num_heads × d_kv = d_model (flan-t5-small, for one, has not).");
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
     if (t.decoderLayers < 1 || t.decoderLayers > 1024)
         return R::fail("in " + file + ", num_decoder_layers is " + std::to_string(t.decoderLayers) + ", not a usable number.");
     if (Status bad = checkSpecialIds({{"eos_token_id", t.eos}, {"decoder_start_token_id", t.decoderStart}}, c.vocabSize, file);
         !bad.ok())
-        return R::fail(bad.error);
+        return R::fail(bad.error());
     return R::ok(std::move(t));
 }
 
@@ -185,10 +185,10 @@ Result<ModelPtr> loadT5Folder(const std::string& folder)
 {
     using R = Result<ModelPtr>;
     const fs::path dir(folder);
-    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error);
+    if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error());
     Result<T5Config> config = readT5Config((dir / "config.json").string());
     if (!config) return R::fail(config.error());
-    if (Status fits = checkEncoderDecoderFits(config->encoder, config->decoderLayers, folder); !fits.ok()) return R::fail(fits.error);
+    if (Status fits = checkEncoderDecoderFits(config->encoder, config->decoderLayers, folder); !fits.ok()) return R::fail(fits.error());
 
     // spiece.model through SentencePiece when the folder has it, else tokenizer.json's Unigram model.
     std::error_code ec;
@@ -230,7 +230,7 @@ Result<ModelPtr> loadT5Folder(const std::string& folder)
     T5Reader reader(src);
     reader.m_tiedHead = config->tied;
     reader.read(model->config, model->weights, *decoder);
-    if (!reader.status().ok()) return R::fail(reader.status().error);
+    if (!reader.status().ok()) return R::fail(reader.status().error());
 
     // The source as Hugging Face's T5 tokenizer encodes it by default: the text, then </s>.
     model->tokenizer = std::make_shared<SpecialTokensTokenizer>(*tokenizer, std::vector<int>{}, std::vector<int>{config->eos});

@@ -34,7 +34,7 @@ Status checkModelFolder(const fs::path& dir, const std::string& folder)
 Status readConfigSize(const nlohmann::json& config, const char* key, const std::string& file, int& out, bool required)
 {
     const auto it = config.find(key);
-    if (it == config.end() || it->is_null()) return required ? Status::failure(file + " has no \"" + key + "\".") : Status::success();
+    if (it == config.end() || it->is_null()) return required ? Status::failure(file + " has no \"" + key + "\".") : Status{};
     if (!it->is_number_integer())
         return Status::failure(file + " gives \"" + key + "\" as " + quoteJsonValue(*it) + ", which is not a whole number.");
     const long long v = it->get<long long>();

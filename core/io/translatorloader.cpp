@@ -50,15 +50,15 @@ Result<TranslatorConfig> parseConfig(std::string_view text, const std::string& f
     size("max_target_positions", t.targetContext);
     double eps = 1e-5;
     if (problem.ok()) problem = readConfigNumber(j, "layer_norm_epsilon", file, eps);
-    if (!problem.ok()) return R::fail(problem.error);
+    if (!problem.ok()) return R::fail(problem.error());
     if (!(eps > 0 && eps < 1)) return R::fail("in " + file + ", layer_norm_epsilon must be between 0 and 1.");
     c.layerNormEps = static_cast<float>(eps);
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null())
-        if (Status bad = parseActivation(*act, file, "activation_function", c.activation); !bad.ok()) return R::fail(bad.error);
+        if (Status bad = parseActivation(*act, file, "activation_function", c.activation); !bad.ok()) return R::fail(bad.error());
     if (c.activation == Activation::SwiGlu || c.activation == Activation::GeGlu)
         return R::fail(file + " asks for a gated activation, which the translator's feed-forward does not have.");
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error);
+    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
     if (t.decoderLayers < 1 || t.decoderLayers > 1024 || t.targetContext < 1 || t.targetContext > (1 << 20))
         return R::fail("in " + file + ", the decoder's sizes (decoder_layers " + std::to_string(t.decoderLayers) +
                        ", max_target_positions " + std::to_string(t.targetContext) + ") are not usable.");
@@ -172,7 +172,7 @@ Result<ModelPtr> assemble(const std::string& where, const std::string& name, Res
                        " tokens but config.json's vocab_size is " + std::to_string(config->encoder.vocabSize) + ".");
     const int eos = vocab->idOf(kEos);
     if (eos < 0) return R::fail("the vocabulary of " + where + " has no end-of-sentence token '<eos>'.");
-    if (Status fits = checkEncoderDecoderFits(config->encoder, config->decoderLayers, where); !fits.ok()) return R::fail(fits.error);
+    if (Status fits = checkEncoderDecoderFits(config->encoder, config->decoderLayers, where); !fits.ok()) return R::fail(fits.error());
 
     auto model = std::make_shared<Model>();
     model->config = config->encoder;
@@ -189,7 +189,7 @@ Result<ModelPtr> assemble(const std::string& where, const std::string& name, Res
     TensorSource src(*file, *model, {});
     Reader reader(src);
     reader.read(*config, model->weights, *decoder);
-    if (!reader.status().ok()) return R::fail(reader.status().error);
+    if (!reader.status().ok()) return R::fail(reader.status().error());
     decoder->targetTokenizer = std::make_shared<const VocabTokenizer>(vocab->withoutBos());
     model->tokenizer = std::make_shared<const VocabTokenizer>(std::move(*vocab));
     model->decoder = std::move(decoder);

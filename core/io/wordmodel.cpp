@@ -27,7 +27,7 @@ Result<ModelPtr> assemble(const std::string& where, const std::string& name, Res
     auto model = std::make_shared<Model>();
     model->config = *config;
     model->config.name = name;
-    if (Status e = readGpt2Weights(*weights, *model); !e.ok()) return R::fail(e.error);
+    if (Status e = readGpt2Weights(*weights, *model); !e.ok()) return R::fail(e.error());
     model->tokenizer = std::make_shared<const VocabTokenizer>(std::move(*tokenizer));
     model->finalize();
     return R::ok(std::move(model));

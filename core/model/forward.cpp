@@ -266,7 +266,7 @@ Status checkPass(const Model& model, const std::vector<int>& ids, const Attentio
         return Status::failure("keeping the attention of all " + std::to_string(model.config.layers * model.config.heads) +
                                " heads for " + std::to_string(ids.size()) + " tokens would need " +
                                std::to_string(static_cast<long long>(keptFloats * 4 / 1e9)) + " GB; use a shorter text.");
-    return Status::success();
+    return {};
 }
 
 void markFullyMaskedRows(const AttentionSettings& settings, Eigen::Index T, std::vector<unsigned char>& rows)
@@ -293,7 +293,7 @@ Status forward(const Model& model, const std::vector<int>& ids, const AttentionS
 {
     if (Status problem = checkPass(model, ids, settings, capture, iv); !problem.ok()) return problem;
     forwardPass(model, ids, settings, capture, iv, trace, ws, nullptr);
-    return Status::success();
+    return {};
 }
 
 bool forwardPass(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings,
@@ -532,7 +532,7 @@ Result<ForwardTrace> forward(const Model& model, const std::vector<int>& ids, co
     ForwardTrace trace;
     Workspace ws;
     Status s = forward(model, ids, settings, capture, trace, ws);
-    if (!s.ok()) return Result<ForwardTrace>::fail(s.error);
+    if (!s.ok()) return Result<ForwardTrace>::fail(s.error());
     return Result<ForwardTrace>::ok(std::move(trace));
 }
 

@@ -62,7 +62,7 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
     DecoderSteps decoder;
     const bool stepping = g.encoderDecoder && DecoderSteps::canStep(model, settings);
     if (stepping)
-        if (Status problem = decoder.start(model, g.source, settings); !problem.ok()) return R::fail(problem.error);
+        if (Status problem = decoder.start(model, g.source, settings); !problem.ok()) return R::fail(problem.error());
     ForwardTrace next;
     Workspace ws;
     PrefixCache cache;  // each step adds one token: only its row goes through the layers
@@ -79,17 +79,17 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
         const Eigen::RowVectorXf* logits = &next.nextLogits;
         if (stepping) {
             for (std::size_t i = std::size_t(decoder.steps()); i < g.ids.size(); ++i)
-                if (Status problem = decoder.step(g.ids[i]); !problem.ok()) return R::fail(problem.error);
+                if (Status problem = decoder.step(g.ids[i]); !problem.ok()) return R::fail(problem.error());
             s.attention = decoder.crossRows();
             logits = &decoder.nextLogits();
         } else if (g.encoderDecoder) {
             if (Status problem = forwardEncoderDecoder(model, g.source, g.ids, settings, true, encDec); !problem.ok())
-                return R::fail(problem.error);
+                return R::fail(problem.error());
             const Eigen::Index last = static_cast<Eigen::Index>(g.ids.size()) - 1;
             s.attention = rowsOf(encDec.crossAttention, last, static_cast<Eigen::Index>(g.source.size()));
             logits = &encDec.nextLogits;
         } else if (Status problem = forwardReusingPrefix(model, g.ids, settings, capture, &next, next, cache, ws); !problem.ok()) {
-            return R::fail(problem.error);
+            return R::fail(problem.error());
         }
         const Tokenizer& writer = g.encoderDecoder ? *model.decoder->targetTokenizer : *model.tokenizer;
         s.candidates = topKOfLogits(*logits, writer, std::max(1, options.candidates));
@@ -103,7 +103,7 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
     if (!g.encoderDecoder) {
         // One pass over the whole result keeps every head's weights; each step's row is its new token's.
         if (Status problem = forward(model, g.ids, settings, CaptureRequest{}, g.trace, ws); !problem.ok())
-            return R::fail(problem.error);
+            return R::fail(problem.error());
         for (std::size_t k = 0; k < g.steps.size(); ++k) {
             const Eigen::Index position = g.promptLength + static_cast<Eigen::Index>(k);
             g.steps[k].attention = rowsOf(g.trace.attention, position, position + 1);

@@ -577,7 +577,7 @@ Status forwardReusingPrefix(const Model& model, const std::vector<int>& ids, con
         cache.capture = capture;
         cache.ids = ids;
     }
-    return Status::success();
+    return {};
 }
 
 } // namespace attnscope

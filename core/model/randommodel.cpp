@@ -109,13 +109,13 @@ Result<ModelPtr> makeRandomModel(const RandomModelSpec& s)
     c.positional = PositionalKind::Sinusoidal;
     c.norm = NormPlacement::PreLN;
     c.activation = Activation::GeluTanh;
-    if (Status problem = c.validate(); !problem.ok()) return Result<ModelPtr>::fail("random model: " + problem.error);
+    if (Status problem = c.validate(); !problem.ok()) return Result<ModelPtr>::fail("random model: " + problem.error());
     // Keep a random model's weights under 2 GB of floats: sizes are user input.
     const double floats = double(c.vocabSize) * c.dModel + double(c.contextLength) * c.dModel +
                           double(c.layers) * (4.0 * c.dModel * c.dModel + 2.0 * c.dModel * c.dFF);
     if (floats > 5e8) return Result<ModelPtr>::fail("random model: those sizes need more than 2 GB of weights.");
     if (Status fits = checkMemoryFits(memoryNeed(c, float32WeightBytes(c)), "a random model of these sizes"); !fits.ok())
-        return Result<ModelPtr>::fail(fits.error);
+        return Result<ModelPtr>::fail(fits.error());
 
     SeededRandom rng(s.seed);
     const int D = c.dModel, F = c.dFF;

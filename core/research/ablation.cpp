@@ -81,7 +81,7 @@ Result<HeadImportance> headImportance(const Model& model, const std::vector<int>
     capture.allAttention = false;  // only the residual stream is needed, not L*H (T, T) matrices
     ForwardTrace trace;
     Workspace ws;
-    if (Status s = forward(model, ids, settings, capture, trace, ws); !s.ok()) return Result<HeadImportance>::fail(s.error);
+    if (Status s = forward(model, ids, settings, capture, trace, ws); !s.ok()) return Result<HeadImportance>::fail(s.error());
     out.loss = meanNextTokenLoss(model, ws.h, ids);
     if (progress && !progress(1, total)) return Result<HeadImportance>::fail("the head importance was cancelled.");
 
@@ -95,7 +95,7 @@ Result<HeadImportance> headImportance(const Model& model, const std::vector<int>
                 ablated.ablated = settings.ablated;
                 ablated.ablated.push_back({l, h});
                 std::sort(ablated.ablated.begin(), ablated.ablated.end());
-                if (Status s = forward(model, ids, ablated, capture, trace, ws); !s.ok()) return Result<HeadImportance>::fail(s.error);
+                if (Status s = forward(model, ids, ablated, capture, trace, ws); !s.ok()) return Result<HeadImportance>::fail(s.error());
                 out.importance[static_cast<std::size_t>(l * c.heads + h)] = meanNextTokenLoss(model, ws.h, ids) - out.loss;
             }
             if (progress && !progress(done, total)) return Result<HeadImportance>::fail("the head importance was cancelled.");

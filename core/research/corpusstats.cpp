@@ -99,7 +99,7 @@ Result<CorpusStats> corpusStats(const Model& model, std::string_view corpus, con
             ++stats.truncated;
         }
         if (Status s = forward(model, tokens->ids, settings, CaptureRequest{}, trace, workspace); !s.ok())
-            return R::fail("document " + std::to_string(d + 1) + ": " + s.error);
+            return R::fail("document " + std::to_string(d + 1) + ": " + s.error());
         const int T = trace.tokens;
         isPunct.assign(std::size_t(T), 0);
         isSpecial.assign(std::size_t(T), 0);

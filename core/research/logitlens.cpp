@@ -36,7 +36,7 @@ Status canReadLens(const Model& model)
 Result<LogitLens> logitLens(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings, int k,
                             const std::function<bool(int done, int total)>& keepGoing)
 {
-    if (Status s = canReadLens(model); !s.ok()) return Result<LogitLens>::fail(s.error);
+    if (Status s = canReadLens(model); !s.ok()) return Result<LogitLens>::fail(s.error());
     if (ids.empty()) return Result<LogitLens>::fail("the logit lens needs at least one token.");
     if (k < 1 || k > kMaxLensTopK)
         return Result<LogitLens>::fail("the number of top tokens must be between 1 and " + std::to_string(kMaxLensTopK) + ".");
@@ -46,7 +46,7 @@ Result<LogitLens> logitLens(const Model& model, const std::vector<int>& ids, con
     capture.layerResiduals = true;
     ForwardTrace trace;
     Workspace ws;
-    if (Status s = forward(model, ids, settings, capture, trace, ws); !s.ok()) return Result<LogitLens>::fail(s.error);
+    if (Status s = forward(model, ids, settings, capture, trace, ws); !s.ok()) return Result<LogitLens>::fail(s.error());
 
     const int T = static_cast<int>(ids.size()), rows = model.config.layers + 1;
     const bool encoder = !model.config.causal;

@@ -58,7 +58,7 @@ Result<double> sentenceLoss(const Model& model, const std::vector<int>& ids, con
     capture.allAttention = false;
     ForwardTrace trace;
     Workspace ws;
-    if (Status s = forward(model, ids, settings, capture, trace, ws); !s.ok()) return Result<double>::fail(s.error);
+    if (Status s = forward(model, ids, settings, capture, trace, ws); !s.ok()) return Result<double>::fail(s.error());
     return Result<double>::ok(meanNextTokenLoss(model, ws.h, ids));
 }
 

@@ -61,7 +61,7 @@ Result<ActivationPatching> activationPatching(const Model& model, const std::vec
     keep.nextTokenLogits = true;
     keep.layerResiduals = true;
     keep.headOutputs = true;
-    if (Status s = forward(model, clean, settings, keep, trace, ws); !s.ok()) return R::fail(s.error);
+    if (Status s = forward(model, clean, settings, keep, trace, ws); !s.ok()) return R::fail(s.error());
     ActivationPatching out;
     out.layers = L;
     out.heads = H;
@@ -73,7 +73,7 @@ Result<ActivationPatching> activationPatching(const Model& model, const std::vec
     CaptureRequest run;
     run.allAttention = false;
     run.nextTokenLogits = true;
-    if (Status s = forward(model, corrupted, settings, run, trace, ws); !s.ok()) return R::fail(s.error);
+    if (Status s = forward(model, corrupted, settings, run, trace, ws); !s.ok()) return R::fail(s.error());
     out.corruptedDiff = metric();
     if (!(std::abs(out.cleanDiff - out.corruptedDiff) > 1e-6 * (1.0 + std::abs(out.cleanDiff))))
         return R::fail("the clean and corrupted prompts give the same logit difference (" + std::to_string(out.cleanDiff) +
@@ -92,7 +92,7 @@ Result<ActivationPatching> activationPatching(const Model& model, const std::vec
             iv.streamLayer = l;
             iv.streamPosition = t;
             iv.streamRow = cleanStreams[std::size_t(l)].row(t);
-            if (Status s = forward(model, corrupted, settings, run, iv, trace, ws); !s.ok()) return R::fail(s.error);
+            if (Status s = forward(model, corrupted, settings, run, iv, trace, ws); !s.ok()) return R::fail(s.error());
             out.residual(l, t) = out.normalised(metric());
         }
     Intervention headPatch;
@@ -102,7 +102,7 @@ Result<ActivationPatching> activationPatching(const Model& model, const std::vec
             if (!next()) return R::fail(stopped);
             headPatch.head = HeadSelection{l, h};
             headPatch.headOutput = cleanHeads[std::size_t(l)].middleCols(h * Dh, Dh);
-            if (Status s = forward(model, corrupted, settings, run, headPatch, trace, ws); !s.ok()) return R::fail(s.error);
+            if (Status s = forward(model, corrupted, settings, run, headPatch, trace, ws); !s.ok()) return R::fail(s.error());
             out.head(l, h) = out.normalised(metric());
         }
     if (keepGoing) keepGoing(total, total);

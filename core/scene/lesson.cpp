@@ -33,14 +33,14 @@ Result<std::string> text(const Json& object, const char* key, const std::string&
 Status unknownKeys(const Json& object, std::initializer_list<const char*> known, const std::string& where)
 {
     const Status fields = checkKnownFields(object, known);
-    return fields.ok() ? fields : Status::failure(where + " " + fields.error + ".");
+    return fields.ok() ? fields : Status::failure(where + " " + fields.error() + ".");
 }
 
 Result<LessonQuestion> readQuestion(const Json& v, const std::string& where)
 {
     using R = Result<LessonQuestion>;
     if (!v.is_object()) return R::fail(where + " is not an object.");
-    if (Status s = unknownKeys(v, {"prompt", "choices"}, where); !s.ok()) return R::fail(s.error);
+    if (Status s = unknownKeys(v, {"prompt", "choices"}, where); !s.ok()) return R::fail(s.error());
     LessonQuestion q;
     Result<std::string> prompt = text(v, "prompt", where, true);
     if (!prompt) return R::fail(prompt.error());
@@ -53,7 +53,7 @@ Result<LessonQuestion> readQuestion(const Json& v, const std::string& where)
         const Json& c = (*choices)[i];
         const std::string at = "choice " + std::to_string(i + 1) + " of " + where;
         if (!c.is_object()) return R::fail(at + " is not an object.");
-        if (Status s = unknownKeys(c, {"text", "correct", "feedback"}, at); !s.ok()) return R::fail(s.error);
+        if (Status s = unknownKeys(c, {"text", "correct", "feedback"}, at); !s.ok()) return R::fail(s.error());
         LessonChoice choice;
         Result<std::string> t = text(c, "text", at, true);
         if (!t) return R::fail(t.error());
@@ -76,7 +76,7 @@ Result<LessonStep> readStep(const Json& v, const std::string& where)
 {
     using R = Result<LessonStep>;
     if (!v.is_object()) return R::fail(where + " is not an object.");
-    if (Status s = unknownKeys(v, {"title", "text", "state", "highlight", "question"}, where); !s.ok()) return R::fail(s.error);
+    if (Status s = unknownKeys(v, {"title", "text", "state", "highlight", "question"}, where); !s.ok()) return R::fail(s.error());
     LessonStep step;
     Result<std::string> title = text(v, "title", where, true);
     if (!title) return R::fail(title.error());
@@ -124,7 +124,7 @@ Result<Lesson> parseLesson(std::string_view textIn, const std::string& where)
     Result<Json> parsed = parseJsonObject(textIn, where);
     if (!parsed) return R::fail(parsed.error());
     const Json& j = *parsed;
-    if (Status s = unknownKeys(j, {"format", "version", "title", "summary", "order", "steps"}, where); !s.ok()) return R::fail(s.error);
+    if (Status s = unknownKeys(j, {"format", "version", "title", "summary", "order", "steps"}, where); !s.ok()) return R::fail(s.error());
     const auto format = j.find("format");
     if (format == j.end() || *format != "attnscope-lesson")
         return R::fail(where + " is not an AttnScope lesson (it lacks \"format\": \"attnscope-lesson\").");

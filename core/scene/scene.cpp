@@ -26,7 +26,7 @@ public:
     bool checkKeys(std::initializer_list<const char*> known)
     {
         const Status fields = checkKnownFields(m_object, known);
-        return fields.ok() || fail(fields.error);
+        return fields.ok() || fail(fields.error());
     }
 
     const Json* find(const char* key) const

@@ -53,7 +53,7 @@ Status readModelTables(const nlohmann::json& model, const std::string& path,
         else if (entry.is_array() && entry.size() == 2 && entry[0].is_string() && entry[1].is_string())
             merge = {entry[0].get<std::string>(), entry[1].get<std::string>()};
         else problem = Status::failure("neither an \"a b\" string nor a pair of strings");
-        if (!problem.ok()) return Status::failure("merge " + std::to_string(index) + " in '" + path + "' is " + problem.error + ".");
+        if (!problem.ok()) return Status::failure("merge " + std::to_string(index) + " in '" + path + "' is " + problem.error() + ".");
         merges.push_back(std::move(merge));
         lines.push_back(index);
     }
@@ -76,7 +76,7 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromVocabAndMerges(con
     Result<nlohmann::json> vocab = parseJsonObject(*vocabText, "'" + vocabPath + "'",
                                                    "the vocabulary in '" + vocabPath + "' is not a JSON object of token -> id.");
     if (!vocab) return R::fail(vocab.error());
-    if (Status problem = readVocab(*vocab, vocabPath, t.vocab); !problem.ok()) return R::fail(problem.error);
+    if (Status problem = readVocab(*vocab, vocabPath, t.vocab); !problem.ok()) return R::fail(problem.error());
 
     Result<std::string> mergesText = readSmallFile(mergesPath, kMaxTokenizerFileBytes);
     if (!mergesText) return R::fail(mergesText.error());
@@ -90,7 +90,7 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromVocabAndMerges(con
         if (line.empty() || (lineNo == 1 && line.starts_with("#version"))) continue;
         std::pair<std::string, std::string> merge;
         if (Status problem = parseMergeLine(line, merge); !problem.ok())
-            return R::fail("line " + std::to_string(lineNo) + " of '" + mergesPath + "' is " + problem.error + ".");
+            return R::fail("line " + std::to_string(lineNo) + " of '" + mergesPath + "' is " + problem.error() + ".");
         t.merges.push_back(std::move(merge));
         t.mergeLines.push_back(lineNo);
     }
@@ -118,7 +118,7 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromTokenizerJson(cons
 {
     Tables t;
     nlohmann::json doc;
-    if (Status problem = readBpeModel(path, t, doc); !problem.ok()) return Result<std::shared_ptr<const BpeTokenizer>>::fail(problem.error);
+    if (Status problem = readBpeModel(path, t, doc); !problem.ok()) return Result<std::shared_ptr<const BpeTokenizer>>::fail(problem.error());
     return build(std::move(t));
 }
 
@@ -128,7 +128,7 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::fromTokenizerFiles(con
     Tables t;
     t.gpt2 = false;
     nlohmann::json doc;
-    if (Status problem = readBpeModel(path, t, doc); !problem.ok()) return R::fail(problem.error);
+    if (Status problem = readBpeModel(path, t, doc); !problem.ok()) return R::fail(problem.error());
     const nlohmann::json& model = doc["model"];
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
         if (model.contains(key) && !model[key].is_null() && model[key] != "")

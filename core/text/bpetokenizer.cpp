@@ -262,7 +262,7 @@ Result<TokenizedText> BpeTokenizer::encode(std::string_view text) const
     using R = Result<TokenizedText>;
     if (const std::size_t bad = utf8::firstInvalidByte(text); bad != std::string_view::npos) return R::fail(utf8::invalidMessage(text, bad));
     std::vector<TextUnit> units;
-    if (Status s = m_pipeline.split(text, units); !s.ok()) return R::fail(s.error);
+    if (Status s = m_pipeline.split(text, units); !s.ok()) return R::fail(s.error());
 
     TokenizedText out;
     out.ids = m_pipeline.prefix;

@@ -66,7 +66,7 @@ Status jsonNestingProblem(std::string_view text, const std::string& what, int ma
 Result<nlohmann::json> parseJson(std::string_view text, const std::string& what, int maxDepth)
 {
     using R = Result<nlohmann::json>;
-    if (Status deep = jsonNestingProblem(text, what, maxDepth); !deep.ok()) return R::fail(deep.error);
+    if (Status deep = jsonNestingProblem(text, what, maxDepth); !deep.ok()) return R::fail(deep.error());
     nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     if (value.is_discarded()) return R::fail(what + " is not valid JSON.");
     return R::ok(std::move(value));

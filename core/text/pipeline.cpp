@@ -138,7 +138,7 @@ Status splitPieces(const Regex& regex, SplitBehavior behavior, bool invert, std:
                 out.push_back({piece.text.substr(span.first, span.second - span.first), piece.atStart && span.first == 0});
     }
     pieces = std::move(out);
-    return Status::success();
+    return {};
 }
 
 Status unicodeNormalize(std::string& text, int options)
@@ -150,7 +150,7 @@ Status unicodeNormalize(std::string& text, int options)
     if (n < 0) return Status::failure(std::string("the text could not be normalised (") + utf8proc_errmsg(n) + ").");
     text.assign(reinterpret_cast<const char*>(result), static_cast<std::size_t>(n));
     std::free(result);
-    return Status::success();
+    return {};
 }
 
 } // namespace
@@ -279,7 +279,7 @@ Status TokenizerPipeline::normalize(std::string& text) const
         }
         }
     }
-    return Status::success();
+    return {};
 }
 
 Status TokenizerPipeline::preTokenize(std::vector<Piece>& pieces) const
@@ -317,7 +317,7 @@ Status TokenizerPipeline::preTokenize(std::vector<Piece>& pieces) const
             break;
         }
     }
-    return Status::success();
+    return {};
 }
 
 Status TokenizerPipeline::split(std::string_view text, std::vector<TextUnit>& units) const
@@ -343,7 +343,7 @@ Status TokenizerPipeline::split(std::string_view text, std::vector<TextUnit>& un
             for (Piece& p : pieces) units.push_back({-1, std::move(p.text)});
         }
     }
-    return Status::success();
+    return {};
 }
 
 TokenizerPipeline gpt2Pipeline()

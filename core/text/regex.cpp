@@ -62,7 +62,7 @@ Status Regex::findAll(std::string_view text, std::vector<std::pair<std::size_t, 
         offset = end;
         if (end == begin) utf8::next(text, offset);  // an empty match: step over one character and search on
     }
-    return Status::success();
+    return {};
 }
 
 } // namespace attnscope

@@ -124,14 +124,14 @@ Result<TokenizedText> SentencePieceTokenizer::encode(std::string_view utf8) cons
         const std::size_t digits = end - at - kOpen.size();
         if (digits == 0 || (digits > 1 && utf8[at + kOpen.size()] == '0') || end >= utf8.size() || utf8[end] != '>' || n >= m_extraIds)
             continue;
-        if (Status s = encodePieces(utf8.substr(done, at - done), out); !s.ok()) return R::fail(s.error);
+        if (Status s = encodePieces(utf8.substr(done, at - done), out); !s.ok()) return R::fail(s.error());
         const int id = vocabSize() - 1 - n;
         out.ids.push_back(id);
         out.tokens.push_back(m_vocabulary->pieceOf[std::size_t(id)]);
         done = end + 1;
         at = end;
     }
-    if (Status s = encodePieces(utf8.substr(done), out); !s.ok()) return R::fail(s.error);
+    if (Status s = encodePieces(utf8.substr(done), out); !s.ok()) return R::fail(s.error());
     return R::ok(std::move(out));
 }
 

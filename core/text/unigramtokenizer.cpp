@@ -127,7 +127,7 @@ Status UnigramTokenizer::segment(std::string_view piece, std::vector<int>& ids) 
         ids.push_back(*it);
         previousUnknown = *it == m_unknownId;
     }
-    return Status::success();
+    return {};
 }
 
 Result<TokenizedText> UnigramTokenizer::encode(std::string_view utf8) const
@@ -135,14 +135,14 @@ Result<TokenizedText> UnigramTokenizer::encode(std::string_view utf8) const
     using R = Result<TokenizedText>;
     if (const std::size_t bad = utf8::firstInvalidByte(utf8); bad != std::string_view::npos) return R::fail(utf8::invalidMessage(utf8, bad));
     std::vector<TextUnit> units;
-    if (Status s = m_pipeline.split(utf8, units); !s.ok()) return R::fail(s.error);
+    if (Status s = m_pipeline.split(utf8, units); !s.ok()) return R::fail(s.error());
     TokenizedText out;
     for (const TextUnit& u : units) {
         if (u.id >= 0) {
             out.ids.push_back(u.id);
             continue;
         }
-        if (Status s = segment(u.piece, out.ids); !s.ok()) return R::fail(s.error);
+        if (Status s = segment(u.piece, out.ids); !s.ok()) return R::fail(s.error());
     }
     for (int id : out.ids) out.tokens.push_back(displayToken(id));
     return R::ok(std::move(out));

@@ -108,8 +108,8 @@ Result<std::shared_ptr<const WordPieceTokenizer>> WordPieceTokenizer::fromTokeni
         out = it->get<std::string>();
         return {};
     };
-    if (Status e = readString("unk_token", v.unkToken, 64); !e.ok()) return R::fail(e.error);
-    if (Status e = readString("continuing_subword_prefix", v.prefix, 16); !e.ok()) return R::fail(e.error);
+    if (Status e = readString("unk_token", v.unkToken, 64); !e.ok()) return R::fail(e.error());
+    if (Status e = readString("continuing_subword_prefix", v.prefix, 16); !e.ok()) return R::fail(e.error());
     if (const auto it = model.find("max_input_chars_per_word"); it != model.end() && !it->is_null()) {
         if (!it->is_number_integer() || it->get<long long>() < 1 || it->get<long long>() > kMaxWordCharsLimit)
             return R::fail(file + " gives model.max_input_chars_per_word as " + quoteJsonValue(*it) +
@@ -126,7 +126,7 @@ Result<std::shared_ptr<const WordPieceTokenizer>> WordPieceTokenizer::fromTokeni
         const std::string where = file + "'s normalizer";
         for (auto [key, out] : {std::pair{"clean_text", &v.cleanText}, {"handle_chinese_chars", &v.handleChineseChars},
                                 {"strip_accents", &v.stripAccents}, {"lowercase", &v.lowerCase}})
-            if (Status e = readFlag(n, key, where, *out); !e.ok()) return R::fail(e.error);
+            if (Status e = readFlag(n, key, where, *out); !e.ok()) return R::fail(e.error());
     }
 
     // Added tokens: special ones are kept whole when the text spells them; any missing from the vocabulary join it.

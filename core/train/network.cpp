@@ -10,7 +10,7 @@ namespace attnscope::train {
 Status NetworkConfig::validate() const
 {
     auto bad = [](const char* what, int value, int lo, int hi) {
-        if (value >= lo && value <= hi) return Status::success();
+        if (value >= lo && value <= hi) return Status{};
         return Status::failure(std::string(what) + " is " + std::to_string(value) + "; it must be between " +
                                std::to_string(lo) + " and " + std::to_string(hi) + ".");
     };

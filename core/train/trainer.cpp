@@ -100,7 +100,7 @@ Result<TrainOptions> parseTrainOptions(std::string_view text)
     const auto seed = j.find("seed");
     if (seed == j.end() || !seed->is_number_unsigned()) return R::fail("the training options give no usable 'seed'.");
     o.seed = seed->get<std::uint64_t>();
-    if (Status s = o.validate(); !s.ok()) return R::fail(s.error);
+    if (Status s = o.validate(); !s.ok()) return R::fail(s.error());
     return R::ok(o);
 }
 
@@ -149,7 +149,7 @@ Result<std::unique_ptr<Trainer>> Trainer::create(const TrainOptions& given, std:
     using R = Result<std::unique_ptr<Trainer>>;
     TrainOptions options = given;
     options.network.vocab = tokenizer->vocabSize();
-    if (Status p = options.validate(); !p.ok()) return R::fail(p.error);
+    if (Status p = options.validate(); !p.ok()) return R::fail(p.error());
     if (static_cast<std::int64_t>(data->tokens.size()) < options.sequenceLength + 1)
         return R::fail("the corpus is shorter than one training sequence.");
     return R::ok(std::unique_ptr<Trainer>(new Trainer(options, std::move(tokenizer), std::move(data))));

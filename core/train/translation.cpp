@@ -221,11 +221,11 @@ public:
             if (!m_d.words.count(m_tokens[i]))
                 return fail("has '" + std::string(m_tokens[i]) + "', which is not a word of the translator's English");
         if (m_tokens.back() != ".") return fail("does not end with \" .\"");
-        if (Status s = clause(); !s.ok()) return fail(s.error);
+        if (Status s = clause(); !s.ok()) return fail(s.error());
         if (role(m_at) == Role::Joiner) {
             emit(m_at, false);
             ++m_at;
-            if (Status s = clause(); !s.ok()) return fail(s.error);
+            if (Status s = clause(); !s.ok()) return fail(s.error());
         }
         if (role(m_at) != Role::FullStop)
             return fail("has '" + std::string(m_tokens[m_at]) + "' where the sentence should end");
@@ -261,7 +261,7 @@ private:
         const std::string where = " where " + std::string(what) + " should be";
         if (role(m_at) == Role::Name) {
             p.noun = m_at++;
-            return Status::success();
+            return {};
         }
         if (role(m_at) != Role::Article) return Status::failure("has '" + std::string(m_tokens[m_at]) + "'" + where);
         ++m_at;
@@ -273,7 +273,7 @@ private:
             return Status::failure("has '" + std::string(m_tokens[m_at]) + "'" + where);
         p.plural = role(m_at) == Role::PluralNoun;
         p.noun = m_at++;
-        return Status::success();
+        return {};
     }
 
     // Noun, then its number, then its adjective: the number belongs to the noun, the adjective describes it.
@@ -316,7 +316,7 @@ private:
         }
         if (hasAdverb) emit(adverb, true);
         emit(verb, true);
-        return Status::success();
+        return {};
     }
 
     const Dictionary& m_d;

@@ -68,9 +68,9 @@ Result<VocabTokenizer> buildPairVocabulary(std::string_view pairs)
     documents.reserve(pairs.size());
     const Status read = forEachPair(pairs, [&](int, std::string_view source, std::string_view target) {
         documents.append(source).append("\n").append(target).append("\n");
-        return Status::success();
+        return Status{};
     });
-    if (!read.ok()) return R::fail(read.error);
+    if (!read.ok()) return R::fail(read.error());
     Result<VocabTokenizer> words = buildVocabulary(documents, 1 << 20);
     if (!words) return words;
     std::vector<std::string> tokens = words->tokens();
@@ -104,9 +104,9 @@ Result<PairBatch> tokenizePairs(std::string_view pairs, const VocabTokenizer& to
         target.assign(t->ids.begin() + 1, t->ids.end());
         target.push_back(eos);
         batch.add(s->ids, t->ids, target);
-        return Status::success();
+        return Status{};
     });
-    if (!read.ok()) return R::fail(read.error);
+    if (!read.ok()) return R::fail(read.error());
     if (batch.pairs() == 0) return R::fail("the pairs file holds no pair.");
     return R::ok(std::move(batch));
 }
@@ -132,7 +132,7 @@ Result<std::unique_ptr<TranslatorTrainer>> TranslatorTrainer::create(const Trans
     using R = Result<std::unique_ptr<TranslatorTrainer>>;
     TranslatorTrainOptions options = given;
     options.network.vocab = tokenizer->vocabSize();
-    if (Status p = options.validate(); !p.ok()) return R::fail(p.error);
+    if (Status p = options.validate(); !p.ok()) return R::fail(p.error());
     if (data->pairs() < 1) return R::fail("there are no pairs to train on.");
     for (int id : data->source)
         if (id < 0 || id >= options.network.vocab) return R::fail("a source id is outside the vocabulary.");

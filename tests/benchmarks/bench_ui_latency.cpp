@@ -248,7 +248,7 @@ void BenchUiLatency::typingAt1024Tokens()
     const QString other = qEnvironmentVariable("ATTNSCOPE_BENCH_MODEL");
     if (!other.isEmpty()) {
         const Status opened = w.openModel(other);
-        QVERIFY2(opened.ok(), opened.error.c_str());
+        QVERIFY2(opened.ok(), opened.error().c_str());
         w.document()->waitForIdle();
         QCoreApplication::processEvents();
         w.document()->waitForIdle();

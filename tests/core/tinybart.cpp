@@ -115,7 +115,7 @@ std::string writeFolder(const QTemporaryDir& tmp, const std::string& name, const
     fs::create_directories(dir);
     writeText(dir / "config.json", config(vocabularySize(), opt).dump(2));
     const Status st = writeSafetensors((dir / "model.safetensors").string(), t, dtype, {{"format", "pt"}});
-    if (!st.ok()) throw std::runtime_error(st.error);
+    if (!st.ok()) throw std::runtime_error(st.error());
     writeTokenizerFiles(dir);
     return dir.string();
 }

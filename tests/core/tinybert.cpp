@@ -147,7 +147,7 @@ std::string writeFolder(const QTemporaryDir& tmp, const std::string& name, Famil
     fs::create_directories(dir);
     writeText(dir / "config.json", config(family, static_cast<int>(vocab.size())).dump(2));
     const Status st = writeSafetensors((dir / "model.safetensors").string(), t, dtype, {{"format", "pt"}});
-    if (!st.ok()) throw std::runtime_error(st.error);
+    if (!st.ok()) throw std::runtime_error(st.error());
     writeVocabTxt(dir / "vocab.txt", vocab);
     return dir.string();
 }

@@ -62,7 +62,7 @@ std::string writeFolder(const QTemporaryDir& tmp, const std::string& name, const
     fs::create_directories(dir);
     writeText(dir / "config.json", config.dump(2));
     const Status s = writeSafetensors((dir / "model.safetensors").string(), tensors, dtype, {{"format", "pt"}});
-    if (!s.ok()) throw std::runtime_error(s.error);
+    if (!s.ok()) throw std::runtime_error(s.error());
     fs::copy_file(kTokenizerDir + "/vocab.json", dir / "vocab.json", fs::copy_options::overwrite_existing);
     fs::copy_file(kTokenizerDir + "/merges.txt", dir / "merges.txt", fs::copy_options::overwrite_existing);
     return dir.string();

@@ -77,7 +77,7 @@ void writeWeights(const fs::path& dir, const std::vector<NamedTensor>& all, DTyp
 {
     auto write = [dtype](const fs::path& path, const std::vector<NamedTensor>& part) {
         const Status st = writeSafetensors(path.string(), part, dtype, {{"format", "pt"}});
-        if (!st.ok()) throw std::runtime_error(st.error);
+        if (!st.ok()) throw std::runtime_error(st.error());
     };
     if (shards <= 1) {
         write(dir / "model.safetensors", all);

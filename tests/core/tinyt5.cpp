@@ -203,7 +203,7 @@ std::string writeFolder(const QTemporaryDir& tmp, const std::string& name, const
     fs::create_directories(dir);
     fixture::writeText(dir / "config.json", config(vocabularySize(), opt).dump(2));
     const Status st = writeSafetensors((dir / "model.safetensors").string(), t, dtype, {{"format", "pt"}});
-    if (!st.ok()) throw std::runtime_error(st.error);
+    if (!st.ok()) throw std::runtime_error(st.error());
     fixture::writeText(dir / "spiece.model", detail::spm().bytes);
     return dir.string();
 }

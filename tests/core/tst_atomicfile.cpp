@@ -53,7 +53,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("new.txt");
         const Status s = writeFileAtomically(path.toStdString(), "hello\n");
-        QVERIFY2(s.ok(), s.error.c_str());
+        QVERIFY2(s.ok(), s.error().c_str());
         QCOMPARE(readAll(path), std::string("hello\n"));
         QCOMPARE(entries(dir.path()), QStringList{"new.txt"});
     }
@@ -123,9 +123,9 @@ private slots:
         const QString path = dir.filePath("no/such/folder/out.png");
         const Status s = writeFileAtomically(path.toStdString(), "x");
         QVERIFY(!s.ok());
-        QVERIFY2(s.error.find("folder '" + dir.filePath("no/such/folder").toStdString() + "' does not exist") !=
-                     std::string::npos, s.error.c_str());
-        QVERIFY2(s.error.find("nothing was written") != std::string::npos, s.error.c_str());
+        QVERIFY2(s.error().find("folder '" + dir.filePath("no/such/folder").toStdString() + "' does not exist") !=
+                     std::string::npos, s.error().c_str());
+        QVERIFY2(s.error().find("nothing was written") != std::string::npos, s.error().c_str());
         QCOMPARE(entries(dir.path()), QStringList{});
     }
 
@@ -135,7 +135,7 @@ private slots:
         QVERIFY(QDir(dir.path()).mkpath("taken/inside"));
         const Status s = writeFileAtomically(dir.filePath("taken").toStdString(), "x");
         QVERIFY(!s.ok());
-        QVERIFY2(s.error.find("it is a folder") != std::string::npos, s.error.c_str());
+        QVERIFY2(s.error().find("it is a folder") != std::string::npos, s.error().c_str());
         QVERIFY(QFileInfo(dir.filePath("taken/inside")).isDir());
         QCOMPARE(entries(dir.path()), QStringList{"taken"});
     }
@@ -152,7 +152,7 @@ private slots:
         QCOMPARE(::chmod(folder.toUtf8().constData(), 0555), 0);
         const std::string message = childtest::inChild([&] {
             if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) return std::string("cannot drop root");
-            return writeFileAtomically(path.toStdString(), "a new model").error;
+            return writeFileAtomically(path.toStdString(), "a new model").error();
         });
         ::chmod(folder.toUtf8().constData(), 0755);
         QVERIFY2(message.find("permission is denied in the folder") != std::string::npos, message.c_str());
@@ -177,7 +177,7 @@ private slots:
             for (int i = 0; i < 16 && s.ok(); ++i) s = file.write(chunk);  // 256 KiB against a 64 KiB cap
             if (s.ok()) s = file.commit();
             const Status later = file.commit();  // the first failure sticks
-            return later.error == s.error ? s.error : "a later call forgot the failure: " + later.error;
+            return later.error() == s.error() ? s.error() : "a later call forgot the failure: " + later.error();
         });
         QVERIFY2(message.find("cannot write '" + path.toStdString() + "'") != std::string::npos, message.c_str());
         QVERIFY2(message.find("larger than this system allows") != std::string::npos, message.c_str());

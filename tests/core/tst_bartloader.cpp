@@ -135,7 +135,7 @@ private slots:
         s.blockedKeys = blocked;
         EncoderDecoderTrace trace;
         const Status st = forwardEncoderDecoder(**model, source->ids, target->ids, s, true, trace);
-        QVERIFY2(st.ok(), st.error.c_str());
+        QVERIFY2(st.ok(), st.error().c_str());
 
         const gpt2ref::Checkpoint ck((fs::path(dir) / "model.safetensors").string());
         bartref::Options ro;
@@ -202,9 +202,9 @@ private slots:
         s.ablationMode = mode;
         EncoderDecoderTrace trace, whole;
         Status st = forwardEncoderDecoder(**model, source->ids, target->ids, s, true, trace);
-        QVERIFY2(st.ok(), st.error.c_str());
+        QVERIFY2(st.ok(), st.error().c_str());
         st = forwardEncoderDecoder(**model, source->ids, target->ids, AttentionSettings{}, true, whole);
-        QVERIFY2(st.ok(), st.error.c_str());
+        QVERIFY2(st.ok(), st.error().c_str());
 
         const gpt2ref::Checkpoint ck((fs::path(dir) / "model.safetensors").string());
         bartref::Options ro;
@@ -228,7 +228,7 @@ private slots:
         s.ablated = {{tinybart::kEncL, 0}};
         st = forwardEncoderDecoder(**model, source->ids, target->ids, s, true, trace);
         QVERIFY(!st.ok());
-        QVERIFY2(st.error.find("no head " + std::to_string(tinybart::kEncL) + ".0") != std::string::npos, st.error.c_str());
+        QVERIFY2(st.error().find("no head " + std::to_string(tinybart::kEncL) + ".0") != std::string::npos, st.error().c_str());
     }
 
     // The Cross-attention view's pipeline for one head is the decoder's own, step by step.
@@ -296,14 +296,14 @@ private slots:
         AttentionSettings s;
         const Status empty = forwardEncoderDecoder(**model, {}, {2}, s, false, trace);
         QVERIFY(!empty.ok());
-        QVERIFY2(empty.error.find("source is empty") != std::string::npos, empty.error.c_str());
+        QVERIFY2(empty.error().find("source is empty") != std::string::npos, empty.error().c_str());
         const Status outside = forwardEncoderDecoder(**model, {0, 5, 2}, {2, 99999}, s, false, trace);
-        QVERIFY2(outside.error.find("99999") != std::string::npos, outside.error.c_str());
+        QVERIFY2(outside.error().find("99999") != std::string::npos, outside.error().c_str());
         const Status tooLong = forwardEncoderDecoder(**model, {0, 2}, std::vector<int>(tinybart::kC + 1, 5), s, false, trace);
-        QVERIFY2(tooLong.error.find("context") != std::string::npos, tooLong.error.c_str());
+        QVERIFY2(tooLong.error().find("context") != std::string::npos, tooLong.error().c_str());
         s.blockedKeys = {3};
         const Status blocked = forwardEncoderDecoder(**model, {0, 5, 2}, {2}, s, false, trace);
-        QVERIFY2(blocked.error.find("blocked key 3") != std::string::npos, blocked.error.c_str());
+        QVERIFY2(blocked.error().find("blocked key 3") != std::string::npos, blocked.error().c_str());
     }
 
     // One row per kind of bad folder: the sentence names the file or tensor and the problem.

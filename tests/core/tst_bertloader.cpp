@@ -80,7 +80,7 @@ private slots:
         QVERIFY(m.config.activation == Activation::GeluErf);
         QCOMPARE(m.config.layerNormEps, 1e-12f);
         QVERIFY(trainingMask(m.config) == MaskKind::None);
-        QCOMPARE(m.checkShapes().error, std::string());
+        QCOMPARE(m.checkShapes().error(), std::string());
         QVERIFY(m.warnings.empty());
         QCOMPARE(m.tokenizer->kind(), std::string("wordpiece"));
         QCOMPARE(m.tokenizer->maskTokenId(), 4);
@@ -88,7 +88,7 @@ private slots:
         QCOMPARE(m.weights.embLnGain.size(), Eigen::Index(kD));
         QVERIFY(m.weights.mlm.has_value());
         QCOMPARE(m.weights.mlm->decoder.size(), Eigen::Index(0));  // tied
-        QCOMPARE(canPredictMasked(m).error, std::string());
+        QCOMPARE(canPredictMasked(m).error(), std::string());
     }
 
     void linearWeightsAreTransposedOnLoad()
@@ -290,7 +290,7 @@ private slots:
         Result<ModelPtr> model = loadModel(folder);
         QVERIFY2(model, model.error().c_str());
         QVERIFY(!(*model)->weights.mlm);
-        const std::string why = canPredictMasked(**model).error;
+        const std::string why = canPredictMasked(**model).error();
         QVERIFY2(why.find("no masked-language-model head") != std::string::npos, why.c_str());
         const std::vector<int> ids = (*model)->tokenizer->encode("the [MASK]")->ids;
         CaptureRequest capture;

@@ -96,7 +96,7 @@ private slots:
         QVERIFY(m.config.positional == PositionalKind::Learned);
         QVERIFY(m.config.causal);
         QVERIFY(m.config.activation == Activation::GeluTanh);
-        QCOMPARE(m.checkShapes().error, std::string());
+        QCOMPARE(m.checkShapes().error(), std::string());
         QVERIFY(m.warnings.empty());
         QCOMPARE(m.tokenizer->kind(), std::string("gpt2-bpe"));
         QCOMPARE(m.sinusoidal.rows(), Eigen::Index(kC));

@@ -104,7 +104,7 @@ private slots:
     void aThreeBillionParameterLlamaFitsALaptopButNotASmallMachine()
     {
         const ModelConfig c = llama3b();
-        QVERIFY2(c.validate().ok(), c.validate().error.c_str());
+        QVERIFY2(c.validate().ok(), c.validate().error().c_str());
         QVERIFY(c.parameterCount() > 3.2e9 && c.parameterCount() < 3.3e9);
         const MemoryNeed need = memoryNeed(c, 2.0 * c.parameterCount());  // BF16, as the files hold it
         {
@@ -114,7 +114,7 @@ private slots:
         const MemoryLimit small("4000000000");
         const Status refused = checkMemoryFits(need, "Llama 3.2 3B");
         QVERIFY(!refused.ok());
-        QVERIFY2(QString::fromStdString(refused.error).contains(QStringLiteral("can give it 4.0 GB")), refused.error.c_str());
+        QVERIFY2(QString::fromStdString(refused.error()).contains(QStringLiteral("can give it 4.0 GB")), refused.error().c_str());
     }
 
     void thisMachineSaysHowMuchItHas()

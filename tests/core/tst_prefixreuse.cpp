@@ -178,7 +178,7 @@ private slots:
             const int next = inPlace ? current : 1 - current;
             int reused = -1;
             const Status s = forwardReusingPrefix(m, ids, settings, request, previous, traces[next], cache, ws, &reused);
-            QVERIFY2(s.ok(), s.error.c_str());
+            QVERIFY2(s.ok(), s.error().c_str());
             QVERIFY(forward(m, ids, settings, request, want, fresh).ok());
             const numericcheck::Worst difference = compareTraces(traces[next], want);
             QVERIFY2(difference.within(1e-4), qPrintable(QStringLiteral("edit %1 (%2 tokens, %3 reused): %4")
@@ -370,7 +370,7 @@ private slots:
         ids.push_back(16);
         // No trace to reuse: a whole pass, which stops.
         const Status s = forwardReusingPrefix(m, ids, settings, request, nullptr, first, cache, ws, &reused, &raised);
-        QCOMPARE(s.error, std::string(kPassStopped));
+        QCOMPARE(s.error(), std::string(kPassStopped));
         QCOMPARE(cache.pass, std::uint64_t(0));
         // `second` is whole and right, but the stopped pass overwrote the cache's keys: nothing is reused.
         QVERIFY(forwardReusingPrefix(m, ids, settings, request, &second, second, cache, ws, &reused, &lowered).ok());
@@ -396,7 +396,7 @@ private slots:
         ForwardTrace trace;
         const Status s = forwardReusingPrefix(m, ids, AttentionSettings{}, CaptureRequest{}, nullptr, trace, cache, ws);
         QVERIFY(!s.ok());
-        QCOMPARE(s.error, forward(m, ids, AttentionSettings{}, CaptureRequest{}, trace, ws).error);
+        QCOMPARE(s.error(), forward(m, ids, AttentionSettings{}, CaptureRequest{}, trace, ws).error());
     }
 };
 

@@ -209,14 +209,14 @@ private slots:
             std::signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG, as a full disk fails with ENOSPC
             const rlimit cap{4096, 4096};
             if (::setrlimit(RLIMIT_FSIZE, &cap) != 0) return std::string("setrlimit failed");
-            return writeSafetensors(path, {{"new", {4096}, std::vector<float>(4096, 3.0f)}}).error;
+            return writeSafetensors(path, {{"new", {4096}, std::vector<float>(4096, 3.0f)}}).error();
         });
         QVERIFY2(message.find("the previous file is unchanged") != std::string::npos, message.c_str());
         Result<SafetensorsFile> f = SafetensorsFile::open(path);
         QVERIFY2(f, f.error().c_str());
         QVERIFY(f->find("old") && !f->find("new"));
         const Status missing = writeSafetensors(dir.filePath("gone/model.safetensors").toStdString(), {});
-        QVERIFY2(missing.error.find("does not exist") != std::string::npos, missing.error.c_str());
+        QVERIFY2(missing.error().find("does not exist") != std::string::npos, missing.error().c_str());
     }
 
     // The dimension limit's edge: 64 ones are a shape of one element, read as such.

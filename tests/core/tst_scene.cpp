@@ -67,7 +67,7 @@ private slots:
         const std::string path = dir.filePath("all.attnscope").toStdString();
         const Scene written = everyField();
         const Status s = writeSceneFile(path, written);
-        QVERIFY2(s.ok(), s.error.c_str());
+        QVERIFY2(s.ok(), s.error().c_str());
         const Result<Scene> read = readSceneFile(path);
         QVERIFY2(read.hasValue(), read.error().c_str());
         QVERIFY(*read == written);

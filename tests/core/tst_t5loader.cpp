@@ -164,7 +164,7 @@ private slots:
         s.blockedKeys = blocked;
         EncoderDecoderTrace trace;
         const Status st = forwardEncoderDecoder(**model, source->ids, target->ids, s, true, trace);
-        QVERIFY2(st.ok(), st.error.c_str());
+        QVERIFY2(st.ok(), st.error().c_str());
 
         const gpt2ref::Checkpoint ck((fs::path(dir) / "model.safetensors").string());
         t5ref::Options ro;

@@ -273,12 +273,12 @@ private:
                      const QString view = m_views[below(int(m_views.size()))];
                      const QString path = m_files.filePath(QStringLiteral("export.") + (chance(50) ? QStringLiteral("svg") : QStringLiteral("png")));
                      const Status s = exportView(m_doc, &m_w, view, path, QSize(480 + below(400), 360 + below(300)), 96);
-                     if (!s.ok() && s.error.empty()) m_failure = QStringLiteral("exporting '%1' failed without a sentence").arg(view);
+                     if (!s.ok() && s.error().empty()) m_failure = QStringLiteral("exporting '%1' failed without a sentence").arg(view);
                  }}},
             {2, {QStringLiteral("scene"), [this] {
                      const QString path = m_files.filePath(QStringLiteral("soak.attnscope"));
                      SceneController* scenes = m_w.actions()->scenes();
-                     if (const Status s = scenes->save(path); !s.ok()) m_failure = QString::fromStdString(s.error);
+                     if (const Status s = scenes->save(path); !s.ok()) m_failure = QString::fromStdString(s.error());
                      else if (const Result<QStringList> r = scenes->open(path); !r) m_failure = QString::fromStdString(r.error());
                  }}},
             {2, {QStringLiteral("lesson"), [this] {

@@ -65,7 +65,7 @@ private slots:
         MainWindow w;
         QVERIFY(w.document()->settings().mask == MaskKind::Causal);  // the default model is a decoder
         const Status s = w.openModel(m_bert);
-        QVERIFY2(s.ok(), s.error.c_str());
+        QVERIFY2(s.ok(), s.error().c_str());
         QVERIFY(w.document()->settings().mask == MaskKind::None);
         QVERIFY(!w.controls()->causalBox()->isChecked());
         QVERIFY2(w.controls()->maskNote()->text().contains(QStringLiteral("bidirectional")), qPrintable(w.controls()->maskNote()->text()));
@@ -186,12 +186,12 @@ private slots:
             const Status status = renderView(view, doc, options);
             if (refused.contains(view)) {
                 // A sentence saying why, as the window's view shows it, and no picture.
-                QVERIFY2(!status.ok() && checkRenderRequest(view, options).ok() && status.error.find(refused.value(view)) != std::string::npos,
-                         qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
+                QVERIFY2(!status.ok() && checkRenderRequest(view, options).ok() && status.error().find(refused.value(view)) != std::string::npos,
+                         qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error())));
                 QVERIFY(!QFile::exists(options.outPath));
                 continue;
             }
-            QVERIFY2(status.ok(), qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
+            QVERIFY2(status.ok(), qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error())));
             const QImage image(options.outPath);
             QCOMPARE(image.size(), QSize(640, 480));
         }
@@ -385,11 +385,11 @@ private:
             options.height = 480;
             const Status status = renderView(view, doc, options);
             if (refused.contains(view)) {
-                QVERIFY2(!status.ok() && status.error.find(refused.value(view)) != std::string::npos,
-                         qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
+                QVERIFY2(!status.ok() && status.error().find(refused.value(view)) != std::string::npos,
+                         qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error())));
                 continue;
             }
-            QVERIFY2(status.ok(), qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error)));
+            QVERIFY2(status.ok(), qPrintable(view + QStringLiteral(": ") + QString::fromStdString(status.error())));
             QCOMPARE(QImage(options.outPath).size(), QSize(640, 480));
         }
     }

@@ -106,7 +106,7 @@ private slots:
         for (const QString& format : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
             const QString path = dir.filePath(view + QLatin1Char('.') + format);
             const Status s = render(doc, view, path);
-            QVERIFY2(s.ok(), s.error.c_str());
+            QVERIFY2(s.ok(), s.error().c_str());
             const QByteArray bytes = readFile(path);
             if (format == QLatin1String("png")) {
                 QCOMPARE(QImage::fromData(bytes, "PNG").size(), QSize(900, 640));
@@ -187,7 +187,7 @@ private slots:
         QTemporaryDir dir;
         const QString png = dir.filePath(QStringLiteral("plot.png"));
         const Status exported = exportWidget(heatmap, png, heatmap->size(), 96);
-        QVERIFY2(exported.ok(), exported.error.c_str());
+        QVERIFY2(exported.ok(), exported.error().c_str());
         QCOMPARE(QColor(QImage(png).pixel(cell)).name(), QColor(top).name());
         // A masked cell (query 0, key 1) is the masked colour of this map, never a ramp colour.
         const QPoint masked(int(heatmap->xAxis->coordToPixel(1)), int(heatmap->yAxis->coordToPixel(0)));
@@ -206,7 +206,7 @@ private slots:
         QCOMPARE(dialog.view(), QStringLiteral("compare"));
         dialog.setPath(dir.filePath(QStringLiteral("compare.svg")));
         const Status exported = dialog.exportNow();
-        QVERIFY2(exported.ok(), exported.error.c_str());
+        QVERIFY2(exported.ok(), exported.error().c_str());
         const QByteArray svg = readFile(dir.filePath(QStringLiteral("compare.svg")));
         QCOMPARE(svgElements(svg).value(QStringLiteral("image")), 0);
         QVERIFY(svg.contains("Compare") || svg.contains("B − A") || svgElements(svg).value(QStringLiteral("text")) > 0);
@@ -228,7 +228,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("cost.svg"));
         const Status exported = exportView(*window.document(), &window, QStringLiteral("cost"), path, QSize(900, 500), 96);
-        QVERIFY2(exported.ok(), exported.error.c_str());
+        QVERIFY2(exported.ok(), exported.error().c_str());
         const QByteArray svg = readFile(path);
         QVERIFY2(svg.contains("At 16 tokens one head takes 1234.50 ms"), "the picture does not show the window's timings");
 
@@ -264,7 +264,7 @@ private slots:
         QVERIFY(readFile(dir.filePath(QStringLiteral("plot.pdf"))).startsWith("%PDF"));
 
         const Status copied = copyWidgetToClipboard(plot);
-        QVERIFY2(copied.ok(), copied.error.c_str());
+        QVERIFY2(copied.ok(), copied.error().c_str());
         const QMimeData* data = QGuiApplication::clipboard()->mimeData();
         QVERIFY(data && data->hasImage());
         QVERIFY(data->data(QStringLiteral("image/svg+xml")).contains("<svg"));
@@ -302,7 +302,7 @@ private slots:
         QCOMPARE(request.head.has_value(), focused);
         if (focused) QVERIFY(*request.head == (HeadSelection{1, 2}));
         const Status exported = dialog.exportNow();
-        QVERIFY2(exported.ok(), exported.error.c_str());
+        QVERIFY2(exported.ok(), exported.error().c_str());
         const Document& doc = *window.document();
         const Result<std::string> expected = exportData(*doc.model(), doc.snapshot()->tokens, doc.settings(), request);
         QVERIFY(expected.hasValue());
@@ -332,7 +332,7 @@ private slots:
         dialog.setRequest(DataKind::CrossAttention, DataFormat::Json, true);
         QVERIFY(dialog.request().what == DataKind::CrossAttention);
         const Status exported = dialog.exportNow();
-        QVERIFY2(exported.ok(), exported.error.c_str());
+        QVERIFY2(exported.ok(), exported.error().c_str());
         const QJsonObject json = QJsonDocument::fromJson(readFile(dialog.path())).object();
         AttentionSettings causal = window.document()->settings();
         causal.mask = MaskKind::Causal;

@@ -136,7 +136,7 @@ private slots:
         options.width = 1200;
         options.height = 600;
         const Status drawn = renderView(QStringLiteral("rope"), doc, options);
-        QVERIFY2(drawn.ok(), drawn.error.c_str());
+        QVERIFY2(drawn.ok(), drawn.error().c_str());
         QCOMPARE(QImage(path).size(), QSize(1200, 600));
     }
 };

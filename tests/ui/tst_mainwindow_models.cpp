@@ -31,7 +31,7 @@ void TestMainWindow::opensAGpt2FolderAndShowsItsNumbers()
     // A folder that is not a model is refused with a sentence, and the loaded model stays.
     const Status bad = w.openModel(tmp.path() + QStringLiteral("/nothing-here"));
     QVERIFY(!bad.ok());
-    QVERIFY2(!bad.error.empty(), "no sentence for a missing folder");
+    QVERIFY2(!bad.error().empty(), "no sentence for a missing folder");
     QCOMPARE(QString::fromStdString(w.document()->model()->config.name), QStringLiteral("tiny-gpt2"));
 }
 

@@ -49,7 +49,7 @@ void TestRenderer::writesRequestedSize()
     options.width = 640;
     options.height = 480;
     const Status status = renderView(view, doc, options);
-    QVERIFY2(status.ok(), status.error.c_str());
+    QVERIFY2(status.ok(), status.error().c_str());
 
     QFile out(options.outPath);
     QVERIFY(out.open(QIODevice::ReadOnly));
@@ -106,7 +106,7 @@ void TestRenderer::reportsInputErrors()
     const Status status = renderView(QStringLiteral("heatmap"), doc, options);
     QVERIFY(!status.ok());
     QVERIFY(checkRenderRequest(QStringLiteral("heatmap"), options).ok());
-    QVERIFY(QString::fromStdString(status.error).contains(QStringLiteral("context")));
+    QVERIFY(QString::fromStdString(status.error()).contains(QStringLiteral("context")));
 }
 
 QTEST_MAIN(TestRenderer)

@@ -685,14 +685,14 @@ void TestResearch::renderEveryView()
     options.height = 420;
     options.source = kCorrupted;  // the patching view's corrupted prompt
     const Status drawn = renderView(view, doc, options);
-    QVERIFY2(drawn.ok(), drawn.error.c_str());
+    QVERIFY2(drawn.ok(), drawn.error().c_str());
     QCOMPARE(QImage(path).size(), QSize(640, 420));
     QVERIFY(!renderView(QStringLiteral("nope"), doc, options).ok());
     if (view == QStringLiteral("corpus")) return;  // the corpus page uses no token of the sentence
     options.query = 99;
     const Status past = renderView(view, doc, options);
     QVERIFY(!past.ok());
-    QVERIFY(QString::fromStdString(past.error).contains(QStringLiteral("past the last token")));
+    QVERIFY(QString::fromStdString(past.error()).contains(QStringLiteral("past the last token")));
 }
 
 QTEST_MAIN(TestResearch)

@@ -482,7 +482,7 @@ void TestScalingLab::renderLabView()
     options.width = size.width();
     options.height = size.height();
     const attnscope::Status drawn = attnscope::renderView(view, doc, options);
-    QVERIFY2(drawn.ok(), drawn.error.c_str());
+    QVERIFY2(drawn.ok(), drawn.error().c_str());
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray bytes = file.readAll();
@@ -512,10 +512,10 @@ void TestScalingLab::renderErrors()
     options.height = 300;
     options.outPath = dir.filePath("x.png");
     attnscope::Status drawn = attnscope::renderView("heatmap3d", doc, options);
-    QVERIFY2(!drawn.ok() && drawn.error.find("no view") != std::string::npos, drawn.error.c_str());
+    QVERIFY2(!drawn.ok() && drawn.error().find("no view") != std::string::npos, drawn.error().c_str());
     options.outPath = dir.filePath("x.bmp");
     drawn = attnscope::renderView("saturation", doc, options);
-    QVERIFY2(!drawn.ok() && drawn.error.find(".png, .svg or .pdf") != std::string::npos, drawn.error.c_str());
+    QVERIFY2(!drawn.ok() && drawn.error().find(".png, .svg or .pdf") != std::string::npos, drawn.error().c_str());
 }
 
 QTEST_MAIN(TestScalingLab)

@@ -106,7 +106,7 @@ private slots:
         MainWindow a;
         setEveryField(a);
         const Status saved = a.actions()->scenes()->save(path);
-        QVERIFY2(saved.ok(), saved.error.c_str());
+        QVERIFY2(saved.ok(), saved.error().c_str());
         QCOMPARE(a.actions()->scenes()->currentPath(), QFileInfo(path).absoluteFilePath());
         QVERIFY(a.windowTitle().contains(QStringLiteral("everything.attnscope")));
 
@@ -255,9 +255,9 @@ private slots:
         Status inner = Status::failure("not run");
         QTimer::singleShot(0, &w, [&] { inner = w.openModel(kModel); });
         const Status outer = w.openModel(folder);
-        QVERIFY2(inner.ok(), inner.error.c_str());
+        QVERIFY2(inner.ok(), inner.error().c_str());
         QVERIFY(!outer.ok());
-        QVERIFY2(QString::fromStdString(outer.error).contains(QStringLiteral("while")), outer.error.c_str());
+        QVERIFY2(QString::fromStdString(outer.error()).contains(QStringLiteral("while")), outer.error().c_str());
         QCOMPARE(w.document()->modelSpec(), kModel);
     }
 
@@ -359,7 +359,7 @@ private slots:
             Result<ModelPtr> model = loadModel(spec.toStdString());
             if (!model) return Status::failure(model.error());
             doc.setModel(*model, spec);
-            return Status::success();
+            return Status{};
         };
         Scene scene;
         scene.model = kModel.toStdString();

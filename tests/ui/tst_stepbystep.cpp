@@ -109,7 +109,7 @@ void TestStepByStep::rendersEveryView()
     opts.height = size.height();
     if (view == "cost") opts.layer = 0;  // any option; cost ignores the cell
     const Status drawn = renderView(view, doc, opts);
-    QVERIFY2(drawn.ok(), drawn.error.c_str());
+    QVERIFY2(drawn.ok(), drawn.error().c_str());
     QImage image(path);
     QCOMPARE(image.size(), size);
     // Not blank: more than a handful of colours.
@@ -126,12 +126,12 @@ void TestStepByStep::rendersSvgAndPdf()
     doc.setText(kText);
     QTemporaryDir dir;
     const Status cell = renderView("cell", doc, sized(dir.path() + "/cell.svg", QSize(800, 500)));
-    QVERIFY2(cell.ok(), cell.error.c_str());
+    QVERIFY2(cell.ok(), cell.error().c_str());
     QSvgRenderer svg(dir.path() + "/cell.svg");
     QVERIFY(svg.isValid());
     QCOMPARE(svg.viewBox().size(), QSize(800, 500));
     const Status heads = renderView("heads", doc, sized(dir.path() + "/heads.pdf", QSize(800, 500)));
-    QVERIFY2(heads.ok(), heads.error.c_str());
+    QVERIFY2(heads.ok(), heads.error().c_str());
     QFile pdf(dir.path() + "/heads.pdf");
     QVERIFY(pdf.open(QIODevice::ReadOnly));
     QVERIFY(pdf.read(5) == "%PDF-");
@@ -146,7 +146,7 @@ void TestStepByStep::rejectsBadInput()
     const RenderOptions png = sized(dir.path() + "/x.png", QSize(100, 100));
     const Status unknown = renderView("nonsense", doc, png);
     QVERIFY(!unknown.ok());
-    QVERIFY(QString::fromStdString(unknown.error).contains("nonsense"));
+    QVERIFY(QString::fromStdString(unknown.error()).contains("nonsense"));
     RenderOptions far = png;
     far.query = 6;
     QVERIFY(!renderView("cell", doc, far).ok());

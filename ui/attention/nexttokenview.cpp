@@ -33,7 +33,7 @@ void NextTokenView::setSnapshot(const SnapshotPtr& snapshot)
     m_unavailable = m_encoderDecoder ? tr("This encoder feeds a decoder, which writes an answer rather than filling [MASK] "
                                           "tokens: Research > Generation writes it word by word, and Step by step > "
                                           "Cross-attention draws it against the sentence.")
-                    : m_encoder      ? QString::fromStdString(canPredictMasked(*model).error)
+                    : m_encoder      ? QString::fromStdString(canPredictMasked(*model).error())
                                      : QString();
     setEnabled(m_unavailable.isEmpty() || m_encoderDecoder);
     setToolTip(m_unavailable);

@@ -198,7 +198,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
         s = forwardReusingPrefix(*model, snap->tokens.ids, settings, capture, previous ? &previous->trace : nullptr, snap->trace,
                                  cache, ws, &snap->reusedTokens, stop);
         last = s.ok() ? snap : nullptr;
-        if (!s.ok() && s.error == kPassStopped) {
+        if (!s.ok() && s.error() == kPassStopped) {
             snap->stopped = true;
             snap->trace = ForwardTrace{};
             return {snap, QString()};
@@ -219,7 +219,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     if (!s.ok()) {
         // Keep the tokens so the chips still show what was typed, but no weights to draw.
         snap->trace = ForwardTrace{};
-        return {snap, coreSentence(s.error)};
+        return {snap, coreSentence(s.error())};
     }
     return {snap, QString()};
 }

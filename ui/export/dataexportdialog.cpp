@@ -156,7 +156,7 @@ void DataExportDialog::accept()
 {
     const Status exported = exportNow();
     if (!exported.ok()) {
-        QMessageBox::warning(this, tr("Cannot export the data"), coreSentence(exported.error));
+        QMessageBox::warning(this, tr("Cannot export the data"), coreSentence(exported.error()));
         return;
     }
     QDialog::accept();

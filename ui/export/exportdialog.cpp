@@ -98,7 +98,7 @@ void ExportDialog::accept()
 {
     const Status exported = exportNow();
     if (!exported.ok()) {
-        QMessageBox::warning(this, tr("Cannot export"), coreSentence(exported.error));
+        QMessageBox::warning(this, tr("Cannot export"), coreSentence(exported.error()));
         return;
     }
     QDialog::accept();

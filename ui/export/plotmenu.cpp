@@ -39,7 +39,7 @@ QMenu* PlotMenu::menuFor(QWidget* plot)
     });
     menu->addAction(tr("Copy This Plot"), this, [this, target] {
         if (!target) return;
-        if (Status s = copyWidgetToClipboard(target); !s.ok()) QMessageBox::warning(m_window, tr("Cannot copy"), QString::fromStdString(s.error));
+        if (Status s = copyWidgetToClipboard(target); !s.ok()) QMessageBox::warning(m_window, tr("Cannot copy"), QString::fromStdString(s.error()));
     });
     menu->addSeparator();
     menu->addActions(m_viewActions);

@@ -147,7 +147,7 @@ void DownloadDialog::finished(const Status& status)
 {
     setBusy(false);
     if (!status.ok()) {
-        m_status->setText(QString::fromStdString(status.error));
+        m_status->setText(QString::fromStdString(status.error()));
         return;
     }
     m_fileBar->setValue(m_fileBar->maximum());

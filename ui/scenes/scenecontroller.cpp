@@ -54,7 +54,7 @@ Status SceneController::save(const QString& path)
 {
     const Status written =
         runBesideEventLoop([file = localPath(path), scene = captureScene(*m_document)] { return writeSceneFile(file, scene); });
-    if (!written.ok()) return Status::failure(coreSentence(written.error).toStdString());
+    if (!written.ok()) return Status::failure(coreSentence(written.error()).toStdString());
     setCurrentPath(QFileInfo(path).absoluteFilePath());
     Preferences::addRecentScene(path);
     emit recentChanged();
@@ -88,7 +88,7 @@ Result<QStringList> SceneController::restoreLastSession()
         const QString spec = QString::fromStdString(*scene->model);
         const Status opened = m_openModel(spec);
         if (!opened.ok()) {
-            QString why = QString::fromStdString(opened.error);
+            QString why = QString::fromStdString(opened.error());
             if (why.endsWith(QLatin1Char('.'))) why.chop(1);
             lost = tr("Its model '%1' cannot be opened (%2), so the built-in model shows the rest of it.").arg(spec, why);
             if (const Status builtin = m_openModel(QStringLiteral("builtin")); !builtin.ok())
@@ -104,7 +104,7 @@ Result<QStringList> SceneController::restoreLastSession()
 Status SceneController::saveLastSession()
 {
     m_sessionWrite.wait();  // an autosave still writing must not land after this one
-    if (m_keepLastSession) return Status::success();
+    if (m_keepLastSession) return {};
     Preferences::setWindowGeometry(m_window->saveGeometry());
     const QString path = Preferences::lastSessionPath();
     QDir().mkpath(QFileInfo(path).absolutePath());
@@ -126,7 +126,7 @@ void SceneController::startAutosave()
                               [this](const Status& saved) {
                                   if (!saved.ok() && !m_autosaveWarned) {  // once: a full disk would say it every half second
                                       m_autosaveWarned = true;
-                                      std::fprintf(stderr, "warning: the session is not being saved: %s\n", saved.error.c_str());
+                                      std::fprintf(stderr, "warning: the session is not being saved: %s\n", saved.error().c_str());
                                   }
                               });
     });

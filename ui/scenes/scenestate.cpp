@@ -32,7 +32,7 @@ Result<QStringList> applyScene(Document& doc, const ModelOpener& openModel, cons
         const Status opened = openModel(QString::fromStdString(*scene.model));
         if (!opened.ok()) {
             return R::fail(QObject::tr("The scene's model '%1' cannot be opened: %2")
-                               .arg(QString::fromStdString(*scene.model), QString::fromStdString(opened.error))
+                               .arg(QString::fromStdString(*scene.model), QString::fromStdString(opened.error()))
                                .toStdString());
         }
     }

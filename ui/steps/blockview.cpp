@@ -252,7 +252,7 @@ void BlockView::refreshDecoder()
             return o;
         }
         if (Status s = forwardEncoderDecoder(*model, source, target->ids, settings, false, o.trace, focus); !s.ok())
-            o.error = QString::fromStdString(s.error);
+            o.error = QString::fromStdString(s.error());
         o.target = std::move(*target);
         return o;
     };

@@ -144,7 +144,7 @@ void TrainSession::run(TrainRunSettings settings, std::vector<double> losses, bo
         if (!keep) return;
         if (const Status s = saveTraining(settings.stateFolder, trainer, settings, losses); !s.ok()) {
             keep = false;
-            post([this, e = QString::fromStdString(s.error)] { emit saveFailed(e); });
+            post([this, e = QString::fromStdString(s.error())] { emit saveFailed(e); });
             return;
         }
         post([this, step = trainer.stepsDone()] { emit saved(step); });

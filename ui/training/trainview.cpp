@@ -144,7 +144,7 @@ TrainView::TrainView(Document* document, QWidget* parent)
     offerRow->addWidget(discard);
     m_offer->hide();
     connect(goOn, &QPushButton::clicked, this, [this] {
-        if (const Status s = continueSaved(); !s.ok()) m_status->setText(tr("The unfinished run cannot be continued: %1").arg(QString::fromStdString(s.error)));
+        if (const Status s = continueSaved(); !s.ok()) m_status->setText(tr("The unfinished run cannot be continued: %1").arg(QString::fromStdString(s.error())));
     });
     connect(discard, &QPushButton::clicked, this, &TrainView::discardSaved);
 
@@ -281,7 +281,7 @@ Status TrainView::continueSaved()
             m_size->setCurrentIndex(int(i));
     m_offer->hide();
     m_session->continueSaved(saved->settings, std::move(saved->losses));
-    return Status::success();
+    return {};
 }
 
 void TrainView::discardSaved()

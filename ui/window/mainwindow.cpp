@@ -281,7 +281,7 @@ Status MainWindow::openModel(const QString& spec)
     statusBar()->clearMessage();
     if (!loaded) return Status::failure(loaded.error());
     m_document->setModel(*loaded, spec);
-    return Status::success();
+    return {};
 }
 
 void MainWindow::openModelInBackground(const QString& spec)

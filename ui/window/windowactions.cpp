@@ -169,7 +169,7 @@ bool WindowActions::saveScene()
     if (m_scenes->currentPath().isEmpty()) return saveSceneAs();
     const QString note = m_scenes->unsavedModelNote();
     const Status s = m_scenes->save(m_scenes->currentPath());
-    if (!s.ok()) QMessageBox::warning(m_window, tr("Cannot save the scene"), QString::fromStdString(s.error));
+    if (!s.ok()) QMessageBox::warning(m_window, tr("Cannot save the scene"), QString::fromStdString(s.error()));
     else if (!note.isEmpty()) QMessageBox::information(m_window, tr("Scene saved without its model"), note);
     return s.ok();
 }
@@ -181,7 +181,7 @@ bool WindowActions::saveSceneAs()
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".attnscope");
     const QString note = m_scenes->unsavedModelNote();
     const Status s = m_scenes->save(path);
-    if (!s.ok()) QMessageBox::warning(m_window, tr("Cannot save the scene"), QString::fromStdString(s.error));
+    if (!s.ok()) QMessageBox::warning(m_window, tr("Cannot save the scene"), QString::fromStdString(s.error()));
     else if (!note.isEmpty()) QMessageBox::information(m_window, tr("Scene saved without its model"), note);
     return s.ok();
 }
@@ -195,7 +195,7 @@ void WindowActions::exportViewWithDialog()
 void WindowActions::copyViewImage()
 {
     if (Status s = copyViewToClipboard(*m_window->document(), m_window, currentViewName(*m_window->document())); !s.ok())
-        QMessageBox::warning(m_window, tr("Cannot copy"), QString::fromStdString(s.error));
+        QMessageBox::warning(m_window, tr("Cannot copy"), QString::fromStdString(s.error()));
 }
 
 void WindowActions::exportDataWithDialog()

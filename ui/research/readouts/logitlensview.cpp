@@ -109,7 +109,7 @@ ResearchJob LogitLensView::job(const SnapshotPtr& snapshot)
 {
     QString nothing = nothingToMeasure(*document(), *snapshot);
     if (nothing.isEmpty()) {
-        if (Status s = canReadLens(*snapshot->model); !s.ok()) nothing = coreSentence(s.error);
+        if (Status s = canReadLens(*snapshot->model); !s.ok()) nothing = coreSentence(s.error());
     }
     return [snapshot, nothing](const JobContext& context) -> ResearchResultPtr {
         if (!nothing.isEmpty()) return errorResult(nothing);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/compute/logsumexp.h"
+
 namespace attnscope {
 
 std::vector<NextToken> topK(const ForwardTrace& trace, const Tokenizer& tokenizer, int k)
@@ -17,10 +19,8 @@ std::vector<NextToken> topKOfLogits(const Eigen::RowVectorXf& logits, const Toke
     if (logits.size() == 0 || k <= 0) return {};
     const int V = static_cast<int>(logits.size());  // logits: (V)
 
-    // 1. Subtract the max before exponentiating so no term overflows; sum in double so 50k small terms keep precision.
-    const double maxLogit = logits.maxCoeff();
-    double sum = 0.0;
-    for (int i = 0; i < V; ++i) sum += std::exp(double(logits(i)) - maxLogit);
+    // 1. The softmax's normaliser, once.
+    const double logZ = logSumExp(logits);
 
     // 2. Only the k best need sorting.
     std::vector<int> order(static_cast<std::size_t>(V));
@@ -33,7 +33,7 @@ std::vector<NextToken> topKOfLogits(const Eigen::RowVectorXf& logits, const Toke
     top.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
         const int id = order[static_cast<std::size_t>(i)];
-        top.push_back({id, tokenizer.displayToken(id), std::exp(double(logits(id)) - maxLogit) / sum});
+        top.push_back({id, tokenizer.displayToken(id), std::exp(double(logits(id)) - logZ)});
     }
     return top;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/compute/logsumexp.h"
 #include "core/research/nexttokenloss.h"
 
 namespace attnscope {
@@ -12,10 +13,7 @@ namespace {
 // log of the softmax of `logits` (V), in double: the max is taken out so no exponent overflows.
 std::vector<double> logSoftmax(const Eigen::RowVectorXf& logits)
 {
-    const double maxLogit = logits.maxCoeff();
-    double sum = 0.0;
-    for (Eigen::Index v = 0; v < logits.size(); ++v) sum += std::exp(double(logits(v)) - maxLogit);
-    const double logZ = maxLogit + std::log(sum);
+    const double logZ = logSumExp(logits);
     std::vector<double> out(static_cast<std::size_t>(logits.size()));
     for (Eigen::Index v = 0; v < logits.size(); ++v) out[static_cast<std::size_t>(v)] = double(logits(v)) - logZ;
     return out;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/compute/logsumexp.h"
 #include "core/model/maskedlm.h"
 #include "core/model/storedweights.h"
 #include "core/research/nexttokenloss.h"
@@ -15,10 +16,7 @@ namespace {
 // Softmax probability of one entry of a row of logits, in double with the row's max taken out.
 double probabilityOf(const Eigen::RowVectorXf& logits, int id)
 {
-    const double maxLogit = logits.maxCoeff();
-    double sum = 0.0;
-    for (Eigen::Index v = 0; v < logits.size(); ++v) sum += std::exp(double(logits(v)) - maxLogit);
-    return std::exp(double(logits(id)) - maxLogit) / sum;
+    return std::exp(double(logits(id)) - logSumExp(logits));
 }
 
 } // namespace

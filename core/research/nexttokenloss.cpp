@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/compute/logsumexp.h"
 #include "core/model/storedweights.h"
 
 namespace attnscope {
@@ -40,12 +41,8 @@ double meanNextTokenLoss(const Model& model, const Matrix& residual, const std::
         if (model.weights.stored) model.weights.stored->logits(x, logits, chunk);  // (rows, V), tied or not
         else logits.noalias() = x * E.transpose();                                 // (rows, V)
         for (Eigen::Index r = 0; r < rows; ++r) {
-            // log-sum-exp with the max taken out so no exponent overflows; summed in double for 50k terms.
-            const double maxLogit = logits.row(r).maxCoeff();
-            double sum = 0.0;
-            for (Eigen::Index v = 0; v < logits.cols(); ++v) sum += std::exp(double(logits(r, v)) - maxLogit);
             const int target = ids[static_cast<std::size_t>(start + r + 1)];
-            total += maxLogit + std::log(sum) - double(logits(r, target));
+            total += logSumExp(logits.row(r)) - double(logits(r, target));
         }
     }
     return total / static_cast<double>(T - 1);

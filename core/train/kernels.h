@@ -14,6 +14,8 @@
 
 #include <Eigen/Core>
 
+#include "core/compute/logsumexp.h"
+
 namespace attnscope::train {
 
 template <class S> using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;  // column-major
@@ -153,12 +155,8 @@ S crossEntropyForward(const CMatRef<S>& y, const CMatRef<S>& embedding, const in
     probsT.noalias() = embedding * y.transpose();  // (V, N)
     S total = 0;
     for (Eigen::Index n = 0; n < probsT.cols(); ++n) {
-        const S max = probsT.col(n).maxCoeff();
         const S target = probsT(targets[n], n);
-        probsT.col(n) = (probsT.col(n).array() - max).exp().matrix();
-        const S sum = probsT.col(n).sum();
-        probsT.col(n) /= sum;
-        total += std::log(sum) + max - target;
+        total += softmaxInPlace(probsT.col(n)) - target;
     }
     return total;
 }

@@ -7,6 +7,7 @@
 
 #include "loadmodel.h"
 #include "numericcheck.h"
+#include "core/compute/logsumexp.h"
 #include "core/model/forward.h"
 #include "core/research/ablation.h"
 #include "core/research/nexttokenloss.h"
@@ -72,6 +73,7 @@ private slots:
     void noAblationChangesNothing();
     void ablationEffectReportsKlAndLaterHeads();
     void klDivergenceMatchesPlainLoop();
+    void logSumExpIsStableAndCarriesNaN();
     void lossMatchesPrefixByPrefixLoss();
     void importanceIsLossDifference();
     void parsingAndChecking_data();
@@ -174,6 +176,42 @@ void TestAblation::ablationEffectReportsKlAndLaterHeads()
         later += e->at(2, h);
     }
     QVERIFY(later > 0.0);
+}
+
+// The one log-sum-exp of the core (compute/logsumexp.h), every reader of a next-token distribution's: a
+// plain sum in long double where it does not overflow, the max taken out by hand where it would.
+void TestAblation::logSumExpIsStableAndCarriesNaN()
+{
+    Eigen::RowVectorXf small(4);
+    small << 0.5f, -1.25f, 2.0f, 0.0f;
+    long double plain = 0;
+    for (float x : small) plain += std::exp((long double)x);
+    QVERIFY(std::abs(logSumExp(small) - double(std::log(plain))) < 1e-12);
+    // exp(1000) overflows a double; log(e^1000 + e^1000) = 1000 + log 2 by hand.
+    Eigen::RowVectorXf huge(2);
+    huge << 1000.0f, 1000.0f;
+    QVERIFY(std::abs(logSumExp(huge) - (1000.0 + std::log(2.0))) < 1e-9);
+    Eigen::VectorXf allMasked = Eigen::VectorXf::Constant(3, -INFINITY);
+    QCOMPARE(logSumExp(allMasked), -double(INFINITY));
+    Eigen::RowVectorXf withNaN(3);
+    withNaN << 1.0f, NAN, 2.0f;
+    Eigen::RowVectorXf nanFirst(3);
+    nanFirst << NAN, 1.0f, 2.0f;
+    // Eigen's maxCoeff may skip a NaN, but then the sum meets it: either way the NaN comes out.
+    QVERIFY(std::isnan(logSumExp(withNaN)));
+    QVERIFY(std::isnan(logSumExp(nanFirst)));
+
+    // softmaxInPlace: the same normaliser in the column's own precision, and the column its softmax.
+    Eigen::MatrixXf columns(4, 2);
+    columns.col(0) = small.transpose();
+    columns.col(1) << 1000.0f, 1000.0f, 999.0f, -INFINITY;
+    const float z0 = softmaxInPlace(columns.col(0));
+    QVERIFY(std::abs(double(z0) - logSumExp(small)) < 1e-5);
+    for (int i = 0; i < 4; ++i) QVERIFY(std::abs(columns(i, 0) - std::exp(small(i) - z0)) < 1e-6f);
+    const float z1 = softmaxInPlace(columns.col(1));
+    QVERIFY(std::isfinite(z1));
+    QVERIFY(std::abs(columns.col(1).sum() - 1.0f) < 1e-6f);
+    QCOMPARE(columns(3, 1), 0.0f);
 }
 
 void TestAblation::klDivergenceMatchesPlainLoop()

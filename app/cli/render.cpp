@@ -5,6 +5,7 @@
 #include <QApplication>
 
 #include "common.h"
+#include "core/limits.h"
 #include "ui/drawing/colormap.h"
 #include "ui/document/document.h"
 #include "core/scene/scene.h"
@@ -64,8 +65,8 @@ int run(const Args& args)
     const std::string view = args.has("--view") ? args.get("--view") : sceneView(scene);
     RenderOptions options;
     options.outPath = QString::fromStdString(args.get("--out"));
-    options.width = readInt(args, "--width", options.width, 16, 16384, "width");
-    options.height = readInt(args, "--height", options.height, 16, 16384, "height");
+    options.width = readInt(args, "--width", options.width, kMinRenderSide, kMaxRenderSide, "width");
+    options.height = readInt(args, "--height", options.height, kMinRenderSide, kMaxRenderSide, "height");
     options.dpi = readInt(args, "--dpi", options.dpi, kMinExportDpi, kMaxExportDpi, "dpi");
     options.query = readInt(args, "--query", -1, 0, 1 << 20, "query");
     options.key = readInt(args, "--key", -1, 0, 1 << 20, "key");

@@ -5,14 +5,12 @@
 
 #include "common.h"
 #include "core/text/filetext.h"
-#include "core/text/vocabtokenizer.h"
 #include "core/train/trainer.h"
 
 namespace attnscope::cli::trainCommand {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr std::size_t kMaxCorpusBytes = std::size_t(1) << 30;
 
 void declare(Options& o)
 {
@@ -48,7 +46,7 @@ int run(const Args& args)
     n.dModel = readCount(args, "--d-model", 96, 4096);
     n.dFF = readCount(args, "--d-ff", 4 * n.dModel, 16384);
     n.context = readCount(args, "--context", 128, 8192);
-    const int vocabSize = readCount(args, "--vocab-size", 4096, 1'000'000);
+    const int vocabSize = readCount(args, "--vocab-size", train::kDefaultVocabularySize, int(kMaxVocabularyEntries));
     o.steps = readCount(args, "--steps", 3000, 10'000'000);
     o.batchSequences = readCount(args, "--batch", 32, 4096);
     o.sequenceLength = readCount(args, "--sequence-length", std::min(64, n.context), 8192);
@@ -64,21 +62,11 @@ int run(const Args& args)
     Result<std::string> corpus = readSmallFile(args.get("--corpus"), kMaxCorpusBytes);
     if (!corpus) throw Failure{kExitInput, corpus.error()};
     // A resumed run reads the vocabulary it was started with; a new one derives it from the corpus.
-    Result<VocabTokenizer> vocab = Result<VocabTokenizer>::fail("");
-    if (args.has("--resume")) {
-        const std::string vocabPath = (fs::path(out) / "vocab.txt").string();
-        Result<std::string> text = readSmallFile(vocabPath, 64u << 20);
-        if (!text) throw Failure{kExitInput, text.error()};
-        vocab = VocabTokenizer::fromText(*text, vocabPath);
-    } else {
-        vocab = buildVocabulary(*corpus, vocabSize);
-    }
-    if (!vocab) throw Failure{kExitInput, vocab.error()};
-    auto tokenizer = std::make_shared<const VocabTokenizer>(std::move(*vocab));
-    Result<train::TrainingData> data = train::tokenizeCorpus(*corpus, *tokenizer, o.sequenceLength);
-    if (!data) throw Failure{kExitInput, data.error()};
+    const std::string vocabularyFile = args.has("--resume") ? (fs::path(out) / "vocab.txt").string() : std::string();
+    train::PreparedCorpus prepared = orFail(train::prepareCorpus(*corpus, vocabSize, o.sequenceLength, vocabularyFile), kExitInput);
     corpus->clear();
-    auto shared = std::make_shared<const train::TrainingData>(std::move(*data));
+    const std::shared_ptr<const VocabTokenizer>& tokenizer = prepared.tokenizer;
+    const std::shared_ptr<const train::TrainingData>& shared = prepared.data;
 
     Result<std::unique_ptr<train::Trainer>> made = args.has("--resume") ? train::Trainer::resume(out, o, tokenizer, shared)
                                                                         : train::Trainer::create(o, tokenizer, shared);

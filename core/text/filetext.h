@@ -1,25 +1,19 @@
 #pragma once
 // Reads a small file (a config, a vocabulary) whole, refusing anything past a size limit so a hostile
-// path cannot make the core allocate without bound.
+// path cannot make the core allocate without bound; the limits are core/limits.h's.
 #include <cstddef>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "core/limits.h"
 #include "core/result.h"
 
 namespace attnscope {
 
 // Fails with "cannot open '<path>' (<reason>)." or "'<path>' is larger than <N> MB ...".
 Result<std::string> readSmallFile(const std::string& path, std::size_t maxBytes);
-
-// The largest tokenizer file read (tokenizer.json, vocab.json, merges.txt, vocab.txt): Llama 3's
-// tokenizer.json, the largest of those AttnScope loads, is about 9 MB; GPT-2's is 1.4 MB, t5-base's 2.4 MB.
-constexpr std::size_t kMaxTokenizerFileBytes = 64u << 20;
-
-// Deeper nesting than any format AttnScope reads needs (a tokenizer.json is 4 levels deep).
-constexpr int kMaxJsonDepth = 64;
 
 // The one way the core reads JSON. Checks the nesting before the parser allocates anything (nlohmann's
 // parser is iterative and does not overflow the stack, but it allocates a container for every opening
@@ -41,9 +35,6 @@ JsonStart jsonStart(std::string_view text);
 // with `notObject` (by default "<what> is not a JSON object."); one that is not JSON at all gets
 // parseJson's "not valid JSON".
 Result<nlohmann::json> parseJsonObject(std::string_view text, const std::string& what, const std::string& notObject = {});
-
-// Larger than any config.json (a 70B model's is under 2 kB).
-constexpr std::size_t kMaxConfigBytes = 1u << 20;
 
 // A small JSON file's top-level object, read through parseJsonObject; fails with a sentence naming the file
 // (cannot open, too large, too deep, "'<path>' is not valid JSON.", "'<path>' is not a JSON object.").

@@ -13,7 +13,7 @@ namespace attnscope {
 
 namespace {
 
-constexpr std::size_t kMaxVocabularyEntries = 4u << 20;
+constexpr std::size_t kMaxSentencePieces = 4u << 20;
 constexpr std::uintmax_t kMaxModelBytes = 64u << 20;
 constexpr std::size_t kMaxVocabularyBytes = 256u << 20;
 
@@ -31,8 +31,8 @@ Result<std::shared_ptr<const PieceVocabulary>> readPieceVocabulary(const std::st
     const std::string file = "'" + path + "'";
     Result<nlohmann::json> j = readJsonObject(path, kMaxVocabularyBytes);
     if (!j) return R::fail(j.error());
-    if (j->size() > kMaxVocabularyEntries)
-        return R::fail(file + " lists " + std::to_string(j->size()) + " pieces; at most " + std::to_string(kMaxVocabularyEntries) + " are read.");
+    if (j->size() > kMaxSentencePieces)
+        return R::fail(file + " lists " + std::to_string(j->size()) + " pieces; at most " + std::to_string(kMaxSentencePieces) + " are read.");
     auto v = std::make_shared<PieceVocabulary>();
     v->pieceOf.resize(j->size());
     std::vector<bool> seen(j->size(), false);
@@ -89,7 +89,7 @@ Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::op
     const sentencepiece::SentencePieceProcessor& sp = *t->m_processor;
     auto v = std::make_shared<PieceVocabulary>();
     const int pieces = sp.GetPieceSize();
-    if (pieces < 1 || static_cast<std::size_t>(pieces) > kMaxVocabularyEntries)
+    if (pieces < 1 || static_cast<std::size_t>(pieces) > kMaxSentencePieces)
         return R::fail("the SentencePiece model '" + modelPath + "' has " + std::to_string(pieces) + " pieces, not a usable number.");
     v->pieceOf.reserve(std::size_t(pieces + extraIds));
     for (int i = 0; i < pieces; ++i) {

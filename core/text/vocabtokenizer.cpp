@@ -3,20 +3,20 @@
 #include <algorithm>
 #include <map>
 
+#include "core/limits.h"
 #include "core/text/utf8.h"
 #include "core/text/wordtokenizer.h"
 
 namespace attnscope {
 
 namespace {
-constexpr std::size_t kMaxVocabulary = 1'000'000;
 constexpr std::size_t kMaxTokenBytes = 256;
 } // namespace
 
 Result<VocabTokenizer> VocabTokenizer::fromTokens(std::vector<std::string> tokens)
 {
     using R = Result<VocabTokenizer>;
-    if (tokens.size() > kMaxVocabulary)
+    if (tokens.size() > kMaxVocabularyEntries)
         return R::fail("the vocabulary has " + std::to_string(tokens.size()) + " tokens; AttnScope reads at most 1,000,000.");
     VocabTokenizer t;
     t.m_ids.reserve(tokens.size());
@@ -48,7 +48,7 @@ Result<VocabTokenizer> VocabTokenizer::fromText(std::string_view text, const std
         if (j == std::string_view::npos) j = text.size();
         std::string_view line = text.substr(i, j - i);
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (tokens.size() == kMaxVocabulary)
+        if (tokens.size() == kMaxVocabularyEntries)
             return Result<VocabTokenizer>::fail("'" + fileName + "' has more than 1,000,000 lines.");
         tokens.emplace_back(line);
         i = j + 1;

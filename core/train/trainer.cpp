@@ -10,6 +10,7 @@
 #include "core/io/atomicfile.h"
 #include "core/io/safetensors.h"
 #include "core/model/randommodel.h"
+#include "core/text/filetext.h"
 #include "core/train/shards.h"
 
 namespace attnscope::train {
@@ -102,6 +103,24 @@ Result<TrainOptions> parseTrainOptions(std::string_view text)
     o.seed = seed->get<std::uint64_t>();
     if (Status s = o.validate(); !s.ok()) return R::fail(s.error());
     return R::ok(o);
+}
+
+Result<PreparedCorpus> prepareCorpus(std::string_view corpus, int vocabularySize, int sequenceLength, const std::string& vocabularyFile)
+{
+    using R = Result<PreparedCorpus>;
+    Result<VocabTokenizer> vocab = Result<VocabTokenizer>::fail("");
+    if (vocabularyFile.empty()) {
+        vocab = buildVocabulary(corpus, vocabularySize);
+    } else {
+        Result<std::string> text = readSmallFile(vocabularyFile, kMaxTokenizerFileBytes);
+        if (!text) return R::fail(text.error());
+        vocab = VocabTokenizer::fromText(*text, vocabularyFile);
+    }
+    if (!vocab) return R::fail(vocab.error());
+    auto tokenizer = std::make_shared<const VocabTokenizer>(std::move(*vocab));
+    Result<TrainingData> data = tokenizeCorpus(corpus, *tokenizer, sequenceLength);
+    if (!data) return R::fail(data.error());
+    return R::ok({std::move(tokenizer), std::make_shared<const TrainingData>(std::move(*data))});
 }
 
 Result<TrainingData> tokenizeCorpus(std::string_view corpus, const VocabTokenizer& tokenizer, int sequenceLength)

@@ -47,6 +47,22 @@ struct TrainingData {
 // One document per non-empty line. Fails when the text is not UTF-8 or too short for one sequence.
 Result<TrainingData> tokenizeCorpus(std::string_view corpus, const VocabTokenizer& tokenizer, int sequenceLength);
 
+// The vocabulary a new run derives from its corpus, <bos> and <unk> included: the Train tab's, and the
+// command line's unless --vocab-size says otherwise.
+constexpr int kDefaultVocabularySize = 4096;
+
+// The one training set-up, for the Train tab and `attnscope-cli train`: a corpus (one document per line)
+// becomes a vocabulary and the token stream the trainer draws its batches from.
+struct PreparedCorpus {
+    std::shared_ptr<const VocabTokenizer> tokenizer;
+    std::shared_ptr<const TrainingData> data;
+};
+// The vocabulary is derived from the corpus (at most `vocabularySize` tokens), which gives the same one for
+// the same text, or read from `vocabularyFile` (a saved model folder's vocab.txt) when it is not empty.
+// Fails with a sentence: a vocabulary file that cannot be read, a text that is not UTF-8 or too short.
+Result<PreparedCorpus> prepareCorpus(std::string_view corpus, int vocabularySize, int sequenceLength,
+                                     const std::string& vocabularyFile = {});
+
 struct StepReport {
     int step = 0;                // steps done after this one
     double loss = 0.0;           // mean next-token cross-entropy of the batch, nats

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -89,6 +90,7 @@ private slots:
     void corpusCoversTheRequiredSentences();
     void corpusNeverShowsHeldOutPairs();
     void vocabularyTokenizer();
+    void preparedCorpusIsTheVocabularyAndTheTokens();
     void vocabularyFileIsChecked_data();
     void vocabularyFileIsChecked();
     void learningRateSchedule();
@@ -154,6 +156,38 @@ void TestTrainer::corpusNeverShowsHeldOutPairs()
     const std::vector<PronounProbe> probes = pronounProbes();
     QVERIFY(probes.size() > 300);
     for (const PronounProbe& p : probes) QVERIFY(isHeldOutPair(p.animal, p.surface));
+}
+
+// The one training set-up (the Train tab's and the CLI's): the vocabulary derived from the corpus, or read
+// from a saved folder's vocab.txt, and the corpus's tokens under it.
+void TestTrainer::preparedCorpusIsTheVocabularyAndTheTokens()
+{
+    const std::string corpus = "the cat sat on the mat .\nthe dog sat on the log .\na cat saw the dog .\n";
+    Result<PreparedCorpus> p = prepareCorpus(corpus, 6, 4);
+    QVERIFY2(p.hasValue(), p.hasValue() ? "" : p.error().c_str());
+    Result<VocabTokenizer> v = buildVocabulary(corpus, 6);
+    QVERIFY(v.hasValue());
+    QCOMPARE(p->tokenizer->tokens(), v->tokens());
+    Result<TrainingData> d = tokenizeCorpus(corpus, *v, 4);
+    QVERIFY(d.hasValue());
+    QCOMPARE(p->data->tokens, d->tokens);
+    QCOMPARE(p->data->documentStarts, d->documentStarts);
+    QCOMPARE(p->data->unknownTokens, d->unknownTokens);
+    QVERIFY(p->data->unknownTokens > 0);  // 6 tokens cannot hold this corpus's words
+
+    // A saved vocabulary wins over the size: a resumed run keeps the words it started with.
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("vocab.txt").toStdString();
+    {
+        std::ofstream out(file);
+        out << "<bos>\n<unk>\nthe\ncat\n";
+    }
+    Result<PreparedCorpus> saved = prepareCorpus(corpus, 4096, 4, file);
+    QVERIFY(saved.hasValue());
+    QCOMPARE(saved->tokenizer->tokens(), (std::vector<std::string>{"<bos>", "<unk>", "the", "cat"}));
+    Result<PreparedCorpus> missing = prepareCorpus(corpus, 4096, 4, dir.filePath("none.txt").toStdString());
+    QVERIFY(!missing.hasValue());
+    QVERIFY2(missing.error().find("none.txt") != std::string::npos, missing.error().c_str());
 }
 
 void TestTrainer::vocabularyTokenizer()

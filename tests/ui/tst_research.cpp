@@ -32,6 +32,7 @@
 #include "ui/research/researchviews.h"
 #include "ui/export/renderer.h"
 #include "ui/research/researchtab.h"
+#include "core/limits.h"
 #include "core/research/rollout.h"
 #include "ui/research/readouts/rolloutview.h"
 #include "ui/window/mainwindow.h"
@@ -649,7 +650,7 @@ void TestResearch::corpusFilesAreCheckedWithASentence()
     const QString blank = write(QStringLiteral("blank.txt"), "\n \n\t\n");
     QVERIFY(view.openCorpus(blank).contains(QStringLiteral("'blank.txt' has no documents")));
     QVERIFY(view.openCorpus(dir.filePath(QStringLiteral("missing.txt"))).contains(QStringLiteral("Cannot open the corpus 'missing.txt'")));
-    const QString huge = write(QStringLiteral("huge.txt"), QByteArray(CorpusView::kMaxCorpusBytes + 1, 'a'));
+    const QString huge = write(QStringLiteral("huge.txt"), QByteArray(qsizetype(kMaxTextFileBytes) + 1, 'a'));
     QVERIFY(view.openCorpus(huge).contains(QStringLiteral("larger than 16 MB")));
     QVERIFY(view.corpusName().contains(QStringLiteral("three.txt")));
     // A line the tokenizer refuses (not UTF-8) is named in the view's sentence.

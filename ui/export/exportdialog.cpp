@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include "core/limits.h"
 #include "ui/common/exportimage.h"
 #include "ui/export/viewexport.h"
 #include "ui/document/sentence.h"
@@ -28,7 +29,7 @@ ExportDialog::ExportDialog(QWidget* window, Document* document, const QString& v
     m_view->setCurrentIndex(plot ? 0 : std::max(0, m_view->findData(view)));
     m_view->setToolTip(tr("What to draw: every view of every tab can be exported, with its colour scale, labels and title."));
     for (QSpinBox* side : {m_width, m_height}) {
-        side->setRange(64, 16384);
+        side->setRange(std::max(64, kMinRenderSide), kMaxRenderSide);  // below 64 a view has no room to lay out
         side->setSuffix(tr(" px"));
     }
     m_width->setToolTip(tr("The width the view is laid out at, in pixels of a 96 dpi screen; text keeps its size, so a wider picture shows more room, not bigger letters."));

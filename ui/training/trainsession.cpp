@@ -5,16 +5,12 @@
 #include <sys/resource.h>
 
 #include "core/text/filetext.h"
-#include "core/text/vocabtokenizer.h"
+#include "core/limits.h"
+#include "core/train/trainer.h"
 #include "core/train/corpus.h"
 #include "ui/training/trainstate.h"
 
 namespace attnscope {
-
-namespace {
-constexpr std::size_t kMaxCorpusBytes = std::size_t(512) << 20;
-constexpr int kMaxVocabulary = 4096;
-} // namespace
 
 TrainSession::TrainSession(QObject* parent) : QObject(parent)
 {
@@ -124,13 +120,11 @@ void TrainSession::run(TrainRunSettings settings, std::vector<double> losses, bo
         corpus = std::move(*text);
     }
     if (m_stop) return;
-    Result<VocabTokenizer> vocab = buildVocabulary(corpus, kMaxVocabulary);
-    if (!vocab) return fail(vocab.error());
-    auto tokenizer = std::make_shared<const VocabTokenizer>(std::move(*vocab));
-    Result<train::TrainingData> data = train::tokenizeCorpus(corpus, *tokenizer, settings.options.sequenceLength);
-    if (!data) return fail(data.error());
+    Result<train::PreparedCorpus> ready = train::prepareCorpus(corpus, train::kDefaultVocabularySize, settings.options.sequenceLength);
+    if (!ready) return fail(ready.error());
     corpus = std::string();
-    auto shared = std::make_shared<const train::TrainingData>(std::move(*data));
+    const std::shared_ptr<const VocabTokenizer> tokenizer = ready->tokenizer;
+    const std::shared_ptr<const train::TrainingData> shared = ready->data;
     // The same corpus gives the same vocabulary and tokens, so a saved run goes on exactly where it was.
     Result<std::unique_ptr<train::Trainer>> made =
         resume ? train::Trainer::resume(QFile::encodeName(settings.stateFolder).toStdString(), settings.options, tokenizer, shared)

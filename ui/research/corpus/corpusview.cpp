@@ -17,6 +17,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "core/limits.h"
 #include "ui/common/flowlayout.h"
 
 namespace attnscope {
@@ -203,11 +204,11 @@ QString CorpusView::openCorpus(const QString& path)
     QFile file(path);
     const QString name = QFileInfo(path).fileName();
     if (!file.open(QIODevice::ReadOnly)) return tr("Cannot open the corpus '%1': %2.").arg(name, file.errorString());
-    if (file.size() > kMaxCorpusBytes)
-        return tr("The corpus '%1' is larger than 16 MB; use the first part of it.").arg(name);
-    const QByteArray bytes = file.read(kMaxCorpusBytes + 1);
-    if (bytes.size() > kMaxCorpusBytes)
-        return tr("The corpus '%1' is larger than 16 MB; use the first part of it.").arg(name);
+    constexpr qint64 limit = qint64(kMaxTextFileBytes);
+    const QString tooLarge = tr("The corpus '%1' is larger than %2 MB; use the first part of it.").arg(name).arg(limit >> 20);
+    if (file.size() > limit) return tooLarge;
+    const QByteArray bytes = file.read(limit + 1);
+    if (bytes.size() > limit) return tooLarge;
     std::string text = bytes.toStdString();
     if (documentCount(text) == 0) return tr("The corpus '%1' has no documents: every line is empty.").arg(name);
     setCorpus(std::move(text), QStringLiteral("'%1'").arg(name), false);

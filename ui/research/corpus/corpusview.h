@@ -32,11 +32,9 @@ public:
     // The statistics on the weight plot, in the order of its legend.
     enum class Statistic { FirstToken = 0, Special, Punctuation, PreviousToken, Entropy };
     static constexpr int kStatisticCount = 5;
-    static constexpr qint64 kMaxCorpusBytes = 16 << 20;  // as the CLI's --text-file
 
     CorpusView(Document* document, QWidget* parent = nullptr);
 
-    QCustomPlot* weightPlot() const { return m_weights; }
     QCustomPlot* entropyPlot() const { return m_entropy; }
     QPushButton* openButton() const { return m_open; }
     QPushButton* shippedButton() const { return m_shipped; }

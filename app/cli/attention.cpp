@@ -66,8 +66,8 @@ int run(const Args& args)
         if (!args.has("--source"))
             throw Failure{kExitUsage, "the model is an encoder-decoder: give the source sentence with --source and the "
                                       "target with --text."};
-        // The decoder was trained causal; the encoder is bidirectional whatever --mask says.
-        if (!args.has("--mask")) settings.mask = MaskKind::Causal;
+        // --mask is the decoder's here (core's encoder–decoder pass runs the encoder bidirectional).
+        settings = readDecoderSettings(args, settings);
         return runEncoderDecoder(args, *model, settings, topCount, text);
     }
     if (args.has("--source"))

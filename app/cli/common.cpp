@@ -4,14 +4,12 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/limits.h"
+#include "core/model/encoderdecoder.h"
 #include "core/model/trainingmask.h"
 #include "core/open/openmodel.h"
 
 namespace attnscope::cli {
-
-namespace {
-constexpr std::size_t kMaxTextBytes = 16u << 20;  // refuse text files past 16 MB rather than read them whole
-}
 
 std::string readText(const Args& args)
 {
@@ -23,8 +21,8 @@ std::string readText(const Args& args)
         char buffer[65536];
         while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
             text.append(buffer, static_cast<std::size_t>(in.gcount()));
-            if (text.size() > kMaxTextBytes)
-                throw Failure{kExitInput, "the text in '" + path + "' is longer than 16 MB."};
+            if (text.size() > kMaxTextFileBytes)
+                throw Failure{kExitInput, "the text in '" + path + "' is longer than " + std::to_string(kMaxTextFileBytes >> 20) + " MB."};
         }
     };
     if (path == "-") {
@@ -62,6 +60,15 @@ AttentionSettings readSettings(const Args& args, AttentionSettings base)
 void useTrainingMaskUnlessGiven(const Args& args, const Model& model, AttentionSettings& settings)
 {
     if (!args.has("--mask")) settings.mask = trainingMask(model.config);
+}
+
+AttentionSettings readDecoderSettings(const Args& args, const AttentionSettings& settings)
+{
+    if (settings.hasWindow())
+        throw Failure{kExitUsage, "an encoder–decoder's decoder runs with the causal mask it was trained with or, with --mask none, "
+                                  "unmasked; a window is for decoder-only models."};
+    const bool unmasked = args.has("--mask") && settings.mask == MaskKind::None;
+    return decoderSettings(settings, unmasked ? DecoderMask::Unmasked : DecoderMask::AsTrained);
 }
 
 TokenizedText tokenize(const Model& model, const std::string& text)

@@ -39,6 +39,10 @@ ModelPtr openModel(const Args& args);
 AttentionSettings readSettings(const Args& args, AttentionSettings base = {});
 // Without --mask, a model runs under the mask it was trained with: none for encoders, causal for decoders.
 void useTrainingMaskUnlessGiven(const Args& args, const Model& model, AttentionSettings& settings);
+// An encoder–decoder's decoder on a given --text, by core's rule (decoderSettings): as trained, or with
+// --mask none the counterfactual in which every target token sees the whole target. A window or sinks fail
+// with kExitUsage: the decoder was trained seeing its whole past, and the window offers no such setting.
+AttentionSettings readDecoderSettings(const Args& args, const AttentionSettings& settings);
 TokenizedText tokenize(const Model& model, const std::string& text);
 // A blocked key past the text is bad input.
 void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& tokens);

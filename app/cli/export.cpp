@@ -53,7 +53,7 @@ int run(const Args& args)
         input.model = openModel(args);
         if (!input.model->isEncoderDecoder())
             throw Failure{kExitUsage, "'" + input.model->config.name + "' has no decoder, so it has no cross-attention to export."};
-        if (!args.has("--mask")) input.settings.mask = MaskKind::Causal;
+        input.settings = readDecoderSettings(args, input.settings);
         input.tokens = orFail(encodeTarget(*input.model, text), kExitInput);
         request.source = orFail(encodeSource(*input.model, args.get("--source")), kExitInput);
         checkBlockedKeys(input.settings, request.source);

@@ -44,7 +44,11 @@ int run(const Args& args)
         if (!args.has("--source") || args.has("--text") || args.has("--text-file"))
             throw Failure{kExitUsage, "the model is an encoder-decoder: give the source it writes from with --source (and no --text)."};
         input = orFail(encodeSource(*model, args.get("--source")), kExitInput);
-        if (!args.has("--mask")) settings.mask = MaskKind::Causal;  // the decoder was trained causal
+        // Generation writes as trained whatever the mask (greedyTarget, the window's Generation view).
+        if (args.has("--mask") && readDecoderSettings(args, settings).mask != MaskKind::Causal)
+            throw Failure{kExitUsage, "an encoder–decoder writes its answer under the causal mask it was trained with; --mask none "
+                                      "draws a pass over a given --text (attention, trace, export)."};
+        settings = decoderSettings(settings);
     } else {
         if (args.has("--source"))
             throw Failure{kExitUsage, "--source is for encoder-decoder models; '" + model->config.name + "' continues --text."};

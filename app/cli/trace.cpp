@@ -34,7 +34,7 @@ int runCross(const Args& args)
     ModelPtr model = openModel(args);
     if (!model->isEncoderDecoder())
         throw Failure{kExitUsage, "--source is for encoder-decoder models; '" + model->config.name + "' reads one text."};
-    if (!args.has("--mask")) settings.mask = MaskKind::Causal;
+    settings = readDecoderSettings(args, settings);
     const TokenizedText source = orFail(encodeSource(*model, args.get("--source")), kExitInput);
     const TokenizedText target = orFail(encodeTarget(*model, text), kExitInput);
     checkBlockedKeys(settings, source);

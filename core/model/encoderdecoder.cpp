@@ -71,6 +71,17 @@ void sublayer(const ModelConfig& c, NormPlacement placement, Matrix& stream, con
     normalize(c, sum, gain, bias, stream);
 }
 
+} // namespace
+
+AttentionSettings decoderSettings(AttentionSettings settings, DecoderMask mask)
+{
+    settings.mask = mask == DecoderMask::AsTrained ? MaskKind::Causal : MaskKind::None;
+    settings.window = settings.sinks = 0;
+    return settings;
+}
+
+namespace {
+
 // What the decoder's two attention kinds obey. Self-attention sees the target under the mask, with no
 // blocked keys (they name source positions); cross-attention lets every target token see every source
 // token that is not blocked. Neither is ablated (ablation names the encoder's heads).

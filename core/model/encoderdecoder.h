@@ -95,6 +95,16 @@ struct EncoderDecoderTrace {
 Result<TokenizedText> encodeSource(const Model& model, std::string_view text);
 Result<TokenizedText> encodeTarget(const Model& model, std::string_view text);
 
+// The one rule for the mask an encoder–decoder's decoder runs under; every caller, in the window and on the
+// command line, asks here. The mask the window or the command line holds belongs to the views of the
+// encoder (the Attention tab's grid); the decoder's is its own. Writing an answer (generation, the greedy
+// target the decoder views are drawn over) is always as trained: causal, no window, no sinks. A pass drawn
+// over a given target is as trained too unless the person asks for the counterfactual in which every target
+// token sees the whole target (the Cross-attention view's box, the command line's --mask none). The other
+// settings (scaling, temperature, blocked keys, ablation, positions) are kept.
+enum class DecoderMask { AsTrained, Unmasked };
+AttentionSettings decoderSettings(AttentionSettings settings, DecoderMask mask = DecoderMask::AsTrained);
+
 // Runs the encoder on `source` and the decoder on `target`. The settings: the mask (causal, window, sinks)
 // applies to the decoder's self-attention, the encoder being bidirectional; blocked keys are source
 // positions, hidden from the encoder's self-attention and from cross-attention; √dₖ scaling, temperature

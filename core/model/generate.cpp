@@ -117,9 +117,7 @@ Result<TokenizedText> greedyTarget(const Model& model, const std::vector<int>& s
 {
     using R = Result<TokenizedText>;
     if (!model.isEncoderDecoder()) return R::fail(model.config.name + " has no decoder to write a target with.");
-    AttentionSettings decoding = settings;
-    decoding.mask = MaskKind::Causal;
-    Result<TokenGeneration> g = generateTokens(model, source, maxNewTokens, decoding, options);
+    Result<TokenGeneration> g = generateTokens(model, source, maxNewTokens, decoderSettings(settings), options);
     if (!g) return R::fail(g.error());
     if (g->interrupted) return R::fail("the translation was stopped.");
     if (g->stoppedAtEnd) g->ids.pop_back();

@@ -129,6 +129,43 @@ private slots:
         QVERIFY2(r.err.contains("9"), r.err.constData());
         r = clitest::runCli({"attention", "--model", m_bart, "--source", "", "--text", "a"});
         QCOMPARE(r.exitCode, 0);  // an empty source is still <s> </s>
+        // The decoder's mask (core's decoderSettings): causal as trained, or unmasked on a given --text; a
+        // window is refused, and generation always writes as trained.
+        r = clitest::runCli({"attention", "--model", m_bart, "--source", "the cat", "--text", "a", "--mask", "window:2"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("window"), r.err.constData());
+        r = clitest::runCli({"generate", "--model", m_bart, "--source", "the cat", "--mask", "none"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("causal mask it was trained with"), r.err.constData());
+        QCOMPARE(clitest::runCli({"generate", "--model", m_bart, "--source", "the cat", "--mask", "causal", "--max-new-tokens", "1"}).exitCode, 0);
+    }
+
+    // --mask none draws the decoder's counterfactual pass: its self-attention reaches later target tokens,
+    // which the causal pass never does; the core's pass under the same rule gives the same numbers.
+    void decoderUnmaskedIsTheCounterfactual()
+    {
+        const nlohmann::json causal = run({"attention", "--model", m_bart, "--source", "the cat sat", "--text", "the cat"});
+        const nlohmann::json open = run({"attention", "--model", m_bart, "--source", "the cat sat", "--text", "the cat", "--mask", "none"});
+        QVERIFY(!causal.is_null() && !open.is_null());
+        double aboveCausal = 0, aboveOpen = 0;
+        for (const auto& layer : causal.at("attention"))
+            for (const auto& head : layer)
+                for (std::size_t q = 0; q < head.size(); ++q)
+                    for (std::size_t k = q + 1; k < head[q].size(); ++k) aboveCausal += head[q][k].get<double>();
+        for (const auto& layer : open.at("attention"))
+            for (const auto& head : layer)
+                for (std::size_t q = 0; q < head.size(); ++q)
+                    for (std::size_t k = q + 1; k < head[q].size(); ++k) aboveOpen += head[q][k].get<double>();
+        QCOMPARE(aboveCausal, 0.0);
+        QVERIFY(aboveOpen > 0.01);
+        Result<ModelPtr> model = loadModel(m_bart.toStdString());
+        QVERIFY(model);
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, open.at("source_token_ids").get<std::vector<int>>(), open.at("token_ids").get<std::vector<int>>(),
+                                      decoderSettings({}, DecoderMask::Unmasked), true, trace)
+                    .ok());
+        const numericcheck::Worst selfWeights = worst(open.at("attention"), trace.selfAttention, tinybart::kH);
+        QVERIFY2(selfWeights.within(1e-6), selfWeights.message("attention").c_str());
     }
 
     // generate: the core's greedy steps, each with its cross-attention row over the source; decoder-only

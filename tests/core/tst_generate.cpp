@@ -45,6 +45,43 @@ class TestGenerate : public QObject {
 private slots:
     void initTestCase() { QVERIFY(m_tmp.isValid()); }
 
+    // The one rule for the decoder's mask (decoderSettings): written as trained whatever the settings say,
+    // unmasked only when asked; everything else kept.
+    void decoderMaskIsOneRule()
+    {
+        AttentionSettings window;
+        window.mask = MaskKind::Causal;
+        window.window = 4;
+        window.sinks = 1;
+        window.temperature = 0.5;
+        window.blockedKeys = {2};
+        AttentionSettings none = window;
+        none.mask = MaskKind::None;
+        none.window = none.sinks = 0;
+        for (const AttentionSettings& given : {window, none}) {
+            const AttentionSettings trained = decoderSettings(given);
+            QVERIFY(trained.mask == MaskKind::Causal);
+            QCOMPARE(trained.window, 0);
+            QCOMPARE(trained.sinks, 0);
+            QCOMPARE(trained.temperature, 0.5);
+            QCOMPARE(trained.blockedKeys, std::vector<int>{2});
+            const AttentionSettings unmasked = decoderSettings(given, DecoderMask::Unmasked);
+            QVERIFY(unmasked.mask == MaskKind::None);
+            QVERIFY(!unmasked.hasWindow());
+        }
+        // greedyTarget writes the same whatever mask it is handed.
+        const std::string dir = tinybart::writeFolder(m_tmp, "bart-mask");
+        Result<ModelPtr> model = loadModel(dir);
+        QVERIFY(model);
+        Result<TokenizedText> source = encodeSource(**model, "the cat sat");
+        QVERIFY(source);
+        AttentionSettings causal, unmaskedSettings;
+        unmaskedSettings.mask = MaskKind::None;
+        Result<TokenizedText> a = greedyTarget(**model, source->ids, 5, causal), b = greedyTarget(**model, source->ids, 5, unmaskedSettings);
+        QVERIFY(a && b);
+        QCOMPARE(a->ids, b->ids);
+    }
+
     void encoderDecoderStepsMatchTheReference()
     {
         const std::string dir = tinybart::writeFolder(m_tmp, "bart");

@@ -25,16 +25,15 @@
 
 namespace attnscope {
 
-Result<std::string> exportCrossAttention(const Model& model, const TokenizedText& source, const AttentionSettings& settings,
+Result<std::string> exportCrossAttention(ModelPtr model, const TokenizedText& source, const AttentionSettings& settings,
                                          DataExportRequest request)
 {
-    return runBesideEventLoop([&model, source, settings, request]() mutable -> Result<std::string> {
-        AttentionSettings decoding = settings;
-        decoding.mask = MaskKind::Causal;
-        Result<TokenizedText> target = greedyTarget(model, source.ids, CrossAttentionView::kMaxAnswerTokens, decoding);
+    return runBesideEventLoop([model = std::move(model), source, settings, request]() mutable -> Result<std::string> {
+        const AttentionSettings decoding = decoderSettings(settings);
+        Result<TokenizedText> target = greedyTarget(*model, source.ids, CrossAttentionView::kMaxAnswerTokens, decoding);
         if (!target) return Result<std::string>::fail(target.error());
         request.source = source;
-        return exportData(model, *target, decoding, request);
+        return exportData(*model, *target, decoding, request);
     });
 }
 
@@ -145,7 +144,7 @@ Status DataExportDialog::exportNow()
     if (!doc.error().isEmpty()) return Status::failure(doc.error().toStdString());
     if (path().isEmpty()) return Status::failure(tr("Choose a file to write.").toStdString());
     const DataExportRequest r = request();
-    Result<std::string> bytes = r.what == DataKind::CrossAttention ? exportCrossAttention(*doc.model(), snap->tokens, doc.settings(), r)
+    Result<std::string> bytes = r.what == DataKind::CrossAttention ? exportCrossAttention(doc.model(), snap->tokens, doc.settings(), r)
                                                                    : exportData(*doc.model(), snap->tokens, doc.settings(), r);
     if (!bytes) return Status::failure(bytes.error());
     // Syncing the file to disk can take a second on a busy disk: not on the window's thread.

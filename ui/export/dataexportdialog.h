@@ -16,9 +16,10 @@ namespace attnscope {
 class Document;
 
 // An encoder–decoder's cross-attention as the Cross-attention view draws it by default: `source` (the
-// sentence, encoded as the encoder reads it) against the model's greedy answer, the decoder under its causal
-// mask. Runs beside the event loop: translating on a large model takes a while.
-Result<std::string> exportCrossAttention(const Model& model, const TokenizedText& source, const AttentionSettings& settings,
+// sentence, encoded as the encoder reads it) against the model's greedy answer, the decoder as trained
+// (decoderSettings). Runs beside the event loop, translating on a large model takes a while, so the work
+// holds its own share of the model.
+Result<std::string> exportCrossAttention(ModelPtr model, const TokenizedText& source, const AttentionSettings& settings,
                                          DataExportRequest request);
 
 class DataExportDialog : public QDialog {

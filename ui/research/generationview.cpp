@@ -82,10 +82,8 @@ ResearchJob GenerationView::job(const SnapshotPtr& snapshot)
         if (!nothing.isEmpty()) return errorResult(nothing);
         const auto keepGoing = [&context, count](int done) { return context.report(done, count); };
         if (encoderDecoder) {
-            // The sentence is the source; the decoder writes under the causal mask it was trained with (the
-            // window's mask setting is the encoder's, whose views show the sentence).
-            AttentionSettings settings = snapshot->settings;
-            settings.mask = MaskKind::Causal;
+            // The sentence is the source; the decoder writes as trained.
+            const AttentionSettings settings = decoderSettings(snapshot->settings);
             GenerationOptions options;
             options.keepGoing = keepGoing;
             Result<TokenGeneration> g = generateTokens(*snapshot->model, snapshot->tokens.ids, count, settings, options);

@@ -11,6 +11,7 @@
 #include "core/analysis/stats.h"
 #include "ui/common/matrixplot.h"
 #include "ui/document/refreshgate.h"
+#include "core/model/encoderdecoder.h"
 #include "core/model/generate.h"
 #include "ui/steps/crossattentionview.h"
 
@@ -238,8 +239,7 @@ void BlockView::refreshDecoder()
     if (!model || !model->isEncoderDecoder()) return;
     const SnapshotPtr snap = m_document->snapshot();
     const std::vector<int> source = snap->tokens.ids;
-    AttentionSettings settings = m_document->settings();
-    settings.mask = MaskKind::Causal;  // the decoder's, as trained; the window's mask is the encoder's
+    const AttentionSettings settings = decoderSettings(m_document->settings());
     const HeadSelection focus{std::min(snap->focus.layer, model->decoder->layers - 1), snap->focus.head};
     auto work = [model, source, settings, focus](const CancelFlag& cancelled) {
         DecoderOutcome o;

@@ -183,14 +183,13 @@ void CrossAttentionView::recompute()
         AttentionSettings used = settings;
         Result<TokenizedText> target = Result<TokenizedText>::ok(TokenizedText{});
         if (real) {
-            // The model's answer is written as trained, under the decoder's causal mask; the pass drawn follows
-            // the view's box (the window's mask is the encoder's).
-            used.mask = MaskKind::Causal;
+            // The model's answer is written as trained; the pass drawn follows the view's box.
+            used = decoderSettings(settings);
             o.answered = QString::fromStdString(targetText).trimmed().isEmpty();
             GenerationOptions options;
             options.keepGoing = [&cancelled](int) { return !cancelled.load(); };
             target = o.answered ? greedyTarget(*model, source->ids, kMaxAnswerTokens, used, options) : encodeTarget(*model, targetText);
-            if (!decoderCausal) used.mask = MaskKind::None;
+            used = decoderSettings(settings, decoderCausal ? DecoderMask::AsTrained : DecoderMask::Unmasked);
             o.decoderCausal = decoderCausal;
             // The focus names an encoder layer; a decoder with fewer layers shows its last one.
             focus.layer = std::min(focus.layer, model->decoder->layers - 1);

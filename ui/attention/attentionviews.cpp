@@ -1,3 +1,4 @@
+#include "ui/document/tabnames.h"
 #include "ui/attention/attentionviews.h"
 
 #include <QLabel>
@@ -85,7 +86,7 @@ Status prepareGrid(QWidget* view, Document& document, const RenderOptions&)
 
 const ViewList& attentionViews()
 {
-    const QString tab = QStringLiteral("attention");
+    const QString tab = tabName(WindowTab::Attention);
     static const ViewList views = {
         {QStringLiteral("heatmap"), QObject::tr("Focused head"), tab, false, makeHeatmap, prepareHeatmap, {}, {}},
         {QStringLiteral("grid"), QObject::tr("All heads"), tab, false, makeGrid, prepareGrid, {}, {}},

@@ -63,12 +63,13 @@ public:
             if (pageView(this, i) == view) setCurrentIndex(i);
     }
 
-    // The page called `name`, as its class.
+    // The page that is a `View`, found by its class so no view's name is typed twice (the registry has it).
     template <class View>
-    View* page(const QString& name) const
+    View* page() const
     {
-        const int index = pageIndex(this, name);
-        return qobject_cast<View*>(pageView(this, index));
+        for (int i = 0; i < count(); ++i)
+            if (auto* view = qobject_cast<View*>(pageView(this, i))) return view;
+        return nullptr;
     }
 };
 

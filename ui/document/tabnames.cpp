@@ -5,18 +5,27 @@
 
 namespace attnscope {
 
-QString nameFromTitle(const QString& title)
+const std::vector<TabEntry>& windowTabs()
 {
-    QString name;
-    for (const QChar c : title) {
-        if (c == QLatin1Char('&')) continue;  // a mnemonic marker, not part of the title
-        const QChar lower = c.toLower();
-        if ((lower >= QLatin1Char('a') && lower <= QLatin1Char('z')) || (lower >= QLatin1Char('0') && lower <= QLatin1Char('9')))
-            name += lower;
-        else if (!name.isEmpty() && !name.endsWith(QLatin1Char('-')))
-            name += QLatin1Char('-');
-    }
-    while (name.endsWith(QLatin1Char('-'))) name.chop(1);
+    // Built on first use, after the translator is installed.
+    static const std::vector<TabEntry> tabs = {
+        {WindowTab::Attention, QStringLiteral("attention"), QObject::tr("&Attention")},
+        {WindowTab::ScalingLab, QStringLiteral("scaling-lab"), QObject::tr("&Scaling lab")},
+        {WindowTab::StepByStep, QStringLiteral("step-by-step"), QObject::tr("S&tep by step")},
+        {WindowTab::Research, QStringLiteral("research"), QObject::tr("&Research")},
+        {WindowTab::Train, QStringLiteral("train"), QObject::tr("Tra&in")},
+    };
+    return tabs;
+}
+
+QString tabName(WindowTab tab) { return windowTabs()[std::size_t(tab)].name; }
+
+QString tabTitle(WindowTab tab) { return QString(windowTabs()[std::size_t(tab)].title).remove(QLatin1Char('&')); }
+
+QString tabTitle(const QString& name)
+{
+    for (const TabEntry& entry : windowTabs())
+        if (entry.name == name) return tabTitle(entry.tab);
     return name;
 }
 
@@ -24,8 +33,7 @@ QString pageName(const QTabWidget* tabs, int index)
 {
     if (!tabs || index < 0 || index >= tabs->count()) return {};
     const QWidget* page = pageView(tabs, index);
-    if (page && !page->objectName().isEmpty()) return page->objectName();
-    return nameFromTitle(tabs->tabText(index));
+    return page ? page->objectName() : QString();
 }
 
 int pageIndex(const QTabWidget* tabs, const QString& name)

@@ -2,18 +2,30 @@
 // Names for the window's tabs and the views inside them, as scenes, lessons, presenter mode and
 // `attnscope-cli render --view` use them: "attention", "scaling-lab", "step-by-step", "research", "train"
 // for the tabs, and the render command's names ("saturation", "compare", "pipeline", "qk-map", ...) for
-// the views. A page's name is its objectName when it has one, otherwise its tab's title made into a name,
-// so a tab added later is named without any code here.
+// the views. A page's name is its objectName: the window's tabs are named from windowTabs() below, the
+// views inside them from the view registry (viewregistry.h). A name never comes from a translated title,
+// so a translation renames nothing that a scene or a lesson saved.
 #include <QString>
+#include <vector>
 
 class QTabWidget;
 class QWidget;
 
 namespace attnscope {
 
-// "S&tep by step" -> "step-by-step", "Why √dₖ" -> "why-d": lower case ASCII letters and digits, the rest
-// one hyphen.
-QString nameFromTitle(const QString& title);
+// The window's tabs in their order, each named once. The title is translated and carries its mnemonic.
+enum class WindowTab { Attention, ScalingLab, StepByStep, Research, Train };
+struct TabEntry {
+    WindowTab tab;
+    QString name;   // "step-by-step"
+    QString title;  // "S&tep by step"
+};
+const std::vector<TabEntry>& windowTabs();
+// A tab's name and its title without the mnemonic ("Step by step").
+QString tabName(WindowTab tab);
+QString tabTitle(WindowTab tab);
+// The tab called `name`'s title without the mnemonic, or `name` itself when no tab has it.
+QString tabTitle(const QString& name);
 // The name of page `index` of `tabs`.
 QString pageName(const QTabWidget* tabs, int index);
 // The index of the page with that name, -1 when there is none.

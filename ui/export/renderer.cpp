@@ -5,20 +5,15 @@
 #include <memory>
 #include <qcustomplot.h>
 
+#include "core/limits.h"
 #include "ui/attention/attentionviews.h"
 #include "ui/common/exportimage.h"
+#include "ui/document/tabnames.h"
 #include "ui/lab/labviews.h"
 #include "ui/research/researchviews.h"
 #include "ui/steps/stepsviews.h"
 
 namespace attnscope {
-
-namespace {
-
-constexpr int kMinSide = 16;
-constexpr int kMaxSide = 16384;
-
-} // namespace
 
 const ViewList& allViews()
 {
@@ -47,14 +42,8 @@ QStringList renderViewNames()
 
 QString renderViewTitle(const QString& view)
 {
-    static const QHash<QString, QString> tabs = {
-        {QStringLiteral("attention"), QObject::tr("Attention")},
-        {QStringLiteral("scaling-lab"), QObject::tr("Scaling lab")},
-        {QStringLiteral("step-by-step"), QObject::tr("Step by step")},
-        {QStringLiteral("research"), QObject::tr("Research")},
-    };
     const ViewEntry* entry = findView(view);
-    return entry ? tabs.value(entry->tab, entry->tab) + QStringLiteral(" · ") + entry->title : view;
+    return entry ? tabTitle(entry->tab) + QStringLiteral(" · ") + entry->title : view;
 }
 
 Status checkRenderRequest(const QString& view, const RenderOptions& options)
@@ -66,8 +55,9 @@ Status checkRenderRequest(const QString& view, const RenderOptions& options)
         return Status::failure("the output file must end in .png, .svg or .pdf: '" + options.outPath.toStdString() + "'.");
     if (options.dpi < kMinExportDpi || options.dpi > kMaxExportDpi)
         return Status::failure("the dpi must be between " + std::to_string(kMinExportDpi) + " and " + std::to_string(kMaxExportDpi) + ".");
-    if (options.width < kMinSide || options.height < kMinSide || options.width > kMaxSide || options.height > kMaxSide)
-        return Status::failure("the size must be between 16 and 16384 on each side.");
+    if (options.width < kMinRenderSide || options.height < kMinRenderSide || options.width > kMaxRenderSide || options.height > kMaxRenderSide)
+        return Status::failure("the size must be between " + std::to_string(kMinRenderSide) + " and " + std::to_string(kMaxRenderSide) +
+                               " on each side.");
     return {};
 }
 

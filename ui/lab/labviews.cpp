@@ -1,3 +1,4 @@
+#include "ui/document/tabnames.h"
 #include "ui/lab/labviews.h"
 
 #include <QCoreApplication>
@@ -37,7 +38,7 @@ Status settleCompare(QWidget* view, Document& document, const RenderOptions& opt
 
 const ViewList& labViews()
 {
-    const QString tab = QStringLiteral("scaling-lab");
+    const QString tab = tabName(WindowTab::ScalingLab);
     static const ViewList views = {
         {QStringLiteral("saturation"), QObject::tr("Saturation"), tab, true, makeView<SaturationView>, {}, waitForSweep, {}},
         {QStringLiteral("why-sqrt-dk"), QObject::tr("Why √dₖ"), tab, true, makeView<WhySqrtDkView>, {}, waitForSweep, {}},

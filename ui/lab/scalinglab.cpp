@@ -12,12 +12,12 @@ namespace attnscope {
 
 ScalingLab::ScalingLab(Document* document, QWidget* parent) : DocumentTabs(document, labViews(), parent)
 {
-    m_saturation = page<SaturationView>(QStringLiteral("saturation"));
-    m_whySqrtDk = page<WhySqrtDkView>(QStringLiteral("why-sqrt-dk"));
-    m_jacobian = page<JacobianView>(QStringLiteral("jacobian"));
-    m_histogram = page<ScoreHistogramView>(QStringLiteral("histogram"));
-    m_dashboard = page<SaturationDashboard>(QStringLiteral("dashboard"));
-    m_compare = page<CompareView>(QStringLiteral("compare"));
+    m_saturation = page<SaturationView>();
+    m_whySqrtDk = page<WhySqrtDkView>();
+    m_jacobian = page<JacobianView>();
+    m_histogram = page<ScoreHistogramView>();
+    m_dashboard = page<SaturationDashboard>();
+    m_compare = page<CompareView>();
 }
 
 } // namespace attnscope

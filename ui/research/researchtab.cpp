@@ -83,12 +83,12 @@ public:
 
 ResearchTab::ResearchTab(Document* document, QWidget* parent) : DocumentTabs(document, researchViews(), parent)
 {
-    m_roles = page<HeadRolesView>(QStringLiteral("heads-roles"));
-    m_ablation = page<AblationView>(QStringLiteral("ablation"));
-    m_importance = page<ImportanceView>(QStringLiteral("importance"));
-    m_rollout = page<RolloutView>(QStringLiteral("rollout"));
-    m_attribution = page<AttributionView>(QStringLiteral("attribution"));
-    m_qkMap = page<QkMapView>(QStringLiteral("qk-map"));
+    m_roles = page<HeadRolesView>();
+    m_ablation = page<AblationView>();
+    m_importance = page<ImportanceView>();
+    m_rollout = page<RolloutView>();
+    m_attribution = page<AttributionView>();
+    m_qkMap = page<QkMapView>();
     followWidth();
     auto* side = new SideTabsStyle;
     side->setParent(tabBar());

@@ -1,3 +1,4 @@
+#include "ui/document/tabnames.h"
 #include "ui/research/researchviews.h"
 
 #include <QApplication>
@@ -37,7 +38,9 @@ Status waitForResult(QWidget* view, Document& document, const RenderOptions& opt
 {
     auto* research = qobject_cast<ResearchView*>(view);
     research->waitForResultInBackground();
-    QApplication::processEvents();
+    // What the result posted (layout requests, queued updates) is delivered; no input is read, since this
+    // also runs during a live File > Export View, where a click must not reach the window mid-render.
+    QCoreApplication::sendPostedEvents();
     research->resize(options.width, options.height);
     const int token = options.query >= 0 ? options.query : tokenCount(document) - 1;
     if (auto* rollout = qobject_cast<RolloutView*>(view)) rollout->setToken(token);
@@ -78,7 +81,7 @@ void captureMapQuery(const QWidget* tabs, RenderOptions& options)
 
 const ViewList& researchViews()
 {
-    const QString tab = QStringLiteral("research");
+    const QString tab = tabName(WindowTab::Research);
     static const ViewList views = {
         {QStringLiteral("heads-roles"), QObject::tr("Head roles"), tab, true, makeView<HeadRolesView>, checkToken, waitForResult, {}},
         {QStringLiteral("ablation"), QObject::tr("Ablation"), tab, true, makeView<AblationView>, checkToken, waitForResult, {}},

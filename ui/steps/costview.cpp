@@ -79,7 +79,7 @@ CostView::CostView(Document* document, QWidget* parent) : QWidget(parent), m_doc
                                      "of the model's d_head, from 8 to 2,048 tokens."));
 }
 
-CostView::~CostView() { stopWorker(); }
+CostView::~CostView() = default;  // a sweep still running stops at its next length
 
 CostOptions CostView::options() const
 {
@@ -92,12 +92,6 @@ CostOptions CostView::options() const
     return o;
 }
 
-void CostView::stopWorker()
-{
-    if (m_cancel) m_cancel->store(true);
-    if (m_thread.joinable()) m_thread.join();
-}
-
 void CostView::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
@@ -106,30 +100,32 @@ void CostView::showEvent(QShowEvent* event)
 
 void CostView::measure()
 {
-    stopWorker();
     m_points.clear();
     m_finished = false;
     m_button->setEnabled(false);
     m_status->setText(QStringLiteral("Measuring…"));
     redraw();
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     const CostOptions o = options();
+    const quint64 sweep = ++m_sweep;
     QPointer<CostView> self(this);
-    // 1. The sweep runs off the GUI thread; each finished length is handed back through the event loop.
-    m_thread = std::thread([o, cancel = m_cancel, self] {
-        measureCost(o, [&](const CostPoint& p) {
-            if (cancel->load()) return false;
-            QMetaObject::invokeMethod(self, [self, p] { if (self) self->addPoint(p); }, Qt::QueuedConnection);
-            return !cancel->load();
-        });
-        if (!cancel->load())
-            QMetaObject::invokeMethod(self, [self] { if (self) self->finish(); }, Qt::QueuedConnection);
-    });
+    // The sweep runs off the GUI thread; each finished length is handed back through the event loop, and the
+    // task shows the end of the newest sweep only.
+    m_task.submit(
+        [o, sweep, self](const CancelFlag& cancelled) {
+            measureCost(o, [&](const CostPoint& p) {
+                if (cancelled.load()) return false;
+                QMetaObject::invokeMethod(self, [self, sweep, p] { if (self && self->m_sweep == sweep) self->addPoint(p); }, Qt::QueuedConnection);
+                return !cancelled.load();
+            });
+            return !cancelled.load();
+        },
+        [this](bool) { finish(); });
 }
 
 void CostView::showPoints(std::vector<CostPoint> points)
 {
-    stopWorker();
+    m_task.drop();
+    ++m_sweep;
     m_points = std::move(points);
     finish();
 }

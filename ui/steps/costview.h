@@ -1,14 +1,12 @@
 #pragma once
 // What attention costs on this machine: time and memory of one head and of all heads against the sequence
-// length, 8 to 2,048 tokens, on log-log axes with an n² reference line. Measured on a worker thread when
-// the view is first shown or the button is pressed, so the window never waits for it (a picture's view
-// waits for it in the event loop, so the window goes on drawing meanwhile).
+// length, 8 to 2,048 tokens, on log-log axes with an n² reference line. Measured off the GUI thread (a
+// LatestTask) when the view is first shown or the button is pressed, so the window never waits for it (a
+// picture's view waits for it in the event loop, so the window goes on drawing meanwhile).
 #include <QWidget>
-#include <atomic>
-#include <memory>
-#include <thread>
 
 #include "core/analysis/costmeasure.h"
+#include "ui/common/latesttask.h"
 #include "ui/document/document.h"
 
 class QCustomPlot;
@@ -42,7 +40,6 @@ protected:
 
 private:
     CostOptions options() const;
-    void stopWorker();
     void addPoint(const CostPoint& point);
     void finish();
     void redraw();
@@ -53,9 +50,9 @@ private:
     QCustomPlot* m_plot;
     std::vector<CostPoint> m_points;
     int m_maxTokens = kMaxCostTokens;
-    std::thread m_thread;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
     bool m_finished = true;
+    quint64 m_sweep = 0;  // the newest sweep: points of one superseded, still queued, are not added
+    LatestTask<bool> m_task{this};  // the sweep; true when it measured every length
 };
 
 } // namespace attnscope

@@ -13,13 +13,13 @@ namespace attnscope {
 
 StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(document, stepsViews(), parent)
 {
-    m_pipeline = page<PipelineView>(QStringLiteral("pipeline"));
-    m_heads = page<HeadsView>(QStringLiteral("heads"));
-    m_block = page<BlockView>(QStringLiteral("block"));
-    m_positional = page<PositionalView>(QStringLiteral("positional"));
-    m_rope = page<RopeView>(QStringLiteral("rope"));
-    m_cross = page<CrossAttentionView>(QStringLiteral("cross"));
-    m_cost = page<CostView>(QStringLiteral("cost"));
+    m_pipeline = page<PipelineView>();
+    m_heads = page<HeadsView>();
+    m_block = page<BlockView>();
+    m_positional = page<PositionalView>();
+    m_rope = page<RopeView>();
+    m_cross = page<CrossAttentionView>();
+    m_cost = page<CostView>();
 }
 
 } // namespace attnscope

@@ -1,3 +1,4 @@
+#include "ui/document/tabnames.h"
 #include "ui/steps/stepsviews.h"
 
 #include <QApplication>
@@ -66,7 +67,7 @@ Status prepareCost(QWidget* view, Document&, const RenderOptions& options)
 // Shown, every child is laid out at its final size (CostView measures here only if it has no points).
 Status layOut(QWidget* view, Document&, const RenderOptions& options)
 {
-    QApplication::processEvents();
+    QCoreApplication::sendPostedEvents();  // posted layout and polish only: no input mid-render (researchviews.cpp)
     view->resize(options.width, options.height);
     return {};
 }
@@ -102,7 +103,7 @@ void captureSource(const QWidget* tabs, RenderOptions& options)
 
 const ViewList& stepsViews()
 {
-    const QString tab = QStringLiteral("step-by-step");
+    const QString tab = tabName(WindowTab::StepByStep);
     static const ViewList views = {
         {QStringLiteral("pipeline"), QObject::tr("Pipeline"), tab, true, makeView<PipelineView>, preparePipeline, layOut, captureCell},
         {QStringLiteral("cell"), QObject::tr("One score cell"), tab, false, makeView<CellView>, prepareCell, layOut, captureCell},

@@ -130,11 +130,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     attention->setStretchFactor(1, 2);
     attention->setSizes({600, 400});  // the focused head is the main view; the grid is its overview
     m_tabs = new QTabWidget;
-    m_tabs->addTab(attention, tr("&Attention"));
-    m_tabs->addTab(new ScalingLab(m_document), tr("&Scaling lab"));
-    m_tabs->addTab(new StepByStep(m_document), tr("S&tep by step"));
-    m_tabs->addTab(new ResearchTab(m_document), tr("&Research"));
-    m_tabs->addTab(new TrainView(m_document), tr("Tra&in"));
+    // Each page is named from the tab list (document/tabnames.h), the name scenes and lessons use.
+    const auto pageFor = [&](WindowTab tab) -> QWidget* {
+        switch (tab) {
+        case WindowTab::Attention: return attention;
+        case WindowTab::ScalingLab: return new ScalingLab(m_document);
+        case WindowTab::StepByStep: return new StepByStep(m_document);
+        case WindowTab::Research: return new ResearchTab(m_document);
+        case WindowTab::Train: return new TrainView(m_document);
+        }
+        return nullptr;
+    };
+    for (const TabEntry& entry : windowTabs()) {
+        QWidget* page = pageFor(entry.tab);
+        page->setObjectName(entry.name);
+        m_tabs->addTab(page, entry.title);
+    }
     // The views take the room the window has, never more: a page's own minimum (a row of plots in Step by
     // step, twice the type in presenter mode) must not make the window larger than a 1024 x 768 screen.
     m_tabs->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
@@ -270,18 +281,22 @@ Status MainWindow::openModel(const QString& spec)
 {
     // The load runs on the pool while the event loop goes on: a GPT-2 folder's tokenizer alone takes a
     // few hundred milliseconds, and a scene or a lesson step that opens one must not freeze the window.
-    // The caller still gets one call that returns when the model is current or has failed.
-    m_opening.drop();  // a background open still running must not replace this one when it finishes
-    const quint64 mine = ++m_blockingOpens;
+    // The caller still gets one call that returns when the model is current or has failed. It is the same
+    // task as openModelInBackground's: an open asked for meanwhile, either way, is the newer one and wins.
     statusBar()->showMessage(tr("Opening %1…").arg(spec));
-    Result<ModelPtr> loaded = runBesideEventLoop([spec] { return loadModelSpec(spec); });
-    // An open asked for meanwhile is the newer one, and wins.
-    if (mine != m_blockingOpens || m_opening.busy())
-        return Status::failure(tr("Another model was opened while '%1' loaded.").arg(spec).toStdString());
-    statusBar()->clearMessage();
-    if (!loaded) return Status::failure(loaded.error());
-    m_document->setModel(*loaded, spec);
-    return {};
+    auto outcome = std::make_shared<std::optional<Status>>();
+    m_opening.submit([spec](const CancelFlag&) { return loadModelSpec(spec); }, [this, spec, outcome](Result<ModelPtr> loaded) {
+        statusBar()->clearMessage();
+        if (!loaded) {
+            *outcome = Status::failure(loaded.error());
+            return;
+        }
+        m_document->setModel(*loaded, spec);
+        *outcome = Status{};
+    });
+    m_opening.waitWithEvents();
+    if (!*outcome) return Status::failure(tr("Another model was opened while '%1' loaded.").arg(spec).toStdString());
+    return **outcome;
 }
 
 void MainWindow::openModelInBackground(const QString& spec)

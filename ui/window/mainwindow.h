@@ -82,8 +82,7 @@ private:
     void followPlace();
 
     Document* m_document;
-    quint64 m_blockingOpens = 0;  // openModel calls so far: one that waited sees whether another began meanwhile
-    LatestTask<Result<ModelPtr>> m_opening{this};  // the newest openModelInBackground; older ones are dropped
+    LatestTask<Result<ModelPtr>> m_opening{this};  // the newest open, waited for or not; older ones are dropped
     QLineEdit* m_sentence;
     TokenChips* m_chips;
     QScrollArea* m_chipScroll;

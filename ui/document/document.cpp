@@ -23,21 +23,15 @@ namespace attnscope {
 
 namespace {
 
-qint64 parameterCount(const Model& m)
-{
-    const ModelConfig& c = m.config;
-    return qint64(c.vocabSize) * c.dModel + qint64(c.layers) * (4LL * c.dModel * c.dModel + 2LL * c.dModel * c.dFF);
-}
-
 // The trace of the last snapshot released, handed to the next pass that reuses a prefix: its matrices are
 // already allocated, and when the text kept its length (a keystroke inside a word, typically the snapshot
 // two keystrokes back) every head's zeros above the diagonal are already there, so the pass copies only
 // the lower triangles (model/prefixreuse.h). One at most. Its matrices up to kReusedBlockBytes are memory the
 // allocator would have kept for reuse anyway (compute/allocation.h); larger ones, mapped on their own and
 // returned when freed, only up to kHandedBackMappedBytes: a long text's kept head (268 MB at 8,192 tokens),
-// which the next pass would otherwise map and fault in again. Typing at the end of 8,187 tokens
-// (bench_ui_latency longTextOverviewAndZoom) went from 335 to 270 ms until drawn (p50) with it, and the peak
-// memory did not move (780 MB): that is the paste's whole pass.
+// which the next pass would otherwise map and fault in again. It shortens the time until drawn when typing
+// at the end of a long text (bench_ui_latency longTextOverviewAndZoom) and does not raise the peak memory,
+// which is the paste's whole pass.
 class HandedBackTrace {
 public:
     static constexpr std::size_t kHandedBackMappedBytes = std::size_t(512) << 20;
@@ -125,8 +119,8 @@ void summarizeHeads(const ForwardTrace& t, const AttentionSettings& settings, At
     snap.headOverviews.assign(std::size_t(count), Matrix());
     snap.headSinks.assign(std::size_t(count), 0.0f);
     snap.headRowSums.assign(std::size_t(count), Eigen::MatrixX2d());
-    // Each head's rows are read on one of the pool's threads (GPT-2 small's 144 heads at 1,024 tokens, read
-    // whole, took 230 ms on one thread).
+    // Each head's rows are read on one of the pool's threads: GPT-2 small's 144 heads at 1,024 tokens are
+    // 576 MB to read.
     ThreadPool::shared().run(count, [&](int i, int) {
         const int l = i / t.heads, h = i % t.heads;
         const std::size_t at = std::size_t(i);
@@ -286,7 +280,7 @@ Document::~Document()
 bool Document::isAsync() const
 {
     if (m_forceAsync) return true;
-    if (m_model && parameterCount(*m_model) > kAsyncParameterThreshold) return true;
+    if (m_model && m_model->config.parameterCount() > double(kAsyncParameterThreshold)) return true;
     // A long text goes to the worker whether it grew key by key (the last snapshot was long) or arrived
     // at once by paste (the text itself is long: every token is at least one character).
     if (m_text.size() > 4 * kAsyncTokenThreshold) return true;
@@ -591,9 +585,9 @@ void Document::accept(SnapshotPtr snapshot, QString error)
 void Document::waitForIdle() { m_compute.wait(); }
 
 // After a pass whose weights outgrew the last one's (a paste, another model), the next keystroke's pass
-// fills a second trace while this one is on screen, and on this project's virtual machines mapping that
-// much fresh memory took far longer than the pass (GPT-2 small at 1,024 tokens: about 168,000 page faults
-// and 1.4 to 1.8 s, against 60 ms for a pass that reuses the prefix). While the person reads what they
+// fills a second trace while this one is on screen, and on virtual machines mapping that much fresh memory
+// takes far longer than the pass (GPT-2 small at 1,024 tokens: about 168,000 page faults, many times a
+// pass that reuses the prefix). While the person reads what they
 // pasted, the computing thread maps that much and hands it back to the allocator, which keeps it
 // (compute/allocation.h); a request stops it at its next block. Only where the window computes in the
 // background, and only for weights in blocks the allocator keeps, up to kKeptFreeBytes in all.

@@ -125,15 +125,19 @@ int run(const Args& args)
         throw Failure{kExitInput, s.error()};
     Result<ModelPtr> model = loadTranslatorFolder(out);
     if (!model) throw Failure{kExitInput, model.error()};
-    Result<train::TranslationScores> scores = train::scoreTranslator(**model, train::heldOutTranslationPairs(heldOut, data.seed + 1));
-    if (!scores) throw Failure{kExitInput, scores.error()};
+    // The alignment head is chosen on one held-out set and every figure reported on another.
+    const train::HeldOutSets sets = train::heldOutSelectionAndReport(heldOut, data.seed + 1);
+    const train::TranslationScores chosenOn = orFail(train::scoreTranslator(**model, sets.selection), kExitInput);
+    const train::TranslationScores scores = orFail(train::scoreTranslator(**model, sets.report), kExitInput);
+    const train::AlignmentHead head = train::chooseAlignmentHead(chosenOn, scores);
     nlohmann::ordered_json result;
-    result["held_out_pairs"] = scores->pairs;
-    result["word_accuracy"] = scores->wordAccuracy();
-    result["exact_sentences"] = scores->exactSentences;
-    result["alignment_accuracy"] = scores->alignmentAccuracy();
-    result["aligned_words"] = scores->alignedWords;
-    result["best_head"] = {{"layer", scores->bestLayer}, {"head", scores->bestHead}};
+    result["held_out_pairs"] = scores.pairs;
+    result["word_accuracy"] = scores.wordAccuracy();
+    result["exact_sentences"] = scores.exactSentences;
+    result["alignment_accuracy"] = head.reportAccuracy;
+    result["aligned_words"] = scores.alignedWords;
+    result["alignment_head"] = {{"layer", head.layer}, {"head", head.head}, {"chosen_on_pairs", chosenOn.pairs},
+                                {"accuracy_where_chosen", head.selectionAccuracy}};
     print(result);
     return 0;
 }

@@ -1,5 +1,6 @@
 #include "core/train/translatoreval.h"
 
+#include <set>
 #include <sstream>
 
 #include "core/model/encoderdecoder.h"
@@ -19,12 +20,38 @@ std::vector<std::string> words(const std::string& text)
 
 } // namespace
 
-double TranslationScores::alignmentAccuracy() const
+double TranslationScores::headAccuracy(int layer, int head) const
 {
-    if (alignedWords == 0 || headHits.empty()) return 0.0;
-    int best = 0;
-    for (int hits : headHits) best = std::max(best, hits);
-    return double(best) / alignedWords;
+    const std::size_t index = static_cast<std::size_t>(layer * heads + head);
+    if (alignedWords == 0 || index >= headHits.size()) return 0.0;
+    return double(headHits[index]) / alignedWords;
+}
+
+HeldOutSets heldOutSelectionAndReport(int count, std::uint64_t seed)
+{
+    HeldOutSets sets;
+    sets.report = heldOutTranslationPairs(count, seed);
+    std::set<std::string> reported;
+    for (const TranslationPair& p : sets.report) reported.insert(p.source);
+    // Twice as many drawn with another seed, so the ones the report set also holds can be left out.
+    for (TranslationPair& p : heldOutTranslationPairs(2 * count, seed ^ 0x5e1ec7ULL))
+        if (int(sets.selection.size()) < count && !reported.contains(p.source)) sets.selection.push_back(std::move(p));
+    return sets;
+}
+
+AlignmentHead chooseAlignmentHead(const TranslationScores& selection, const TranslationScores& report)
+{
+    AlignmentHead chosen;
+    int best = -1;
+    for (std::size_t h = 0; h < selection.headHits.size(); ++h)
+        if (selection.headHits[h] > best) {
+            best = selection.headHits[h];
+            chosen.layer = int(h) / std::max(1, selection.heads);
+            chosen.head = int(h) % std::max(1, selection.heads);
+        }
+    chosen.selectionAccuracy = selection.headAccuracy(chosen.layer, chosen.head);
+    chosen.reportAccuracy = report.headAccuracy(chosen.layer, chosen.head);
+    return chosen;
 }
 
 Result<TranslationScores> scoreTranslator(const Model& model, const std::vector<TranslationPair>& pairs)
@@ -35,6 +62,7 @@ Result<TranslationScores> scoreTranslator(const Model& model, const std::vector<
     const int L = model.decoder->layers, H = model.config.heads;
     TranslationScores s;
     s.headHits.assign(static_cast<std::size_t>(L * H), 0);
+    s.heads = H;
     const AttentionSettings settings;
     for (const TranslationPair& pair : pairs) {
         Result<TokenizedText> source = encodeSource(model, pair.source);
@@ -65,13 +93,6 @@ Result<TranslationScores> scoreTranslator(const Model& model, const std::vector<
             }
         }
     }
-    int best = -1;
-    for (int h = 0; h < L * H; ++h)
-        if (s.headHits[static_cast<std::size_t>(h)] > best) {
-            best = s.headHits[static_cast<std::size_t>(h)];
-            s.bestLayer = h / H;
-            s.bestHead = h % H;
-        }
     return R::ok(std::move(s));
 }
 

@@ -1,4 +1,4 @@
-// Exit codes of the CLI paths issue 3 added: bad model folders and over-long input exit 1, bad usage 2.
+// Exit codes of the CLI on GPT-2 folders: bad model folders and over-long input exit 1, bad usage 2.
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>

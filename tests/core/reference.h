@@ -1,6 +1,6 @@
 #pragma once
 // The test oracle: a plain-loop transformer forward in double precision, written for reading rather
-// than speed, sharing no code with core/forward.cpp beyond the weight structs it reads.
+// than speed, sharing no code with core/model/forward.cpp beyond the weight structs it reads.
 //
 // Dimension letters: T tokens, D d_model, Dh d_head, F d_ff, H heads.
 #include <cmath>

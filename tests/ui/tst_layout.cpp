@@ -8,8 +8,7 @@
 //
 // A problem accepted for now is listed in tests/data/layout-known-problems.txt (numbers written as N, since
 // a pixel more or less is the same problem): the test fails on any problem not listed there, so no view
-// gets worse, and names the listed ones that no longer occur, so the list only shrinks. It has been empty
-// since issue 29.
+// gets worse, and names the listed ones that no longer occur, so the list only shrinks.
 #include <QDir>
 #include <QFile>
 #include <QDockWidget>

@@ -14,7 +14,6 @@ class RefreshGate : public QObject {
 public:
     RefreshGate(QWidget* view, std::function<void()> refresh);
     void request();
-    bool isPending() const { return m_pending; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -3,7 +3,7 @@
 // lives in, how to build it, and what it needs to be drawn offscreen or exported as it is on screen. Each
 // tab folder declares its own views once (attention/attentionviews.h, lab/labviews.h, steps/stepsviews.h,
 // research/researchviews.h); the tabs build their pages from those lists, and the renderer, the export
-// dialog and the CLI read the whole registry (window/views.h). Adding a view is its class and one entry.
+// dialog and the CLI read the whole registry (export/renderer.h). Adding a view is its class and one entry.
 #include <QString>
 #include <functional>
 #include <optional>

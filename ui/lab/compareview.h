@@ -59,8 +59,6 @@ public:
     QString noteB() const;
     QString differenceNote() const;
     QString titleB() const;
-    QComboBox* modelBox() const { return m_model; }
-    QCheckBox* pairBox() const { return m_pair; }
 
     // A sentence for a person when a pane shows a model under another mask than it was trained with; empty otherwise.
     static QString counterfactualNote(const Snapshot& snapshot);

@@ -1,5 +1,5 @@
 #pragma once
-// The scaling lab: the six views of issue 5 as tabs of one widget, all observing the same Document.
+// The scaling lab: its views (labviews.h) as tabs of one widget, all observing the same Document.
 // The main window adds it as one tab; each view is also reachable for tests and headless rendering.
 #include "ui/document/document.h"
 #include "ui/document/documenttabs.h"

@@ -22,10 +22,7 @@ public:
     int dk() const;
     void setDk(int dk);  // snaps to the nearest stop of dkGrid()
     const Histogram& unscaledHistogram() const { return m_unscaledHist; }
-    const Histogram& scaledHistogram() const { return m_scaledHist; }
     const DotProductVariance& variance() const { return m_variance; }
-    QCustomPlot* histogramPlot() const { return m_histPlot; }
-    QCustomPlot* variancePlot() const { return m_varPlot; }
 
     static constexpr int kSamples = 4000;
     static constexpr std::uint64_t kSeed = 2017;  // reproducible figures

@@ -57,7 +57,6 @@ public:
     QString stepText() const;
     QString notice() const;  // what could not be applied, or a file that could not be read
     QPushButton* nextButton() const { return m_next; }
-    QPushButton* backButton() const { return m_back; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;  // a click on an answer's label chooses it

@@ -25,11 +25,7 @@ public:
     static QStringList suggestions();
 
     QComboBox* repository() const { return m_repo; }
-    QLineEdit* revisionEdit() const { return m_revision; }
-    QPushButton* downloadButton() const { return m_start; }
-    QPushButton* cancelButton() const { return m_cancel; }
     QProgressBar* fileBar() const { return m_fileBar; }
-    QProgressBar* totalBar() const { return m_totalBar; }
     QLabel* statusLabel() const { return m_status; }
     bool isDownloading() const { return m_download && m_download->isRunning(); }
 

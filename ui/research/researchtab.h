@@ -28,7 +28,6 @@ public:
     ImportanceView* importance() const { return m_importance; }
     RolloutView* rollout() const { return m_rollout; }
     AttributionView* attribution() const { return m_attribution; }
-    QkMapView* qkMap() const { return m_qkMap; }
 
 protected:
     void resizeEvent(QResizeEvent* event) override;

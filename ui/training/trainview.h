@@ -48,8 +48,6 @@ public:
     HeadGridView* grid() const { return m_grid; }
     QCustomPlot* lossPlot() const { return m_plot; }
     QSlider* snapshotSlider() const { return m_slider; }
-    QLineEdit* probeEdit() const { return m_probe; }
-    QPushButton* startButton() const { return m_start; }
     QPushButton* resetButton() const { return m_reset; }
     QLabel* rolesLabel() const { return m_roles; }
     int snapshotCount() const { return static_cast<int>(m_snapshots.size()); }

@@ -42,7 +42,6 @@ public:
 
     QCustomPlot* plot() const { return m_plot; }
     QCPGraph* queryGraph() const { return m_queries; }
-    QCPGraph* keyGraph() const { return m_keys; }
 
 protected:
     ResearchJob job(const SnapshotPtr& snapshot) override;

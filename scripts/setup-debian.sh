@@ -58,7 +58,7 @@ configure() {
   cmake -S . -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
 }
 
-# Built here, for this machine: -march=native roughly halves GPT-2 forward times (see docs/performance.md).
+# Built here, for this machine (-march=native): the forward pass's products use every vector instruction it has.
 configure build -DATTNSCOPE_NATIVE=ON
 
 if [ "$mode" = run ]; then

@@ -4,9 +4,9 @@
 // A pass that reuses the prefix fills a new trace while the last one is still held (on screen, in the
 // window), and the one before is released: at 1,024 tokens of GPT-2 small that is 144 matrices of 4 MB,
 // 576 MB, per keystroke. With glibc's defaults the main thread's heap gave blocks of that size back to the
-// system when they were freed and mapped fresh ones for the next pass, and on this project's virtual
-// machines the first write to each fresh 4 KB page costs about 10 µs: `attnscope-cli bench --append-tokens 2`
-// at 1,024 tokens, which times passes in that pattern on the main thread, took 1.6 s a pass instead of 48 ms.
+// system when they were freed and mapped fresh ones for the next pass, and on virtual machines the first
+// write to each fresh page is slow: `attnscope-cli bench --append-tokens 2` at 1,024 tokens, which times
+// passes in that pattern on the main thread, took many times longer a pass.
 // The window computes on a worker thread, whose heap is another story (below).
 #include <atomic>
 #include <cstddef>

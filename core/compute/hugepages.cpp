@@ -26,12 +26,12 @@ constexpr int MADV_COLLAPSE = 25;  // Linux 6.1's value; older C headers do not 
 #endif
 
 constexpr std::uintptr_t kHugePageBytes = std::uintptr_t(2) << 20;
-// Collapsing copies the memory, about 3 ms per MB here; a range is handled this much at a time so that a
-// program that exits meanwhile waits for one piece, not for a 154 MB embedding.
+// Collapsing copies the memory; a range is handled this much at a time so that a program that exits
+// meanwhile waits for one piece, not for a 154 MB embedding.
 constexpr std::uintptr_t kPieceBytes = std::uintptr_t(8) << 20;
 // A model queues its ranges as its layers are packed; collapsing starts once none has come for this long,
-// so the load and the first pass and draw after it run undisturbed (they took 40 ms after a load alone,
-// 70 to 140 ms with the collapse beside them).
+// so the load and the first pass and draw after it run undisturbed (with the collapse beside them they
+// took two to three times as long).
 constexpr std::chrono::milliseconds kQuiet{300};
 
 struct Range {
@@ -88,8 +88,8 @@ private:
     void loop()
     {
 #if defined(__linux__)
-        // Only when a core would otherwise idle: at normal priority, collapsing beside the window's passes
-        // (when the window still asked for it) stalled its GUI thread for 66 ms while typing on GPT-2 small.
+        // Only when a core would otherwise idle: at normal priority, collapsing beside a window's passes
+        // stalls its GUI thread while typing.
         sched_param idle{};
         if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) != 0) setpriority(PRIO_PROCESS, 0, 19);
 #endif

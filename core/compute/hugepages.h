@@ -2,10 +2,10 @@
 // Moving the memory every pass streams (the packed weights, a tied unembedding) onto 2 MB pages, on a
 // background thread after the model is loaded.
 //
-// Measured here: on 4 KB pages, address translation costs a fifth of a 64-token pass and a quarter of an
-// 8-token one. Asking for huge pages before the weights are written makes the first write compact memory
-// on the spot, and the first open then sometimes took 1.2 s instead of 0.7. Asking after (MADV_HUGEPAGE)
-// leaves the work to khugepaged, which scans 16 MB every 10 s: minutes for GPT-2 small. So the ranges are
+// On 4 KB pages, address translation is a large share of a short pass (docs/performance.md, "2 MB pages").
+// Asking for huge pages before the weights are written makes the first write compact memory on the spot,
+// which slows the first open; asking after (MADV_HUGEPAGE) leaves the work to khugepaged, which scans 16 MB
+// every 10 s: minutes for GPT-2 small. So the ranges are
 // queued here, and one thread collapses them (MADV_COLLAPSE, Linux 6.1) once the load is over.
 // A pass running meanwhile reads the same numbers; only its speed changes.
 #include <cstddef>
@@ -14,9 +14,9 @@
 namespace attnscope {
 
 // Off until a program turns it on, and then only ranges queued afterwards are collapsed. The command-line
-// tool turns it on. The window does not: with its weights on 2 MB pages, in side-by-side runs of
-// bench_ui_latency typing on GPT-2 small, its GUI thread took 4 to 5 ms longer (p50) to draw each result
-// and stalled for 36 to 56 ms instead of 22 to 33, and its passes were no faster. Why is not known yet.
+// tool turns it on. The window does not: with its weights on 2 MB pages, typing on GPT-2 small drew each
+// result later and stalled the GUI thread longer, and its passes were no faster (bench_ui_latency; the
+// figures are in docs/performance.md). Why is not known.
 void setHugePageCollapse(bool on);
 
 // Queues [begin, begin + bytes) for collapsing into 2 MB pages: the whole 2 MB pages inside it, none if

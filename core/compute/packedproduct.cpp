@@ -55,8 +55,8 @@ void adviseHugePages(const std::shared_ptr<float>& storage, Index floats)
     const std::size_t bytes = storageBytes(floats);
     if (bytes < kHugePage) return;
 #if defined(__linux__)
-    // Given after the weights are written, so nothing is compacted on the first touch: asked before, the
-    // first open in a process sometimes took 1.2 s instead of 0.7. The advice lets khugepaged merge the
+    // Given after the weights are written, so nothing is compacted on the first touch (asked before, it
+    // slowed the first open in a process). The advice lets khugepaged merge the
     // pages over minutes; where the background collapse is on (the command-line tool), within seconds.
     madvise(storage.get(), bytes, MADV_HUGEPAGE);
 #endif
@@ -132,10 +132,10 @@ namespace {
 // which hides the multiply-add latency; every weight chunk is loaded once for all T rows.
 //
 // The pass is bound by how fast the weights arrive, and the hardware prefetcher alone kept a thread at
-// half the rate a plain sum reads memory here (7 GB/s against 14). Each chunk therefore asks for the one
-// kShortPrefetch floats ahead: the panels of a depth block are stored one after the other, so that is
-// the stream this loop will read. With it, GPT-2 small's products at 8 tokens took 25 ms instead of 42 on
-// one thread, 18 instead of 28 on two (weights on 2 MB pages; tried 128 to 768 floats, 512 was best).
+// about half the rate a plain sum reads memory. Each chunk therefore asks for the one kShortPrefetch
+// floats ahead: the panels of a depth block are stored one after the other, so that is the stream this
+// loop will read. Of the distances tried (128 to 768 floats), 512 was the fastest; docs/performance.md
+// ("Short inputs") has the measurement.
 constexpr Index kShortPrefetch = 512;
 
 template <int T>

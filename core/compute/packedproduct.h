@@ -17,9 +17,9 @@ constexpr Eigen::Index kPackRows = 96;
 // A product's column blocks must start at a multiple of this (the kernel's panel width divides it).
 constexpr Eigen::Index kPackColumnStep = 16;
 // Inputs of up to this many rows (short texts) skip Eigen's kernel, whose row panels are then mostly
-// empty: each row is multiplied by the packed weights as they stream past, prefetched. On GPT-2 small's
-// products (one thread, 2 MB pages) 8 rows took 24 ms and 12 rows 31 this way; Eigen's kernel took 46 ms
-// for 16 rows. Much past 16, the rows' accumulators no longer fit in registers (20 rows: 90 ms).
+// empty: each row is multiplied by the packed weights as they stream past, prefetched. Up to 12 rows that
+// is faster than Eigen's kernel on GPT-2 small's products; much past 16, the rows' accumulators no longer
+// fit in registers and it is far slower.
 constexpr Eigen::Index kShortRows = 12;
 
 // Storage for packed weights, aligned to 2 MB from 2 MB on (throws std::bad_alloc when memory runs out).

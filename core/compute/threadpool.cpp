@@ -17,7 +17,7 @@ namespace {
 
 // How long a thread waits awake for the next region, or the caller for the pool to finish, before it
 // sleeps. A short pass (a keystroke, a few tokens of GPT-2 small) opens about fifty regions a few
-// microseconds apart; sleeping between them cost each one a wake-up (see performance.md).
+// microseconds apart; sleeping between them cost each one a wake-up (docs/performance.md, "The forward pass").
 constexpr std::chrono::microseconds kSpin{100};
 
 void relax()

@@ -124,8 +124,8 @@ void streamColumn(const float* src, const float* fresh, Eigen::Index stride, flo
         for (; i < end && i < fresh0; ++i) dst[i] = src[i];
         for (; i < end; ++i) dst[i] = fresh[(i - fresh0) * stride];
     };
-    // Each part in loops of its own: deciding value by value and line by line was 3.5 ms slower at 1,024
-    // tokens.
+    // Each part in loops of its own: deciding value by value and line by line was measurably slower on long
+    // texts.
     const auto misalignment = Eigen::Index((reinterpret_cast<std::uintptr_t>(dst + begin) & 63u) / sizeof(float));
     Eigen::Index i = std::min(rows, misalignment == 0 ? begin : begin + kLine - misalignment);
     store(begin, i);
@@ -181,7 +181,7 @@ void copyCausalTopLeft(const Matrix& from, Matrix& to, Eigen::Index p, bool zero
 // A causal head's (T, T) weights whole in one sweep, `to` already that size: the top-left (p, p) block from
 // `from` as copyCausalTopLeft does, and rows p..T-1 from `rows`, whose column r is row p + r's weights (T).
 // Written column by column, each new row is a float at the end of a column instead of one float in every
-// column (a line and a page apart), which at 1,024 tokens of GPT-2 small cost about 2.7 ms a keystroke.
+// column (a line and a page apart), a cost that grows with the square of the text's length.
 void carryCausalWithRows(const Matrix& from, Matrix& to, Eigen::Index p, bool zerosThere, const Matrix& rows)
 {
     const Eigen::Index T = to.rows();
@@ -252,8 +252,8 @@ void softmaxInPlace(Eigen::Ref<Eigen::VectorXf> s)
 // matrix product would first copy them into its panel order for every head. Each row's scores go in a column
 // of `scores` (T, n), where the softmax runs down one contiguous vector and the weights stay; a row of the
 // column-major (T, T) weights is one float in every column (a line and a page apart), so the caller writes
-// them all at once. maskedSoftmax over a (2, T) block made five passes over such rows: at 1,024 tokens of
-// GPT-2 small that was most of a keystroke's 11 ms of attention.
+// them all at once. maskedSoftmax over a (2, T) block made five passes over such rows, which on a long text
+// was most of a keystroke's attention.
 constexpr Eigen::Index kVectorRows = 4;
 
 // Queries row0.. (at most kVectorRows of them) of one head against all T keys: each query's weights in a
@@ -317,7 +317,7 @@ bool carryTrace(const ForwardTrace& prev, ForwardTrace& trace, const CaptureRequ
         trace.residuals.resize(prev.residuals.size());
     }
     // Every head's matrix is allocated here, on the calling thread, and only the copies are shared out over
-    // the pool (one thread copied 576 MB in 23 to 37 ms at 1,024 tokens of GPT-2 small). A pool thread that
+    // the pool (at 1,024 tokens of GPT-2 small the copies are 576 MB, too much for one thread). A pool thread that
     // allocated would take the memory from its own glibc heap, which goes back to the system once it
     // empties, so the next pass would fault the pages in again.
     const std::size_t heads = trace.attention.size();

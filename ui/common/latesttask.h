@@ -193,7 +193,7 @@ private:
         // After showing: the result this one replaces is gone before the next work allocates its own. Started
         // first, a pass at 1,024 tokens of GPT-2 small ran while the GUI thread drew this result and the
         // views still held the one before, three traces at once, and the two keystrokes after a paste each
-        // mapped 576 MB of fresh memory (1.1-1.7 s each on this project's machines, bench_ui_latency).
+        // mapped 576 MB of fresh memory, seconds on a virtual machine (bench_ui_latency).
         // A show that submitted, ran or dropped work has made `next` old: it never runs.
         if (next && next->generation == m_requested && !m_running) start(std::move(*next));
     }

@@ -74,7 +74,7 @@ RopeView::RopeView(Document* document, QWidget* parent) : QWidget(parent), m_doc
     m_scores->xAxis->setLabel(QStringLiteral("relative distance m − n (tokens)"));
     m_scores->yAxis->setLabel(QStringLiteral("q·k after rotating q to m and k to n"));
     // A thousand distances of a curve that turns at every token, drawn a pixel wide: the raster engine draws
-    // one-pixel lines directly, while a wider pen is outlined and filled, which took 190 ms a redraw.
+    // one-pixel lines directly, while a wider pen is outlined and filled, too slow to redraw while typing.
     addLine(m_scores, QStringLiteral("q = k = (1, …, 1)"), QColor(230, 120, 20), false, 1);
     addLine(m_scores, QStringLiteral("q, k random (seeded)"), QColor(33, 102, 172), false, 1);
     m_scores->legend->setVisible(true);

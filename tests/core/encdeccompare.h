@@ -3,6 +3,7 @@
 // between the engine's per-head matrices and a reference's, and the engine's logits as probabilities; and
 // (tst_generate, tst_bartloader) the decoder run one token at a time against whole passes. Each difference
 // is a numericcheck::Worst: a NaN, an infinity or a shape that differs makes it infinite and says where.
+#include <string>
 #include <vector>
 
 #include "core/model/encoderdecoder.h"
@@ -18,6 +19,26 @@ using Rows = std::vector<std::vector<double>>;
 numericcheck::Worst worst(const std::vector<attnscope::Matrix>& engine, const std::vector<std::vector<Rows>>& ref, int heads);
 
 std::vector<double> softmax(const Eigen::RowVectorXf& logits);
+
+// A whole encoder–decoder pass's three attention kinds against a reference's (bartref::Result, t5ref::Result:
+// `encoder`, `decoderSelf` and `cross`, each [layer][head] rows).
+struct AttentionDifference {
+    numericcheck::Worst encoder, self, cross;
+    // Empty when all three are within `tolerance`; otherwise the first that is not, said as its message.
+    std::string failure(double tolerance) const
+    {
+        if (!encoder.within(tolerance)) return encoder.message("encoder self-attention");
+        if (!self.within(tolerance)) return self.message("decoder self-attention");
+        if (!cross.within(tolerance)) return cross.message("cross-attention");
+        return {};
+    }
+};
+template <class Reference>
+AttentionDifference attentionDifference(const attnscope::EncoderDecoderTrace& trace, const Reference& ref, int heads)
+{
+    return {worst(trace.encoder.attention, ref.encoder, heads), worst(trace.selfAttention, ref.decoderSelf, heads),
+            worst(trace.crossAttention, ref.cross, heads)};
+}
 
 // DecoderSteps over `target` one token at a time against whole passes: every step's cross-attention rows
 // against row t of one whole pass on the target (under a mask that hides later keys, row t depends only on

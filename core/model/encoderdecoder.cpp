@@ -163,6 +163,7 @@ Result<TokenizedText> encodeTarget(const Model& model, std::string_view text)
     const int start = model.decoder->decoderStartId;
     body->ids.insert(body->ids.begin(), start);
     body->tokens.insert(body->tokens.begin(), tokenizer.displayToken(start));
+    body->spans.insert(body->spans.begin(), TextSpan::added());
     return body;
 }
 

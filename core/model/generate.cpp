@@ -1,10 +1,12 @@
 #include "core/model/generate.h"
 
 #include <algorithm>
+#include <cassert>
 #include <string>
 
 #include "core/model/encoderdecoder.h"
 #include "core/model/prefixreuse.h"
+#include "core/text/words.h"
 
 namespace attnscope {
 
@@ -124,8 +126,16 @@ Result<TokenizedText> greedyTarget(const Model& model, const std::vector<int>& s
     TokenizedText target;
     const Tokenizer& writer = *model.decoder->targetTokenizer;
     for (int id : g->ids) target.tokens.push_back(writer.displayToken(id));
+    target.spans = readTarget(model, g->ids).spans;
     target.ids = std::move(g->ids);
     return R::ok(std::move(target));
+}
+
+DecodedText readTarget(const Model& model, const std::vector<int>& ids)
+{
+    assert(model.decoder);
+    const DecoderStack& dec = *model.decoder;
+    return decodeWithout(*dec.targetTokenizer, ids, [&dec](int id) { return id == dec.decoderStartId || id == dec.endId; });
 }
 
 } // namespace attnscope

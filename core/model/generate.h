@@ -65,7 +65,12 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
 // i + 1: the views' default target. The decoder writes under the causal mask it was trained with, whatever
 // the settings' mask (which for these models is the encoder's); their window, scaling and temperature apply.
 // Fails as generateTokens does, and for a model without a decoder.
+// Its tokens' spans index readTarget's text of its ids.
 Result<TokenizedText> greedyTarget(const Model& model, const std::vector<int>& source, int maxNewTokens,
                                    const AttentionSettings& settings, const GenerationOptions& options = {});
+
+// What an encoder–decoder's target ids read as (the model's own answer has no typed text): the target
+// tokenizer's reading, the decoder's start and end tokens special. Its words are the target's words.
+DecodedText readTarget(const Model& model, const std::vector<int>& ids);
 
 } // namespace attnscope

@@ -96,6 +96,7 @@ Result<CorpusStats> corpusStats(const Model& model, std::string_view corpus, con
         if (tokens->ids.size() > limit) {
             tokens->ids.resize(limit);
             tokens->tokens.resize(limit);
+            tokens->spans.resize(limit);
             ++stats.truncated;
         }
         if (Status s = forward(model, tokens->ids, settings, CaptureRequest{}, trace, workspace); !s.ok())

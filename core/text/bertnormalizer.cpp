@@ -4,6 +4,7 @@
 #include <unicode/unorm2.h>
 #include <unicode/ustring.h>
 
+#include <algorithm>
 #include <new>
 
 #include "core/text/utf8.h"
@@ -118,49 +119,94 @@ bool hasLowerCaseForm(char32_t c)
     return u_tolower(static_cast<UChar32>(c)) != static_cast<UChar32>(c);
 }
 
+namespace {
+
+// Applies a whole-text mapping (lower-casing, accent stripping) and says where each output character came
+// from: each character mapped on its own gives its origin, which holds when those pieces join into the
+// whole text's mapping (context changes a character, as a word-final "Σ", but not how many it becomes).
+// When they do not, every output character points at the whole text. ASCII maps alone through `ascii`.
+template <class Whole, class Ascii>
+void mapAligned(std::u32string& text, std::vector<ByteRange>& origin, Whole whole, Ascii ascii)
+{
+    std::u32string mapped = whole(text);
+    std::u32string joined;
+    std::vector<ByteRange> joinedOrigin;
+    joined.reserve(mapped.size());
+    joinedOrigin.reserve(mapped.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const std::u32string one = text[i] < 0x80 ? std::u32string(1, ascii(text[i])) : whole(text.substr(i, 1));
+        joined += one;
+        joinedOrigin.insert(joinedOrigin.end(), one.size(), origin[i]);
+    }
+    if (joined.size() != mapped.size()) {
+        ByteRange all{-1, -1};
+        for (const ByteRange& r : origin) all = all.begin < 0 ? r : ByteRange{std::min(all.begin, r.begin), std::max(all.end, r.end)};
+        joinedOrigin.assign(mapped.size(), all);
+    }
+    text = std::move(mapped);
+    origin = std::move(joinedOrigin);
+}
+
+} // namespace
+
 std::vector<std::string> bertWords(std::string_view utf8Text, const BertTextOptions& options)
 {
-    // 1. Clean and space out CJK ideographs, one code point at a time.
+    std::vector<std::string> out;
+    for (BertWord& w : bertWordsWithOrigins(utf8Text, options)) out.push_back(std::move(w.text));
+    return out;
+}
+
+std::vector<BertWord> bertWordsWithOrigins(std::string_view utf8Text, const BertTextOptions& options, int offset)
+{
+    // 1. Clean and space out CJK ideographs, one code point at a time; each keeps its bytes of the input.
     std::u32string text;
+    std::vector<ByteRange> origin;  // one per code point of text
     text.reserve(utf8Text.size());
+    origin.reserve(utf8Text.size());
+    auto add = [&](char32_t c, std::size_t begin, std::size_t end) {
+        text += c;
+        origin.push_back({offset + int(begin), offset + int(end)});
+    };
     for (std::size_t i = 0; i < utf8Text.size();) {
+        const std::size_t begin = i;
         const char32_t c = utf8::next(utf8Text, i);
         if (options.cleanText) {
             if (c == 0 || c == 0xFFFD || isBertControl(c)) continue;
             if (isBertWhitespace(c)) {
-                text += U' ';
+                add(U' ', begin, i);
                 continue;
             }
         }
         if (options.handleChineseChars && isCjkIdeograph(c)) {
-            text += U' ';
-            text += c;
-            text += U' ';
+            add(U' ', begin, begin);
+            add(c, begin, i);
+            add(U' ', i, i);
         } else {
-            text += c;
+            add(c, begin, i);
         }
     }
     // 2. Lower-case before stripping accents: casing can decompose into a letter and a mark ("İ").
-    if (options.lowerCase) text = lowerCase(text);
-    if (options.stripAccents) text = stripAccents(text);
+    if (options.lowerCase)
+        mapAligned(text, origin, lowerCase, [](char32_t c) { return c >= U'A' && c <= U'Z' ? c + 32 : c; });
+    if (options.stripAccents) mapAligned(text, origin, stripAccents, [](char32_t c) { return c; });
 
     // 3. Split on white space, and make every punctuation character a word of its own.
-    std::vector<std::string> words;
-    std::string word;
+    std::vector<BertWord> words;
+    BertWord word;
     auto flush = [&]() {
-        if (!word.empty()) words.push_back(std::move(word));
-        word.clear();
+        if (!word.text.empty()) words.push_back(std::move(word));
+        word = BertWord();
     };
-    for (char32_t c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char32_t c = text[i];
         if (isBertWhitespace(c)) {
             flush();
-        } else if (isBertPunctuation(c)) {
-            flush();
-            utf8::append(word, c);
-            flush();
-        } else {
-            utf8::append(word, c);
+            continue;
         }
+        if (isBertPunctuation(c)) flush();
+        utf8::append(word.text, c);
+        word.origin.push_back(origin[i]);
+        if (isBertPunctuation(c)) flush();
     }
     flush();
     return words;

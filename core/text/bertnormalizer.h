@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text/alignedtext.h"
+
 namespace attnscope {
 
 struct BertTextOptions {
@@ -20,6 +22,14 @@ struct BertTextOptions {
 
 // The words of `utf8`, which must be valid UTF-8, in order; each is valid UTF-8 and not empty.
 std::vector<std::string> bertWords(std::string_view utf8, const BertTextOptions& options);
+
+// The same words, each code point with the bytes of `utf8` it came from, moved by `offset` (where `utf8`
+// starts in the whole text).
+struct BertWord {
+    std::string text;
+    std::vector<ByteRange> origin;  // one per code point of text
+};
+std::vector<BertWord> bertWordsWithOrigins(std::string_view utf8, const BertTextOptions& options, int offset = 0);
 
 // Character classes, exposed for the tests.
 bool isBertControl(char32_t c);

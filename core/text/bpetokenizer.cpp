@@ -163,6 +163,9 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::build(Tables t)
         tok->m_merges.emplace(pairKey(l->second, rt->second), Merge{static_cast<int>(r), m->second});
     }
 
+    for (const AddedToken& a : t.pipeline.addedTokens)
+        if (a.special) tok->m_specialIds.insert(a.id);
+    for (const std::vector<int>* side : {&t.pipeline.prefix, &t.pipeline.suffix}) tok->m_specialIds.insert(side->begin(), side->end());
     tok->m_pipeline = std::move(t.pipeline);
     tok->m_byteFallback = t.byteFallback;
     tok->m_fuseUnknown = t.fuseUnknown;
@@ -178,41 +181,54 @@ Result<std::shared_ptr<const BpeTokenizer>> BpeTokenizer::build(Tables t)
     return R::ok(std::move(tok));
 }
 
-void BpeTokenizer::initialSymbols(std::string_view piece, std::vector<int>& symbols) const
+void BpeTokenizer::initialSymbols(std::string_view piece, std::vector<int>& symbols, std::vector<int>& starts) const
 {
     symbols.clear();
+    starts.clear();
     if (m_pipeline.byteLevel()) {
-        for (char c : piece) symbols.push_back(m_byteId[static_cast<unsigned char>(c)]);
+        for (std::size_t i = 0; i < piece.size(); ++i) {
+            symbols.push_back(m_byteId[static_cast<unsigned char>(piece[i])]);
+            starts.push_back(int(i));
+        }
         return;
     }
     // Characters, as Hugging Face's BPE model starts: the vocabulary's symbol for each; else its bytes as
     // "<0x0A>"-style tokens (byte_fallback); else the unknown token, one run of unknown characters fused
     // into one (fuse_unk); else nothing. A pending unknown waits for the next known character, as there.
-    int pendingUnknown = -1;
+    int pendingUnknown = -1, unknownStart = 0;
     std::string character;
     for (std::size_t i = 0; i < piece.size();) {
         const std::size_t begin = i;
         utf8::next(piece, i);
         character.assign(piece.substr(begin, i - begin));
+        auto push = [&](int id, std::size_t at) {
+            symbols.push_back(id);
+            starts.push_back(int(at));
+        };
         if (const auto it = m_idOf.find(character); it != m_idOf.end()) {
-            if (pendingUnknown >= 0) symbols.push_back(pendingUnknown);
+            if (pendingUnknown >= 0) push(pendingUnknown, std::size_t(unknownStart));
             pendingUnknown = -1;
-            symbols.push_back(it->second);
+            push(it->second, begin);
             continue;
         }
         if (m_byteFallback &&
             std::all_of(character.begin(), character.end(), [this](char b) { return m_byteFallbackId[static_cast<unsigned char>(b)] >= 0; })) {
-            for (char b : character) symbols.push_back(m_byteFallbackId[static_cast<unsigned char>(b)]);
+            for (std::size_t b = begin; b < i; ++b) push(m_byteFallbackId[static_cast<unsigned char>(piece[b])], b);
             continue;
         }
+        // A character with no symbol at all is dropped, as there; it is then part of the token before it.
         if (m_unknownId < 0) continue;
-        if (pendingUnknown >= 0 && !m_fuseUnknown) symbols.push_back(pendingUnknown);
+        if (pendingUnknown >= 0 && !m_fuseUnknown) push(pendingUnknown, std::size_t(unknownStart));
+        if (pendingUnknown < 0 || !m_fuseUnknown) unknownStart = int(begin);
         pendingUnknown = m_unknownId;
     }
-    if (pendingUnknown >= 0) symbols.push_back(pendingUnknown);
+    if (pendingUnknown >= 0) {
+        symbols.push_back(pendingUnknown);
+        starts.push_back(unknownStart);
+    }
 }
 
-void BpeTokenizer::merge(std::vector<int>& ids) const
+void BpeTokenizer::merge(std::vector<int>& ids, std::vector<int>& starts) const
 {
     // Symbols form a linked list; a heap hands out the adjacent pair with the lowest rank, leftmost first,
     // which merges in the same order as the reference's repeated scans but in O(n log n) rather than
@@ -253,8 +269,14 @@ void BpeTokenizer::merge(std::vector<int>& ids) const
         consider(left.prev);
         consider(c.pos);
     }
+    // A merged symbol starts where its leftmost part started.
     ids.clear();
-    for (int i = 0; i >= 0 && n > 0; i = symbols[static_cast<std::size_t>(i)].next) ids.push_back(symbols[static_cast<std::size_t>(i)].id);
+    std::size_t kept = 0;
+    for (int i = 0; i >= 0 && n > 0; i = symbols[static_cast<std::size_t>(i)].next) {
+        ids.push_back(symbols[static_cast<std::size_t>(i)].id);
+        starts[kept++] = starts[static_cast<std::size_t>(i)];
+    }
+    starts.resize(kept);
 }
 
 Result<TokenizedText> BpeTokenizer::encode(std::string_view text) const
@@ -266,32 +288,65 @@ Result<TokenizedText> BpeTokenizer::encode(std::string_view text) const
 
     TokenizedText out;
     out.ids = m_pipeline.prefix;
-    std::vector<int> symbols;
+    out.spans.assign(out.ids.size(), TextSpan::added());
+    std::vector<int> symbols, starts;
     std::string spelled;
     for (const TextUnit& unit : units) {
         if (unit.id >= 0) {
             out.ids.push_back(unit.id);
+            out.spans.push_back({unit.matched.begin, unit.matched.end, unit.special});
             continue;
         }
+        const std::string& piece = unit.piece.text;
         // ignore_merges (Llama 3): a piece the vocabulary spells whole is one token, merges or not.
         if (m_ignoreMerges) {
             spelled.clear();
             if (m_pipeline.byteLevel())
-                for (char c : unit.piece) spelled += m_byteSpelling[static_cast<unsigned char>(c)];
-            const auto it = m_idOf.find(m_pipeline.byteLevel() ? spelled : unit.piece);
+                for (char c : piece) spelled += m_byteSpelling[static_cast<unsigned char>(c)];
+            const auto it = m_idOf.find(m_pipeline.byteLevel() ? spelled : piece);
             if (it != m_idOf.end()) {
                 out.ids.push_back(it->second);
+                const ByteRange r = unit.piece.originOf(0, piece.size());
+                out.spans.push_back({r.begin, r.end, false});
                 continue;
             }
         }
-        initialSymbols(unit.piece, symbols);
-        merge(symbols);
+        initialSymbols(piece, symbols, starts);
+        merge(symbols, starts);
         out.ids.insert(out.ids.end(), symbols.begin(), symbols.end());
+        // Each token covers the piece's bytes from its start to the next token's (the last, to the end).
+        for (std::size_t t = 0; t < symbols.size(); ++t) {
+            const std::size_t end = t + 1 < symbols.size() ? std::size_t(starts[t + 1]) : piece.size();
+            const ByteRange r = unit.piece.originOf(std::size_t(starts[t]), end);
+            out.spans.push_back({r.begin, r.end, false});
+        }
     }
-    out.ids.insert(out.ids.end(), m_pipeline.suffix.begin(), m_pipeline.suffix.end());
+    for (int id : m_pipeline.suffix) {
+        out.ids.push_back(id);
+        out.spans.push_back(TextSpan::added());
+    }
     out.tokens.reserve(out.ids.size());
     for (int id : out.ids) out.tokens.push_back(displayToken(id));
     return R::ok(std::move(out));
+}
+
+DecodedText BpeTokenizer::decodeWithSpans(const std::vector<int>& ids) const
+{
+    // The raw bytes; the special added tokens and the post-processor's (<s>, </s>) read as nothing.
+    DecodedText out;
+    for (int id : ids) {
+        if (m_specialIds.contains(id) || id < 0 || id >= vocabSize()) {
+            out.spans.push_back(TextSpan::added());
+            continue;
+        }
+        const std::string& bytes = tokenBytes(id);  // a SentencePiece-style "▁" is a space here already
+        out.spans.push_back({int(out.text.size()), int(out.text.size() + bytes.size()), false});
+        out.text += bytes;
+    }
+    // A text cut inside a character (a generation that stopped there) is not UTF-8: each byte that breaks
+    // it reads as '?', which keeps every span where it was.
+    for (std::size_t bad; (bad = utf8::firstInvalidByte(out.text)) != std::string::npos;) out.text[bad] = '?';
+    return out;
 }
 
 const std::string& BpeTokenizer::tokenBytes(int id) const

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/text/pipeline.h"
@@ -47,6 +48,7 @@ public:
     // "gpt2-bpe", "byte-level-bpe", "sentencepiece-bpe", or "bpe" for a tokenizer.json pipeline that is
     // neither (BPE over characters with no byte alphabet, no ▁ marker and no byte fallback).
     std::string kind() const override { return m_kind; }
+    DecodedText decodeWithSpans(const std::vector<int>& ids) const override;
 
     // The raw bytes a token stands for ("" for an id out of range) and the text of a whole sequence.
     const std::string& tokenBytes(int id) const;
@@ -63,8 +65,9 @@ private:
     struct Tables;
     static Status readBpeModel(const std::string& path, Tables& tables, nlohmann::json& doc);
     static Result<std::shared_ptr<const BpeTokenizer>> build(Tables tables);
-    void initialSymbols(std::string_view piece, std::vector<int>& symbols) const;
-    void merge(std::vector<int>& symbols) const;
+    // The piece's first symbols and the byte each starts at; merge keeps the starts of the symbols it keeps.
+    void initialSymbols(std::string_view piece, std::vector<int>& symbols, std::vector<int>& starts) const;
+    void merge(std::vector<int>& symbols, std::vector<int>& starts) const;
 
     std::vector<std::string> m_spelling;                // (V) id -> vocabulary spelling
     std::vector<std::string> m_bytes;                   // (V) id -> raw bytes
@@ -74,6 +77,7 @@ private:
     std::string m_byteSpelling[256];                    // byte-level: each byte in GPT-2's alphabet
     int m_byteFallbackId[256] = {};                     // "<0x0A>" tokens, -1 where absent
     TokenizerPipeline m_pipeline;
+    std::unordered_set<int> m_specialIds;               // added tokens marked special, the post-processor's
     bool m_byteFallback = false, m_fuseUnknown = false, m_ignoreMerges = false;
     int m_unknownId = -1;
     bool m_showBytes = true;  // GPT-2's display

@@ -74,22 +74,31 @@ std::pair<std::string_view, std::size_t> CharsMap::longestMatch(std::string_view
 
 std::string CharsMap::normalize(std::string_view text) const
 {
-    std::string out;
-    out.reserve(text.size());
+    AlignedText aligned = AlignedText::identity(text);
+    normalize(aligned);
+    return std::move(aligned.text);
+}
+
+void CharsMap::normalize(AlignedText& aligned) const
+{
+    AlignedText out;
+    out.text.reserve(aligned.text.size());
+    std::string_view text = aligned.text;
+    std::size_t at = 0;  // where `text` starts in aligned.text
     while (!text.empty()) {
         const auto [replacement, length] = longestMatch(text);
-        if (length > 0) {
-            out += replacement;
-            text.remove_prefix(length);
-            continue;
+        std::size_t n = length;
+        if (n == 0) {
+            utf8::next(text, n);  // the text is valid UTF-8 (the pipeline checks it first): keep one character
+            n = std::min(n, text.size());
         }
-        std::size_t n = 0;  // the text is valid UTF-8 (the pipeline checks it first): keep one character
-        utf8::next(text, n);
-        n = std::min(n, text.size());
-        out.append(text.substr(0, n));
+        const std::string_view kept = length > 0 ? replacement : text.substr(0, n);
+        if (length == 0 && n == 1) out.append(kept, aligned.origin[at]);
+        else out.append(kept, aligned.originOf(at, at + n));
         text.remove_prefix(n);
+        at += n;
     }
-    return out;
+    aligned = std::move(out);
 }
 
 Result<std::string> decodeBase64(std::string_view text)

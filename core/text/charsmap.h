@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/text/alignedtext.h"
 
 namespace attnscope {
 
@@ -21,6 +22,8 @@ public:
     // Fails with a sentence on a map whose sizes do not fit its bytes (every lookup is bounds-checked too).
     static Result<CharsMap> parse(std::string_view bytes);
     std::string normalize(std::string_view text) const;
+    // The same, each replacement's bytes coming from its key's.
+    void normalize(AlignedText& text) const;
     bool empty() const { return m_units.empty(); }
 
 private:

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstdlib>
 
 #include <utf8proc.h>
 
@@ -132,24 +131,12 @@ Status splitPieces(const Regex& regex, SplitBehavior behavior, bool invert, std:
     std::vector<Piece> out;
     std::vector<Span> matches;
     for (Piece& piece : pieces) {
-        if (Status s = regex.findAll(piece.text, matches); !s.ok()) return s;
-        for (const Span& span : splitSpans(piece.text.size(), matches, behavior, invert))
+        if (Status s = regex.findAll(piece.text.text, matches); !s.ok()) return s;
+        for (const Span& span : splitSpans(piece.text.text.size(), matches, behavior, invert))
             if (span.second > span.first)
-                out.push_back({piece.text.substr(span.first, span.second - span.first), piece.atStart && span.first == 0});
+                out.push_back({piece.text.substr(span.first, span.second), piece.atStart && span.first == 0});
     }
     pieces = std::move(out);
-    return {};
-}
-
-Status unicodeNormalize(std::string& text, int options)
-{
-    utf8proc_uint8_t* result = nullptr;
-    const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                                            static_cast<utf8proc_ssize_t>(text.size()), &result,
-                                            static_cast<utf8proc_option_t>(options | UTF8PROC_STABLE));
-    if (n < 0) return Status::failure(std::string("the text could not be normalised (") + utf8proc_errmsg(n) + ").");
-    text.assign(reinterpret_cast<const char*>(result), static_cast<std::size_t>(n));
-    std::free(result);
     return {};
 }
 
@@ -173,11 +160,12 @@ void TokenizerPipeline::prepare()
             });
 }
 
-void TokenizerPipeline::splitAdded(std::string_view text, bool atStart, const Matcher& matcher,
+void TokenizerPipeline::splitAdded(const AlignedText& aligned, bool atStart, const Matcher& matcher,
                                    std::vector<std::pair<int, Piece>>& out) const
 {
+    const std::string_view text = aligned.text;
     auto emitText = [&](std::size_t begin, std::size_t end) {
-        if (end > begin) out.push_back({-1, {std::string(text.substr(begin, end - begin)), atStart && begin == 0}});
+        if (end > begin) out.push_back({-1, {aligned.substr(begin, end), atStart && begin == 0}});
     };
     if (matcher.empty) {
         emitText(0, text.size());
@@ -208,10 +196,11 @@ void TokenizerPipeline::splitAdded(std::string_view text, bool atStart, const Ma
             const bool spaceAfter = stop == text.size() || !isWordChar(utf8::next(text, i));
             if (!spaceBefore || !spaceAfter) continue;
         }
+        const std::size_t tokenBegin = start, tokenEnd = stop;
         if (found->lstrip) start = std::max(trailingSpaceStart(text.substr(0, start)), done);
         if (found->rstrip) stop += leadingSpaceLength(text.substr(stop));
         emitText(done, start);
-        out.push_back({found->id, {}});
+        out.push_back({found->id, {aligned.substr(tokenBegin, tokenEnd), false}});
         done = stop;
         pos = stop;
     }
@@ -220,48 +209,42 @@ void TokenizerPipeline::splitAdded(std::string_view text, bool atStart, const Ma
 
 Status TokenizerPipeline::normalize(std::string& text) const
 {
+    AlignedText aligned = AlignedText::identity(text);
+    if (Status s = normalize(aligned); !s.ok()) return s;
+    text = std::move(aligned.text);
+    return {};
+}
+
+Status TokenizerPipeline::normalize(AlignedText& aligned) const
+{
     std::vector<Span> matches;
     for (const NormalizerStep& step : normalizers) {
         switch (step.kind) {
         case NormalizerStep::Kind::Prepend:
-            if (!text.empty()) text.insert(0, step.text);
+            if (!aligned.text.empty()) aligned.prepend(step.text);
             break;
-        case NormalizerStep::Kind::Replace: {
-            if (Status s = step.pattern->findAll(text, matches); !s.ok()) return s;
-            std::string out;
-            std::size_t previous = 0;
-            for (const Span& m : matches) {
-                out.append(text, previous, m.first - previous);
-                out += step.text;
-                previous = m.second;
-            }
-            out.append(text, previous, std::string::npos);
-            text = std::move(out);
+        case NormalizerStep::Kind::Replace:
+            if (Status s = step.pattern->findAll(aligned.text, matches); !s.ok()) return s;
+            aligned.replace(matches, step.text);
             break;
-        }
         case NormalizerStep::Kind::Nfc:
-            if (Status s = unicodeNormalize(text, UTF8PROC_COMPOSE); !s.ok()) return s;
+            if (Status s = aligned.unicodeNormalize(UTF8PROC_COMPOSE); !s.ok()) return s;
             break;
         case NormalizerStep::Kind::Nfd:
-            if (Status s = unicodeNormalize(text, UTF8PROC_DECOMPOSE); !s.ok()) return s;
+            if (Status s = aligned.unicodeNormalize(UTF8PROC_DECOMPOSE); !s.ok()) return s;
             break;
         case NormalizerStep::Kind::Nfkc:
-            if (Status s = unicodeNormalize(text, UTF8PROC_COMPOSE | UTF8PROC_COMPAT); !s.ok()) return s;
+            if (Status s = aligned.unicodeNormalize(UTF8PROC_COMPOSE | UTF8PROC_COMPAT); !s.ok()) return s;
             break;
         case NormalizerStep::Kind::Nfkd:
-            if (Status s = unicodeNormalize(text, UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT); !s.ok()) return s;
+            if (Status s = aligned.unicodeNormalize(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT); !s.ok()) return s;
             break;
         case NormalizerStep::Kind::Precompiled:
-            text = step.charsMap->normalize(text);
-            if (!utf8::isValid(text)) return Status::failure("the tokenizer's character map turned the text into bytes that are not UTF-8.");
+            step.charsMap->normalize(aligned);
+            if (!utf8::isValid(aligned.text)) return Status::failure("the tokenizer's character map turned the text into bytes that are not UTF-8.");
             break;
         case NormalizerStep::Kind::Strip: {
-            // White space as Unicode defines it; the ASCII kinds, NBSP's relatives and the wide spaces are the
-            // ones a text carries at its ends.
-            auto isSpace = [](char32_t c) {
-                return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-                       c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-            };
+            const std::string_view text = aligned.text;
             std::size_t begin = 0, end = text.size();
             while (step.left && begin < text.size()) {
                 std::size_t next = begin;
@@ -274,7 +257,7 @@ Status TokenizerPipeline::normalize(std::string& text) const
                     if (!isSpace(utf8::next(text, i))) last = i;
                 end = last;
             }
-            text = text.substr(begin, end - begin);
+            aligned.keep(begin, end);
             break;
         }
         }
@@ -296,21 +279,19 @@ Status TokenizerPipeline::preTokenize(std::vector<Piece>& pieces) const
         case PreTokenizerStep::Kind::ByteLevel:
             if (step.addPrefixSpace)
                 for (Piece& p : pieces)
-                    if (!p.text.starts_with(' ')) p.text.insert(0, 1, ' ');
+                    if (!p.text.text.starts_with(' ')) p.text.prepend(" ");
             if (step.pattern)
                 if (Status s = splitPieces(*step.pattern, SplitBehavior::Isolated, false, pieces); !s.ok()) return s;
             break;
         case PreTokenizerStep::Kind::Metaspace:
             for (Piece& p : pieces) {
-                std::string replaced;
-                for (char c : p.text) {
-                    if (c == ' ') replaced += step.replacement;
-                    else replaced += c;
-                }
+                std::vector<Span> spaces;
+                for (std::size_t i = 0; i < p.text.text.size(); ++i)
+                    if (p.text.text[i] == ' ') spaces.push_back({i, i + 1});
+                p.text.replace(spaces, step.replacement);
                 const bool prepend = step.prepend == PreTokenizerStep::Prepend::Always ||
                                      (step.prepend == PreTokenizerStep::Prepend::First && p.atStart);
-                if (prepend && !replaced.starts_with(step.replacement)) replaced.insert(0, step.replacement);
-                p.text = std::move(replaced);
+                if (prepend && !p.text.text.starts_with(step.replacement)) p.text.prepend(step.replacement);
             }
             if (step.pattern)
                 if (Status s = splitPieces(*step.pattern, SplitBehavior::MergedWithNext, false, pieces); !s.ok()) return s;
@@ -323,11 +304,14 @@ Status TokenizerPipeline::preTokenize(std::vector<Piece>& pieces) const
 Status TokenizerPipeline::split(std::string_view text, std::vector<TextUnit>& units) const
 {
     units.clear();
+    auto isSpecial = [this](int id) {
+        return std::any_of(addedTokens.begin(), addedTokens.end(), [id](const AddedToken& t) { return t.id == id && t.special; });
+    };
     std::vector<std::pair<int, Piece>> first, second;
-    splitAdded(text, true, m_original, first);
+    splitAdded(AlignedText::identity(text), true, m_original, first);
     for (auto& [id, segment] : first) {
         if (id >= 0) {
-            units.push_back({id, {}});
+            units.push_back({id, {}, segment.text.originOf(0, segment.text.text.size()), isSpecial(id)});
             continue;
         }
         if (Status s = normalize(segment.text); !s.ok()) return s;
@@ -335,12 +319,12 @@ Status TokenizerPipeline::split(std::string_view text, std::vector<TextUnit>& un
         splitAdded(segment.text, segment.atStart, m_normalized, second);
         for (auto& [id2, part] : second) {
             if (id2 >= 0) {
-                units.push_back({id2, {}});
+                units.push_back({id2, {}, part.text.originOf(0, part.text.text.size()), isSpecial(id2)});
                 continue;
             }
             std::vector<Piece> pieces{std::move(part)};
             if (Status s = preTokenize(pieces); !s.ok()) return s;
-            for (Piece& p : pieces) units.push_back({-1, std::move(p.text)});
+            for (Piece& p : pieces) units.push_back({-1, std::move(p.text), {}});
         }
     }
     return {};

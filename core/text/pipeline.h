@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "core/text/alignedtext.h"
 #include "core/text/charsmap.h"
 #include "core/text/regex.h"
 
@@ -58,17 +59,20 @@ struct PreTokenizerStep {
     Prepend prepend = Prepend::Always;
 };
 
-// A stretch of text on its way to the model; `atStart` when it begins where the whole text begins (which
-// Metaspace's "first" scheme asks).
+// A stretch of text on its way to the model, each byte knowing where in the input it came from; `atStart`
+// when it begins where the whole text begins (which Metaspace's "first" scheme asks).
 struct Piece {
-    std::string text;
+    AlignedText text;
     bool atStart = false;
 };
 
-// One unit of the split text: an added token's id, or a piece for the model (id -1).
+// One unit of the split text: an added token's id and the input bytes it was matched in, or a piece for
+// the model (id -1).
 struct TextUnit {
     int id = -1;
-    std::string piece;
+    AlignedText piece;
+    ByteRange matched;
+    bool special = false;  // an added token the file marks special
 };
 
 class TokenizerPipeline {
@@ -89,6 +93,7 @@ public:
 
     // Each step alone, for the tests.
     Status normalize(std::string& text) const;
+    Status normalize(AlignedText& text) const;
     Status preTokenize(std::vector<Piece>& pieces) const;
 
 private:
@@ -96,7 +101,8 @@ private:
         std::array<std::vector<int>, 256> byFirstByte;  // indices into addedTokens, longest first
         bool empty = true;
     };
-    void splitAdded(std::string_view text, bool atStart, const Matcher& matcher, std::vector<std::pair<int, Piece>>& out) const;
+    // Added tokens come out with the text they were matched in (id >= 0), the rest as pieces (id -1).
+    void splitAdded(const AlignedText& text, bool atStart, const Matcher& matcher, std::vector<std::pair<int, Piece>>& out) const;
 
     Matcher m_original, m_normalized;
 };

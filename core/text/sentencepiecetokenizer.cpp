@@ -1,5 +1,6 @@
 #include "core/text/sentencepiecetokenizer.h"
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 
@@ -8,6 +9,7 @@
 
 #include "core/text/filetext.h"
 #include "core/text/utf8.h"
+#include "core/text/words.h"
 
 namespace attnscope {
 
@@ -76,7 +78,17 @@ Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::op
         return R::fail("the SentencePiece model '" + modelPath + "' could not be loaded.");
     }
     t->m_vocabulary = std::move(vocabulary);
+    if (t->m_vocabulary) t->findSpecialIds();
     return R::ok(std::move(t));
+}
+
+void SentencePieceTokenizer::findSpecialIds()
+{
+    m_specialIds.clear();
+    for (int i = 0; i < m_processor->GetPieceSize(); ++i)
+        if (m_processor->IsControl(i))
+            if (const int id = m_vocabulary->idOrMinusOne(m_processor->IdToPiece(i)); id >= 0) m_specialIds.insert(id);
+    for (int k = 0; k < m_extraIds; ++k) m_specialIds.insert(vocabSize() - 1 - k);
 }
 
 Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::openWithOwnIds(const std::string& modelPath, int extraIds)
@@ -105,6 +117,7 @@ Result<std::shared_ptr<const SentencePieceTokenizer>> SentencePieceTokenizer::op
         return R::fail("the SentencePiece model '" + modelPath + "' has no unknown piece for the text it cannot cut.");
     t->m_vocabulary = std::move(v);
     t->m_extraIds = extraIds;
+    t->findSpecialIds();
     return R::ok(std::move(t));
 }
 
@@ -124,33 +137,44 @@ Result<TokenizedText> SentencePieceTokenizer::encode(std::string_view utf8) cons
         const std::size_t digits = end - at - kOpen.size();
         if (digits == 0 || (digits > 1 && utf8[at + kOpen.size()] == '0') || end >= utf8.size() || utf8[end] != '>' || n >= m_extraIds)
             continue;
-        if (Status s = encodePieces(utf8.substr(done, at - done), out); !s.ok()) return R::fail(s.error());
+        if (Status s = encodePieces(utf8.substr(done, at - done), int(done), out); !s.ok()) return R::fail(s.error());
         const int id = vocabSize() - 1 - n;
         out.ids.push_back(id);
         out.tokens.push_back(m_vocabulary->pieceOf[std::size_t(id)]);
+        out.spans.push_back({int(at), int(end + 1), true});
         done = end + 1;
         at = end;
     }
-    if (Status s = encodePieces(utf8.substr(done), out); !s.ok()) return R::fail(s.error());
+    if (Status s = encodePieces(utf8.substr(done), int(done), out); !s.ok()) return R::fail(s.error());
     return R::ok(std::move(out));
 }
 
-Status SentencePieceTokenizer::encodePieces(std::string_view text, TokenizedText& out) const
+Status SentencePieceTokenizer::encodePieces(std::string_view text, int offset, TokenizedText& out) const
 {
     if (text.empty()) return {};
-    std::vector<std::string> pieces;
+    // SentencePiece keeps each piece's bytes of the text it was given (before its normalisation).
+    sentencepiece::ImmutableSentencePieceText cut;
     try {
-        if (const auto status = m_processor->Encode(text, &pieces); !status.ok())
+        if (const auto status = m_processor->Encode(text, cut.mutable_proto()); !status.ok())
             return Status::failure("SentencePiece could not split the text: " + std::string(status.message()) + ".");
     } catch (const std::exception& e) {
         return Status::failure(std::string("SentencePiece could not split the text: ") + e.what() + ".");
     }
-    for (std::string& piece : pieces) {
-        const int id = m_vocabulary->idOrMinusOne(piece);
+    for (const auto& p : cut.pieces()) {
+        const int id = m_vocabulary->idOrMinusOne(p.piece());
         out.ids.push_back(id >= 0 ? id : m_vocabulary->unknownId);
-        out.tokens.push_back(id >= 0 ? std::move(piece) : m_vocabulary->pieceOf[std::size_t(m_vocabulary->unknownId)]);
+        out.tokens.push_back(m_vocabulary->pieceOf[std::size_t(out.ids.back())]);
+        // A hostile model file cannot move a span outside the text: the library's offsets are clamped.
+        const int begin = int(std::min<std::size_t>(p.begin(), text.size()));
+        const int end = int(std::clamp<std::size_t>(p.end(), std::size_t(begin), text.size()));
+        out.spans.push_back({offset + begin, offset + end, false});
     }
     return {};
+}
+
+DecodedText SentencePieceTokenizer::decodeWithSpans(const std::vector<int>& ids) const
+{
+    return decodePieces(ids, m_vocabulary->pieceOf, m_specialIds);
 }
 
 std::string SentencePieceTokenizer::displayToken(int id) const

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/result.h"
@@ -45,13 +46,18 @@ public:
     int vocabSize() const override { return static_cast<int>(m_vocabulary->pieceOf.size()); }
     std::string displayToken(int id) const override;  // the piece as the vocabulary spells it ("▁cat")
     std::string kind() const override { return "sentencepiece"; }
+    // Pieces joined with "▁" read as a space; the model file's control pieces (<s>, </s>, <pad>) are special.
+    DecodedText decodeWithSpans(const std::vector<int>& ids) const override;
 
 private:
     SentencePieceTokenizer() = default;
     std::unique_ptr<sentencepiece::SentencePieceProcessor> m_processor;
     std::shared_ptr<const PieceVocabulary> m_vocabulary;
     int m_extraIds = 0;  // T5's sentinels, ids V - m_extraIds .. V - 1
-    Status encodePieces(std::string_view text, TokenizedText& out) const;
+    std::unordered_set<int> m_specialIds;  // the model file's control pieces, T5's sentinels
+    void findSpecialIds();
+    // Cuts text that starts at byte `offset` of the whole.
+    Status encodePieces(std::string_view text, int offset, TokenizedText& out) const;
 };
 
 } // namespace attnscope

@@ -2,10 +2,12 @@
 // A tokenizer that puts fixed special tokens around another's output, as Hugging Face's tokenizers add them
 // by default: BART's encoder reads <s> … </s>. The display strings of the added ids are the inner
 // tokenizer's, and everything else (vocabulary, display of any id, kind) is the inner tokenizer's too.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "core/text/tokenizer.h"
+#include "core/text/words.h"
 
 namespace attnscope {
 
@@ -22,15 +24,20 @@ public:
         if (!body) return body;
         TokenizedText out;
         out.ids.reserve(body->ids.size() + m_prefix.size() + m_suffix.size());
-        auto add = [&](int id) {
-            out.ids.push_back(id);
-            out.tokens.push_back(m_inner->displayToken(id));
-        };
-        for (int id : m_prefix) add(id);
+        for (int id : m_prefix) out.addSpecial(id, m_inner->displayToken(id));
         out.ids.insert(out.ids.end(), body->ids.begin(), body->ids.end());
         out.tokens.insert(out.tokens.end(), body->tokens.begin(), body->tokens.end());
-        for (int id : m_suffix) add(id);
+        out.spans.insert(out.spans.end(), body->spans.begin(), body->spans.end());
+        for (int id : m_suffix) out.addSpecial(id, m_inner->displayToken(id));
         return Result<TokenizedText>::ok(std::move(out));
+    }
+    // The inner tokenizer's reading of the other ids; the added ones are special and read as nothing.
+    DecodedText decodeWithSpans(const std::vector<int>& ids) const override
+    {
+        return decodeWithout(*m_inner, ids, [this](int id) {
+            return std::find(m_prefix.begin(), m_prefix.end(), id) != m_prefix.end() ||
+                   std::find(m_suffix.begin(), m_suffix.end(), id) != m_suffix.end();
+        });
     }
     int vocabSize() const override { return m_inner->vocabSize(); }
     std::string displayToken(int id) const override { return m_inner->displayToken(id); }

@@ -5,6 +5,7 @@
 
 #include "core/text/filetext.h"
 #include "core/text/utf8.h"
+#include "core/text/words.h"
 
 namespace attnscope {
 
@@ -66,13 +67,15 @@ Result<std::shared_ptr<const UnigramTokenizer>> UnigramTokenizer::fromTokenizerJ
     if (!pipeline) return R::fail(pipeline.error());
     t->m_pipeline = std::move(*pipeline);
     for (const AddedToken& a : t->m_pipeline.addedTokens)
+        if (a.special) t->m_specialIds.insert(a.id);
+    for (const AddedToken& a : t->m_pipeline.addedTokens)
         if (a.id < 0 || a.id >= t->vocabSize())
             return R::fail(file + " adds the token " + quoteJsonValue(nlohmann::json(a.content)) + " with the id " + std::to_string(a.id) +
                            ", outside its " + std::to_string(t->vocabSize()) + " pieces.");
     return R::ok(std::move(t));
 }
 
-Status UnigramTokenizer::segment(std::string_view piece, std::vector<int>& ids) const
+Status UnigramTokenizer::segment(std::string_view piece, std::vector<int>& ids, std::vector<int>* starts) const
 {
     // best[e]: the highest total score of a cut of piece[0, e); from[e]: where its last piece starts and
     // which it is (-1: an unknown character). Only character boundaries are reached.
@@ -114,18 +117,23 @@ Status UnigramTokenizer::segment(std::string_view piece, std::vector<int>& ids) 
         s = next;
     }
     if (best[n] == kNone) return Status::failure("the text cannot be cut into the tokenizer's pieces.");
-    std::vector<int> cut;
-    for (std::size_t e = n; e > 0; e = from[e].first) cut.push_back(from[e].second);
+    std::vector<std::pair<std::size_t, int>> cut;  // (start, piece)
+    for (std::size_t e = n; e > 0; e = from[e].first) cut.push_back(from[e]);
     bool previousUnknown = false;
     for (auto it = cut.rbegin(); it != cut.rend(); ++it) {
-        if (*it < 0) {
+        const auto [start, id] = *it;
+        if (id < 0) {
             if (m_unknownId < 0) return Status::failure("the text holds a character the tokenizer has no piece for, and it has no unknown token.");
-            if (!previousUnknown) ids.push_back(m_unknownId);  // consecutive unknowns become one
+            if (!previousUnknown) {  // consecutive unknowns become one
+                ids.push_back(m_unknownId);
+                if (starts) starts->push_back(int(start));
+            }
             previousUnknown = true;
             continue;
         }
-        ids.push_back(*it);
-        previousUnknown = *it == m_unknownId;
+        ids.push_back(id);
+        if (starts) starts->push_back(int(start));
+        previousUnknown = id == m_unknownId;
     }
     return {};
 }
@@ -137,15 +145,28 @@ Result<TokenizedText> UnigramTokenizer::encode(std::string_view utf8) const
     std::vector<TextUnit> units;
     if (Status s = m_pipeline.split(utf8, units); !s.ok()) return R::fail(s.error());
     TokenizedText out;
+    std::vector<int> starts;
     for (const TextUnit& u : units) {
         if (u.id >= 0) {
             out.ids.push_back(u.id);
+            out.spans.push_back({u.matched.begin, u.matched.end, u.special});
             continue;
         }
-        if (Status s = segment(u.piece, out.ids); !s.ok()) return R::fail(s.error());
+        starts.clear();
+        if (Status s = segment(u.piece.text, out.ids, &starts); !s.ok()) return R::fail(s.error());
+        for (std::size_t t = 0; t < starts.size(); ++t) {
+            const std::size_t end = t + 1 < starts.size() ? std::size_t(starts[t + 1]) : u.piece.text.size();
+            const ByteRange r = u.piece.originOf(std::size_t(starts[t]), end);
+            out.spans.push_back({r.begin, r.end, false});
+        }
     }
     for (int id : out.ids) out.tokens.push_back(displayToken(id));
     return R::ok(std::move(out));
+}
+
+DecodedText UnigramTokenizer::decodeWithSpans(const std::vector<int>& ids) const
+{
+    return decodePieces(ids, m_pieces, m_specialIds);
 }
 
 std::string UnigramTokenizer::displayToken(int id) const

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/result.h"
@@ -32,9 +33,11 @@ public:
     std::string displayToken(int id) const override;
     std::string kind() const override { return "unigram"; }
 
-    // The best cut of one pre-tokenized piece, appended to `ids`; fails when a character is unknown and the
-    // model has no unknown token.
-    Status segment(std::string_view piece, std::vector<int>& ids) const;
+    DecodedText decodeWithSpans(const std::vector<int>& ids) const override;  // "▁" reads as a space
+
+    // The best cut of one pre-tokenized piece, appended to `ids` (and the byte of the piece each starts at to
+    // `starts`); fails when a character is unknown and the model has no unknown token.
+    Status segment(std::string_view piece, std::vector<int>& ids, std::vector<int>* starts = nullptr) const;
 
 private:
     UnigramTokenizer() = default;
@@ -45,6 +48,7 @@ private:
     int m_unknownId = -1;
     double m_unknownScore = 0.0;
     TokenizerPipeline m_pipeline;
+    std::unordered_set<int> m_specialIds;  // added tokens marked special
 };
 
 } // namespace attnscope

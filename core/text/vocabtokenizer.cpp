@@ -5,6 +5,7 @@
 
 #include "core/limits.h"
 #include "core/text/utf8.h"
+#include "core/text/words.h"
 #include "core/text/wordtokenizer.h"
 
 namespace attnscope {
@@ -66,14 +67,13 @@ int VocabTokenizer::idOf(std::string_view token) const
 
 Result<TokenizedText> VocabTokenizer::encode(std::string_view text) const
 {
-    Result<std::vector<std::string>> words = splitIntoWords(text);
+    std::vector<TextSpan> spans;
+    Result<std::vector<std::string>> words = splitIntoWords(text, &spans);
     if (!words) return Result<TokenizedText>::fail(words.error());
     TokenizedText out;
     out.ids.reserve(words->size() + 1);
-    if (m_addsBos) {
-        out.ids.push_back(m_bos);
-        out.tokens.emplace_back(kBos);
-    }
+    if (m_addsBos) out.addSpecial(m_bos, std::string(kBos));
+    out.spans.insert(out.spans.end(), spans.begin(), spans.end());
     for (std::string& w : *words) {
         const int id = idOf(w);
         out.ids.push_back(id < 0 ? m_unk : id);
@@ -81,6 +81,19 @@ Result<TokenizedText> VocabTokenizer::encode(std::string_view text) const
         out.tokens.push_back(id < 0 ? std::string(kUnk) : std::move(w));
     }
     return Result<TokenizedText>::ok(std::move(out));
+}
+
+DecodedText VocabTokenizer::decodeWithSpans(const std::vector<int>& ids) const
+{
+    std::vector<std::string> words;
+    std::vector<bool> special;
+    for (int id : ids) {
+        words.push_back(displayToken(id));
+        // <bos>, the translator's <eos> and any such marker; <unk> stands for a word, so it is one.
+        const std::string& w = words.back();
+        special.push_back(w.size() > 2 && w.front() == '<' && w.back() == '>' && w != kUnk);
+    }
+    return decodeWords(words, special);
 }
 
 VocabTokenizer VocabTokenizer::withoutBos() const

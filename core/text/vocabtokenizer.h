@@ -27,6 +27,7 @@ public:
     int vocabSize() const override { return static_cast<int>(m_tokens.size()); }
     std::string displayToken(int id) const override;
     std::string kind() const override { return "word-vocab"; }
+    DecodedText decodeWithSpans(const std::vector<int>& ids) const override;  // <bos>, <eos>: special
 
     int bos() const { return m_bos; }
     int unk() const { return m_unk; }

@@ -232,7 +232,7 @@ std::string WordPieceTokenizer::displayToken(int id) const
     return m_tokens[static_cast<std::size_t>(id)];
 }
 
-void WordPieceTokenizer::wordPieces(const std::string& word, std::vector<int>& ids) const
+void WordPieceTokenizer::wordPieces(const std::string& word, std::vector<int>& ids, std::vector<int>& startChars) const
 {
     // Byte offset of every code point, and of the end.
     std::vector<std::size_t> at;
@@ -244,6 +244,7 @@ void WordPieceTokenizer::wordPieces(const std::string& word, std::vector<int>& i
     at.push_back(word.size());
     if (n > m_maxWordChars) {
         ids.push_back(m_unkId);
+        startChars.push_back(0);
         return;
     }
     // Greedy longest match first: from each start, the longest piece the vocabulary has; none means the
@@ -259,17 +260,34 @@ void WordPieceTokenizer::wordPieces(const std::string& word, std::vector<int>& i
         }
         if (found < 0) {
             ids.resize(before);
+            startChars.resize(before);
             ids.push_back(m_unkId);
+            startChars.push_back(0);
             return;
         }
         ids.push_back(found);
+        startChars.push_back(start);
         start = end;
     }
 }
 
-void WordPieceTokenizer::encodeSegment(std::string_view text, std::vector<int>& ids) const
+void WordPieceTokenizer::encodeSegment(std::string_view text, int offset, TokenizedText& out) const
 {
-    for (const std::string& word : bertWords(text, m_options)) wordPieces(word, ids);
+    std::vector<int> ids, starts;  // one word's pieces and the code point each starts at
+    for (const BertWord& word : bertWordsWithOrigins(text, m_options, offset)) {
+        ids.clear();
+        starts.clear();
+        wordPieces(word.text, ids, starts);
+        out.ids.insert(out.ids.end(), ids.begin(), ids.end());
+        // Each piece covers the word's characters from its start to the next piece's (the last, to the end).
+        const auto chars = static_cast<int>(word.origin.size());
+        for (std::size_t t = 0; t < ids.size(); ++t) {
+            const int from = starts[t], to = t + 1 < ids.size() ? starts[t + 1] : chars;
+            ByteRange r = word.origin[std::size_t(from)];
+            for (int c = from + 1; c < to; ++c) r = {std::min(r.begin, word.origin[std::size_t(c)].begin), std::max(r.end, word.origin[std::size_t(c)].end)};
+            out.spans.push_back({r.begin, r.end, false});
+        }
+    }
 }
 
 Result<TokenizedText> WordPieceTokenizer::encode(std::string_view text) const
@@ -277,7 +295,7 @@ Result<TokenizedText> WordPieceTokenizer::encode(std::string_view text) const
     if (const std::size_t bad = utf8::firstInvalidByte(text); bad != std::string_view::npos)
         return Result<TokenizedText>::fail(utf8::invalidMessage(text, bad));
     TokenizedText out;
-    out.ids.push_back(m_clsId);
+    out.addSpecial(m_clsId, displayToken(m_clsId));
     // Special tokens are found in the raw text, before any cleaning or casing, at their earliest position.
     // Each one's next occurrence is remembered and searched again only once passed, so a text full of
     // [MASK]s costs one sweep per special token rather than one per occurrence.
@@ -295,15 +313,37 @@ Result<TokenizedText> WordPieceTokenizer::encode(std::string_view text) const
             }
         }
         searched = true;
-        encodeSegment(text.substr(pos, best == std::string_view::npos ? std::string_view::npos : best - pos), out.ids);
+        encodeSegment(text.substr(pos, best == std::string_view::npos ? std::string_view::npos : best - pos), int(pos), out);
         if (!special) break;
         out.ids.push_back(special->second);
+        out.spans.push_back({int(best), int(best + special->first.size()), true});
         pos = best + special->first.size();
     }
     out.ids.push_back(m_sepId);
+    out.spans.push_back(TextSpan::added());
     out.tokens.reserve(out.ids.size());
-    for (int id : out.ids) out.tokens.push_back(displayToken(id));
+    for (std::size_t t = out.tokens.size(); t < out.ids.size(); ++t) out.tokens.push_back(displayToken(out.ids[t]));
     return Result<TokenizedText>::ok(std::move(out));
+}
+
+DecodedText WordPieceTokenizer::decodeWithSpans(const std::vector<int>& ids) const
+{
+    // "##ing" joins the piece before it; every other piece starts a word; [CLS], [SEP], [PAD] and the other
+    // tokens written whole are special.
+    DecodedText out;
+    for (int id : ids) {
+        const bool special = std::any_of(m_specials.begin(), m_specials.end(), [id](const auto& s) { return s.second == id; });
+        if (special || id < 0 || id >= vocabSize() || id == m_clsId || id == m_sepId) {
+            out.spans.push_back(TextSpan::added());
+            continue;
+        }
+        std::string piece = m_tokens[std::size_t(id)];
+        if (piece.starts_with(m_prefix)) piece.erase(0, m_prefix.size());
+        else if (!out.text.empty()) out.text += ' ';
+        out.spans.push_back({int(out.text.size()), int(out.text.size() + piece.size()), false});
+        out.text += piece;
+    }
+    return out;
 }
 
 } // namespace attnscope

@@ -39,6 +39,7 @@ public:
     std::string displayToken(int id) const override;
     std::string kind() const override { return "wordpiece"; }
     int maskTokenId() const override { return m_maskId; }
+    DecodedText decodeWithSpans(const std::vector<int>& ids) const override;
 
     const BertTextOptions& textOptions() const { return m_options; }
     bool lowerCaseInferred() const { return m_lowerCaseInferred; }  // true when no file said
@@ -52,8 +53,10 @@ private:
     WordPieceTokenizer() = default;
     struct Vocabulary;
     static Result<std::shared_ptr<const WordPieceTokenizer>> build(Vocabulary vocabulary, const WordPieceSettings& settings);
-    void wordPieces(const std::string& word, std::vector<int>& ids) const;
-    void encodeSegment(std::string_view text, std::vector<int>& ids) const;
+    // Appends the word's pieces to `ids` and the code point each starts at to `startChars`.
+    void wordPieces(const std::string& word, std::vector<int>& ids, std::vector<int>& startChars) const;
+    // Cuts text that starts at byte `offset` of the whole, with spans.
+    void encodeSegment(std::string_view text, int offset, TokenizedText& out) const;
 
     std::vector<std::string> m_tokens;               // (V) id -> spelling, "" for ids no token has
     std::unordered_map<std::string, int> m_idOf;     // spelling -> id

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/text/utf8.h"
+#include "core/text/words.h"
 
 namespace attnscope {
 
@@ -50,30 +51,33 @@ int WordTokenizer::idOf(std::string_view word) const
     return static_cast<int>(fnv1a(word) % static_cast<std::uint64_t>(m_vocabSize));
 }
 
-Result<std::vector<std::string>> splitIntoWords(std::string_view text)
+Result<std::vector<std::string>> splitIntoWords(std::string_view text, std::vector<TextSpan>* spans)
 {
     if (const std::size_t bad = utf8::firstInvalidByte(text); bad != std::string_view::npos)
         return Result<std::vector<std::string>>::fail(utf8::invalidMessage(text, bad));
 
     std::vector<std::string> words;
     std::string word;
+    std::size_t wordBegin = 0, wordEnd = 0;  // the word's bytes in the text
     auto flush = [&] {
         if (word.empty()) return;
         words.push_back(std::move(word));
+        if (spans) spans->push_back({int(wordBegin), int(wordEnd), false});
         word.clear();
     };
     std::size_t i = 0;
     while (i < text.size()) {
+        const std::size_t start = i;
         const char32_t c = utf8::next(text, i);
         if (isSpace(c)) {
             flush();
-        } else if (isPunctuation(c)) {
-            flush();
-            utf8::append(word, c);
-            flush();
-        } else {
-            utf8::append(word, toLower(c));
+            continue;
         }
+        if (isPunctuation(c)) flush();
+        if (word.empty()) wordBegin = start;
+        wordEnd = i;
+        utf8::append(word, isPunctuation(c) ? c : toLower(c));
+        if (isPunctuation(c)) flush();
     }
     flush();
     return Result<std::vector<std::string>>::ok(std::move(words));
@@ -81,14 +85,21 @@ Result<std::vector<std::string>> splitIntoWords(std::string_view text)
 
 Result<TokenizedText> WordTokenizer::encode(std::string_view text) const
 {
-    Result<std::vector<std::string>> words = splitIntoWords(text);
-    if (!words) return Result<TokenizedText>::fail(words.error());
     TokenizedText out;
+    Result<std::vector<std::string>> words = splitIntoWords(text, &out.spans);
+    if (!words) return Result<TokenizedText>::fail(words.error());
     for (std::string& w : *words) {
         out.ids.push_back(idOf(w));
         out.tokens.push_back(std::move(w));
     }
     return Result<TokenizedText>::ok(std::move(out));
+}
+
+DecodedText WordTokenizer::decodeWithSpans(const std::vector<int>& ids) const
+{
+    std::vector<std::string> words;
+    for (int id : ids) words.push_back(displayToken(id));
+    return decodeWords(words, std::vector<bool>(ids.size(), false));
 }
 
 std::string WordTokenizer::displayToken(int id) const

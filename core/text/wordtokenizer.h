@@ -6,8 +6,9 @@
 namespace attnscope {
 
 // The words of a text as the word tokenizers see them: lower-cased, split on white space, and every
-// punctuation mark a word of its own. Fails with a sentence when the text is not valid UTF-8.
-Result<std::vector<std::string>> splitIntoWords(std::string_view utf8);
+// punctuation mark a word of its own; with `spans`, each word's bytes in the text are appended there. Fails
+// with a sentence when the text is not valid UTF-8.
+Result<std::vector<std::string>> splitIntoWords(std::string_view utf8, std::vector<TextSpan>* spans = nullptr);
 
 // The random model's tokenizer: lower-cases, splits on white space and punctuation (each punctuation
 // mark is a token of its own), and hashes every word into the vocabulary, so any sentence works and
@@ -19,6 +20,7 @@ public:
     int vocabSize() const override { return m_vocabSize; }
     std::string displayToken(int id) const override;
     std::string kind() const override { return "word"; }
+    DecodedText decodeWithSpans(const std::vector<int>& ids) const override;
 
     int idOf(std::string_view lowerCasedWord) const;
 

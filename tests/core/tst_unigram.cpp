@@ -13,6 +13,7 @@
 #include "core/model/encoderdecoder.h"
 #include "core/text/charsmap.h"
 #include "core/text/unigramtokenizer.h"
+#include "core/text/words.h"
 #include "tinyt5.h"
 #include "core/open/openmodel.h"
 
@@ -91,6 +92,28 @@ private slots:
         Result<TokenizedText> sentinel = (*t)->encode("<extra_id_0> cat");
         QVERIFY(sentinel);
         QCOMPARE(sentinel->ids.front(), tinyt5::pieceCount() + tinyt5::kExtraIds - 1);
+    }
+
+    // Each token's bytes of the text, through the character map, Metaspace and the Viterbi cut, gather into
+    // the words (text/words.h) that SentencePiece's own offsets gather into.
+    void spansAgreeWithSentencePiece()
+    {
+        const std::string path = writeTokenizer("spans.json", tinyt5::tokenizerJson(false));
+        Result<std::shared_ptr<const UnigramTokenizer>> t = UnigramTokenizer::fromTokenizerJson(path);
+        QVERIFY2(t, t ? "" : t.error().c_str());
+        for (const char* text : kHardCases) {
+            Result<TokenizedText> mine = (*t)->encode(text);
+            QVERIFY2(mine, mine ? "" : mine.error().c_str());
+            sentencepiece::ImmutableSentencePieceText cut;
+            QVERIFY(tinyt5::detail::spm().processor.Encode(text, cut.mutable_proto()).ok());
+            QCOMPARE(cut.pieces_size(), mine->ids.size());
+            TokenizedText theirs = *mine;
+            for (std::size_t i = 0; i < cut.pieces_size(); ++i)
+                theirs.spans[i] = {int(cut.pieces(int(i)).begin()), int(cut.pieces(int(i)).end()), false};
+            const TextWords mineWords = wordsOf(text, *mine), theirWords = wordsOf(text, theirs);
+            QVERIFY2(mineWords.words == theirWords.words && mineWords.wordOfToken == theirWords.wordOfToken, text);
+            QVERIFY(mineWords.count() > 0 || std::string_view(text).find_first_not_of(' ') == std::string_view::npos);
+        }
     }
 
     // The map's own promises: NFKC folding through the trie, and a sentence for bytes that are no map.

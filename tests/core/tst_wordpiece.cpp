@@ -14,9 +14,12 @@
 
 #include "core/text/bertnormalizer.h"
 #include "core/text/wordpiecetokenizer.h"
+#include "core/text/words.h"
 #include "tinybert.h"
 
 using namespace attnscope;
+
+Q_DECLARE_METATYPE(std::vector<std::vector<int>>)
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
@@ -222,6 +225,50 @@ private slots:
         Result<TokenizedText> r = (cased ? m_cased : m_uncased)->encode(text);
         QVERIFY2(r, r.error().c_str());
         QVERIFY2(r->ids == ids, ("got " + describe(r->tokens) + " for '" + text + "'").c_str());
+    }
+
+    // Each token's bytes of the text gather into the words (text/words.h) that Hugging Face's tokenizers
+    // library's offsets gather into (tests/data/wordpiece/offsets.json): lower-casing, accent stripping,
+    // NFD's Hangul jamo, dropped control characters and CJK ideographs all map back to what was typed.
+    void spansMatchIndependentImplementation_data()
+    {
+        QTest::addColumn<bool>("cased");
+        QTest::addColumn<std::string>("text");
+        QTest::addColumn<std::vector<std::vector<int>>>("offsets");
+        QTest::addColumn<std::vector<int>>("special");
+        std::ifstream in(std::string(ATTNSCOPE_WORDPIECE_DATA_DIR) + "/offsets.json");
+        QVERIFY(in);
+        const nlohmann::json j = nlohmann::json::parse(in);
+        int n = 0;
+        for (const char* kind : {"uncased", "cased"})
+            for (const auto& v : j.at(kind)) {
+                const std::string name = std::string(kind) + " " + std::to_string(++n);
+                QTest::newRow(name.c_str()) << (std::string(kind) == "cased") << v.at("text").get<std::string>()
+                                            << v.at("offsets").get<std::vector<std::vector<int>>>()
+                                            << v.at("special").get<std::vector<int>>();
+            }
+        QVERIFY(n >= 30);
+    }
+    void spansMatchIndependentImplementation()
+    {
+        QFETCH(bool, cased);
+        QFETCH(std::string, text);
+        QFETCH(std::vector<std::vector<int>>, offsets);
+        QFETCH(std::vector<int>, special);
+        Result<TokenizedText> mine = (cased ? m_cased : m_uncased)->encode(text);
+        QVERIFY2(mine, mine.error().c_str());
+        QCOMPARE(mine->spans.size(), offsets.size());
+        TokenizedText theirs = *mine;
+        for (std::size_t t = 0; t < offsets.size(); ++t) {
+            const bool added = special[t] && offsets[t][0] == offsets[t][1];
+            theirs.spans[t] = added ? TextSpan::added() : TextSpan{offsets[t][0], offsets[t][1], special[t] != 0};
+            QCOMPARE(mine->spans[t].special, special[t] != 0);
+            // Nothing here prepends or composes: each piece covers exactly the characters it came from.
+            QCOMPARE(mine->spans[t], theirs.spans[t]);
+        }
+        const TextWords mineWords = wordsOf(text, *mine), theirWords = wordsOf(text, theirs);
+        QCOMPARE(mineWords.words, theirWords.words);
+        QCOMPARE(mineWords.wordOfToken, theirWords.wordOfToken);
     }
 
     void tokenizerJsonGivesTheSameIds()

@@ -1,13 +1,25 @@
-// Word-level attention against a plain loop that applies Clark et al.'s rule pair by pair, and against a
-// hand-worked example; hiding keys against a hand-worked renormalisation.
+// Words from each tokenizer's spans, worked by hand (the tokenizer.json kinds, WordPiece and Unigram are also
+// checked against independent implementations in their own tests); word-level attention against a plain
+// loop that applies Clark et al.'s rule pair by pair, and against a hand-worked example; hiding keys against
+// a hand-worked renormalisation.
 #include <QtTest>
 
 #include <random>
 
 #include "core/analysis/wordattention.h"
+#include "core/model/encoderdecoder.h"
+#include "core/model/generate.h"
+#include "core/text/bpetokenizer.h"
+#include "core/text/wordtokenizer.h"
+#include "core/text/words.h"
+#include "loadmodel.h"
 #include "numericcheck.h"
 
 using namespace attnscope;
+
+Q_DECLARE_METATYPE(std::string)
+Q_DECLARE_METATYPE(std::vector<std::string>)
+Q_DECLARE_METATYPE(std::vector<int>)
 
 namespace {
 
@@ -65,14 +77,137 @@ std::vector<int> randomWords(int tokens, unsigned seed, int& words)
 
 } // namespace
 
+namespace {
+
+// The tokens of each word, as display strings joined by '|', words separated by spaces: "Hello|, un|believ|able".
+std::string grouping(const TokenizedText& tokens, const TextWords& words)
+{
+    std::string out;
+    for (std::size_t t = 0; t < tokens.ids.size(); ++t) {
+        if (t > 0) out += words.wordOfToken[t] == words.wordOfToken[t - 1] ? "|" : " ";
+        out += tokens.tokens[t];
+    }
+    return out;
+}
+
+std::shared_ptr<const BpeTokenizer> gpt2()
+{
+    static const auto t = *BpeTokenizer::fromVocabAndMerges(std::string(ATTNSCOPE_GPT2_TOKENIZER_DIR) + "/vocab.json",
+                                                            std::string(ATTNSCOPE_GPT2_TOKENIZER_DIR) + "/merges.txt");
+    return t;
+}
+
+} // namespace
+
 class TestWords : public QObject {
     Q_OBJECT
 private slots:
+    void gpt2Words_data();
+    void gpt2Words();
+    void gpt2SpansCoverTheText();
+    void wordTokenizers();
+    void translatorTargetWords();
     void wordAttentionByHand();
     void wordAttentionAgainstTheRule_data();
     void wordAttentionAgainstTheRule();
     void withoutKeysByHand();
 };
+
+void TestWords::gpt2Words_data()
+{
+    QTest::addColumn<std::string>("text");
+    QTest::addColumn<std::vector<std::string>>("words");
+    QTest::addColumn<std::vector<int>>("tokensPerWord");
+    QTest::newRow("punctuation joins its word") << std::string("Hello, world!") << std::vector<std::string>{"Hello,", "world!"}
+                                                << std::vector<int>{2, 2};
+    QTest::newRow("a hyphenated word is one") << std::string("re-examined it") << std::vector<std::string>{"re-examined", "it"}
+                                              << std::vector<int>{5, 1};  // re - ex am ined
+    QTest::newRow("a word of five tokens and more") << std::string("antidisestablishmentarianism")
+                                                    << std::vector<std::string>{"antidisestablishmentarianism"} << std::vector<int>{5};
+    // GPT-2's pattern leaves " " before " two" and each "\n" as pieces of white space only: each joins the
+    // word after it; the trailing space joins the last word.
+    QTest::newRow("white space joins the next word, a trailing space the last")
+        << std::string("one  two\n\nthree ") << std::vector<std::string>{"one", "two", "three"} << std::vector<int>{1, 2, 4};
+    QTest::newRow("accents and emoji") << std::string("caf\xC3\xA9 \xF0\x9F\xA6\x99!") << std::vector<std::string>{"caf\xC3\xA9", "\xF0\x9F\xA6\x99!"}
+                                       << std::vector<int>{3, 4};  // c af é, ·🦙 as three byte tokens, !
+    QTest::newRow("one word") << std::string("word") << std::vector<std::string>{"word"} << std::vector<int>{1};
+}
+
+// GPT-2's published encoder: its spans are its bytes, so the words are worked out by hand from the text.
+void TestWords::gpt2Words()
+{
+    QFETCH(std::string, text);
+    QFETCH(std::vector<std::string>, words);
+    QFETCH(std::vector<int>, tokensPerWord);
+    Result<TokenizedText> tokens = gpt2()->encode(text);
+    QVERIFY(tokens);
+    const TextWords got = wordsOf(text, *tokens);
+    QVERIFY2(got.words == words, grouping(*tokens, got).c_str());
+    std::vector<int> perWord(words.size(), 0);
+    for (int w : got.wordOfToken) ++perWord[std::size_t(w)];
+    if (tokensPerWord.size() == 1 && tokensPerWord[0] == 5) QVERIFY2(perWord[0] >= 5, grouping(*tokens, got).c_str());
+    else QVERIFY2(perWord == tokensPerWord, grouping(*tokens, got).c_str());
+}
+
+// Byte-level BPE loses nothing: its spans, in order, are the whole text with no gap and no overlap.
+void TestWords::gpt2SpansCoverTheText()
+{
+    const std::string text = "  The quick\tbrown \xE2\x80\x94 fox's 12,345 \xE6\x97\xA5\xE6\x9C\xAC\r\n jumped.  ";
+    Result<TokenizedText> tokens = gpt2()->encode(text);
+    QVERIFY(tokens);
+    int at = 0;
+    for (const TextSpan& s : tokens->spans) {
+        QVERIFY(!s.special);
+        QCOMPARE(s.begin, at);
+        QVERIFY(s.end > s.begin);
+        at = s.end;
+    }
+    QCOMPARE(at, int(text.size()));
+}
+
+// The word tokenizers (the random model's, the built-in model's vocabulary): a punctuation mark is a token
+// of its own but part of its word; <bos> is a word of its own; an unknown word keeps its text as a word.
+void TestWords::wordTokenizers()
+{
+    const std::string text = "The dog, it barked at Zyxqv.";
+    Result<TokenizedText> random = WordTokenizer(1000).encode(text);
+    QVERIFY(random);
+    const TextWords r = wordsOf(text, *random);
+    QCOMPARE(r.words, (std::vector<std::string>{"The", "dog,", "it", "barked", "at", "Zyxqv."}));
+    QCOMPARE(r.wordOfToken, (std::vector<int>{0, 1, 1, 2, 3, 4, 5, 5}));
+
+    const ModelPtr builtin = testing::load("builtin");
+    Result<TokenizedText> vocab = builtin->tokenizer->encode(text);
+    QVERIFY(vocab);
+    const TextWords b = wordsOf(text, *vocab);
+    QCOMPARE(b.words, (std::vector<std::string>{"<bos>", "The", "dog,", "it", "barked", "at", "Zyxqv."}));
+    QCOMPARE(b.wordOfToken, (std::vector<int>{0, 1, 2, 2, 3, 4, 5, 6, 6}));
+    QVERIFY(vocab->spans.front().special && !vocab->spans.front().hasBytes());
+    QCOMPARE(vocab->tokens[7], std::string("<unk>"));  // the model sees <unk>; the reader sees the word
+}
+
+// A model's own answer has no typed text: its words come from what its ids read as, start and end tokens
+// special. The built-in translator writes word tokens, so each word is its tokens' display joined.
+void TestWords::translatorTargetWords()
+{
+    const ModelPtr translator = testing::load("builtin-translator");
+    Result<TokenizedText> source = encodeSource(*translator, "the dog sees the cat .");
+    QVERIFY2(source, source ? "" : source.error().c_str());
+    Result<TokenizedText> target = greedyTarget(*translator, source->ids, 16, AttentionSettings{});
+    QVERIFY2(target, target ? "" : target.error().c_str());
+    QVERIFY(target->ids.size() >= 3);
+    const DecodedText read = readTarget(*translator, target->ids);
+    QCOMPARE(read.spans, target->spans);
+    QVERIFY(target->spans.front().special);  // the decoder's start token
+    const TextWords words = wordsOf(read, target->tokens);
+    QCOMPARE(words.words.front(), target->tokens.front());
+    std::string joined;
+    for (std::size_t t = 1; t < target->ids.size(); ++t) {
+        QVERIFY(!target->spans[t].special);
+        joined += (t > 1 && target->tokens[t] != "." ? " " : "") + target->tokens[t];
+    }
+    QCOMPARE(read.text, joined);
+}
 
 // Tokens "un" "believ" "able" | "it": words {0,0,0} and {1}. Query word 0 averages its three rows.
 void TestWords::wordAttentionByHand()

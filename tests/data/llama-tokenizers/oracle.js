@@ -1,4 +1,4 @@
-// Computes the expected ids in vectors.json with Hugging Face's own tokenizers library (the Rust crate's
+// Computes the expected ids, and each token's bytes of the text (offsets), in vectors.json with Hugging Face's own tokenizers library (the Rust crate's
 // Node binding, npm package "tokenizers"), for the tokenizer.json files tests/core/tinytokenizers.h writes.
 // Not part of the build or the test run; to regenerate after changing the generator or the cases:
 //   ATTNSCOPE_WRITE_TOKENIZERS=/tmp/tok build/bin/tst_llamatokenizer generatorMatchesVectors
@@ -54,6 +54,19 @@ function checksum(bytes) {
   return h.toString(16).padStart(16, '0');
 }
 
+// The binding gives offsets in code points of the text; the tests index UTF-8 bytes.
+function byteOffsets(text, offsets) {
+  const byteAt = [0];  // byteAt[c]: the UTF-8 bytes before code point c
+  for (const ch of text) byteAt.push(byteAt[byteAt.length - 1] + Buffer.byteLength(ch, 'utf8'));
+  return offsets.map(([b, e]) => [byteAt[b], byteAt[e]]);
+}
+
+function isTyped(text, encoding, i, specialContent) {
+  const content = specialContent.get(encoding.getIds()[i]);
+  const [b, e] = encoding.getOffsets()[i];
+  return content !== undefined && Array.from(text).slice(b, e).join('').trim() === content;  // lstrip/rstrip take spaces
+}
+
 async function main() {
   const dir = process.argv[2];
   const out = { generator: 'tests/core/tinytokenizers.h', oracle: 'tokenizers (npm) ' + require('tokenizers/package.json').version, tokenizers: {} };
@@ -62,13 +75,20 @@ async function main() {
     if (!fs.existsSync(file)) continue;
     const tokenizer = Tokenizer.fromFile(file);
     const entry = { checksum: checksum(fs.readFileSync(file)), cases: [] };
+    // Special: what the post-processor added (the binding's mask) and the added tokens the file marks special,
+    // also where typed in the text.
+    // (An id the model also produces for text, as <unk>, is special only where the text spells the token.)
+    const specialContent = new Map(JSON.parse(fs.readFileSync(file, 'utf8')).added_tokens.filter((t) => t.special).map((t) => [t.id, t.content]));
     for (const text of cases) {
       const e = await tokenizer.encode(text, null, { addSpecialTokens: true });
-      entry.cases.push({ text, ids: e.getIds(), tokens: e.getTokens() });
+      entry.cases.push({ text, ids: e.getIds(), tokens: e.getTokens(), offsets: byteOffsets(text, e.getOffsets()),
+                         special: e.getSpecialTokensMask().map((m, i) => (m || isTyped(text, e, i, specialContent) ? 1 : 0)) });
     }
     out.tokenizers[kind] = entry;
   }
-  process.stdout.write(JSON.stringify(out, null, 1) + '\n');
+  // One line per array of numbers, so that the file stays readable.
+  const text = JSON.stringify(out, null, 1).replace(/\[[-\d,\s\[\]]*\]/g, (m) => m.replace(/\s+/g, ''));
+  process.stdout.write(text + '\n');
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -17,6 +17,7 @@ void declare(Options& o)
     o.flag("--value-norms", "add value-weighted attention: each weight times the length of its key's value through W_O");
     o.value("--top-k", "K", "add the K most likely next tokens (GPT-2) or fillers of every [MASK] (BERT)");
     o.value("--source", "TEXT", "the source sentence of an encoder-decoder model (BART); --text is then the target");
+    o.flag("--words", "add the words (runs of non-space characters), each token's word, and attention between words");
 }
 
 nlohmann::ordered_json tokenList(const std::vector<NextToken>& tokens)
@@ -33,7 +34,8 @@ int runEncoderDecoder(const Args& args, const Model& model, const AttentionSetti
 {
     if (args.has("--value-norms"))
         throw Failure{kExitUsage, "--value-norms is not available for encoder-decoder models yet."};
-    const TokenizedText source = orFail(encodeSource(model, args.get("--source")), kExitInput);
+    const std::string sourceText = args.get("--source");
+    const TokenizedText source = orFail(encodeSource(model, sourceText), kExitInput);
     const TokenizedText target = orFail(encodeTarget(model, text), kExitInput);
     checkBlockedKeys(settings, source);
     EncoderDecoderTrace trace;
@@ -51,6 +53,19 @@ int runEncoderDecoder(const Args& args, const Model& model, const AttentionSetti
     out["attention"] = json::attention(trace.selfAttention, trace.decoderLayers, trace.heads);
     out["cross_attention"] = json::attention(trace.crossAttention, trace.decoderLayers, trace.heads);
     if (args.has("--stats")) out["stats"] = json::stats(trace.selfAttention, trace.decoderLayers, trace.heads);
+    if (args.has("--words")) {
+        // Target words are the typed target's; the decoder's start token is a word of its own.
+        const TextWords words = wordsOf(text, target), sourceWords = wordsOf(sourceText, source);
+        addWords(out, words);
+        addWords(out, sourceWords, "source_");
+        out["word_attention"] = wordAttention(trace.decoderLayers, trace.heads, [&](int l, int h) -> const Matrix& { return trace.self(l, h); },
+                                              words, words);
+        out["word_encoder_attention"] = wordAttention(trace.encoder.layers, trace.encoder.heads,
+                                                      [&](int l, int h) -> const Matrix& { return trace.encoder.weights(l, h); },
+                                                      sourceWords, sourceWords);
+        out["word_cross_attention"] = wordAttention(trace.decoderLayers, trace.heads, [&](int l, int h) -> const Matrix& { return trace.cross(l, h); },
+                                                    words, sourceWords);
+    }
     if (topCount > 0) out["next_tokens"] = tokenList(topKOfLogits(trace.nextLogits, *model.decoder->targetTokenizer, topCount));
     print(out);
     return 0;
@@ -95,6 +110,12 @@ int run(const Args& args)
     out["attention"] = json::attention(*trace);
     if (args.has("--value-norms")) out["value_weighted"] = json::valueWeighted(*trace);
     if (args.has("--stats")) out["stats"] = json::stats(*trace);
+    if (args.has("--words")) {
+        const TextWords words = wordsOf(text, tokens);
+        addWords(out, words);
+        out["word_attention"] = wordAttention(trace->layers, trace->heads, [&](int l, int h) -> const Matrix& { return trace->weights(l, h); },
+                                              words, words);
+    }
     const auto list = tokenList;
     if (topCount > 0 && !encoder) out["next_tokens"] = list(topK(*trace, *model->tokenizer, topCount));
     if (topCount > 0 && encoder && noHead.empty()) {

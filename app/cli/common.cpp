@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/analysis/wordattention.h"
+#include "core/dataexport/jsonexport.h"
 #include "core/limits.h"
 #include "core/model/encoderdecoder.h"
 #include "core/model/trainingmask.h"
@@ -89,10 +91,10 @@ Input readInput(const Args& args, bool textRequired)
     Input in;
     in.settings = readSettings(args);
     const bool hasText = args.has("--text") || args.has("--text-file");
-    const std::string text = hasText || textRequired ? readText(args) : std::string();
+    in.text = hasText || textRequired ? readText(args) : std::string();
     in.model = openModel(args);
     useTrainingMaskUnlessGiven(args, *in.model, in.settings);
-    if (hasText || textRequired) in.tokens = tokenize(*in.model, text);
+    if (hasText || textRequired) in.tokens = tokenize(*in.model, in.text);
     checkBlockedKeys(in.settings, in.tokens);
     return in;
 }
@@ -175,18 +177,38 @@ OneHead runOneHead(const Args& args)
 {
     OneHead run;
     run.settings = readSettings(args);
-    const std::string text = readText(args);
+    run.text = readText(args);
     run.model = openModel(args);
     useTrainingMaskUnlessGiven(args, *run.model, run.settings);
     CaptureRequest capture;
     capture.allAttention = false;
     capture.detail = readHead(args, run.model->config, true);
-    const TokenizedText tokens = tokenize(*run.model, text);
-    checkBlockedKeys(run.settings, tokens);
+    run.tokens = tokenize(*run.model, run.text);
+    checkBlockedKeys(run.settings, run.tokens);
     Workspace workspace;
-    if (Status s = forward(*run.model, tokens.ids, run.settings, capture, run.trace, workspace); !s.ok())
+    if (Status s = forward(*run.model, run.tokens.ids, run.settings, capture, run.trace, workspace); !s.ok())
         throw Failure{kExitInput, s.error()};
     return run;
+}
+
+void addWords(nlohmann::ordered_json& out, const TextWords& words, const std::string& prefix)
+{
+    out[prefix + "words"] = words.words;
+    out[prefix + "word_of_token"] = words.wordOfToken;
+}
+
+nlohmann::ordered_json wordAttention(int layers, int heads, const std::function<const Matrix&(int, int)>& weights,
+                                     const TextWords& queries, const TextWords& keys)
+{
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (int l = 0; l < layers; ++l) {
+        nlohmann::ordered_json layer = nlohmann::ordered_json::array();
+        for (int h = 0; h < heads; ++h)
+            layer.push_back(json::matrix(attnscope::wordAttention(weights(l, h), queries.wordOfToken, queries.count(),
+                                                                  keys.wordOfToken, keys.count())));
+        out.push_back(std::move(layer));
+    }
+    return out;
 }
 
 void print(const nlohmann::ordered_json& j)

@@ -2,6 +2,7 @@
 // What several commands share: the exit codes and the Failure that carries them to main(), reading the
 // text, the model, the attention settings and the focused head from the arguments, and printing JSON.
 // Exit codes: 0 success, 1 bad input or model, 2 bad usage. Errors go to stderr as "error: <sentence>".
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "core/model/forward.h"
 #include "core/model/model.h"
 #include "core/result.h"
+#include "core/text/words.h"
 
 namespace attnscope::cli {
 
@@ -52,6 +54,7 @@ void checkBlockedKeys(const AttentionSettings& settings, const TokenizedText& to
 struct Input {
     AttentionSettings settings;
     ModelPtr model;
+    std::string text;
     TokenizedText tokens;
 };
 Input readInput(const Args& args, bool textRequired = true);
@@ -73,9 +76,18 @@ HeadSelection readHead(const Args& args, const ModelConfig& config, bool require
 struct OneHead {
     AttentionSettings settings;
     ModelPtr model;
+    std::string text;
+    TokenizedText tokens;
     ForwardTrace trace;
 };
 OneHead runOneHead(const Args& args);
+
+// --words: the words a text's tokens make (text/words.h) as "words" and "word_of_token" (each name after
+// `prefix`, "source_" for an encoder–decoder's source), and a set of heads' weights merged into words by
+// Clark et al.'s rule (analysis/wordattention.h) as [layer][head][query word][key word].
+void addWords(nlohmann::ordered_json& out, const TextWords& words, const std::string& prefix = "");
+nlohmann::ordered_json wordAttention(int layers, int heads, const std::function<const Matrix&(int, int)>& weights,
+                                     const TextWords& queries, const TextWords& keys);
 
 // One line of JSON on stdout.
 void print(const nlohmann::ordered_json& j);

@@ -17,6 +17,7 @@ void declare(Options& o)
     o.value("--source", "TEXT", "cross-attention: the encoder-decoder's source sentence (--text is the target)");
     o.value("--format", "FORMAT", "csv, json or npy (default: from the --out extension)");
     o.value("--out", "FILE", "the file to write, or - for standard output (required)");
+    o.flag("--words", "attention and cross-attention between words (runs of non-space characters) instead of tokens");
 }
 
 DataFormat readFormat(const Args& args, const std::string& out)
@@ -26,7 +27,7 @@ DataFormat readFormat(const Args& args, const std::string& out)
     const std::string suffix = dot == std::string::npos ? std::string() : out.substr(dot + 1);
     if (suffix == "csv") return DataFormat::Csv;
     if (suffix == "json") return DataFormat::Json;
-    if (suffix == "npy" || suffix == "npz") return DataFormat::Npy;
+    if (suffix == "npy" || suffix == "npz") return DataFormat::Npy;  // --words writes an archive either way
     throw Failure{kExitUsage, "give --format csv, json or npy (the name '" + out + "' does not say which)."};
 }
 
@@ -57,6 +58,10 @@ int run(const Args& args)
         input.tokens = orFail(encodeTarget(*input.model, text), kExitInput);
         request.source = orFail(encodeSource(*input.model, args.get("--source")), kExitInput);
         checkBlockedKeys(input.settings, request.source);
+        if (args.has("--words")) {
+            request.words = wordsOf(text, input.tokens);
+            request.sourceWords = wordsOf(args.get("--source"), request.source);
+        }
         if (oneHead) {
             ModelConfig decoder = input.model->config;
             decoder.layers = input.model->decoder->layers;
@@ -66,6 +71,11 @@ int run(const Args& args)
         if (args.has("--source")) throw Failure{kExitUsage, "--source goes with --what cross-attention."};
         input = readInput(args, request.what != DataKind::Weights);
         if (oneHead) request.head = readHead(args, input.model->config, true);
+        if (args.has("--words")) {
+            if (request.what != DataKind::Attention)
+                throw Failure{kExitUsage, "--words goes with --what attention or cross-attention; " + args.get("--what") + " is per token."};
+            request.words = wordsOf(input.text, input.tokens);
+        }
     }
     Result<std::string> bytes = exportData(*input.model, input.tokens, input.settings, request);
     if (!bytes) throw Failure{kExitInput, bytes.error()};

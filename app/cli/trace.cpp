@@ -1,5 +1,6 @@
 // attnscope-cli trace: the focused head's whole pipeline, every matrix as a list of rows.
 #include "common.h"
+#include "core/analysis/wordattention.h"
 #include "core/dataexport/jsonexport.h"
 #include "core/model/encoderdecoder.h"
 
@@ -10,6 +11,13 @@ void declare(Options& o)
 {
     o.text().head(true).model().settings();
     o.value("--source", "TEXT", "an encoder-decoder's source: trace the decoder layer's cross-attention head (--text is the target)");
+    o.flag("--words", "add the words, each token's word, and the head's weights between words (word_weights)");
+}
+
+// --words: the head's weights (queries, keys) merged into words.
+void addWordWeights(nlohmann::ordered_json& out, const Matrix& weights, const TextWords& queries, const TextWords& keys)
+{
+    out["word_weights"] = json::matrix(attnscope::wordAttention(weights, queries.wordOfToken, queries.count(), keys.wordOfToken, keys.count()));
 }
 
 // A head's steps from its projections to its output; masked entries of "masked" print as null.
@@ -35,7 +43,8 @@ int runCross(const Args& args)
     if (!model->isEncoderDecoder())
         throw Failure{kExitUsage, "--source is for encoder-decoder models; '" + model->config.name + "' reads one text."};
     settings = readDecoderSettings(args, settings);
-    const TokenizedText source = orFail(encodeSource(*model, args.get("--source")), kExitInput);
+    const std::string sourceText = args.get("--source");
+    const TokenizedText source = orFail(encodeSource(*model, sourceText), kExitInput);
     const TokenizedText target = orFail(encodeTarget(*model, text), kExitInput);
     checkBlockedKeys(settings, source);
     ModelConfig decoder = model->config;
@@ -52,6 +61,12 @@ int runCross(const Args& args)
     out["x"] = json::matrix(d.x);
     out["memory"] = json::matrix(trace.encoder.finalHidden);
     addSteps(out, d);
+    if (args.has("--words")) {
+        const TextWords words = wordsOf(text, target), sourceWords = wordsOf(sourceText, source);
+        addWords(out, words);
+        addWords(out, sourceWords, "source_");
+        addWordWeights(out, d.weights, words, sourceWords);
+    }
     print(out);
     return 0;
 }
@@ -67,6 +82,11 @@ int run(const Args& args)
     addSteps(out, d);
     out["concat"] = json::matrix(d.concat);
     out["attn_output"] = json::matrix(d.attnOutput);
+    if (args.has("--words")) {
+        const TextWords words = wordsOf(run.text, run.tokens);
+        addWords(out, words);
+        addWordWeights(out, d.weights, words, words);
+    }
     print(out);
     return 0;
 }

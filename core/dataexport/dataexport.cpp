@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/stats.h"
+#include "core/analysis/wordattention.h"
 #include "core/dataexport/jsonexport.h"
 #include "core/model/encoderdecoder.h"
 #include "core/dataexport/npy.h"
@@ -80,6 +81,12 @@ void headWeights(const Model& model, HeadSelection s, std::vector<Tensor>& tenso
     appendRowMajor(tensors[6].values, w.bv.segment(at, dh));
 }
 
+// Word indices as a float32 array (NumPy archives hold float32 only; every index is exact below 2^24).
+Tensor indices(const char* name, const std::vector<int>& values)
+{
+    return {name, {values.size()}, std::vector<float>(values.begin(), values.end())};
+}
+
 Result<std::vector<Tensor>> compute(const Model& model, const TokenizedText& tokens, const AttentionSettings& settings,
                                     const DataExportRequest& request)
 {
@@ -93,7 +100,15 @@ Result<std::vector<Tensor>> compute(const Model& model, const TokenizedText& tok
     case DataKind::Stats: {
         Result<ForwardTrace> trace = run(model, tokens, settings, std::nullopt);
         if (!trace) return R::fail(trace.error());
-        if (request.what == DataKind::Attention) {
+        if (request.what == DataKind::Attention && request.words) {
+            const TextWords& w = *request.words;
+            const std::size_t W = std::size_t(w.count());
+            Tensor t{"word_attention", withHeads(head, c, {W, W}), {}};
+            for (HeadSelection s : coveredHeads(head, c))
+                appendRowMajor(t.values, wordAttention(trace->weights(s.layer, s.head), w.wordOfToken, w.count(), w.wordOfToken, w.count()));
+            out.push_back(std::move(t));
+            out.push_back(indices("word_of_token", w.wordOfToken));
+        } else if (request.what == DataKind::Attention) {
             Tensor t{"attention", withHeads(head, c, {T, T}), {}};
             for (HeadSelection s : coveredHeads(head, c)) appendRowMajor(t.values, trace->weights(s.layer, s.head));
             out.push_back(std::move(t));
@@ -150,6 +165,16 @@ Result<std::vector<Tensor>> compute(const Model& model, const TokenizedText& tok
         if (Status s = forwardEncoderDecoder(model, request.source.ids, tokens.ids, settings, false, trace); !s.ok())
             return R::fail(s.error());
         const ModelConfig dc = decoderShape(model);
+        if (request.words) {
+            const TextWords &w = *request.words, &sw = *request.sourceWords;
+            Tensor t{"word_cross_attention", withHeads(head, dc, {std::size_t(w.count()), std::size_t(sw.count())}), {}};
+            for (HeadSelection s : coveredHeads(head, dc))
+                appendRowMajor(t.values, wordAttention(trace.cross(s.layer, s.head), w.wordOfToken, w.count(), sw.wordOfToken, sw.count()));
+            out.push_back(std::move(t));
+            out.push_back(indices("word_of_token", w.wordOfToken));
+            out.push_back(indices("source_word_of_token", sw.wordOfToken));
+            break;
+        }
         Tensor t{"cross_attention", withHeads(head, dc, {T, request.source.ids.size()}), {}};
         for (HeadSelection s : coveredHeads(head, dc)) appendRowMajor(t.values, trace.cross(s.layer, s.head));
         out.push_back(std::move(t));
@@ -193,16 +218,25 @@ std::string jsonBytes(const Model& model, const TokenizedText& tokens, const Att
     j["token_ids"] = tokens.ids;
     j["settings"] = json::settings(settings);
     j["what"] = std::string(toString(request.what));
+    j["level"] = request.words ? "words" : "tokens";
     if (request.what == DataKind::CrossAttention) {
         j["source_tokens"] = request.source.tokens;
         j["source_token_ids"] = request.source.ids;
+    }
+    if (request.words) {
+        j["words"] = request.words->words;
+        j["word_of_token"] = request.words->wordOfToken;
+    }
+    if (request.sourceWords) {
+        j["source_words"] = request.sourceWords->words;
+        j["source_word_of_token"] = request.sourceWords->wordOfToken;
     }
     if (request.head) {
         j["layer"] = request.head->layer;
         j["head"] = request.head->head;
     }
     if (request.what == DataKind::Scores) j["multiplier"] = settings.multiplier(model.config.dHead, model.config.scaleFolded);
-    if (tensors.size() == 1) {
+    if (tensors.size() == 1 || request.words) {  // the word indices are in "word_of_token" above
         j["shape"] = tensors.front().shape;
         j["data"] = nested(tensors.front());
     } else {
@@ -255,17 +289,22 @@ std::string csvBytes(const ModelConfig& c, const TokenizedText& tokens, const Da
     const std::vector<HeadSelection> heads = coveredHeads(request.head, c);
     const std::size_t T = tokens.ids.size();
     if (request.what == DataKind::Attention || request.what == DataKind::Scores || request.what == DataKind::CrossAttention) {
-        // 1. A (T, K) matrix per head: key tokens across (the source's for cross-attention), query tokens down.
-        const std::vector<std::string>& keys = request.what == DataKind::CrossAttention ? request.source.tokens : tokens.tokens;
-        out += all ? "layer,head,query" : "query";
+        // 1. A (T, K) matrix per head: key tokens across (the source's for cross-attention), query tokens down;
+        //    or words across and down.
+        const bool cross = request.what == DataKind::CrossAttention;
+        const std::vector<std::string>& queries = request.words ? request.words->words : tokens.tokens;
+        const std::vector<std::string>& keys = request.words ? (cross ? request.sourceWords->words : request.words->words)
+                                                             : (cross ? request.source.tokens : tokens.tokens);
+        out += all ? "layer,head," : "";
+        out += request.words ? "query_word" : "query";
         for (const std::string& t : keys) out += "," + csvField(t);
         out += "\n";
         const std::vector<float>& v = tensors.front().values;
         std::size_t at = 0;
         for (HeadSelection s : heads)
-            for (std::size_t q = 0; q < T; ++q) {
+            for (std::size_t q = 0; q < queries.size(); ++q) {
                 if (all) out += std::to_string(s.layer) + "," + std::to_string(s.head) + ",";
-                out += csvField(tokens.tokens[q]);
+                out += csvField(queries[q]);
                 for (std::size_t k = 0; k < keys.size(); ++k) {
                     out += ",";
                     appendValue(out, v[at++]);
@@ -349,14 +388,14 @@ Result<DataFormat> parseDataFormat(std::string_view s)
     return Result<DataFormat>::fail("the format must be csv, json or npy, not '" + std::string(s) + "'.");
 }
 
-bool isArchive(DataKind kind)
+bool isArchive(DataKind kind, bool words)
 {
-    return kind == DataKind::Weights || kind == DataKind::Stats || kind == DataKind::Trace;
+    return words || kind == DataKind::Weights || kind == DataKind::Stats || kind == DataKind::Trace;
 }
 
-std::string suggestedSuffix(DataKind kind, DataFormat format)
+std::string suggestedSuffix(DataKind kind, DataFormat format, bool words)
 {
-    if (format == DataFormat::Npy) return isArchive(kind) ? ".npz" : ".npy";
+    if (format == DataFormat::Npy) return isArchive(kind, words) ? ".npz" : ".npy";
     return std::string(".").append(toString(format));
 }
 
@@ -374,6 +413,13 @@ Result<std::string> exportData(const Model& model, const TokenizedText& tokens, 
         return R::fail("layer " + std::to_string(request.head->layer) + ", head " + std::to_string(request.head->head) +
                        " is not in this model (" + std::to_string(c.layers) + " layers, " + std::to_string(c.heads) + " heads).");
     if (tokens.ids.empty() && request.what != DataKind::Weights) return R::fail("there is no text to export numbers for.");
+    if (request.words) {
+        if (request.what != DataKind::Attention && !cross)
+            return R::fail("words are for attention and cross-attention; " + std::string(toString(request.what)) + " is per token.");
+        if (request.words->wordOfToken.size() != tokens.ids.size() || (cross && (!request.sourceWords ||
+                                                                               request.sourceWords->wordOfToken.size() != request.source.ids.size())))
+            return R::fail("the words do not belong to these tokens.");
+    }
     Result<std::vector<Tensor>> tensors = compute(model, tokens, settings, request);
     if (!tensors) return R::fail(tensors.error());
     switch (request.format) {

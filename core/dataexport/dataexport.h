@@ -24,6 +24,11 @@
 //         cross-attention adds "source_tokens" and "source_token_ids"
 //   npy   attention and scores: one little-endian float32 .npy array of the shape above; stats, weights
 //         and trace hold several arrays, so they are an .npz archive of named .npy arrays (numpy.load)
+// Words (attention and cross-attention only): the request's words replace tokens, the weights merged by
+// Clark et al.'s rule (analysis/wordattention.h), (L, H, W, W) or (L_dec, H, W, W_source). The CSV's first
+// column is then "query_word" and its header the words; the JSON says "level": "words" (else "tokens") and
+// adds "words" and "word_of_token" (and "source_words", "source_word_of_token"); NumPy becomes an .npz of
+// "word_attention" (or "word_cross_attention") and "word_of_token" (and "source_word_of_token").
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +38,7 @@
 #include "core/model/model.h"
 #include "core/result.h"
 #include "core/text/tokenizer.h"
+#include "core/text/words.h"
 
 namespace attnscope {
 
@@ -43,16 +49,18 @@ std::string_view toString(DataKind);
 std::string_view toString(DataFormat);
 Result<DataKind> parseDataKind(std::string_view);
 Result<DataFormat> parseDataFormat(std::string_view);
-// True when the kind holds several arrays and so goes into an .npz archive as npy.
-bool isArchive(DataKind kind);
+// True when the kind holds several arrays (or is at word level) and so goes into an .npz archive as npy.
+bool isArchive(DataKind kind, bool words = false);
 // The file name ending the format suggests: ".csv", ".json", ".npy", or ".npz" for an archive.
-std::string suggestedSuffix(DataKind kind, DataFormat format);
+std::string suggestedSuffix(DataKind kind, DataFormat format, bool words = false);
 
 struct DataExportRequest {
     DataKind what = DataKind::Attention;
     DataFormat format = DataFormat::Json;
     std::optional<HeadSelection> head;  // one head; every head when absent (trace needs one)
     TokenizedText source;               // cross-attention only: the encoder's input
+    // At word level: the words of the tokens (text/words.h) and, for cross-attention, of the source.
+    std::optional<TextWords> words, sourceWords;
 };
 
 // Runs the forward passes the request needs (scores of every head take one per head) and returns the

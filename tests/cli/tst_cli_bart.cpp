@@ -11,6 +11,7 @@
 
 #include "clirunner.h"
 #include "numericcheck.h"
+#include "wordrule.h"
 #include "core/model/encoderdecoder.h"
 #include "core/model/generate.h"
 #include "tinybart.h"
@@ -286,6 +287,36 @@ private slots:
         QCOMPARE(clitest::runCli({"export", "--what", "cross-attention", "--source", "a", "--text", "a", "--out", "-"}).exitCode, 2);
         QCOMPARE(clitest::runCli({"export", "--model", m_bart, "--what", "cross-attention", "--source", "a", "--text", "a",
                                   "--layer", "3", "--head", "0", "--out", "-", "--format", "json"}).exitCode, 1);
+    }
+
+    // --words on an encoder–decoder: the source's words (<s> and </s> each alone) and the typed target's, and
+    // the encoder's, the decoder's and the cross-attention merged into words by the rule worked here.
+    void wordsOfSourceAndTarget()
+    {
+        const nlohmann::json j = run({"attention", "--model", m_bart, "--source", "the cat, sat", "--text", "the cat", "--words"});
+        QVERIFY(!j.is_null());
+        QCOMPARE(j.at("source_words").get<std::vector<std::string>>(), (std::vector<std::string>{"<s>", "the", "cat,", "sat", "</s>"}));
+        const auto sourceOf = j.at("source_word_of_token").get<std::vector<int>>(), targetOf = j.at("word_of_token").get<std::vector<int>>();
+        QCOMPARE(sourceOf.size(), j.at("source_tokens").size());
+        QCOMPARE(targetOf.size(), j.at("tokens").size());
+        QCOMPARE(j.at("words").back().get<std::string>(), std::string("cat"));
+        const numericcheck::Worst encoder = clitest::againstWordRule(j.at("word_encoder_attention"), j.at("encoder_attention"), sourceOf, sourceOf),
+                                  self = clitest::againstWordRule(j.at("word_attention"), j.at("attention"), targetOf, targetOf),
+                                  cross = clitest::againstWordRule(j.at("word_cross_attention"), j.at("cross_attention"), targetOf, sourceOf);
+        QVERIFY2(encoder.within(1e-5), encoder.message("encoder").c_str());
+        QVERIFY2(self.within(1e-5), self.message("decoder").c_str());
+        QVERIFY2(cross.within(1e-5), cross.message("cross").c_str());
+        const nlohmann::json t = run({"trace", "--model", m_bart, "--source", "the cat, sat", "--text", "the cat", "--words", "--layer", "1", "--head", "0"});
+        numericcheck::Worst same;
+        same.add(t.at("word_weights").get<std::vector<std::vector<double>>>(), j.at("word_cross_attention")[1][0].get<std::vector<std::vector<double>>>());
+        QVERIFY2(same.within(1e-6), same.message("trace's word_weights").c_str());
+        const nlohmann::json e = run({"export", "--model", m_bart, "--what", "cross-attention", "--source", "the cat, sat", "--text", "the cat",
+                                      "--words", "--format", "json", "--out", "-"});
+        QCOMPARE(e.at("level").get<std::string>(), std::string("words"));
+        QCOMPARE(e.at("source_words"), j.at("source_words"));
+        numericcheck::Worst exported;
+        exported.add(e.at("data")[1][0].get<std::vector<std::vector<double>>>(), j.at("word_cross_attention")[1][0].get<std::vector<std::vector<double>>>());
+        QVERIFY2(exported.within(1e-6), exported.message("export").c_str());
     }
 
     // trace --source: a decoder layer's cross-attention head step by step, each step recomputable from the one

@@ -13,6 +13,7 @@
 
 #include "clirunner.h"
 #include "npyreader.h"
+#include "wordrule.h"
 
 namespace {
 
@@ -54,6 +55,58 @@ private slots:
                 for (const auto& row : head)
                     for (const auto& w : row) differ += npy.values[i++] != w.get<float>() ? 1 : 0;
         QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1 of %2 values differ").arg(differ).arg(i)));
+    }
+
+    // --words: the words of the text (runs of non-space characters, <bos> alone), each token's word, and the
+    // printed token weights merged by the rule worked here pair by pair; trace and export give the same numbers.
+    void wordsAreTheRuleOverTheTokenWeights()
+    {
+        const QString text = QStringLiteral("The dog, it barked at the cat.");
+        const clitest::Run printed = clitest::runCli({"attention", "--model", "builtin", "--text", text, "--words"});
+        QVERIFY2(printed.exitCode == 0, printed.err.constData());
+        const nlohmann::json j = nlohmann::json::parse(printed.out.toStdString());
+        QCOMPARE(j.at("words").get<std::vector<std::string>>(),
+                 (std::vector<std::string>{"<bos>", "The", "dog,", "it", "barked", "at", "the", "cat."}));
+        const auto wordOf = j.at("word_of_token").get<std::vector<int>>();
+        QCOMPARE(wordOf, (std::vector<int>{0, 1, 2, 2, 3, 4, 5, 6, 7, 7}));
+        const numericcheck::Worst rule = clitest::againstWordRule(j.at("word_attention"), j.at("attention"), wordOf, wordOf);
+        QVERIFY2(rule.within(1e-5), rule.message("word_attention").c_str());
+
+        const clitest::Run traced = clitest::runCli({"trace", "--model", "builtin", "--text", text, "--words", "--layer", "1", "--head", "2"});
+        QVERIFY2(traced.exitCode == 0, traced.err.constData());
+        const nlohmann::json t = nlohmann::json::parse(traced.out.toStdString());
+        QCOMPARE(t.at("word_of_token").get<std::vector<int>>(), wordOf);
+        numericcheck::Worst same;
+        same.add(t.at("word_weights").get<std::vector<std::vector<double>>>(), j.at("word_attention")[1][2].get<std::vector<std::vector<double>>>());
+        QVERIFY2(same.within(1e-6), same.message("trace's word_weights against attention's").c_str());
+
+        const clitest::Run exported = clitest::runCli({"export", "--model", "builtin", "--text", text, "--words", "--what", "attention",
+                                                       "--format", "json", "--out", "-"});
+        QVERIFY2(exported.exitCode == 0, exported.err.constData());
+        const nlohmann::json e = nlohmann::json::parse(exported.out.toStdString());
+        QCOMPARE(e.at("level").get<std::string>(), std::string("words"));
+        QCOMPARE(e.at("words"), j.at("words"));
+        numericcheck::Worst data;
+        data.add(e.at("data")[0][1].get<std::vector<std::vector<double>>>(), j.at("word_attention")[0][1].get<std::vector<std::vector<double>>>());
+        QVERIFY2(data.within(1e-6), data.message("export's data against attention's").c_str());
+
+        // CSV: words across and down; a word holding a comma is quoted.
+        const clitest::Run csv = clitest::runCli({"export", "--model", "builtin", "--text", text, "--words", "--what", "attention",
+                                                  "--layer", "0", "--head", "0", "--format", "csv", "--out", "-"});
+        QCOMPARE(csv.exitCode, 0);
+        const QList<QByteArray> lines = csv.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1 + 8);
+        QCOMPARE(lines[0], QByteArray("query_word,<bos>,The,\"dog,\",it,barked,at,the,cat."));
+        // NumPy: an archive whose array names say the level.
+        QTemporaryDir dir;
+        const QString npz = dir.filePath(QStringLiteral("words.npz"));
+        QCOMPARE(clitest::runCli({"export", "--model", "builtin", "--text", text, "--words", "--what", "attention", "--out", npz}).exitCode, 0);
+        const QByteArray archive = readAll(npz);
+        QVERIFY(archive.startsWith("PK") && archive.contains("word_attention.npy") && archive.contains("word_of_token.npy"));
+        // Words are for attention; scores and the rest are per token.
+        const clitest::Run scores = clitest::runCli({"export", "--model", "builtin", "--text", text, "--words", "--what", "scores", "--format", "json", "--out", "-"});
+        QCOMPARE(scores.exitCode, 2);
+        QVERIFY2(scores.err.contains("--words goes with --what attention"), scores.err.constData());
     }
 
     void oneHeadIsATByTArray()

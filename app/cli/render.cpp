@@ -30,6 +30,7 @@ void declare(Options& o)
     o.value("--key", "J", "the explained cell's key (cell view)");
     o.value("--source", "TEXT", "the source sentence (cross view)");
     o.value("--display", "WHAT", "what the heatmap and grid colour: weights (the default) or value-weighted (weight × ‖v W_O‖)");
+    o.flag("--words", "draw attention between words (runs of non-space characters) instead of tokens, as the Words switch does");
 }
 
 // The render name of the view a scene shows: its view when that is one, the heatmap for the Attention tab.
@@ -103,6 +104,7 @@ int run(const Args& args)
     document.setSettings(settings);
     document.setFocus(focus);
     document.setAttentionDisplay(display == Scene::kDisplayValueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights);
+    document.setWordLevel(args.has("--words") || scene.words.value_or(false));
     document.setText(QString::fromStdString(text));
     if (Status request = checkRenderRequest(QString::fromStdString(view), options); !request.ok())
         throw Failure{kExitUsage, request.error()};

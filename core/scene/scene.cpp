@@ -237,7 +237,8 @@ Result<Scene> sceneFromJson(const Json& object, const std::string& where, bool r
     using R = Result<Scene>;
     if (!object.is_object()) return R::fail(where + " is not a JSON object.");
     Reader r(object, where);
-    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b", "display", "zoom"})) return R::fail(r.error());
+    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b", "display", "words", "zoom"}))
+        return R::fail(r.error());
     if (requireHeader) {
         const Json* format = r.find("format");
         if (!format || !format->is_string() || format->get_ref<const std::string&>() != kFormat)
@@ -257,6 +258,11 @@ Result<Scene> sceneFromJson(const Json& object, const std::string& where, bool r
     if (!r.string("model", scene.model, kMaxModelSpecBytes) || !r.string("text", scene.text, Scene::kMaxFileBytes) ||
         !r.string("tab", scene.tab, 256) || !r.string("view", scene.view, 256) || !r.string("display", scene.display, 256))
         return R::fail(r.error());
+    if (r.find("words")) {
+        bool words = false;
+        if (!r.boolean("words", words)) return R::fail(r.error());
+        scene.words = words;
+    }
     if (scene.display && *scene.display != Scene::kDisplayWeights && *scene.display != Scene::kDisplayValueWeighted)
         return R::fail(where + " gives \"display\" as \"" + *scene.display + "\"; it can be \"weights\" or \"value-weighted\".");
     if (scene.model && scene.model->empty()) return R::fail(where + " names an empty model.");
@@ -302,6 +308,7 @@ nlohmann::ordered_json sceneToJson(const Scene& scene)
         if (b.pairHeads) j["compare_b"]["pair_heads"] = true;
     }
     if (scene.display) j["display"] = *scene.display;
+    if (scene.words) j["words"] = *scene.words;
     if (scene.zoom) {
         j["zoom"] = {{"span", scene.zoom->span}};
         if (scene.zoom->span > 0.0) j["zoom"]["centre"] = {scene.zoom->centreKey, scene.zoom->centreQuery};

@@ -13,6 +13,7 @@
 //       "tab": "scaling-lab", "view": "compare",   // names, not indices: a tab added later keeps old files valid
 //       "compare_b": {"mask": "none", "scaling": "sqrt-dk", "temperature": 1.0, "text": ""},
 //       "display": "weights",                    // or "value-weighted": what the heatmaps colour
+//       "words": false,                          // the Words switch: attention between words, not tokens
 //       "zoom": {"span": 24, "centre": [40.5, 60]} // the heatmap's zoom in tokens; {"span": 0}: the whole map
 //     }
 //
@@ -73,6 +74,7 @@ struct Scene {
     std::optional<std::string> view;  // a view's name inside the tab, as `attnscope-cli render --view` names it
     std::optional<CompareBSettings> compareB;
     std::optional<std::string> display;  // kDisplayWeights or kDisplayValueWeighted
+    std::optional<bool> words;
     std::optional<SceneZoom> zoom;
     static constexpr const char* kDisplayWeights = "weights";
     static constexpr const char* kDisplayValueWeighted = "value-weighted";

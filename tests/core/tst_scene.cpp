@@ -38,6 +38,7 @@ Scene everyField()
     s.view = "compare";
     s.compareB = CompareBSettings{MaskKind::None, Scaling::SqrtDk, 2.5, "man bites dog", "random:layers=1,heads=2,seed=5", true};
     s.display = Scene::kDisplayValueWeighted;
+    s.words = true;
     s.zoom = SceneZoom{24.25, 40.5, -0.5};
     return s;
 }
@@ -142,7 +143,7 @@ private slots:
     {
         const Result<Scene> r = parseScene(R"({"format":"attnscope-scene","version":1,"text":"hello","tab":"research"})", "p");
         QVERIFY2(r.hasValue(), r.error().c_str());
-        QVERIFY(!r->model && !r->settings && !r->focus && !r->view && !r->compareB && !r->display && !r->zoom);
+        QVERIFY(!r->model && !r->settings && !r->focus && !r->view && !r->compareB && !r->display && !r->words && !r->zoom);
         QCOMPARE(*r->text, std::string("hello"));
         QCOMPARE(*r->tab, std::string("research"));
     }
@@ -203,6 +204,8 @@ private slots:
             << QByteArray(R"({"format":"attnscope-scene","version":1,"compare_b":{"pair_heads":"yes"}})") << "not true or false";
         QTest::newRow("compare b model a number")
             << QByteArray(R"({"format":"attnscope-scene","version":1,"compare_b":{"model":7}})") << "not text";
+        QTest::newRow("words not a boolean") << QByteArray(R"({"format":"attnscope-scene","version":1,"words":"yes"})")
+                                             << "not true or false";
         QTest::newRow("unknown display") << QByteArray(R"({"format":"attnscope-scene","version":1,"display":"norms"})")
                                          << "\"weights\" or \"value-weighted\"";
         QTest::newRow("zoom not an object") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":12})") << "not an object";

@@ -134,6 +134,51 @@ void TestMainWindow::causalOffAndOnZeroesUpperTriangle()
     QVERIFY2(worst.within(1e-6), worst.message().c_str());
 }
 
+// The Words switch: the heatmap and grid show words ("dog," and "cat." are two tokens each), each cell the
+// rule worked here from the core's token weights, a word pair masked exactly when all its token pairs are;
+// switched off, the tokens come back.
+void TestMainWindow::wordsSwitchMergesTokensByTheRule()
+{
+    MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
+    w.sentenceEdit()->setText(QStringLiteral("The dog, it barked at the cat."));
+    HeatmapView* map = w.heatmap();
+    QCOMPARE(map->tokenCount(), 9);
+    w.controls()->wordsBox()->click();
+    QVERIFY(w.document()->wordLevel());
+    QTRY_VERIFY_WITH_TIMEOUT(map->shownSnapshot() && map->shownSnapshot()->wordLevel, testing::kWorkTimeoutMs);
+    QCOMPARE(map->tokenCount(), 7);
+    QCOMPARE(map->shownSnapshot()->tokens.tokens[1], std::string("dog,"));
+    QCOMPARE(w.grid()->shownSnapshot()->trace.tokens, 7);  // the grid of all heads shows the words too
+    const std::vector<int> wordOf = {0, 1, 1, 2, 3, 4, 5, 6, 6};  // The | dog , | it | barked | at | the | cat .
+    const ForwardTrace trace = coreTrace(*w.document());
+    const Matrix& a = trace.weights(w.document()->focus().layer, w.document()->focus().head);
+    numericcheck::Worst worst;
+    for (int i = 0; i < 7; ++i)
+        for (int j = 0; j < 7; ++j) {
+            double sum = 0.0;
+            int queries = 0;
+            bool allMasked = true;
+            for (int q = 0; q < 9; ++q) {
+                if (wordOf[std::size_t(q)] != i) continue;
+                ++queries;
+                for (int k = 0; k < 9; ++k)
+                    if (wordOf[std::size_t(k)] == j) {
+                        sum += a(q, k);
+                        allMasked = allMasked && k > q;
+                    }
+            }
+            QCOMPARE(map->isMaskedCell(i, j), allMasked);
+            worst.add(map->cellValue(i, j), sum / queries, i, j);
+        }
+    QVERIFY2(worst.within(1e-6), worst.message("word heatmap").c_str());
+    QVERIFY(map->cellToolTip(1, 1).contains(QStringLiteral("Clark")));
+    QVERIFY(map->title().contains(QStringLiteral("words")));
+    w.controls()->wordsBox()->click();
+    QCOMPARE(map->tokenCount(), 9);
+    QVERIFY(!map->shownSnapshot()->wordLevel);
+}
+
 // The Window and Sinks boxes: the heatmap greys exactly the pairs the core masks, its numbers are the core's,
 // the note calls it a counterfactual, and switching the causal mask off and on keeps the window.
 void TestMainWindow::windowAndSinksHideTheKeysTheySay()

@@ -85,6 +85,7 @@ private slots:
     void opensAGpt2FolderAndShowsItsNumbers();
     void menuOpenLoadsInTheBackgroundAndTheNewestWins();
     void causalOffAndOnZeroesUpperTriangle();
+    void wordsSwitchMergesTokensByTheRule();
     void windowAndSinksHideTheKeysTheySay();
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();

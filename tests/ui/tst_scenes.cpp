@@ -21,6 +21,7 @@
 
 #include "ui/attention/heatmapview.h"
 #include "ui/document/document.h"
+#include "ui/window/controlpanel.h"
 #include "ui/document/preferences.h"
 #include "ui/document/tabnames.h"
 #include "ui/lab/compareview.h"
@@ -69,6 +70,7 @@ void setEveryField(MainWindow& w)
     w.document()->setSettings(s);
     w.document()->setFocus({2, 1});
     w.document()->setAttentionDisplay(AttentionDisplay::ValueWeighted);
+    w.document()->setWordLevel(true);
     w.tabs()->setCurrentIndex(pageIndex(w.tabs(), QStringLiteral("research")));
     auto* views = viewTabs(w.tabs()->currentWidget());
     views->setCurrentIndex(pageIndex(views, QStringLiteral("rollout")));
@@ -125,6 +127,8 @@ private slots:
         QCOMPARE(db.settings().ablated.size(), std::size_t(2));
         QVERIFY(db.focus() == (HeadSelection{2, 1}));
         QVERIFY(db.attentionDisplay() == AttentionDisplay::ValueWeighted);
+        QVERIFY(db.wordLevel());
+        QVERIFY(b.controls()->wordsBox()->isChecked());
         QCOMPARE(pageName(b.tabs(), b.tabs()->currentIndex()), QStringLiteral("research"));
         const QTabWidget* views = viewTabs(b.tabs()->currentWidget());
         QCOMPARE(pageName(views, views->currentIndex()), QStringLiteral("rollout"));
@@ -376,6 +380,7 @@ private slots:
         scene.view = "pipeline";
         scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 1.5, "the man", {}, false};
         scene.display = Scene::kDisplayValueWeighted;
+        scene.words = true;
         scene.zoom = SceneZoom{10.0, 2.0, 3.0};
         const Result<QStringList> applied = applyScene(doc, open, scene);
         QVERIFY2(applied && applied->isEmpty(), applied ? qPrintable(applied->join('|')) : applied.error().c_str());
@@ -447,6 +452,7 @@ private slots:
         scene.view = "compare";
         scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 0.5, "other words", {}, false};
         scene.display = Scene::kDisplayWeights;
+        scene.words = false;       // tokens: a window's session always says which
         scene.zoom = SceneZoom{};  // the whole map: a window's session always says how it is zoomed
         const QString scenePath = home.filePath(QStringLiteral("start.attnscope"));
         QVERIFY(writeSceneFile(QFile::encodeName(scenePath).toStdString(), scene).ok());

@@ -22,7 +22,7 @@ QWidget* makeHeatmap(Document*, QWidget* parent) { return new HeatmapView(parent
 // Set once the view has its size, so label thinning sees the output size.
 Status prepareHeatmap(QWidget* view, Document& document, const RenderOptions&)
 {
-    qobject_cast<HeatmapView*>(view)->setSnapshot(document.snapshot());
+    qobject_cast<HeatmapView*>(view)->setSnapshot(document.pairSnapshot());
     return {};
 }
 
@@ -73,9 +73,10 @@ QWidget* makeGrid(Document*, QWidget* parent)
 
 Status prepareGrid(QWidget* view, Document& document, const RenderOptions&)
 {
-    const SnapshotPtr snapshot = document.snapshot();
+    const SnapshotPtr snapshot = document.pairSnapshot();
     QString title = QObject::tr("All heads (layers down, heads across) · %1").arg(settingsSummary(snapshot->settings, snapshot->model && snapshot->model->config.scaleFolded));
     if (snapshot->display == AttentionDisplay::ValueWeighted) title += QStringLiteral(" · ") + displayLabel(snapshot->display);
+    if (snapshot->wordLevel) title += QObject::tr(" · words");
     view->findChild<QLabel*>(QStringLiteral("grid-title"))->setText(title);
     labelWeightScale(view->findChild<QCustomPlot*>(QStringLiteral("grid-scale")), snapshot->display);
     view->findChild<HeadGridView*>()->setSnapshot(snapshot);

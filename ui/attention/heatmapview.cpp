@@ -1,4 +1,5 @@
 #include "ui/attention/heatmapview.h"
+#include "ui/document/wordsnapshot.h"
 
 #include <QRubberBand>
 #include <QToolTip>
@@ -116,6 +117,7 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     if (snapshot && snapshot->model) {
         m_titleParts << tr("Layer %1 · head %2").arg(m_head.layer).arg(m_head.head) << settingsSummary(snapshot->settings, snapshot->model && snapshot->model->config.scaleFolded);
         if (snapshot->display == AttentionDisplay::ValueWeighted) m_titleParts << displayLabel(snapshot->display);
+        if (snapshot->wordLevel) m_titleParts << tr("words (mean over a word's tokens of their summed weight)");
         // A mask other than the one the model was trained with (GPT-2 unmasked, BERT causal) is a counterfactual.
         const std::string note = counterfactualNote(snapshot->model->config, snapshot->settings);
         if (!note.empty()) m_titleParts << QString::fromStdString(note);
@@ -165,6 +167,8 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     m_map->setDataRange(range);
     m_scale->setDataRange(range);
     m_scale->setLabel(m_valueWeighted ? QCustomPlot::tr("weight × ‖v W_O‖") : QCustomPlot::tr("weight"));
+    xAxis->setLabel(snapshot->wordLevel ? HeatmapView::tr("key word") : HeatmapView::tr("key"));
+    yAxis->setLabel(snapshot->wordLevel ? HeatmapView::tr("query word") : HeatmapView::tr("query"));
     const bool haveMask = tr.hasDetail && tr.detail.selection == m_head && tr.detail.masked.rows() == T;
     m_masked = haveMask ? HiddenPairs(&tr.detail.masked) : tr.hasDetail ? HiddenPairs() : HiddenPairs(snapshot->settings);
     placeAxes();
@@ -223,6 +227,7 @@ QString HeatmapView::cellToolTip(int q, int k) const
                     .arg(number(t.valueNorm(m_head.layer, m_head.head)[k]));
     } else {
         text += tr("weight %1\n").arg(number(cellValue(q, k)));
+        if (m_snapshot->wordLevel) text += wordRuleText() + QLatin1Char('\n');
     }
     if (t.hasDetail && t.detail.selection == m_head && t.detail.scores.rows() == m_tokens) {
         text += tr("raw score q·k %1\n").arg(number(t.detail.scores(q, k)));

@@ -1,4 +1,5 @@
 #include "ui/document/document.h"
+#include "ui/document/wordsnapshot.h"
 #include "core/open/openmodel.h"
 
 #include <QCoreApplication>
@@ -149,7 +150,7 @@ void summarizeHeads(const ForwardTrace& t, const AttentionSettings& settings, At
 std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display, bool reusePrefix,
-                                                double everyHeadBytes, const std::atomic<bool>* stop)
+                                                double everyHeadBytes, const std::atomic<bool>* stop, bool wordLevel)
 {
     const auto start = std::chrono::steady_clock::now();
     auto snap = std::shared_ptr<Snapshot>(new Snapshot, [](Snapshot* released) {
@@ -168,6 +169,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     Result<TokenizedText> tokens = model->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
     if (!tokens) return {snap, QString::fromStdString(tokens.error())};
     snap->tokens = std::move(*tokens);
+    snap->words = wordsOf(std::string_view(utf8.constData(), std::size_t(utf8.size())), snap->tokens);
 
     // Decoders predict the next token; encoders fill the [MASK]s, from the last layer's output.
     const bool encoder = !model->config.causal;
@@ -209,6 +211,7 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
     } else if (s.ok() && snap->trace.tokens > Snapshot::kHeadOverview) {
         summarizeHeads(snap->trace, settings, display, previous.get(), snap->reusedTokens, *snap);
     }
+    if (s.ok() && wordLevel) snap->atWordLevel = wordSnapshot(*snap);
     snap->computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
         // Keep the tokens so the chips still show what was typed, but no weights to draw.
@@ -223,12 +226,12 @@ std::pair<SnapshotPtr, QString> computeSnapshotUnguarded(const ModelPtr& model, 
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display, bool reusePrefix,
-                                                double everyHeadBytes, const std::atomic<bool>* stop)
+                                                double everyHeadBytes, const std::atomic<bool>* stop, bool wordLevel)
 {
     // Runs on the worker thread too, where an escaping exception would end the program: out of memory
     // becomes the snapshot's error sentence instead.
     try {
-        return computeSnapshotUnguarded(model, text, settings, focus, generation, display, reusePrefix, everyHeadBytes, stop);
+        return computeSnapshotUnguarded(model, text, settings, focus, generation, display, reusePrefix, everyHeadBytes, stop, wordLevel);
     } catch (const std::bad_alloc&) {
         auto snap = std::make_shared<Snapshot>();
         snap->model = model;
@@ -427,6 +430,21 @@ void Document::setAttentionDisplay(AttentionDisplay display)
     request();  // the value norms are part of the trace only while they are shown
 }
 
+void Document::setWordLevel(bool on)
+{
+    if (on == m_wordLevel) return;
+    m_wordLevel = on;
+    // Turned on, the pass makes the word snapshot (on the computing thread, like the rest); turned off, the
+    // token snapshot is already here.
+    if (on && m_snapshot && !m_snapshot->atWordLevel) request();
+    emit wordLevelChanged(m_wordLevel);
+}
+
+const SnapshotPtr& Document::pairSnapshot() const
+{
+    return m_wordLevel && m_snapshot && m_snapshot->atWordLevel ? m_snapshot->atWordLevel : m_snapshot;
+}
+
 void Document::setHeatmapZoom(const SceneZoom& zoom)
 {
     if (zoom == m_zoom) return;
@@ -542,8 +560,8 @@ void Document::request()
         m_lastPass = inputs;
     }
     auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, display = m_display,
-                 generation, budget = m_everyHeadBytes, stop = m_passStop](const CancelFlag&) {
-        return computeSnapshot(model, text, settings, focus, generation, display, true, budget, stop.get());
+                 generation, budget = m_everyHeadBytes, stop = m_passStop, words = m_wordLevel](const CancelFlag&) {
+        return computeSnapshot(model, text, settings, focus, generation, display, true, budget, stop.get(), words);
     };
     auto show = [this](std::pair<SnapshotPtr, QString> result) { accept(std::move(result.first), std::move(result.second)); };
     if (!isAsync()) {

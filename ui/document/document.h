@@ -23,6 +23,7 @@
 #include "core/model/nexttokens.h"
 #include "core/scene/scene.h"
 #include "core/text/tokenizer.h"
+#include "core/text/words.h"
 
 namespace attnscope {
 
@@ -79,6 +80,12 @@ struct Snapshot {
     int carriedCellRows = 0;       // rows of those cells carried from the snapshot before (0: summarised whole)
     std::uint64_t carriedFromPass = 0;  // that snapshot's ForwardTrace::pass, when rows were carried
     quint64 generation = 0;        // increases with every request; a newer one supersedes older ones
+    // The words of the text and each token's word (text/words.h), for every snapshot with tokens.
+    TextWords words;
+    // While the Words switch is on, the same pass at word level (document/wordsnapshot.h), made on the
+    // computing thread; `wordLevel` marks such a snapshot, whose `tokens` are the words.
+    std::shared_ptr<const Snapshot> atWordLevel;
+    bool wordLevel = false;
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
 
@@ -96,6 +103,11 @@ public:
     const AttentionSettings& settings() const { return m_settings; }
     HeadSelection focus() const { return m_focus; }
     AttentionDisplay attentionDisplay() const { return m_display; }
+    // The Words switch: the views of query × key weights (heatmap, grid, lines, cross-attention, Compare, the
+    // data export) show words instead of tokens. pairSnapshot() is what they draw: the snapshot at word
+    // level while the switch is on (and the pass has made it), else the snapshot itself.
+    bool wordLevel() const { return m_wordLevel; }
+    const SnapshotPtr& pairSnapshot() const;
     // The Attention tab's heatmap zoom (span 0: the whole map), kept here so that scenes save it; the
     // heatmap says here where a person zoomed and follows what a scene or lesson sets.
     const SceneZoom& heatmapZoom() const { return m_zoom; }
@@ -143,6 +155,7 @@ public slots:
     // Weights or value-weighted attention in every heatmap and grid that shows this document's snapshot;
     // the value norms are computed only while the latter is chosen.
     void setAttentionDisplay(attnscope::AttentionDisplay display);
+    void setWordLevel(bool on);
     void setHeatmapZoom(const attnscope::SceneZoom& zoom);
     // Blocks until the latest request has finished (CLI rendering and tests).
     void waitForIdle();
@@ -174,6 +187,7 @@ signals:
     void settingsChanged(const attnscope::AttentionSettings& settings);
     void focusChanged(attnscope::HeadSelection focus);
     void attentionDisplayChanged(attnscope::AttentionDisplay display);
+    void wordLevelChanged(bool on);
     void heatmapZoomChanged(const attnscope::SceneZoom& zoom);
     void snapshotChanged(const attnscope::SnapshotPtr& snapshot);  // a computation finished
     void errorChanged(const QString& error);                        // empty when the last one succeeded
@@ -190,6 +204,7 @@ private:
     AttentionSettings m_settings;
     HeadSelection m_focus;
     AttentionDisplay m_display = AttentionDisplay::Weights;
+    bool m_wordLevel = false;
     SceneZoom m_zoom;
     SnapshotPtr m_snapshot;
     QString m_error;
@@ -230,12 +245,13 @@ private:
 // so text that keeps that snapshot's first tokens recomputes only the rows after them; the result is the
 // same either way (tests/core/tst_prefixreuse.cpp). Past `everyHeadBytes` of every head's weights the pass
 // keeps only the focused head's (Snapshot::keepsOnlyFocus). Once `stop` is raised, a whole pass stops early
-// and the snapshot comes back `stopped`, without weights (model/prefixreuse.h).
+// and the snapshot comes back `stopped`, without weights (model/prefixreuse.h). With `wordLevel` it also holds
+// itself at word level (Snapshot::atWordLevel).
 std::pair<SnapshotPtr, QString> computeSnapshot(const ModelPtr& model, const QString& text,
                                                 const AttentionSettings& settings, HeadSelection focus,
                                                 quint64 generation, AttentionDisplay display = AttentionDisplay::Weights,
                                                 bool reusePrefix = false, double everyHeadBytes = Snapshot::kEveryHeadBytes,
-                                                const std::atomic<bool>* stop = nullptr);
+                                                const std::atomic<bool>* stop = nullptr, bool wordLevel = false);
 
 // For a view that reads every head's weights or the focused head's steps: when the snapshot's pass kept only
 // the focused head's weights (Snapshot::keepsOnlyFocus), one sentence saying so and how short a text would

@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -33,6 +34,8 @@ Result<std::string> exportCrossAttention(ModelPtr model, const TokenizedText& so
         Result<TokenizedText> target = greedyTarget(*model, source.ids, CrossAttentionView::kMaxAnswerTokens, decoding);
         if (!target) return Result<std::string>::fail(target.error());
         request.source = source;
+        // At word level the answer's words are what its ids read as; the source's are the sentence's.
+        if (request.words) request.words = wordsOf(readTarget(*model, target->ids), target->tokens);
         return exportData(*model, *target, decoding, request);
     });
 }
@@ -73,6 +76,10 @@ DataExportDialog::DataExportDialog(QWidget* parent, Document* document)
     form->addRow(tr("Heads"), scope);
     form->addRow(tr("F&ormat"), m_format);
     form->addRow(tr("&File"), pathRow);
+    m_level = new QLabel(this);
+    m_level->setObjectName(QStringLiteral("export-level"));
+    m_level->setWordWrap(true);
+    form->addRow(m_level);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     auto* column = new QVBoxLayout(this);
     column->addLayout(form);
@@ -105,6 +112,12 @@ DataExportRequest DataExportDialog::request() const
     r.what = DataKind(m_what->currentData().toInt());
     r.format = DataFormat(m_format->currentData().toInt());
     if (m_focused->isChecked() || r.what == DataKind::Trace) r.head = focusFor(r.what);
+    // The Words switch: attention and cross-attention between words, as the views show them.
+    const SnapshotPtr& snap = m_document->snapshot();
+    if (m_document->wordLevel() && snap && (r.what == DataKind::Attention || r.what == DataKind::CrossAttention)) {
+        r.words = snap->words;  // cross-attention: replaced by the answer's words when it is written
+        if (r.what == DataKind::CrossAttention) r.sourceWords = snap->words;
+    }
     return r;
 }
 
@@ -130,7 +143,11 @@ void DataExportDialog::update()
     if (trace) m_focused->setChecked(true);
     // Keep the file's ending in step with the format.
     const DataExportRequest r = request();
-    const QString suffix = QString::fromStdString(suggestedSuffix(r.what, r.format));
+    m_level->setText(r.words ? tr("Words: the Words switch is on, so attention is between words (%1); the file says so.")
+                                   .arg(tr("each word's tokens merged by Clark et al.'s rule"))
+                             : QString());
+    m_level->setVisible(r.words.has_value());
+    const QString suffix = QString::fromStdString(suggestedSuffix(r.what, r.format, r.words.has_value()));
     const QFileInfo info(path());
     if (!path().isEmpty() && !path().endsWith(suffix)) setPath(info.dir().filePath(info.completeBaseName() + suffix));
 }

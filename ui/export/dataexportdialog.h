@@ -8,6 +8,7 @@
 #include "core/dataexport/dataexport.h"
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QRadioButton;
 
@@ -44,6 +45,7 @@ private:
     QRadioButton* m_allHeads;
     QRadioButton* m_focused;
     QLineEdit* m_path;
+    QLabel* m_level = nullptr;  // says when the export is at word level
 };
 
 } // namespace attnscope

@@ -19,6 +19,7 @@ Scene captureScene(const Document& doc)
     if (!doc.view().isEmpty()) scene.view = doc.view().toStdString();
     if (doc.hasOwnCompareB()) scene.compareB = doc.compareB();  // otherwise B follows A, and will again
     scene.display = displayName(doc.attentionDisplay()).toStdString();
+    scene.words = doc.wordLevel();
     scene.zoom = doc.heatmapZoom();
     return scene;
 }
@@ -42,6 +43,7 @@ Result<QStringList> applyScene(Document& doc, const ModelOpener& openModel, cons
     if (scene.compareB) doc.setCompareB(*scene.compareB);
     if (scene.display)
         doc.setAttentionDisplay(*scene.display == Scene::kDisplayValueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights);
+    if (scene.words) doc.setWordLevel(*scene.words);
     if (scene.zoom) doc.setHeatmapZoom(*scene.zoom);  // after the sentence: a span longer than the last text is kept for it
     // 2. Tab and view by name, so a scene saved before a tab was added still finds its tab. A view is looked
     // for in the tab it ends up in, the scene's or, when the window lacks that one, the current tab.

@@ -33,6 +33,8 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     m_display->addItem(displayLabel(AttentionDisplay::Weights), int(AttentionDisplay::Weights));
     m_display->addItem(displayLabel(AttentionDisplay::ValueWeighted), int(AttentionDisplay::ValueWeighted));
     headForm->addRow(tr("&Show"), m_display);
+    m_words = new QCheckBox(tr("&Words, not tokens"), headGroup);
+    headForm->addRow(m_words);
 
     auto* maskGroup = new QGroupBox(tr("Mask"), this);
     m_causal = new QCheckBox(tr("&Causal"), maskGroup);
@@ -93,6 +95,10 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     m_display->setToolTip(tr("What the heatmaps colour: the attention weights, or each weight times the length of what its key's value "
                              "adds through the head's output projection, as Kobayashi and colleagues measured it in 2020, since a token can take a large "
                              "weight and still add little."));
+    m_words->setObjectName(QStringLiteral("words"));
+    m_words->setToolTip(tr("Show attention between words rather than tokens, so that \"unbelievable\", cut into three tokens, is one "
+                           "row: a word's weight on another is the mean over its tokens of their summed weight on the other's tokens "
+                           "(Clark and colleagues, 2019)."));
     m_causal->setObjectName(QStringLiteral("causal"));
     m_causal->setToolTip(tr("The causal mask: a token may attend only to itself and earlier tokens, as when a decoder writes text left to right."));
     m_window->setObjectName(QStringLiteral("mask-window"));
@@ -114,6 +120,7 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     connect(m_display, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0) m_document->setAttentionDisplay(static_cast<AttentionDisplay>(m_display->itemData(i).toInt()));
     });
+    connect(m_words, &QCheckBox::toggled, m_document, &Document::setWordLevel);
     connect(m_causal, &QCheckBox::toggled, this,
             [this](bool on) { m_document->setMask(on ? MaskKind::Causal : MaskKind::None); });
     connect(m_window, &QSpinBox::valueChanged, this, [this](int w) { m_document->setWindow(w, m_sinks->value()); });
@@ -134,6 +141,10 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     connect(m_document, &Document::modelChanged, this, &ControlPanel::showModel);
     connect(m_document, &Document::settingsChanged, this, &ControlPanel::showSettings);
     connect(m_document, &Document::focusChanged, this, &ControlPanel::showFocus);
+    connect(m_document, &Document::wordLevelChanged, this, [this](bool on) {
+        const QSignalBlocker block(m_words);
+        m_words->setChecked(on);
+    });
     connect(m_document, &Document::attentionDisplayChanged, this, [this](AttentionDisplay d) {
         const QSignalBlocker block(m_display);
         m_display->setCurrentIndex(m_display->findData(int(d)));

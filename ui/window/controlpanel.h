@@ -31,6 +31,7 @@ public:
     QSpinBox* layerBox() const { return m_layer; }
     QSpinBox* headBox() const { return m_head; }
     QComboBox* displayBox() const { return m_display; }  // weights or value-weighted attention
+    QCheckBox* wordsBox() const { return m_words; }      // the Words switch
     QCheckBox* causalBox() const { return m_causal; }
     // How the model was trained and, when the mask differs, that the view is a counterfactual.
     QLabel* maskNote() const { return m_maskNote; }
@@ -51,6 +52,7 @@ private:
     QSpinBox* m_layer;
     QSpinBox* m_head;
     QComboBox* m_display;
+    QCheckBox* m_words;
     QCheckBox* m_causal;
     QLabel* m_maskNote;
     QSpinBox* m_window;

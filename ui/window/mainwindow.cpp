@@ -178,6 +178,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
     connect(m_document, &Document::focusChanged, m_grid, &HeadGridView::setFocusedHead);
     connect(m_document, &Document::snapshotChanged, this, &MainWindow::showSnapshot);
+    connect(m_document, &Document::wordLevelChanged, this, [this] { showSnapshot(m_document->snapshot()); });
     connect(m_document, &Document::errorChanged, this, &MainWindow::showError);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
     // Ablation is a setting every view follows: the grid crosses the heads out, the status bar names them.
@@ -326,8 +327,10 @@ void MainWindow::showSnapshot(const SnapshotPtr& snapshot)
     m_renderClock.start();
     m_renderPending = true;
     m_chips->setSnapshot(snapshot);
-    m_heatmap->setSnapshot(snapshot);
-    m_grid->setSnapshot(snapshot);
+    // The views of query × key weights show words while the Words switch is on.
+    const SnapshotPtr& pairs = snapshot == m_document->snapshot() ? m_document->pairSnapshot() : snapshot;
+    m_heatmap->setSnapshot(pairs);
+    m_grid->setSnapshot(pairs);
     m_nextTokens->setSnapshot(snapshot);
     updateStatus();
 }

@@ -12,6 +12,7 @@
 #include "ui/document/document.h"
 #include "ui/common/matrixplot.h"
 #include "randomdefault.h"
+#include "tinygpt2.h"
 #include "ui/lab/jacobianview.h"
 #include "ui/lab/labdata.h"
 #include "ui/lab/labviews.h"
@@ -57,6 +58,7 @@ private slots:
     void compareZeroWhenSameSettings();
     void compareDefaultsAndNotes();
     void compareTwoModelsAndPairsHeads();
+    void compareTwoTokenizersWordByWord();
     void compareFollowsTheValueWeightedDisplay();
     void dashboardEqualsCore_data();
     void dashboardEqualsCore();
@@ -249,6 +251,55 @@ void TestScalingLab::compareDefaultsAndNotes()
     QVERIFY2(view.differenceNote().contains(QStringLiteral("tokens")), qPrintable(view.differenceNote()));
     view.setBText(QString());
     QVERIFY(view.hasDifference());
+}
+
+// Two models whose tokenizers cut the sentence differently (A's word tokenizer: "barked" "."; GPT-2's BPE on
+// B) have no token-by-token difference; with the Words switch on both sides are words, and the difference
+// is B's words minus A's, each side the rule worked here from the core's token weights.
+void TestScalingLab::compareTwoTokenizersWordByWord()
+{
+    QTemporaryDir tmp;
+    const std::string gpt2 = tinygpt2::writeFolder(tmp, "gpt2", tinygpt2::tinyTensors(3));
+    const QString text = QStringLiteral("The dog, it barked.");
+    Document doc;
+    attnscope::testing::useRandomModel(doc);
+    doc.setText(text);
+    doc.setFocus({0, 1});
+    CompareView view(&doc);
+    view.setBModel(QString::fromStdString(gpt2));
+    view.waitForB();
+    QVERIFY2(view.bModel(), qPrintable(view.bModelError()));
+    const std::vector<int> idsA = doc.model()->tokenizer->encode(text.toStdString())->ids;
+    const std::vector<int> idsB = view.bModel()->tokenizer->encode(text.toStdString())->ids;
+    QVERIFY(idsA.size() != idsB.size());
+    QVERIFY(!view.hasDifference());
+
+    doc.setWordLevel(true);
+    QTRY_VERIFY_WITH_TIMEOUT(doc.pairSnapshot()->wordLevel, testing::kWorkTimeoutMs);
+    view.waitForB();
+    QTRY_VERIFY_WITH_TIMEOUT(view.snapshotB() && view.snapshotB()->wordLevel, testing::kWorkTimeoutMs);
+    QVERIFY2(view.hasDifference(), qPrintable(view.differenceNote()));
+    // Words of each side by hand from its tokens: A "The" "dog" "," "it" "barked" "."; B "The" " dog" ","
+    // " it" then " barked" and "." in as many pieces as GPT-2's merges give.
+    const std::vector<int> wordA = {0, 1, 1, 2, 3, 3};
+    std::vector<int> wordB = {0, 1, 1, 2};
+    while (wordB.size() < idsB.size()) wordB.push_back(3);
+    QCOMPARE(idsA.size(), wordA.size());
+    const auto rule = [](const Matrix& a, const std::vector<int>& wordOf) {
+        Matrix out = Matrix::Zero(4, 4);
+        std::vector<int> count(4, 0);
+        for (std::size_t q = 0; q < wordOf.size(); ++q) {
+            ++count[std::size_t(wordOf[q])];
+            for (std::size_t k = 0; k < wordOf.size(); ++k) out(wordOf[q], wordOf[k]) += a(Eigen::Index(q), Eigen::Index(k));
+        }
+        for (int i = 0; i < 4; ++i) out.row(i) /= float(count[std::size_t(i)]);
+        return out;
+    };
+    const Matrix a = rule(forward(*doc.model(), idsA, doc.settings())->weights(0, 1), wordA);
+    const HeadSelection b = view.headB();
+    const Matrix bw = rule(forward(*view.bModel(), idsB, view.bSettings())->weights(b.layer, b.head), wordB);
+    const numericcheck::Worst worst = numericcheck::difference(view.difference(), bw - a);
+    QVERIFY2(worst.within(1e-5f), worst.message("B - A word by word").c_str());
 }
 
 // B on a second model (three layers, two heads, another seed) tokenises the sentence itself and shows the

@@ -75,6 +75,8 @@ SnapshotPtr wordSnapshot(const Snapshot& s)
         out.hasDetail = true;
         out.detail.selection = t.hasDetail ? t.detail.selection : s.focus;
         out.detail.masked = wordMask(haveMask ? HiddenPairs(&t.detail.masked) : HiddenPairs(s.settings), words);
+        if (out.keepsWeights(out.detail.selection.layer, out.detail.selection.head))
+            out.detail.weights = out.weights(out.detail.selection.layer, out.detail.selection.head);
     }
     return w;
 }

@@ -196,6 +196,7 @@ CompareView::CompareView(Document* document, QWidget* parent)
     // A's snapshot for a new display arrives as snapshotChanged, which recomputes B with the same display.
     auto* gate = new RefreshGate(this, [this] { recompute(); });
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
+    connect(m_document, &Document::wordLevelChanged, gate, &RefreshGate::request);
     loadBModel();
     recompute();
 }
@@ -356,7 +357,10 @@ void CompareView::showPane(Pane& pane, const Snapshot& snap, const QString& name
 void CompareView::recompute()
 {
     syncControls();  // B that follows A shows A's mask and temperature as they are now
-    const SnapshotPtr a = m_document->snapshot();
+    // The Words switch: both sides at word level, so two models whose tokenizers cut the text differently
+    // compare word by word.
+    const SnapshotPtr a = m_document->pairSnapshot();
+    const bool words = m_document->wordLevel();
     const bool ownModel = !bModelSpec().isEmpty();
     m_bNote.clear();
     if (ownModel && !m_bModel) {
@@ -367,8 +371,10 @@ void CompareView::recompute()
         return;
     }
     auto computeB = [model = ownModel ? m_bModel : m_document->model(), text = bText(), settings = bSettings(),
-                     focus = m_document->focus(), generation = a->generation, display = a->display](const CancelFlag&) {
-        return computeSnapshot(model, text, settings, focus, generation, display).first;
+                     focus = m_document->focus(), generation = a->generation, display = m_document->snapshot()->display,
+                     words](const CancelFlag&) {
+        SnapshotPtr b = computeSnapshot(model, text, settings, focus, generation, display, false, Snapshot::kEveryHeadBytes, nullptr, words).first;
+        return words && b->atWordLevel ? b->atWordLevel : b;
     };
     auto show = [this, a](SnapshotPtr b) { showComparison(a, std::move(b)); };
     if (!m_document->isAsync() && !ownModel) {
@@ -418,7 +424,7 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
     QString pairNote;
     const bool pairing = m_document->compareB().pairHeads && weightsB && weightsA;
     if (pairing && a->tokens.tokens != m_b->tokens.tokens) {
-        pairNote = tr("no pairing: the two sides' tokens differ");
+        pairNote = a->wordLevel ? tr("no pairing: the two sides' words differ") : tr("no pairing: the two sides' tokens differ");
     } else if (pairing && !m_b->trace.keepsEveryHead()) {
         pairNote = tr("no pairing: B's text is too long to keep every head's weights");
     } else if (pairing) {
@@ -450,7 +456,8 @@ void CompareView::showComparison(const SnapshotPtr& a, SnapshotPtr b)
         d.setNote(QStringLiteral("no difference: one side has nothing to show"));
         d.showAxes(false);
     } else if (ta != tb) {
-        d.setNote(QStringLiteral("no difference map: A has %1 tokens, B has %2").arg(ta).arg(tb));
+        d.setNote(a->wordLevel ? QStringLiteral("no difference map: A has %1 words, B has %2").arg(ta).arg(tb)
+                               : QStringLiteral("no difference map: A has %1 tokens, B has %2").arg(ta).arg(tb));
         d.showAxes(false);
     } else {
         d.showAxes(true);

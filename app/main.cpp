@@ -21,6 +21,7 @@
 #include "ui/lessons/lessonpanel.h"
 #include "ui/presenter/presentermode.h"
 #include "ui/scenes/scenecontroller.h"
+#include "ui/document/sentence.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/windowactions.h"
 
@@ -101,13 +102,13 @@ int main(int argc, char** argv)
             return 1;
         }
     }
-    // Without --text the window opens on the last session's sentence, or on one that puts the built-in
-    // model's heads to work: "it" looks back to the dog, and the repeated half lets the induction head find
-    // what came next last time.
+    // Without --text the window opens on the last session's sentence, or on the model's default one
+    // (document/sentence.h: the translator's is one it can read).
     const bool restoredSentence = restored && !window.document()->text().isEmpty();
     if (parser.isSet(text)) window.sentenceEdit()->setText(parser.value(text));
     else if (!restoredSentence)
-        window.sentenceEdit()->setText(QStringLiteral("The dog sat on the rug because it barked. The dog sat on the rug"));
+        window.sentenceEdit()->setText(window.document()->modelSpec() == QStringLiteral("builtin-translator") ? attnscope::kTranslatorSentence
+                                                                                                              : attnscope::kDefaultSentence);
     if (parser.isSet(tab)) window.tabs()->setCurrentIndex(parser.value(tab).toInt());
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));

@@ -32,6 +32,7 @@
 #include "ui/research/researchview.h"
 #include "ui/steps/costview.h"
 #include "ui/window/controlpanel.h"
+#include "ui/document/sentence.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/windowactions.h"
 #include "waits.h"
@@ -160,7 +161,7 @@ private slots:
         w.move(screen.topLeft());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.sentenceEdit()->setText(QStringLiteral("The dog sat on the rug because it barked. The dog sat on the rug"));
+        w.sentenceEdit()->setText(kDefaultSentence);
         LessonPanel* lessons = w.actions()->lessons();
         if (lesson) {
             lessons->show();

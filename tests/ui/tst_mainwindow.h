@@ -38,6 +38,7 @@
 #include "ui/window/modelmenu.h"
 #include "ui/models/randommodeldialog.h"
 #include "ui/document/preferences.h"
+#include "ui/document/sentence.h"
 #include "hubcache.h"
 #include "ui/window/sentencevalidator.h"
 #include "hostiletext.h"
@@ -110,4 +111,5 @@ private slots:
     void positionalSelectorOffersWhatTheModelHas();
     void randomModelDialogBuildsSpec();
     void acceptsDraggedFolderOnly();
+    void theTranslatorOpensOnASentenceItReads();
 };

@@ -262,3 +262,22 @@ void TestMainWindow::aDownloadRunsWhileTheWindowWorks()
     Preferences::removeRecentModel(QStringLiteral("hf:test-org/tiny-gpt2"));
     for (const char* name : {"HF_HUB_CACHE", "HF_ENDPOINT", "HF_HOME"}) qunsetenv(name);
 }
+
+// The built-in translator cannot read the default sentence: a window still on it moves to one the translator
+// reads, every word of it known; a sentence a person typed stays as it was.
+void TestMainWindow::theTranslatorOpensOnASentenceItReads()
+{
+    MainWindow w;
+    w.sentenceEdit()->setText(kDefaultSentence);
+    QVERIFY(w.openModel(QStringLiteral("builtin-translator")).ok());
+    QCOMPARE(w.document()->text(), kTranslatorSentence);
+    w.document()->waitForIdle();
+    const std::vector<std::string>& tokens = w.document()->snapshot()->tokens.tokens;
+    QVERIFY(tokens.size() > 5);
+    QVERIFY(std::find(tokens.begin(), tokens.end(), std::string("<unk>")) == tokens.end());
+
+    QVERIFY(w.openModel(QStringLiteral("builtin")).ok());
+    w.sentenceEdit()->setText(QStringLiteral("my own words, kept"));
+    QVERIFY(w.openModel(QStringLiteral("builtin-translator")).ok());
+    QCOMPARE(w.document()->text(), QStringLiteral("my own words, kept"));
+}

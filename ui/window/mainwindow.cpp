@@ -181,6 +181,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     connect(m_document, &Document::wordLevelChanged, this, [this] { showSnapshot(m_document->snapshot()); });
     connect(m_document, &Document::errorChanged, this, &MainWindow::showError);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
+    // The built-in translator cannot read the default sentence ("it" and "barked" are not in its English):
+    // a window still on it moves to one the translator reads. A sentence a person typed stays.
+    connect(m_document, &Document::modelChanged, this, [this] {
+        if (m_document->modelSpec() == QStringLiteral("builtin-translator") && m_document->text() == kDefaultSentence)
+            m_sentence->setText(kTranslatorSentence);
+    });
     // Ablation is a setting every view follows: the grid crosses the heads out, the status bar names them.
     connect(m_document, &Document::settingsChanged, this, [this](const AttentionSettings& settings) {
         std::vector<HeadSelection> crossed;

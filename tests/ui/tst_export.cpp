@@ -351,6 +351,34 @@ private slots:
             for (int k = 0; k < got.size(); ++k) worst.add(got[k].toDouble(), double(row[k]), k);
         }
         QVERIFY2(worst.within(1e-5), worst.message().c_str());
+
+        // With the Words switch on the same export is between words: the sentence's words across, the answer's
+        // (what its ids read as, the start token alone) down, each cell the rule worked here from the rows above.
+        window.document()->setWordLevel(true);
+        const Status wordsExported = dialog.exportNow();
+        QVERIFY2(wordsExported.ok(), wordsExported.error().c_str());
+        const QJsonObject words = QJsonDocument::fromJson(readFile(dialog.path())).object();
+        QCOMPARE(words.value(QStringLiteral("level")).toString(), QStringLiteral("words"));
+        QCOMPARE(words.value(QStringLiteral("source_words")).toArray().size(), 11);  // <bos> and the ten words
+        const QJsonArray targetOf = words.value(QStringLiteral("word_of_token")).toArray();
+        const QJsonArray sourceOf = words.value(QStringLiteral("source_word_of_token")).toArray();
+        QCOMPARE(targetOf.size(), rows.size());
+        QCOMPARE(targetOf[0].toInt(), 0);  // the decoder's start token is a word of its own
+        const QJsonArray wordRows = words.value(QStringLiteral("data")).toArray();
+        numericcheck::Worst byRule;
+        for (int i = 0; i < wordRows.size(); ++i)
+            for (int j = 0; j < wordRows[i].toArray().size(); ++j) {
+                double sum = 0.0;
+                int queries = 0;
+                for (int q = 0; q < rows.size(); ++q) {
+                    if (targetOf[q].toInt() != i) continue;
+                    ++queries;
+                    for (int k = 0; k < sourceOf.size(); ++k)
+                        if (sourceOf[k].toInt() == j) sum += rows[q].toArray()[k].toDouble();
+                }
+                byRule.add(wordRows[i].toArray()[j].toDouble(), sum / queries, i, j);
+            }
+        QVERIFY2(byRule.within(1e-5), byRule.message("word cross-attention").c_str());
     }
 };
 

@@ -41,6 +41,19 @@ std::string describe(const std::vector<std::string>& tokens)
     return s;
 }
 
+// Every vector of a file in tests/data/wordpiece (uncased, then cased), named "cased 3"; how many there were.
+template <class Add>
+int forEachVector(const char* file, Add add)
+{
+    std::ifstream in(std::string(ATTNSCOPE_WORDPIECE_DATA_DIR) + "/" + file);
+    if (!in) return 0;
+    const nlohmann::json j = nlohmann::json::parse(in);
+    int n = 0;
+    for (const char* kind : {"uncased", "cased"})
+        for (const auto& v : j.at(kind)) add(std::string(kind) + " " + std::to_string(++n), std::string(kind) == "cased", v);
+    return n;
+}
+
 } // namespace
 
 class TestWordPiece : public QObject {
@@ -205,16 +218,9 @@ private slots:
         QTest::addColumn<bool>("cased");
         QTest::addColumn<std::string>("text");
         QTest::addColumn<std::vector<int>>("ids");
-        std::ifstream in(std::string(ATTNSCOPE_WORDPIECE_DATA_DIR) + "/vectors.json");
-        QVERIFY(in);
-        const nlohmann::json j = nlohmann::json::parse(in);
-        int n = 0;
-        for (const char* kind : {"uncased", "cased"})
-            for (const auto& v : j.at(kind)) {
-                const std::string name = std::string(kind) + " " + std::to_string(++n);
-                QTest::newRow(name.c_str()) << (std::string(kind) == "cased") << v.at("text").get<std::string>()
-                                            << v.at("ids").get<std::vector<int>>();
-            }
+        const int n = forEachVector("vectors.json", [](const std::string& name, bool cased, const nlohmann::json& v) {
+            QTest::newRow(name.c_str()) << cased << v.at("text").get<std::string>() << v.at("ids").get<std::vector<int>>();
+        });
         QVERIFY(n >= 30);
     }
     void matchesIndependentImplementation()
@@ -236,17 +242,10 @@ private slots:
         QTest::addColumn<std::string>("text");
         QTest::addColumn<std::vector<std::vector<int>>>("offsets");
         QTest::addColumn<std::vector<int>>("special");
-        std::ifstream in(std::string(ATTNSCOPE_WORDPIECE_DATA_DIR) + "/offsets.json");
-        QVERIFY(in);
-        const nlohmann::json j = nlohmann::json::parse(in);
-        int n = 0;
-        for (const char* kind : {"uncased", "cased"})
-            for (const auto& v : j.at(kind)) {
-                const std::string name = std::string(kind) + " " + std::to_string(++n);
-                QTest::newRow(name.c_str()) << (std::string(kind) == "cased") << v.at("text").get<std::string>()
-                                            << v.at("offsets").get<std::vector<std::vector<int>>>()
-                                            << v.at("special").get<std::vector<int>>();
-            }
+        const int n = forEachVector("offsets.json", [](const std::string& name, bool cased, const nlohmann::json& v) {
+            QTest::newRow(name.c_str()) << cased << v.at("text").get<std::string>() << v.at("offsets").get<std::vector<std::vector<int>>>()
+                                        << v.at("special").get<std::vector<int>>();
+        });
         QVERIFY(n >= 30);
     }
     void spansMatchIndependentImplementation()

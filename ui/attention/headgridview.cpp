@@ -415,7 +415,8 @@ void HeadGridView::mousePressEvent(QMouseEvent* event)
 {
     if (event->button() == Qt::LeftButton) {
         if (std::optional<HeadSelection> head = headAt(event->pos())) {
-            emit headClicked(*head);
+            if (event->modifiers() & Qt::ControlModifier) emit headCtrlClicked(*head);
+            else emit headClicked(*head);
             return;
         }
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Every head at once (BertViz's model view): a layers x heads grid of small heatmaps, L0.. down the
-// left, H0.. along the top. Clicking a cell asks for that head to be focused; the focused one is outlined.
+// left, H0.. along the top. Clicking a cell asks for that head to be focused (Ctrl-clicking, for it to be
+// drawn beside the focused one as lines); the focused one is outlined.
 // When query heads share key/value heads (grouped-query attention), each sharing group is outlined too.
 // A head's tooltip gives its attention sink: the share of its weight on the first token.
 #include <QImage>
@@ -64,6 +65,8 @@ public:
 
 signals:
     void headClicked(attnscope::HeadSelection head);
+    // With Ctrl held: the lines picture adds the head beside the focused one, or takes it out.
+    void headCtrlClicked(attnscope::HeadSelection head);
 
 protected:
     bool event(QEvent* event) override;

@@ -17,9 +17,12 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolButton>
 #include <QtTest>
 
 #include "ui/attention/heatmapview.h"
+#include "ui/attention/linespanel.h"
+#include "ui/attention/linesview.h"
 #include "ui/document/document.h"
 #include "ui/document/preferences.h"
 #include "ui/document/tabnames.h"
@@ -171,6 +174,46 @@ private slots:
         QVERIFY(b.actions()->scenes()->open(whole));
         QVERIFY(!b.heatmap()->isZoomed());
         QVERIFY(b.document()->heatmapZoom() == SceneZoom{});
+    }
+
+    // The Heatmap/Lines switch and the lines' heads and filters come back with their scene, and the window
+    // shows them: the lines in place of the heatmap, drawn with the scene's heads and filters.
+    void theLinesPictureComesBackWithItsScene()
+    {
+        QTemporaryDir dir;
+        const QString lines = dir.filePath(QStringLiteral("lines.attnscope")), heatmap = dir.filePath(QStringLiteral("heatmap.attnscope"));
+        MainWindow a;
+        QVERIFY(a.openModel(kModel).ok());
+        a.sentenceEdit()->setText(QStringLiteral("the dog bit the man"));
+        a.document()->waitForIdle();
+        QVERIFY(a.actions()->scenes()->save(heatmap).ok());
+        a.findChild<QToolButton*>(QStringLiteral("picture-lines"))->click();
+        QVERIFY(a.document()->attentionPicture() == AttentionPicture::Lines);
+        a.document()->toggleLinesHead({2, 1});
+        a.lines()->thresholdSlider()->setValue(10);
+        a.lines()->hideSpecialBox()->setChecked(true);
+        QVERIFY(a.actions()->scenes()->save(lines).ok());
+
+        MainWindow b;
+        const Result<QStringList> opened = b.actions()->scenes()->open(lines);
+        QVERIFY2(opened, opened.error().c_str());
+        b.document()->waitForIdle();
+        b.show();
+        QVERIFY(b.document()->attentionPicture() == AttentionPicture::Lines);
+        QVERIFY(b.document()->lines() == a.document()->lines());
+        QVERIFY(b.findChild<QToolButton*>(QStringLiteral("picture-lines"))->isChecked());
+        QTRY_VERIFY(b.lines()->view()->isVisible());
+        QVERIFY(!b.heatmap()->isVisible());
+        QCOMPARE(b.lines()->thresholdSlider()->value(), 10);
+        QVERIFY(b.lines()->view()->filter() == (LineFilter{0.1f, 1.0f}));
+        QVERIFY(b.lines()->view()->hidesSpecial());
+        QCOMPARE(b.lines()->view()->input().heads.size(), std::size_t(2));
+        QVERIFY(captureScene(*b.document()) == captureScene(*a.document()));
+
+        QVERIFY(b.actions()->scenes()->open(heatmap));
+        QVERIFY(b.document()->attentionPicture() == AttentionPicture::Heatmap);
+        QVERIFY(b.document()->lines() == SceneLines{});
+        QTRY_VERIFY(b.heatmap()->isVisible());
     }
 
     void aCorruptSceneIsReportedAndLeftByteForByte_data()

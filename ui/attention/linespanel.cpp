@@ -21,7 +21,7 @@ LinesPanel::LinesPanel(Document* document, bool followSnapshot, QWidget* parent)
 {
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(0, 0, 0, 0);
-    auto* controls = new QWidget(this);
+    auto* controls = m_controls = new QWidget(this);
     auto* flow = new FlowLayout(controls);
 
     m_wholeLayer = new QCheckBox(tr("All heads of this layer"), controls);
@@ -96,6 +96,15 @@ LinesPanel::LinesPanel(Document* document, bool followSnapshot, QWidget* parent)
 }
 
 void LinesPanel::setInput(LinesInput input) { m_view->setInput(std::move(input)); }
+
+void LinesPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // A short panel (a projector's screen at twice the type) gives its height to the lines: the controls
+    // go when they would take more than a quarter of it. The document keeps the filters either way.
+    const int needed = m_controls->layout()->heightForWidth(width());
+    m_controls->setVisible(needed <= 0 || 4 * needed <= height());
+}
 
 void LinesPanel::edit(const std::function<void(SceneLines&)>& change)
 {

@@ -5,7 +5,8 @@
 // export draws what the screen shows.
 //
 // With `followSnapshot` the panel draws the document's snapshot (the Attention tab); without it, whatever
-// input it is given (Step by step's cross-attention).
+// input it is given (Step by step's cross-attention). A panel too short for its controls and a readable
+// picture (presenter mode on a projector) hides the controls.
 #include <QWidget>
 
 #include "ui/attention/linesinput.h"
@@ -36,12 +37,16 @@ public:
     QCheckBox* wholeLayerBox() const { return m_wholeLayer; }
     static constexpr int kThresholdSteps = 100;  // the slider's steps from 0 to 1
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void showLines(const SceneLines& lines);  // the controls and the view's filters follow the document
     void edit(const std::function<void(SceneLines&)>& change);
 
     Document* m_document;
     LinesView* m_view;
+    QWidget* m_controls;
     QCheckBox* m_wholeLayer;
     QPushButton* m_focusedOnly;
     QSlider* m_threshold;

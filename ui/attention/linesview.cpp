@@ -26,7 +26,8 @@ LinesView::LinesView(QWidget* parent) : QWidget(parent)
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
-    setToolTip(tr("Each line joins a query (left) to a key (right); its opacity and width follow the weight. Hover a "
+    setToolTip(tr("Each line joins a query (left) to a key (right); its opacity and width follow the weight, and a "
+                  "pair the mask hides has none. Hover a "
                   "token for its lines and weights alone, click to pin it, Esc to unpin; Up and Down move it, Left and "
                   "Right change column, the wheel scrolls a long text."));
     relayout();
@@ -118,11 +119,13 @@ void LinesView::relayout()
     m_smallFont.setPixelSize(std::max(8, int(info.pixelSize() * 0.85)));
     const double margin = 8 * m_scale;
     const double W = width(), H = height();
+    const QFontMetricsF titleMetrics(m_titleFont), smallMetrics(m_smallFont), labelMetrics(font());
+    const bool drawable = !m_input.empty() && m_input.unavailable.isEmpty();
 
-    // 2. The header: what is drawn, under which filters, and what is left out.
+    // 2. The header: what is drawn, any filter (none: the tooltip says what a line is), what is left out.
     m_headerLines.clear();
     m_renormalised = false;
-    if (!m_input.unavailable.isEmpty() || m_input.empty()) {
+    if (!drawable) {
         m_headerLines << (m_input.unavailable.isEmpty() ? tr("Nothing to draw.") : m_input.unavailable);
     } else {
         const LinesHead& first = m_input.heads.front();
@@ -136,30 +139,66 @@ void LinesView::relayout()
         if (m_filter.threshold > 0.0f) filters << tr("lines of weight ≥ %1").arg(double(m_filter.threshold), 0, 'g', 3);
         if (m_filter.keepShare < 1.0f)
             filters << tr("each query's strongest lines up to %1% of its attention").arg(double(m_filter.keepShare) * 100.0, 0, 'g', 3);
-        if (m_renormalised) filters << tr("renormalised picture: special tokens hidden, each row rescaled to sum to 1 over the rest");
+        if (m_renormalised) filters << tr("renormalised: special tokens hidden, each row rescaled to sum to 1 over the rest");
         else if (m_hideSpecial) filters << tr("no special tokens to hide");
-        m_headerLines << (filters.isEmpty() ? tr("Every pair with weight has a line; masked pairs have none.")
-                                            : tr("Drawn: %1; masked pairs have no line.").arg(filters.join(QStringLiteral(" · "))));
+        if (!filters.isEmpty()) m_headerLines << tr("Drawn: %1.").arg(filters.join(QStringLiteral(" · ")));
         if (!m_input.note.isEmpty()) m_headerLines << m_input.note;
     }
-    const QFontMetricsF titleMetrics(m_titleFont), smallMetrics(m_smallFont);
-    double y = margin;
-    for (int i = 0; i < m_headerLines.size(); ++i) {
+    const auto paragraph = [&](int i) {
         const QFontMetricsF& fm = i == 0 ? titleMetrics : smallMetrics;
-        y += fm.boundingRect(QRectF(0, 0, std::max(1.0, W - 2 * margin), 1e6), Qt::TextWordWrap, m_headerLines[i]).height() + 2 * m_scale;
-    }
-    m_legendTop = y;
-    if (!m_input.empty()) y += smallMetrics.height() + 4 * m_scale;  // the legend of heads
-    m_headerHeight = y;
+        return fm.boundingRect(QRectF(0, 0, std::max(1.0, W - 2 * margin), 1e6), Qt::TextWordWrap, m_headerLines[i]).height() + 2 * m_scale;
+    };
+    double header = margin;
+    for (int i = 0; i < m_headerLines.size(); ++i) header += paragraph(i);
 
-    // 3. The rows: every token while each gets a readable pitch, otherwise a window of them.
+    // 3. Columns: numbers, labels, the lines between, labels, numbers. Label widths over every token, so the
+    // columns stay put while a window scrolls.
+    QFont bold = font();  // the active token's label is bold
+    bold.setBold(true);
+    const QFontMetricsF boldMetrics(bold);
+    double widest = 0.0;
+    for (const QString& label : m_input.queryLabels) widest = std::max(widest, boldMetrics.horizontalAdvance(label));
+    for (const QString& label : m_input.keyLabels) widest = std::max(widest, boldMetrics.horizontalAdvance(label));
+    const int numbered = std::min<int>(int(m_input.heads.size()), kNumberHeads);
+    m_numberWidth = numbered * (boldMetrics.horizontalAdvance(QStringLiteral("0.000")) + 6 * m_scale);
+    m_labelWidth = std::min(widest + 8 * m_scale, 0.2 * W);
+    m_queryRight = margin + m_numberWidth + m_labelWidth;
+    m_keyLeft = W - margin - m_numberWidth - m_labelWidth;
+
+    // 4. The legend: on the headings' row between the columns when it fits there, else in rows of its own.
+    m_legend.clear();
+    double legendRows = 0.0;
+    const double swatch = 20 * m_scale, gap = 12 * m_scale, rowHeight = smallMetrics.height() + 4 * m_scale;
+    if (drawable) {
+        double total = 0.0;
+        for (const LinesHead& h : m_input.heads) total += swatch + smallMetrics.horizontalAdvance(h.name) + gap;
+        const bool inMiddle = total - gap <= m_keyLeft - m_queryRight - 2 * gap;
+        double x = inMiddle ? (m_queryRight + m_keyLeft - (total - gap)) / 2 : margin;
+        double y = inMiddle ? 0.0 : rowHeight;  // rows below the header, counted from it
+        for (const LinesHead& h : m_input.heads) {
+            const double w = swatch + smallMetrics.horizontalAdvance(h.name);
+            if (!inMiddle && x + w > W - margin && x > margin) {
+                x = margin;
+                y += rowHeight;
+            }
+            m_legend.push_back(QPointF(x, y));
+            x += w + gap;
+        }
+        legendRows = inMiddle ? 0.0 : y;
+    }
+
+    // 5. The rows: every token while each gets a readable pitch, otherwise a window of them with a sentence.
     const int Q = m_input.queries(), K = m_input.keys(), most = std::max(Q, K);
-    const QFontMetricsF labelMetrics(font());
-    const double headings = smallMetrics.height() + 4 * m_scale;
-    m_rowsTop = m_headerHeight + headings;
-    const double room = std::max(1.0, H - margin - m_rowsTop);
-    const double readable = std::max(9.0, 0.75 * labelMetrics.height());
-    m_windowed = most > kLongInput || most * readable > room;
+    const double readable = std::max(9.0, 0.6 * labelMetrics.height());
+    const auto roomBelow = [&](double top) { return std::max(1.0, H - margin - top - legendRows - rowHeight); };
+    m_windowed = most > kLongInput || most * readable > roomBelow(header);
+    if (m_windowed) {
+        m_headerLines << QString();  // the window's sentence, written once the window is known
+        m_headerLines.back() = tr("Past %1 tokens lines are unreadable, so this shows tokens 0–0 of 0 around the pinned token "
+                                  "(click one to pin it, the wheel scrolls); lines to tokens outside are not drawn.").arg(kLongInput);
+        header += paragraph(int(m_headerLines.size()) - 1);
+    }
+    const double room = roomBelow(header);
     m_window = m_windowed ? std::max(1, std::min(int(room / readable), kLongInput)) : most;
     m_first = m_windowed ? std::clamp(m_first, 0, std::max(0, most - m_window)) : 0;
     const auto span = [&](int count) {
@@ -168,31 +207,13 @@ void LinesView::relayout()
     };
     m_queries = span(Q);
     m_keys = span(K);
-    if (m_windowed) {  // one sentence more, below the others
-        m_headerLines << windowSentence();
-        const double extra = smallMetrics.boundingRect(QRectF(0, 0, std::max(1.0, W - 2 * margin), 1e6), Qt::TextWordWrap, m_headerLines.back()).height() + 2 * m_scale;
-        m_legendTop += extra;
-        m_headerHeight += extra;
-        m_rowsTop += extra;
-    }
-    const double roomNow = std::max(1.0, H - margin - m_rowsTop);
+    if (m_windowed) m_headerLines.back() = windowSentence();
+    m_headerHeight = header;
+    m_rowsTop = header + legendRows + rowHeight;
     const int rows = std::max(1, std::max(m_queries.count, m_keys.count));
-    m_pitch = std::min(roomNow / rows, 3.0 * labelMetrics.height());
+    m_pitch = std::min(room / rows, 3.0 * labelMetrics.height());
     m_labelFont = font();
     if (m_pitch < labelMetrics.height()) m_labelFont.setPixelSize(std::max(6, int(m_pitch * 0.85)));
-
-    // 4. Columns: numbers, labels, the lines between, labels, numbers.
-    QFont bold = m_labelFont;  // the active token's label is bold
-    bold.setBold(true);
-    const QFontMetricsF fm(bold);
-    double widest = 0.0;
-    for (int i = m_queries.first; i < m_queries.first + m_queries.count; ++i) widest = std::max(widest, fm.horizontalAdvance(m_input.queryLabels[i]));
-    for (int i = m_keys.first; i < m_keys.first + m_keys.count; ++i) widest = std::max(widest, fm.horizontalAdvance(m_input.keyLabels[i]));
-    const int numbered = std::min<int>(int(m_input.heads.size()), kNumberHeads);
-    m_numberWidth = numbered * (fm.horizontalAdvance(QStringLiteral("0.000")) + 6 * m_scale);
-    m_labelWidth = std::min(widest + 8 * m_scale, 0.2 * W);
-    m_queryRight = margin + m_numberWidth + m_labelWidth;
-    m_keyLeft = W - margin - m_numberWidth - m_labelWidth;
     refill();
     update();
 }
@@ -310,25 +331,23 @@ void LinesView::drawHeader(QPainter& painter) const
         y += used.height() + 2 * m_scale;
     }
     if (m_input.empty() || !m_input.unavailable.isEmpty()) return;
-    // The legend: one swatch per head in its colour.
+    // The legend: one swatch per head in its colour, beside the column headings or in rows above them.
     painter.setFont(m_smallFont);
-    double x = margin;
-    const double ly = m_legendTop + smallMetrics.height() / 2;
-    for (const LinesHead& head : m_input.heads) {
+    const double rowHeight = smallMetrics.height() + 4 * m_scale;
+    const double headingsTop = m_rowsTop - rowHeight;
+    for (std::size_t h = 0; h < m_input.heads.size() && h < m_legend.size(); ++h) {
+        const LinesHead& head = m_input.heads[h];
+        const double top = m_legend[h].y() == 0.0 ? headingsTop : m_headerHeight + m_legend[h].y() - rowHeight;
+        const double mid = top + rowHeight / 2, x = m_legend[h].x();
         painter.setPen(QPen(head.colour, 3 * m_scale, Qt::SolidLine, Qt::RoundCap));
-        painter.drawLine(QPointF(x, ly), QPointF(x + 16 * m_scale, ly));
-        x += 20 * m_scale;
+        painter.drawLine(QPointF(x + 2 * m_scale, mid), QPointF(x + 16 * m_scale, mid));
         painter.setPen(kInk);
-        painter.drawText(QPointF(x, ly + smallMetrics.ascent() / 2 - 1), head.name);
-        x += smallMetrics.horizontalAdvance(head.name) + 12 * m_scale;
+        painter.drawText(QRectF(x + 20 * m_scale, top, W, rowHeight), Qt::AlignLeft | Qt::AlignVCenter, head.name);
     }
     // Column headings.
     painter.setPen(kFaint);
-    const double hy = m_rowsTop - 4 * m_scale;
-    painter.drawText(QRectF(margin, hy - smallMetrics.height(), m_queryRight - margin, smallMetrics.height()), Qt::AlignRight | Qt::AlignBottom,
-                     m_input.queryHeading);
-    painter.drawText(QRectF(m_keyLeft, hy - smallMetrics.height(), W - margin - m_keyLeft, smallMetrics.height()), Qt::AlignLeft | Qt::AlignBottom,
-                     m_input.keyHeading);
+    painter.drawText(QRectF(margin, headingsTop, m_queryRight - margin, rowHeight), Qt::AlignRight | Qt::AlignVCenter, m_input.queryHeading);
+    painter.drawText(QRectF(m_keyLeft, headingsTop, W - margin - m_keyLeft, rowHeight), Qt::AlignLeft | Qt::AlignVCenter, m_input.keyHeading);
 }
 
 void LinesView::drawLinesOf(QPainter& painter, Token active) const

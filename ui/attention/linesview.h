@@ -115,7 +115,8 @@ private:
     double m_scale = 1.0;
     QFont m_labelFont, m_titleFont, m_smallFont;
     QStringList m_headerLines;  // title, filters, notes: one wrapped paragraph each
-    double m_headerHeight = 0.0, m_legendTop = 0.0, m_rowsTop = 0.0, m_pitch = 0.0;
+    double m_headerHeight = 0.0, m_rowsTop = 0.0, m_pitch = 0.0;
+    std::vector<QPointF> m_legend;  // per head: x, and 0 on the headings' row or the bottom of its own row below the header
     double m_queryRight = 0.0, m_keyLeft = 0.0, m_labelWidth = 0.0, m_numberWidth = 0.0;
     bool m_windowed = false;
     int m_first = 0;  // the window's first token on each side (clamped per side)

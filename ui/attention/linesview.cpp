@@ -2,6 +2,7 @@
 
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QWheelEvent>
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <limits>
 
 #include "core/analysis/wordattention.h"
+#include "ui/drawing/strokeraster.h"
 
 namespace attnscope {
 
@@ -215,6 +217,7 @@ void LinesView::relayout()
     m_labelFont = font();
     if (m_pitch < labelMetrics.height()) m_labelFont.setPixelSize(std::max(6, int(m_pitch * 0.85)));
     refill();
+    m_cacheValid = false;
     update();
 }
 
@@ -297,7 +300,41 @@ LinesView::Token LinesView::tokenAt(QPointF pos) const
 void LinesView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
-    paintLines(painter);
+    paintOnScreen(painter);
+}
+
+void LinesView::paintOnScreen(QPainter& painter) const
+{
+    const Token a = active();
+    const bool raster = painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster;
+    if (!raster || a.valid() || m_input.empty() || !m_input.unavailable.isEmpty()) {
+        paintLines(painter);  // vectors (an export through render()), or one token's lines: a few hundred strokes
+        return;
+    }
+    // Every line: drawn once into an image for this input, filters and size, then copied on every paint
+    // (an expose, the pointer leaving a token). 12 heads of 64 tokens are 25,000 strokes, far more than a
+    // frame's worth, while a copy of the image is a fraction of one.
+    const qreal ratio = painter.device() ? painter.device()->devicePixelRatioF() : 1.0;
+    const QSize pixels = (QSizeF(size()) * ratio).toSize();
+    if (!m_cacheValid || m_cache.size() != pixels) {
+        m_cache = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+        m_cache.setDevicePixelRatio(ratio);
+        QPainter cache(&m_cache);
+        cache.setRenderHint(QPainter::Antialiasing, true);
+        cache.fillRect(QRectF(0, 0, width(), height()), Qt::white);
+        m_linesDrawn = 0;
+        drawLinesOf(cache, {});
+        m_cacheLines = m_linesDrawn;
+        m_cacheValid = true;
+    }
+    painter.save();
+    painter.drawImage(QPointF(0, 0), m_cache);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setRenderHint(QPainter::TextAntialiasing, true);
+    drawHeader(painter);
+    drawLabels(painter, {});
+    m_linesDrawn = m_cacheLines;
+    painter.restore();
 }
 
 void LinesView::paintLines(QPainter& painter) const
@@ -352,6 +389,16 @@ void LinesView::drawHeader(QPainter& painter) const
 
 void LinesView::drawLinesOf(QPainter& painter, Token active) const
 {
+    // On a screen or a PNG (a raster engine) the strokes are blended into an image of the device's pixels
+    // (drawing/strokeraster.h: QPainter's own take tens of microseconds each here, and 12 heads of 64 tokens
+    // are 25,000); SVG and PDF get QPainter's strokes, one vector line each, a pen per level of weight.
+    const bool raster = painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster;
+    const double scale = raster ? std::max(0.25, painter.deviceTransform().m11()) : 1.0;
+    if (raster) {
+        const QSize pixels(int(std::ceil(width() * scale)), int(std::ceil(height() * scale)));
+        if (m_layer.size() != pixels) m_layer = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+        m_layer.fill(Qt::transparent);
+    }
     const int K = m_input.keys();
     const double gap = 6 * m_scale;
     const double x0 = m_queryRight + gap, x1 = m_keyLeft - gap;
@@ -379,18 +426,25 @@ void LinesView::drawLinesOf(QPainter& painter, Token active) const
                 m_buckets[std::size_t(level)].emplace_back(x0, yq, x1, rowY(k - m_keys.first) + dy);
             }
         }
-        // One pen per level: opacity and width follow the weight, in the head's colour.
+        // Opacity and width follow the weight, in the head's colour.
         QColor colour = m_input.heads[h].colour;
         for (int level = 1; level < kLevels; ++level) {
             const std::vector<QLineF>& bucket = m_buckets[std::size_t(level)];
             if (bucket.empty()) continue;
             const double w = double(level) / (kLevels - 1);
-            colour.setAlphaF(float(w));
-            painter.setPen(QPen(colour, (0.6 + 3.4 * w) * m_scale, Qt::SolidLine, Qt::RoundCap));
-            painter.drawLines(bucket.data(), int(bucket.size()));
+            const double stroke = (0.6 + 3.4 * w) * m_scale;
             m_linesDrawn += int(bucket.size());
+            if (raster) {
+                for (const QLineF& line : bucket)
+                    blendStroke(m_layer, QLineF(line.p1() * scale, line.p2() * scale), stroke * scale, colour.rgb(), w);
+                continue;
+            }
+            colour.setAlphaF(float(w));
+            painter.setPen(QPen(colour, stroke, Qt::SolidLine, Qt::FlatCap));
+            painter.drawLines(bucket.data(), int(bucket.size()));
         }
     }
+    if (raster) painter.drawImage(QRectF(0, 0, width(), height()), m_layer);
 }
 
 void LinesView::drawLabels(QPainter& painter, Token active) const

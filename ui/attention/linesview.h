@@ -15,6 +15,7 @@
 // the wheel scrolls it. Lines to tokens outside the window are not drawn.
 //
 // Dimension letters: Q queries, K keys, n the window's rows.
+#include <QImage>
 #include <QWidget>
 #include <array>
 #include <optional>
@@ -74,8 +75,11 @@ public:
     int linesDrawn() const { return m_linesDrawn; }  // in the last paint
     double lineScale() const { return m_scale; }     // widths and type follow the font (presenter mode doubles it)
 
-    // Everything at the widget's size; paintEvent, the exporters and the benchmark use it.
+    // Everything at the widget's size, every stroke drawn now: the exporters (vectors in SVG and PDF) and the
+    // benchmark use it. paintOnScreen is what paintEvent draws: the same picture, with the strokes of every
+    // line (no token active) kept in an image until the input, filters, size or type change.
     void paintLines(QPainter& painter) const;
+    void paintOnScreen(QPainter& painter) const;
     static QString weightText(float weight);
 
     QSize sizeHint() const override { return {560, 520}; }
@@ -133,6 +137,10 @@ private:
     static constexpr int kLevels = 64;
     mutable std::array<std::vector<QLineF>, kLevels> m_buckets;
     mutable int m_linesDrawn = 0;
+    mutable QImage m_layer;           // the strokes of a raster paint, in the device's pixels, reused
+    mutable QImage m_cache;           // every line, no token active, on white
+    mutable bool m_cacheValid = false;
+    mutable int m_cacheLines = 0;
 };
 
 } // namespace attnscope

@@ -120,6 +120,7 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     connect(m_gridKind, &QComboBox::currentIndexChanged, this, &CrossAttentionView::showGrid);
     connect(m_decoderCausal, &QCheckBox::toggled, gate, &RefreshGate::request);
     connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
+    connect(m_grid, &HeadGridView::headCtrlClicked, m_document, &Document::toggleLinesHead);
     recompute();
 }
 

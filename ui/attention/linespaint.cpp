@@ -173,7 +173,7 @@ void LinesView::drawLinesOf(QPainter& painter, Token active) const
 void LinesView::drawLabels(QPainter& painter, Token active) const
 {
     const double margin = 8 * m_scale;
-    const int numbered = std::min<int>(int(m_rows.size()), kNumberHeads);
+    const int numbered = std::min<int>(int(m_rows.size()), m_numbered);
     const double numberStep = numbered > 0 ? m_numberWidth / numbered : 0.0;
     for (const Side side : {Side::Query, Side::Key}) {
         const TokenSpan shown = side == Side::Query ? m_queries : m_keys;

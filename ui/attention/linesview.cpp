@@ -157,9 +157,15 @@ void LinesView::relayout()
     double widest = 0.0;
     for (const QString& label : m_input.queryLabels) widest = std::max(widest, boldMetrics.horizontalAdvance(label));
     for (const QString& label : m_input.keyLabels) widest = std::max(widest, boldMetrics.horizontalAdvance(label));
-    const int numbered = std::min<int>(int(m_input.heads.size()), kNumberHeads);
-    m_numberWidth = numbered * (boldMetrics.horizontalAdvance(QStringLiteral("0.000")) + 6 * m_scale);
+    // A narrow view keeps at least a third of its width for the lines: the numbers of all but the first
+    // head give way first, then the labels (they elide).
+    const double numberColumn = boldMetrics.horizontalAdvance(QStringLiteral("0.000")) + 6 * m_scale;
     m_labelWidth = std::min(widest + 8 * m_scale, 0.2 * W);
+    m_numbered = std::min<int>(int(m_input.heads.size()), kNumberHeads);
+    const auto forLines = [&] { return W - 2 * margin - 2 * (m_numbered * numberColumn + m_labelWidth); };
+    while (m_numbered > 1 && forLines() < W / 3) --m_numbered;
+    if (forLines() < W / 3) m_labelWidth = std::max(4 * m_scale, m_labelWidth - (W / 3 - forLines()) / 2);
+    m_numberWidth = m_numbered * numberColumn;
     m_queryRight = margin + m_numberWidth + m_labelWidth;
     m_keyLeft = W - margin - m_numberWidth - m_labelWidth;
 
@@ -265,7 +271,7 @@ QString LinesView::numberShown(int head, int index) const
 {
     const Token a = active();
     if (!a.valid() || head < 0 || head >= int(m_rows.size())) return {};
-    if (int(m_rows.size()) > kNumberHeads && head != 0) return {};
+    if (head >= m_numbered) return {};
     const int q = a.side == Side::Query ? a.index : index, k = a.side == Side::Query ? index : a.index;
     const TokenSpan facing = a.side == Side::Query ? m_keys : m_queries;
     if (index < facing.first || index >= facing.first + facing.count) return {};

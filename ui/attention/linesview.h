@@ -37,7 +37,8 @@ public:
         bool operator==(const Token&) const = default;
     };
     static constexpr int kLongInput = 256;  // past this many tokens on a side, always a window
-    static constexpr int kNumberHeads = 4;  // weights written per token for up to this many heads; past it the first's
+    // Weights written per token for up to this many heads (fewer when the view is narrow); past it, the first's.
+    static constexpr int kNumberHeads = 4;
 
     explicit LinesView(QWidget* parent = nullptr);
 
@@ -122,6 +123,7 @@ private:
     double m_headerHeight = 0.0, m_rowsTop = 0.0, m_pitch = 0.0;
     std::vector<QPointF> m_legend;  // per head: x, and 0 on the headings' row or the bottom of its own row below the header
     double m_queryRight = 0.0, m_keyLeft = 0.0, m_labelWidth = 0.0, m_numberWidth = 0.0;
+    int m_numbered = 0;  // heads whose weights are written beside the active token (kNumberHeads at most)
     bool m_windowed = false;
     int m_first = 0;  // the window's first token on each side (clamped per side)
     int m_window = 0; // tokens per side in the window

@@ -160,6 +160,12 @@ void TestMainWindow::linesCtrlClickAndWholeLayerOverlayHeads()
     LinesView* v = lw.view();
     QCOMPARE(v->input().heads.size(), std::size_t(3));
     QVERIFY(v->input().heads[0].head == (HeadSelection{0, 0}));
+    // The grid marks the heads drawn, in their colours.
+    QCOMPARE(grid->markedHeads().size(), std::size_t(3));
+    for (std::size_t i = 0; i < 3; ++i) {
+        QVERIFY(grid->markedHeads()[i].first == v->input().heads[i].head);
+        QCOMPARE(grid->markedHeads()[i].second, v->input().heads[i].colour);
+    }
     // One colour per head.
     QVERIFY(v->input().heads[0].colour != v->input().heads[1].colour && v->input().heads[1].colour != v->input().heads[2].colour &&
             v->input().heads[0].colour != v->input().heads[2].colour);
@@ -178,6 +184,9 @@ void TestMainWindow::linesCtrlClickAndWholeLayerOverlayHeads()
     QCOMPARE(v->input().heads.size(), std::size_t(4));
     QTest::mouseClick(lw.w.findChild<QPushButton*>(QStringLiteral("lines-focused-only")), Qt::LeftButton);
     QCOMPARE(v->input().heads.size(), std::size_t(1));
+    // Back to the heatmap: no marks.
+    doc->setAttentionPicture(AttentionPicture::Heatmap);
+    QVERIFY(grid->markedHeads().empty());
 }
 
 void TestMainWindow::linesFiltersAreTheCores()

@@ -4,11 +4,13 @@
 // drawn beside the focused one as lines); the focused one is outlined.
 // When query heads share key/value heads (grouped-query attention), each sharing group is outlined too.
 // A head's tooltip gives its attention sink: the share of its weight on the first token.
+#include <QColor>
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "ui/document/document.h"
@@ -32,6 +34,9 @@ public:
     QString headToolTip(HeadSelection head) const;
     // Heads drawn crossed out: the ablated ones.
     void setCrossedHeads(std::vector<HeadSelection> heads);
+    // Heads outlined in their colour: the ones the lines picture draws (empty: none).
+    void setMarkedHeads(std::vector<std::pair<HeadSelection, QColor>> heads);
+    const std::vector<std::pair<HeadSelection, QColor>>& markedHeads() const { return m_marked; }
 
     int layers() const { return m_layers; }
     int heads() const { return m_heads; }
@@ -101,6 +106,7 @@ private:
     std::vector<QStringList> m_badges;  // (L*H) or empty
     std::vector<QString> m_tips;        // (L*H) or empty
     std::vector<HeadSelection> m_crossed;
+    std::vector<std::pair<HeadSelection, QColor>> m_marked;
     int m_layers = 0, m_heads = 0;
     int m_groupSize = 1;
     HeadSelection m_focused;

@@ -28,6 +28,7 @@
 #include "ui/window/controlpanel.h"
 #include "ui/attention/headgridview.h"
 #include "ui/attention/heatmapview.h"
+#include "ui/attention/linesinput.h"
 #include "ui/attention/linespanel.h"
 #include "ui/attention/linesview.h"
 #include "ui/attention/picturetoggle.h"
@@ -197,6 +198,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     connect(m_chips, &TokenChips::chipClicked, m_document, &Document::toggleBlockedKey);
     connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
     connect(m_grid, &HeadGridView::headCtrlClicked, m_document, &Document::toggleLinesHead);
+    // While the lines picture is shown, the grid marks the heads it draws in their colours.
+    const auto markLines = [this] {
+        std::vector<std::pair<HeadSelection, QColor>> marks;
+        const ModelPtr& model = m_document->model();
+        if (model && m_document->attentionPicture() == AttentionPicture::Lines) {
+            const std::vector<HeadSelection> heads = linesHeads(m_document->focus(), m_document->lines(), model->config.layers, model->config.heads);
+            const std::vector<QColor> colours = headColours(heads);
+            for (std::size_t i = 0; i < heads.size(); ++i) marks.push_back({heads[i], colours[i]});
+        }
+        m_grid->setMarkedHeads(std::move(marks));
+    };
+    connect(m_document, &Document::attentionPictureChanged, this, markLines);
+    connect(m_document, &Document::linesChanged, this, markLines);
+    connect(m_document, &Document::focusChanged, this, markLines);
+    connect(m_document, &Document::modelChanged, this, markLines);
+    markLines();
     connect(m_document, &Document::focusChanged, m_grid, &HeadGridView::setFocusedHead);
     connect(m_document, &Document::snapshotChanged, this, &MainWindow::showSnapshot);
     connect(m_document, &Document::errorChanged, this, &MainWindow::showError);

@@ -420,6 +420,8 @@ private slots:
         scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 1.5, "the man", {}, false};
         scene.display = Scene::kDisplayValueWeighted;
         scene.zoom = SceneZoom{10.0, 2.0, 3.0};
+        scene.picture = Scene::kPictureLines;
+        scene.lines = SceneLines{{{0, 1}}, false, 0.1, 0.9, true};
         const Result<QStringList> applied = applyScene(doc, open, scene);
         QVERIFY2(applied && applied->isEmpty(), applied ? qPrintable(applied->join('|')) : applied.error().c_str());
         QCOMPARE(opened, 1);
@@ -491,6 +493,8 @@ private slots:
         scene.compareB = CompareBSettings{MaskKind::Causal, Scaling::SqrtDk, 0.5, "other words", {}, false};
         scene.display = Scene::kDisplayWeights;
         scene.zoom = SceneZoom{};  // the whole map: a window's session always says how it is zoomed
+        scene.picture = Scene::kPictureHeatmap;  // and what it draws the focused head as, with the lines' defaults
+        scene.lines = SceneLines{};
         const QString scenePath = home.filePath(QStringLiteral("start.attnscope"));
         QVERIFY(writeSceneFile(QFile::encodeName(scenePath).toStdString(), scene).ok());
 

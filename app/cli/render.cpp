@@ -1,5 +1,7 @@
 // attnscope-cli render: draws one of the window's views offscreen, through the same Document the window uses,
 // from the options or from a saved scene (--scene FILE.attnscope), whose fields the options override.
+#include <charconv>
+#include <cmath>
 #include <iostream>
 
 #include <QApplication>
@@ -10,6 +12,7 @@
 #include "ui/document/document.h"
 #include "core/scene/scene.h"
 #include "ui/export/renderer.h"
+#include "core/analysis/linefilter.h"
 #include "core/open/openmodel.h"
 
 namespace attnscope::cli::renderCommand {
@@ -31,13 +34,52 @@ void declare(Options& o)
     o.value("--source", "TEXT", "the source sentence (cross view)");
     o.value("--display", "WHAT", "what the heatmap and grid colour: weights (the default) or value-weighted (weight × ‖v W_O‖)");
     o.flag("--words", "draw attention between words (runs of non-space characters) instead of tokens, as the Words switch does");
+    o.value("--heads", "L.H,L.H", "lines view: the heads overlaid, the first focused (the focused head alone by default)");
+    o.value("--threshold", "W", "lines view: hide the lines whose weight is below W, 0 to 1");
+    o.value("--keep-share", "S", "lines view: keep each query's strongest lines that reach this share of its attention, above 0 to 1");
+    o.flag("--hide-special", "lines view: drop the attention to special tokens and renormalise each row over the rest");
+}
+
+// The lines view's options: refused in one sentence (exit 1) when a value is not one the view can draw.
+const char* const kLinesOptions[] = {"--heads", "--threshold", "--keep-share", "--hide-special"};
+
+float readWeight(const Args& args, const char* key, float fallback, const std::string& range)
+{
+    if (!args.has(key)) return fallback;
+    const std::string text = args.get(key);
+    float value = 0.0f;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+        throw Failure{kExitInput, std::string(key) + " must be " + range + ", not '" + text + "'."};
+    return value;
+}
+
+// --heads L.H,L.H in the order given (the first is focused), each in the model.
+std::vector<HeadSelection> readHeadList(const std::string& text, const ModelConfig& config)
+{
+    std::vector<HeadSelection> heads;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        const std::string part = text.substr(start, comma - start);
+        Result<std::vector<AblatedHead>> one = parseAblatedHeads(part);
+        if (!one || one->size() != 1)
+            throw Failure{kExitInput, "--heads must be layer.head pairs like 0.1,1.3, and '" + part + "' is not one."};
+        const HeadSelection h{one->front().layer, one->front().head};
+        if (h.layer >= config.layers || h.head >= config.heads)
+            throw Failure{kExitInput, "--heads names layer " + std::to_string(h.layer) + ", head " + std::to_string(h.head) + ", which this model (" +
+                                          std::to_string(config.layers) + " layers × " + std::to_string(config.heads) + " heads) does not have."};
+        if (std::find(heads.begin(), heads.end(), h) == heads.end()) heads.push_back(h);
+        start = comma + 1;
+    }
+    return heads;
 }
 
 // The render name of the view a scene shows: its view when that is one, the heatmap for the Attention tab.
 std::string sceneView(const Scene& scene)
 {
     if (scene.view && renderViewNames().contains(QString::fromStdString(*scene.view))) return *scene.view;
-    if (!scene.tab || *scene.tab == "attention") return "heatmap";
+    if (!scene.tab || *scene.tab == "attention") return scene.picture.value_or(Scene::kPictureHeatmap);
     throw Failure{kExitUsage, "the scene shows the '" + *scene.tab + (scene.view ? "' tab's '" + *scene.view + "' view" : std::string("' tab")) +
                                   ", which has no picture to render; give --view."};
 }
@@ -80,6 +122,26 @@ int run(const Args& args)
     const std::string display = args.get("--display", scene.display.value_or(Scene::kDisplayWeights));
     if (display != Scene::kDisplayWeights && display != Scene::kDisplayValueWeighted)
         throw Failure{kExitUsage, "--display must be weights or value-weighted, not '" + display + "'."};
+    // The lines view's heads and filters: the scene's, then the options'.
+    SceneLines lines = scene.lines.value_or(SceneLines{});
+    if (view != Scene::kPictureLines)
+        for (const char* key : kLinesOptions)
+            if (args.has(key)) throw Failure{kExitUsage, std::string(key) + " applies to --view lines only."};
+    if (args.has("--heads")) {
+        const std::vector<HeadSelection> heads = readHeadList(args.get("--heads"), model->config);
+        focus = heads.front();
+        lines.heads.clear();
+        lines.wholeLayer = false;
+        for (std::size_t i = 1; i < heads.size(); ++i) lines.heads.push_back({heads[i].layer, heads[i].head});
+    }
+    lines.threshold = readWeight(args, "--threshold", float(lines.threshold), "a weight between 0 and 1");
+    lines.keepShare = readWeight(args, "--keep-share", float(lines.keepShare), "above 0 and at most 1");
+    if (args.has("--hide-special")) lines.hideSpecial = true;
+    // The core's rule for each value, said with the option's name.
+    if (!checkLineFilter({float(lines.threshold), 1.0f}).ok())
+        throw Failure{kExitInput, "--threshold must be a weight between 0 and 1, not '" + args.get("--threshold") + "'."};
+    if (!checkLineFilter({0.0f, float(lines.keepShare)}).ok())
+        throw Failure{kExitInput, "--keep-share must be above 0 and at most 1, not '" + args.get("--keep-share") + "'."};
     std::optional<ColorMap::Kind> colors = ColorMap::kDefault;
     if (args.has("--colormap")) colors = ColorMap::fromName(QString::fromStdString(args.get("--colormap")));
     if (!colors)
@@ -103,6 +165,10 @@ int run(const Args& args)
     document.setModel(model, QString::fromStdString(modelArgs.get("--model", defaultModelSpec())));
     document.setSettings(settings);
     document.setFocus(focus);
+    document.setLines(lines);
+    // A scene's picture: Step by step's cross-attention draws lines when the scene chose them.
+    document.setAttentionPicture(scene.picture == Scene::kPictureLines || view == Scene::kPictureLines ? AttentionPicture::Lines
+                                                                                                        : AttentionPicture::Heatmap);
     document.setAttentionDisplay(display == Scene::kDisplayValueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights);
     document.setWordLevel(args.has("--words") || scene.words.value_or(false));
     document.setText(QString::fromStdString(text));

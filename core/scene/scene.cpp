@@ -199,6 +199,39 @@ Result<SceneZoom> readZoom(const Json& v, const std::string& where)
     return R::ok(z);
 }
 
+Result<SceneLines> readLines(const Json& v, const std::string& where)
+{
+    using R = Result<SceneLines>;
+    if (!v.is_object()) return R::fail(where + " gives \"lines\" as " + quoteJsonValue(v) + ", which is not an object.");
+    Reader r(v, "the \"lines\" of " + where);
+    SceneLines lines;
+    std::optional<std::string> heads;
+    if (!r.checkKeys({"heads", "layer", "threshold", "keep_share", "hide_special"}) || !r.string("heads", heads, 1u << 16) ||
+        !r.boolean("layer", lines.wholeLayer) || !r.boolean("hide_special", lines.hideSpecial))
+        return R::fail(r.error());
+    if (heads && !heads->empty()) {
+        Result<std::vector<AblatedHead>> parsed = parseAblatedHeads(*heads);
+        if (!parsed) return R::fail("the \"lines\" of " + where + " gives \"heads\" as \"" + *heads + "\"; they must be layer.head pairs like 0.1,1.3.");
+        for (const AblatedHead& h : *parsed) {
+            if (h.layer > kMaxIndex || h.head > kMaxIndex) return R::fail("the \"lines\" of " + where + " names a head past " + std::to_string(kMaxIndex) + ".");
+            lines.heads.push_back({h.layer, h.head});
+        }
+    }
+    // A weight and a share: numbers in [0, 1] and (0, 1].
+    const auto share = [&r](const char* key, double lo, bool open, double& out) {
+        const Json* v = r.find(key);
+        if (!v) return true;
+        if (!v->is_number()) return r.fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + ", which is not a number");
+        const double x = v->get<double>();
+        if (!std::isfinite(x) || x < lo || (open && x <= lo) || x > 1.0)
+            return r.fail("gives \"" + std::string(key) + "\" as " + quoteJsonValue(*v) + "; it must be " + (open ? "above 0 and at most 1" : "between 0 and 1"));
+        out = x;
+        return true;
+    };
+    if (!share("threshold", 0.0, false, lines.threshold) || !share("keep_share", 0.0, true, lines.keepShare)) return R::fail(r.error());
+    return R::ok(std::move(lines));
+}
+
 Result<CompareBSettings> readCompareB(const Json& v, const std::string& where)
 {
     using R = Result<CompareBSettings>;
@@ -237,7 +270,8 @@ Result<Scene> sceneFromJson(const Json& object, const std::string& where, bool r
     using R = Result<Scene>;
     if (!object.is_object()) return R::fail(where + " is not a JSON object.");
     Reader r(object, where);
-    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b", "display", "words", "zoom"}))
+    if (!r.checkKeys({"format", "version", "model", "text", "settings", "focus", "tab", "view", "compare_b", "display", "words", "zoom",
+                      "picture", "lines"}))
         return R::fail(r.error());
     if (requireHeader) {
         const Json* format = r.find("format");
@@ -256,13 +290,15 @@ Result<Scene> sceneFromJson(const Json& object, const std::string& where, bool r
 
     Scene scene;
     if (!r.string("model", scene.model, kMaxModelSpecBytes) || !r.string("text", scene.text, Scene::kMaxFileBytes) ||
-        !r.string("tab", scene.tab, 256) || !r.string("view", scene.view, 256) || !r.string("display", scene.display, 256))
+        !r.string("tab", scene.tab, 256) || !r.string("view", scene.view, 256) || !r.string("display", scene.display, 256) || !r.string("picture", scene.picture, 256))
         return R::fail(r.error());
     if (r.find("words")) {
         bool words = false;
         if (!r.boolean("words", words)) return R::fail(r.error());
         scene.words = words;
     }
+    if (scene.picture && *scene.picture != Scene::kPictureHeatmap && *scene.picture != Scene::kPictureLines)
+        return R::fail(where + " gives \"picture\" as \"" + *scene.picture + "\"; it can be \"heatmap\" or \"lines\".");
     if (scene.display && *scene.display != Scene::kDisplayWeights && *scene.display != Scene::kDisplayValueWeighted)
         return R::fail(where + " gives \"display\" as \"" + *scene.display + "\"; it can be \"weights\" or \"value-weighted\".");
     if (scene.model && scene.model->empty()) return R::fail(where + " names an empty model.");
@@ -285,6 +321,11 @@ Result<Scene> sceneFromJson(const Json& object, const std::string& where, bool r
         Result<SceneZoom> zoom = readZoom(*z, where);
         if (!zoom) return R::fail(zoom.error());
         scene.zoom = *zoom;
+    }
+    if (const Json* l = r.find("lines")) {
+        Result<SceneLines> lines = readLines(*l, where);
+        if (!lines) return R::fail(lines.error());
+        scene.lines = std::move(*lines);
     }
     return R::ok(std::move(scene));
 }
@@ -312,6 +353,16 @@ nlohmann::ordered_json sceneToJson(const Scene& scene)
     if (scene.zoom) {
         j["zoom"] = {{"span", scene.zoom->span}};
         if (scene.zoom->span > 0.0) j["zoom"]["centre"] = {scene.zoom->centreKey, scene.zoom->centreQuery};
+    }
+    if (scene.picture) j["picture"] = *scene.picture;
+    if (scene.lines) {
+        std::vector<AblatedHead> heads;
+        for (const SceneFocus& h : scene.lines->heads) heads.push_back({h.layer, h.head});
+        j["lines"] = {{"heads", formatAblatedHeads(heads)},
+                      {"layer", scene.lines->wholeLayer},
+                      {"threshold", scene.lines->threshold},
+                      {"keep_share", scene.lines->keepShare},
+                      {"hide_special", scene.lines->hideSpecial}};
     }
     return j;
 }

@@ -14,7 +14,9 @@
 //       "compare_b": {"mask": "none", "scaling": "sqrt-dk", "temperature": 1.0, "text": ""},
 //       "display": "weights",                    // or "value-weighted": what the heatmaps colour
 //       "words": false,                          // the Words switch: attention between words, not tokens
-//       "zoom": {"span": 24, "centre": [40.5, 60]} // the heatmap's zoom in tokens; {"span": 0}: the whole map
+//       "zoom": {"span": 24, "centre": [40.5, 60]}, // the heatmap's zoom in tokens; {"span": 0}: the whole map
+//       "picture": "lines",                      // or "heatmap": what the Attention tab draws the focused head as
+//       "lines": {"heads": "0.1,1.3", "layer": false, "threshold": 0.05, "keep_share": 0.9, "hide_special": true}
 //     }
 //
 // Inside "settings" and "compare_b" a key that is left out takes its default (the values above, with no
@@ -24,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -62,6 +65,19 @@ struct SceneZoom {
 // Spans and centres past this many tokens are refused (far past any context a model has).
 constexpr double kMaxZoomTokens = 1 << 24;
 
+// The lines picture of attention (a query column, a key column, a line per pair): the heads drawn besides the
+// focused one (Ctrl-clicked in the grid; spelled "0.1,1.3" as --ablate is), or every head of the focused
+// layer, and its filters (analysis/linefilter.h: a threshold in [0, 1], a share of each row in (0, 1], and the
+// special tokens hidden with each row renormalised over the rest).
+struct SceneLines {
+    std::vector<SceneFocus> heads;
+    bool wholeLayer = false;
+    double threshold = 0.0;
+    double keepShare = 1.0;
+    bool hideSpecial = false;
+    bool operator==(const SceneLines&) const = default;
+};
+
 struct Scene {
     static constexpr int kVersion = 1;
     static constexpr std::size_t kMaxFileBytes = 8u << 20;  // a scene is small; the text dominates
@@ -76,6 +92,10 @@ struct Scene {
     std::optional<std::string> display;  // kDisplayWeights or kDisplayValueWeighted
     std::optional<bool> words;
     std::optional<SceneZoom> zoom;
+    std::optional<std::string> picture;  // kPictureHeatmap or kPictureLines
+    std::optional<SceneLines> lines;
+    static constexpr const char* kPictureHeatmap = "heatmap";
+    static constexpr const char* kPictureLines = "lines";
     static constexpr const char* kDisplayWeights = "weights";
     static constexpr const char* kDisplayValueWeighted = "value-weighted";
 

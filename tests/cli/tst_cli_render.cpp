@@ -12,6 +12,7 @@ private slots:
     void render_data();
     void render();
     void fullDiskKeepsThePreviousFile();
+    void linesAreVectorStrokesInSvg();
 };
 
 void TestCliRender::render_data()
@@ -39,6 +40,19 @@ void TestCliRender::render_data()
     QTest::newRow("missing view is usage") << base << "x.png" << 2;
     QTest::newRow("layer past the model is input") << base + QStringList{"--view", "grid", "--layer", "9"} << "x.png" << 1;
     QTest::newRow("blocked key past the text is input") << base + QStringList{"--view", "grid", "--block-keys", "40"} << "x.png" << 1;
+    QTest::newRow("lines PNG, two heads overlaid, a query pinned")
+        << base + QStringList{"--view", "lines", "--heads", "0.1,1.3", "--query", "4"} + size << "l.png" << 0;
+    QTest::newRow("lines SVG with every filter")
+        << base + QStringList{"--view", "lines", "--threshold", "0.05", "--keep-share", "0.9", "--hide-special"} << "l.svg" << 0;
+    QTest::newRow("lines PDF") << base + QStringList{"--view", "lines", "--mask", "none"} << "l.pdf" << 0;
+    QTest::newRow("threshold above 1 is refused") << base + QStringList{"--view", "lines", "--threshold", "1.5"} << "x.png" << 1;
+    QTest::newRow("threshold not a number is refused") << base + QStringList{"--view", "lines", "--threshold", "half"} << "x.png" << 1;
+    QTest::newRow("keep share 0 is refused") << base + QStringList{"--view", "lines", "--keep-share", "0"} << "x.png" << 1;
+    QTest::newRow("keep share NaN is refused") << base + QStringList{"--view", "lines", "--keep-share", "nan"} << "x.png" << 1;
+    QTest::newRow("a head past the model is refused") << base + QStringList{"--view", "lines", "--heads", "0.1,9.0"} << "x.png" << 1;
+    QTest::newRow("heads that are not pairs are refused") << base + QStringList{"--view", "lines", "--heads", "1"} << "x.png" << 1;
+    QTest::newRow("a pinned query past the text is refused") << base + QStringList{"--view", "lines", "--query", "40"} << "x.png" << 1;
+    QTest::newRow("a lines option on the heatmap is usage") << base + QStringList{"--view", "heatmap", "--threshold", "0.1"} << "x.png" << 2;
     QTest::newRow("unwritable folder is input") << base + QStringList{"--view", "grid"} << "no/such/folder/x.png" << 1;
 }
 
@@ -73,6 +87,22 @@ void TestCliRender::render()
     if (out.endsWith(QLatin1String(".png"))) QCOMPARE(QImage(path).size(), QSize(500, 400));
     if (out.endsWith(QLatin1String(".svg"))) QVERIFY(bytes.startsWith("<?xml") && bytes.contains("<svg"));
     if (out.endsWith(QLatin1String(".pdf"))) QVERIFY(bytes.startsWith("%PDF"));
+}
+
+// The lines view in SVG: one stroke per drawn line, not a picture of them. The built-in model reads
+// "<bos> the dog chased the cat" as 6 tokens, so the causal mask leaves 21 pairs, each with weight.
+void TestCliRender::linesAreVectorStrokesInSvg()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("l.svg"));
+    const clitest::Run cli = clitest::runCli({"render", "--view", "lines", "--text", "the dog chased the cat", "--out", path});
+    QVERIFY2(cli.finished && cli.exitCode == 0, cli.err.constData());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray svg = file.readAll();
+    QVERIFY(!svg.contains("<image"));
+    const int strokes = int(svg.count("<polyline"));
+    QVERIFY2(strokes == 21 + 1, qPrintable(QString::number(strokes)));  // and the legend's swatch
 }
 
 // A render that cannot finish writing (here: the file-size limit a full disk would impose) must leave the

@@ -40,6 +40,8 @@ Scene everyField()
     s.display = Scene::kDisplayValueWeighted;
     s.words = true;
     s.zoom = SceneZoom{24.25, 40.5, -0.5};
+    s.picture = Scene::kPictureLines;
+    s.lines = SceneLines{{{0, 3}, {1, 2}}, true, 0.05, 0.9, true};
     return s;
 }
 
@@ -96,6 +98,13 @@ private slots:
         QCOMPARE(read->zoom->span, 24.25);
         QCOMPARE(read->zoom->centreKey, 40.5);
         QCOMPARE(read->zoom->centreQuery, -0.5);
+        QCOMPARE(*read->picture, std::string("lines"));
+        QCOMPARE(read->lines->heads.size(), std::size_t(2));
+        QVERIFY(read->lines->heads[1] == (SceneFocus{1, 2}));
+        QVERIFY(read->lines->wholeLayer);
+        QCOMPARE(read->lines->threshold, 0.05);
+        QCOMPARE(read->lines->keepShare, 0.9);
+        QVERIFY(read->lines->hideSpecial);
     }
 
     // The whole map is a span of 0 with no centre, and reads back as such.
@@ -223,6 +232,16 @@ private slots:
                                         << "not a number";
         QTest::newRow("unknown zoom field") << QByteArray(R"({"format":"attnscope-scene","version":1,"zoom":{"span":8,"centre":[1,2],"scale":2}})")
                                             << "unknown field \"scale\"";
+        QTest::newRow("unknown picture") << QByteArray(R"({"format":"attnscope-scene","version":1,"picture":"arcs"})") << "\"heatmap\" or \"lines\"";
+        QTest::newRow("lines not an object") << QByteArray(R"({"format":"attnscope-scene","version":1,"lines":true})") << "not an object";
+        QTest::newRow("lines heads not pairs") << QByteArray(R"({"format":"attnscope-scene","version":1,"lines":{"heads":"1"}})")
+                                               << "layer.head pairs";
+        QTest::newRow("threshold above 1") << QByteArray(R"({"format":"attnscope-scene","version":1,"lines":{"threshold":1.5}})")
+                                           << "between 0 and 1";
+        QTest::newRow("keep share 0") << QByteArray(R"({"format":"attnscope-scene","version":1,"lines":{"keep_share":0}})")
+                                      << "above 0 and at most 1";
+        QTest::newRow("unknown lines field") << QByteArray(R"({"format":"attnscope-scene","version":1,"lines":{"words":true}})")
+                                             << "unknown field \"words\"";
     }
     void badScenesAreRefusedWithASentence()
     {

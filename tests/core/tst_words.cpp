@@ -1,11 +1,13 @@
 // Words from each tokenizer's spans, worked by hand (the tokenizer.json kinds, WordPiece and Unigram are also
 // checked against independent implementations in their own tests); word-level attention against a plain
 // loop that applies Clark et al.'s rule pair by pair, and against a hand-worked example; hiding keys against
-// a hand-worked renormalisation.
+// a hand-worked renormalisation; the lines view's filters (threshold, keep share) against hand-worked rows
+// and a plain loop that picks the strongest key one at a time.
 #include <QtTest>
 
 #include <random>
 
+#include "core/analysis/linefilter.h"
 #include "core/analysis/wordattention.h"
 #include "core/model/encoderdecoder.h"
 #include "core/model/generate.h"
@@ -75,6 +77,40 @@ std::vector<int> randomWords(int tokens, unsigned seed, int& words)
     return of;
 }
 
+// The keep-share filter the slow way: pick the strongest key not yet kept (the lowest index among equals)
+// until the kept weight reaches the share of the row's total; then the threshold. (Q, K) of 0 and 1.
+std::vector<std::vector<int>> keptLinesByLoop(const Matrix& a, double threshold, double share)
+{
+    std::vector<std::vector<int>> out(std::size_t(a.rows()), std::vector<int>(std::size_t(a.cols()), 0));
+    for (int q = 0; q < a.rows(); ++q) {
+        double total = 0.0;
+        for (int k = 0; k < a.cols(); ++k) total += a(q, k);
+        std::vector<bool> taken(std::size_t(a.cols()), false);
+        double sum = 0.0;
+        while (total > 0.0 && sum < share * total * (1.0 - 1e-12)) {
+            int best = -1;
+            for (int k = 0; k < a.cols(); ++k)
+                if (!taken[std::size_t(k)] && a(q, k) > 0.0f && (best < 0 || a(q, k) > a(q, best))) best = k;
+            if (best < 0) break;
+            taken[std::size_t(best)] = true;
+            sum += a(q, best);
+        }
+        for (int k = 0; k < a.cols(); ++k) out[std::size_t(q)][std::size_t(k)] = taken[std::size_t(k)] && a(q, k) >= threshold;
+    }
+    return out;
+}
+
+std::vector<int> keptKeys(const Matrix& a, int q, LineFilter filter)
+{
+    std::vector<unsigned char> keep;
+    LineFilterScratch scratch;
+    keptKeysOfRow(a.row(q), filter, keep, scratch);
+    std::vector<int> keys;
+    for (std::size_t k = 0; k < keep.size(); ++k)
+        if (keep[k]) keys.push_back(int(k));
+    return keys;
+}
+
 } // namespace
 
 namespace {
@@ -111,6 +147,11 @@ private slots:
     void wordAttentionAgainstTheRule_data();
     void wordAttentionAgainstTheRule();
     void withoutKeysByHand();
+    void lineFiltersByHand();
+    void lineFiltersAgainstLoop_data();
+    void lineFiltersAgainstLoop();
+    void lineFilterRefusesBadValues_data();
+    void lineFilterRefusesBadValues();
 };
 
 void TestWords::gpt2Words_data()
@@ -267,6 +308,94 @@ void TestWords::withoutKeysByHand()
     numericcheck::Worst worst;
     worst.add(got, want);
     QVERIFY2(worst.within(1e-6), worst.message().c_str());
+}
+
+// Weights in eighths, so every sum is exact in float: (1/8, 1/2, 1/8, 1/4) and a masked row (1/2, 1/2, 0, 0).
+void TestWords::lineFiltersByHand()
+{
+    Matrix a(2, 4);
+    a << 0.125f, 0.5f, 0.125f, 0.25f,  //
+        0.5f, 0.5f, 0.0f, 0.0f;
+    using Keys = std::vector<int>;
+    // Nothing filtered: every line with weight, never the masked pairs (weight exactly 0).
+    QCOMPARE(keptKeys(a, 0, {}), (Keys{0, 1, 2, 3}));
+    QCOMPARE(keptKeys(a, 1, {}), (Keys{0, 1}));
+    // Threshold: at least the weight is kept.
+    QCOMPARE(keptKeys(a, 0, {0.2f, 1.0f}), (Keys{1, 3}));
+    QCOMPARE(keptKeys(a, 0, {0.25f, 1.0f}), (Keys{1, 3}));
+    QCOMPARE(keptKeys(a, 0, {0.5f, 1.0f}), (Keys{1}));
+    // Keep share: 1/2 + 1/4 reaches 3/4 exactly with two lines.
+    QCOMPARE(keptKeys(a, 0, {0.0f, 0.75f}), (Keys{1, 3}));
+    QCOMPARE(keptKeys(a, 0, {0.0f, 0.5f}), (Keys{1}));
+    // 0.8 needs a third line: keys 0 and 2 tie at 1/8, and the lower index wins.
+    QCOMPARE(keptKeys(a, 0, {0.0f, 0.8f}), (Keys{0, 1, 3}));
+    // A tie at the first line: (1/2, 1/2) at share 0.5 keeps key 0 alone.
+    QCOMPARE(keptKeys(a, 1, {0.0f, 0.5f}), (Keys{0}));
+    // Both: the share's set, then the threshold inside it.
+    QCOMPARE(keptKeys(a, 0, {0.2f, 0.8f}), (Keys{1, 3}));
+    // A row without weight (every key blocked) keeps nothing.
+    const Matrix zero = Matrix::Zero(1, 3);
+    QCOMPARE(keptKeys(zero, 0, {0.0f, 0.9f}), Keys{});
+    QCOMPARE(keptKeys(zero, 0, {}), Keys{});
+}
+
+void TestWords::lineFiltersAgainstLoop_data()
+{
+    QTest::addColumn<int>("queries");
+    QTest::addColumn<int>("keys");
+    QTest::addColumn<bool>("causal");
+    QTest::addColumn<float>("threshold");
+    QTest::addColumn<float>("share");
+    QTest::newRow("causal, 64 tokens, share 0.9") << 64 << 64 << true << 0.0f << 0.9f;
+    QTest::newRow("causal, 64 tokens, share 0.5, threshold 0.05") << 64 << 64 << true << 0.05f << 0.5f;
+    QTest::newRow("unmasked, 40 tokens, threshold 0.02") << 40 << 40 << false << 0.02f << 1.0f;
+    QTest::newRow("cross, 9 x 23, share 0.3") << 9 << 23 << false << 0.0f << 0.3f;
+    QTest::newRow("one token, share 0.1") << 1 << 1 << false << 0.0f << 0.1f;
+}
+
+void TestWords::lineFiltersAgainstLoop()
+{
+    QFETCH(int, queries);
+    QFETCH(int, keys);
+    QFETCH(bool, causal);
+    QFETCH(float, threshold);
+    QFETCH(float, share);
+    const Matrix a = randomWeights(queries, keys, causal, 29u + unsigned(keys));
+    const LineMask got = keptLines(a, {threshold, share});
+    const std::vector<std::vector<int>> want = keptLinesByLoop(a, threshold, share);
+    int differ = 0, kept = 0;
+    for (int q = 0; q < queries; ++q)
+        for (int k = 0; k < keys; ++k) {
+            differ += int(got(q, k)) != want[std::size_t(q)][std::size_t(k)];
+            kept += got(q, k);
+            if (causal && k > q) QVERIFY2(!got(q, k), "a masked pair kept a line");
+        }
+    QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1 of %2 pairs differ from the loop").arg(differ).arg(queries * keys)));
+    QVERIFY(kept > 0);
+}
+
+void TestWords::lineFilterRefusesBadValues_data()
+{
+    QTest::addColumn<float>("threshold");
+    QTest::addColumn<float>("share");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("negative threshold") << -0.1f << 1.0f << "not -0.1.";
+    QTest::newRow("threshold above 1") << 1.5f << 1.0f << "not 1.5.";
+    QTest::newRow("threshold not a number") << std::nanf("") << 1.0f << "between 0 and 1.";
+    QTest::newRow("share 0") << 0.0f << 0.0f << "not 0.";
+    QTest::newRow("share above 1") << 0.0f << 2.0f << "not 2.";
+}
+
+void TestWords::lineFilterRefusesBadValues()
+{
+    QFETCH(float, threshold);
+    QFETCH(float, share);
+    QFETCH(QString, says);
+    const Status s = checkLineFilter({threshold, share});
+    QVERIFY(!s.ok());
+    QVERIFY2(QString::fromStdString(s.error()).endsWith(says), s.error().c_str());
+    QVERIFY(checkLineFilter({0.0f, 1.0f}).ok());
+    QVERIFY(checkLineFilter({1.0f, 0.01f}).ok());
 }
 
 QTEST_APPLESS_MAIN(TestWords)

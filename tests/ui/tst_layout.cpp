@@ -20,6 +20,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QToolButton>
 #include <QtTest>
 
 #include "ui/common/flowlayout.h"
@@ -27,6 +28,8 @@
 #include "ui/lab/compareview.h"
 #include "ui/lab/sweepviewbase.h"
 #include "layoutaudit.h"
+#include "ui/attention/linespanel.h"
+#include "ui/attention/linesview.h"
 #include "ui/lessons/lessonpanel.h"
 #include "ui/presenter/presentermode.h"
 #include "ui/research/researchview.h"
@@ -138,6 +141,46 @@ private slots:
         // Hidden controls take no room.
         for (QWidget* b : buttons) b->hide();
         QCOMPARE(flow->heightForWidth(narrow), std::max(label->sizeHint().height(), edit->sizeHint().height()));
+    }
+
+    // The lines picture in front of a class (presenter mode, full screen): its type and strokes doubled, every
+    // label inside the view and no shorter than its type, the pinned query's numbers written, and on a
+    // projector of 1024 x 768 (or taller) every token of a ten-token sentence drawn, not a window of them.
+    // ATTNSCOPE_LAYOUT_SHOTS=DIR saves it.
+    void theLinesPictureInPresenterMode()
+    {
+        MainWindow w;
+        w.show();
+        w.sentenceEdit()->setText(QStringLiteral("the dog chased the ball and then it ran"));
+        w.document()->waitForIdle();
+        w.actions()->presenter()->setActive(true);
+        QTest::keyClick(&w, Qt::Key_H);
+        QVERIFY(w.document()->attentionPicture() == AttentionPicture::Lines);
+        LinesView* v = w.lines()->view();
+        QTRY_VERIFY(v->isVisible());
+        QTRY_COMPARE(w.size(), QGuiApplication::primaryScreen()->size());
+        QTest::qWait(50);  // posted layouts
+        v->pin({LinesView::Side::Query, 9});
+        if (const QByteArray dir = qgetenv("ATTNSCOPE_LAYOUT_SHOTS"); !dir.isEmpty())
+            w.grab().save(QStringLiteral("%1/lines-presenter-%2x%3.png").arg(QString::fromLocal8Bit(dir)).arg(w.width()).arg(w.height()));
+        QVERIFY2(v->lineScale() >= 1.8, qPrintable(QString::number(v->lineScale())));
+        QCOMPARE(v->input().queries(), 10);
+        if (w.height() >= 768) QVERIFY2(!v->isWindowed(), qPrintable(v->windowSentence()));
+        const QFontMetricsF type(v->font());
+        const TokenSpan shown = v->shownQueries();
+        QVERIFY(shown.count >= 1);
+        for (int i = shown.first; i < shown.first + shown.count; ++i)
+            for (const LinesView::Side side : {LinesView::Side::Query, LinesView::Side::Key}) {
+                const QRectF r = v->labelRect({side, i});
+                QVERIFY2(QRectF(v->rect()).contains(r), qPrintable(QStringLiteral("token %1 is outside the view").arg(i)));
+                QVERIFY2(r.height() >= type.height(), qPrintable(QStringLiteral("rows of %1 px for type of %2 px").arg(r.height()).arg(type.height())));
+                if (side == LinesView::Side::Key && i <= 9) QVERIFY(!v->numberShown(0, i).isEmpty());
+            }
+        QStringList problems;
+        for (const QString& p : testing::auditLayout(&w))
+            if (p.contains(QStringLiteral("lines"))) problems << p;
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        w.actions()->presenter()->setActive(false);
     }
 
     void everyTabFitsTheScreen_data()

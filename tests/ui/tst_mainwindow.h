@@ -1,7 +1,8 @@
 #pragma once
-// tst_mainwindow's test class and helpers, shared by its three files: tst_mainwindow.cpp (the views and
-// controls against the core), tst_mainwindow_input.cpp (long, hostile and over-long text in the sentence box)
-// and tst_mainwindow_models.cpp (opening models: folders, the menu, the hub cache, downloads, drops).
+// tst_mainwindow's test class and helpers, shared by its four files: tst_mainwindow.cpp (the views and
+// controls against the core), tst_mainwindow_input.cpp (long, hostile and over-long text in the sentence box),
+// tst_mainwindow_models.cpp (opening models: folders, the menu, the hub cache, downloads, drops) and
+// tst_mainwindow_lines.cpp (the lines picture against the core's weights and filters).
 #include <QCheckBox>
 #include <QMenu>
 #include <QProgressBar>
@@ -112,4 +113,15 @@ private slots:
     void randomModelDialogBuildsSpec();
     void acceptsDraggedFolderOnly();
     void theTranslatorOpensOnASentenceItReads();
+    // tst_mainwindow_lines.cpp
+    void linesHoverIsolatesOneQueryWithTheCoresWeights();
+    void linesHoverOnAKeyKeepsTheLinesThatReachIt();
+    void linesClickPinsAndKeysMoveIt();
+    void linesMaskedPairsDrawNoLine();
+    void linesCtrlClickAndWholeLayerOverlayHeads();
+    void linesFiltersAreTheCores();
+    void linesHideSpecialIsTheRenormalisedPicture();
+    void linesBetweenWordsAreTheRuleAndRenormaliseFirst();
+    void linesLongInputShowsAWindowAndSaysSo();
+    void linesOnlyFocusKeptStillDrawsTheFocusedHead();
 };

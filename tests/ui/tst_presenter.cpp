@@ -16,6 +16,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QToolButton>
 #include <QtTest>
 #include <Eigen/Core>
 #include <cmath>
@@ -179,6 +180,12 @@ private slots:
         QCOMPARE(s.window.controls()->displayBox()->currentData().toInt(), int(AttentionDisplay::ValueWeighted));
         s.press(Qt::Key_V);
         QVERIFY(doc.attentionDisplay() == AttentionDisplay::Weights);
+        // H: the focused head as a heatmap or as lines, and the switch above it follows.
+        s.press(Qt::Key_H);
+        QVERIFY(doc.attentionPicture() == AttentionPicture::Lines);
+        QVERIFY(s.window.findChild<QToolButton*>(QStringLiteral("picture-lines"))->isChecked());
+        s.press(Qt::Key_H);
+        QVERIFY(doc.attentionPicture() == AttentionPicture::Heatmap);
         // + and −: a step of √2 on the slider's grid, both ways, and never past the slider's ends.
         s.press(Qt::Key_Plus, Qt::ShiftModifier);
         const double up = doc.settings().temperature;

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "ui/document/document.h"
+#include "ui/drawing/strokeraster.h"
 #include "ui/export/renderer.h"
 #include "core/open/openmodel.h"
 
@@ -19,6 +20,7 @@ private slots:
     void refusesBadRequests_data();
     void refusesBadRequests();
     void reportsInputErrors();
+    void strokesCoverWhatTheyCross();
 };
 
 void TestRenderer::writesRequestedSize_data()
@@ -107,6 +109,36 @@ void TestRenderer::reportsInputErrors()
     QVERIFY(!status.ok());
     QVERIFY(checkRenderRequest(QStringLiteral("heatmap"), options).ok());
     QVERIFY(QString::fromStdString(status.error()).contains(QStringLiteral("context")));
+}
+
+// The lines picture's strokes on screen (drawing/strokeraster.h): an opaque stroke on whole pixels covers
+// exactly them, half opacity mixes half, a steep stroke leaves no row out, and a stroke outside is clipped.
+void TestRenderer::strokesCoverWhatTheyCross()
+{
+    QImage image(20, 20, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    const QRgb blue = qRgb(0, 0, 255);
+    blendStroke(image, QLineF(5, 10, 15, 10), 2.0, blue, 1.0);  // rows 9 and 10, columns 5..14
+    for (int y = 0; y < 20; ++y)
+        for (int x = 0; x < 20; ++x) {
+            const bool inside = x >= 5 && x < 15 && (y == 9 || y == 10);
+            QCOMPARE(image.pixel(x, y), inside ? qRgba(0, 0, 255, 255) : QRgb(0));
+        }
+    image.fill(Qt::white);
+    blendStroke(image, QLineF(0, 4, 20, 4), 2.0, qRgb(0, 0, 0), 0.5);
+    const QRgb mixed = image.pixel(10, 3);
+    QVERIFY2(std::abs(qRed(mixed) - 128) <= 1 && qAlpha(mixed) == 255, qPrintable(QString::number(mixed, 16)));
+    // Steep: one pixel's worth of ink in every row it crosses, split between the two columns it straddles.
+    image.fill(Qt::transparent);
+    blendStroke(image, QLineF(10, 0, 10, 20), 1.0, blue, 1.0);
+    for (int y = 0; y < 20; ++y) {
+        const int ink = qAlpha(image.pixel(9, y)) + qAlpha(image.pixel(10, y));
+        QVERIFY2(std::abs(ink - 255) <= 2, qPrintable(QStringLiteral("row %1: %2").arg(y).arg(ink)));
+    }
+    const QImage before = image;
+    blendStroke(image, QLineF(-50, -40, -10, -30), 3.0, blue, 1.0);
+    blendStroke(image, QLineF(30, 5, 60, 90), 3.0, blue, 1.0);
+    QCOMPARE(image, before);
 }
 
 QTEST_MAIN(TestRenderer)

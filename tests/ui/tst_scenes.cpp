@@ -17,9 +17,12 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolButton>
 #include <QtTest>
 
 #include "ui/attention/heatmapview.h"
+#include "ui/attention/linespanel.h"
+#include "ui/attention/linesview.h"
 #include "ui/document/document.h"
 #include "ui/window/controlpanel.h"
 #include "ui/document/preferences.h"
@@ -175,6 +178,46 @@ private slots:
         QVERIFY(b.actions()->scenes()->open(whole));
         QVERIFY(!b.heatmap()->isZoomed());
         QVERIFY(b.document()->heatmapZoom() == SceneZoom{});
+    }
+
+    // The Heatmap/Lines switch and the lines' heads and filters come back with their scene, and the window
+    // shows them: the lines in place of the heatmap, drawn with the scene's heads and filters.
+    void theLinesPictureComesBackWithItsScene()
+    {
+        QTemporaryDir dir;
+        const QString lines = dir.filePath(QStringLiteral("lines.attnscope")), heatmap = dir.filePath(QStringLiteral("heatmap.attnscope"));
+        MainWindow a;
+        QVERIFY(a.openModel(kModel).ok());
+        a.sentenceEdit()->setText(QStringLiteral("the dog bit the man"));
+        a.document()->waitForIdle();
+        QVERIFY(a.actions()->scenes()->save(heatmap).ok());
+        a.findChild<QToolButton*>(QStringLiteral("picture-lines"))->click();
+        QVERIFY(a.document()->attentionPicture() == AttentionPicture::Lines);
+        a.document()->toggleLinesHead({2, 1});
+        a.lines()->thresholdSlider()->setValue(10);
+        a.lines()->hideSpecialBox()->setChecked(true);
+        QVERIFY(a.actions()->scenes()->save(lines).ok());
+
+        MainWindow b;
+        const Result<QStringList> opened = b.actions()->scenes()->open(lines);
+        QVERIFY2(opened, opened.error().c_str());
+        b.document()->waitForIdle();
+        b.show();
+        QVERIFY(b.document()->attentionPicture() == AttentionPicture::Lines);
+        QVERIFY(b.document()->lines() == a.document()->lines());
+        QVERIFY(b.findChild<QToolButton*>(QStringLiteral("picture-lines"))->isChecked());
+        QTRY_VERIFY(b.lines()->view()->isVisible());
+        QVERIFY(!b.heatmap()->isVisible());
+        QCOMPARE(b.lines()->thresholdSlider()->value(), 10);
+        QVERIFY(b.lines()->view()->filter() == (LineFilter{0.1f, 1.0f}));
+        QVERIFY(b.lines()->view()->hidesSpecial());
+        QCOMPARE(b.lines()->view()->input().heads.size(), std::size_t(2));
+        QVERIFY(captureScene(*b.document()) == captureScene(*a.document()));
+
+        QVERIFY(b.actions()->scenes()->open(heatmap));
+        QVERIFY(b.document()->attentionPicture() == AttentionPicture::Heatmap);
+        QVERIFY(b.document()->lines() == SceneLines{});
+        QTRY_VERIFY(b.heatmap()->isVisible());
     }
 
     void aCorruptSceneIsReportedAndLeftByteForByte_data()
@@ -382,6 +425,8 @@ private slots:
         scene.display = Scene::kDisplayValueWeighted;
         scene.words = true;
         scene.zoom = SceneZoom{10.0, 2.0, 3.0};
+        scene.picture = Scene::kPictureLines;
+        scene.lines = SceneLines{{{0, 1}}, false, 0.1, 0.9, true};
         const Result<QStringList> applied = applyScene(doc, open, scene);
         QVERIFY2(applied && applied->isEmpty(), applied ? qPrintable(applied->join('|')) : applied.error().c_str());
         QCOMPARE(opened, 1);
@@ -454,6 +499,8 @@ private slots:
         scene.display = Scene::kDisplayWeights;
         scene.words = false;       // tokens: a window's session always says which
         scene.zoom = SceneZoom{};  // the whole map: a window's session always says how it is zoomed
+        scene.picture = Scene::kPictureHeatmap;  // and what it draws the focused head as, with the lines' defaults
+        scene.lines = SceneLines{};
         const QString scenePath = home.filePath(QStringLiteral("start.attnscope"));
         QVERIFY(writeSceneFile(QFile::encodeName(scenePath).toStdString(), scene).ok());
 

@@ -81,6 +81,7 @@ private slots:
     void blockViewShowsTheDecodersThreeSublayers();
     void positionalDemo();
     void crossViewMatchesCore();
+    void crossViewBetweenWords();
     void costViewMeasuresInBackground();
     void containerHasEveryTab();
 };
@@ -456,6 +457,48 @@ void TestStepByStep::positionalDemo()
     QVERIFY2(drawn.within(1e-5), drawn.message("drawn matrices").c_str());
     const numericcheck::Worst sin = maxDiff(view.sinusoidalPlot()->shown(), doc.model()->sinusoidal.topRows(PositionalView::kShownPositions));
     QVERIFY2(sin.within(1e-6), sin.message("sinusoidal table").c_str());
+}
+
+// The Words switch on the translator: the model's own answer's words down (what its ids read as: the start
+// token alone, "." against the word before it), the sentence's words across, each cell the rule worked here
+// from the core's token weights; switched off, the tokens come back.
+void TestStepByStep::crossViewBetweenWords()
+{
+    Document doc;
+    Result<ModelPtr> model = loadModel("builtin-translator");
+    QVERIFY(model.hasValue());
+    doc.setModel(*model, QStringLiteral("builtin-translator"));
+    doc.setText(QStringLiteral("the girl saw the red birds near the river ."));
+    doc.setFocus({1, 2});
+    CrossAttentionView view(&doc);
+    view.waitForResult();
+    QVERIFY(view.hasResult());
+    const Matrix tokens = view.result().weights;  // (T, S)
+    const std::size_t T = view.targetTokens().ids.size(), S = view.sourceTokens().ids.size();
+    QCOMPARE(S, std::size_t(11));  // <bos> and ten words, each its own token
+    doc.setWordLevel(true);
+    view.waitForResult();
+    const TokenizedText& targetWords = view.targetTokens();
+    QCOMPARE(view.sourceTokens().tokens.size(), std::size_t(11));
+    QCOMPARE(targetWords.tokens.size(), T - 1);  // the answer's "." joins the word before it
+    QVERIFY(targetWords.spans.front().special);
+    std::vector<int> wordOf(T);
+    for (std::size_t t = 0; t < T; ++t) wordOf[t] = int(std::min(t, T - 2));
+    numericcheck::Worst worst;
+    for (std::size_t i = 0; i + 1 < T; ++i)
+        for (std::size_t j = 0; j < S; ++j) {
+            double sum = 0.0;
+            int rows = 0;
+            for (std::size_t q = 0; q < T; ++q)
+                if (wordOf[q] == int(i)) {
+                    sum += tokens(Eigen::Index(q), Eigen::Index(j));
+                    ++rows;
+                }
+            worst.add(view.weightsPlot()->shown()(Eigen::Index(i), Eigen::Index(j)), sum / rows, long(i), long(j));
+        }
+    QVERIFY2(worst.within(1e-6), worst.message("word cross-attention").c_str());
+    doc.setWordLevel(false);
+    QCOMPARE(view.targetTokens().ids.size(), T);
 }
 
 void TestStepByStep::crossViewMatchesCore()

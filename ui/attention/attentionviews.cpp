@@ -8,6 +8,7 @@
 
 #include "ui/attention/headgridview.h"
 #include "ui/attention/heatmapview.h"
+#include "ui/attention/linesview.h"
 #include "ui/drawing/colormap.h"
 #include "ui/document/document.h"
 #include "ui/document/settingstext.h"
@@ -83,6 +84,39 @@ Status prepareGrid(QWidget* view, Document& document, const RenderOptions&)
     return {};
 }
 
+// The lines picture draws the heads and filters the document holds (Document::lines), and pins the token the
+// options name: --query I pins query I, else --key J pins key J.
+QWidget* makeLines(Document*, QWidget* parent) { return new LinesView(parent); }
+
+Status prepareLines(QWidget* view, Document& document, const RenderOptions& options)
+{
+    auto* lines = qobject_cast<LinesView*>(view);
+    const SceneLines& chosen = document.lines();
+    lines->setFilter({float(chosen.threshold), float(chosen.keepShare)});
+    lines->setHideSpecial(chosen.hideSpecial);
+    lines->setInput(linesOfSnapshot(document.snapshot(), chosen, document.wordLevel()));
+    const LinesView::Token pin = options.query >= 0 ? LinesView::Token{LinesView::Side::Query, options.query}
+                                 : options.key >= 0 ? LinesView::Token{LinesView::Side::Key, options.key}
+                                                    : LinesView::Token{};
+    const int count = pin.side == LinesView::Side::Query ? lines->input().queries() : lines->input().keys();
+    if (pin.valid() && pin.index >= count)
+        return Status::failure(QObject::tr("token %1 is past the text's %2 tokens.").arg(pin.index).arg(count).toStdString());
+    lines->pin(pin);
+    return {};
+}
+
+// An export of the screen pins what the screen has pinned.
+void captureLines(const QWidget* window, RenderOptions& options)
+{
+    for (const LinesView* view : window->findChildren<const LinesView*>(QStringLiteral("lines"))) {
+        if (!view->isVisible()) continue;
+        const LinesView::Token pin = view->pinned();
+        if (!pin.valid()) return;
+        (pin.side == LinesView::Side::Query ? options.query : options.key) = pin.index;
+        return;
+    }
+}
+
 } // namespace
 
 const ViewList& attentionViews()
@@ -91,6 +125,7 @@ const ViewList& attentionViews()
     static const ViewList views = {
         {QStringLiteral("heatmap"), QObject::tr("Focused head"), tab, false, makeHeatmap, prepareHeatmap, {}, {}},
         {QStringLiteral("grid"), QObject::tr("All heads"), tab, false, makeGrid, prepareGrid, {}, {}},
+        {QStringLiteral("lines"), QObject::tr("Focused head as lines"), tab, false, makeLines, prepareLines, {}, captureLines},
     };
     return views;
 }

@@ -210,6 +210,12 @@ void HeadGridView::setCrossedHeads(std::vector<HeadSelection> heads)
     update();
 }
 
+void HeadGridView::setMarkedHeads(std::vector<std::pair<HeadSelection, QColor>> heads)
+{
+    m_marked = std::move(heads);
+    update();
+}
+
 void HeadGridView::setFocusedHead(HeadSelection head)
 {
     if (head == m_focused) return;
@@ -360,6 +366,17 @@ void HeadGridView::paintGrid(QPainter& p, const QSize& size) const
             for (int first = 0; first < m_heads; first += m_groupSize) p.drawRect(groupRectIn(size, {l, first}));
         p.restore();
     }
+    // Heads the lines picture draws: an outline in the head's colour just inside the cell's edge (the focused
+    // head's orange one stays outside it), as thin as the focus outline.
+    for (const auto& [head, colour] : m_marked) {
+        if (head.layer >= m_layers || head.head >= m_heads) continue;
+        const QRect cell = cellRectIn(size, head);
+        p.save();
+        p.setPen(QPen(colour, 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(cell.adjusted(3, 3, -4, -4));
+        p.restore();
+    }
     // Ablated heads: a red cross over the cell; their weights are still drawn, only their output is gone.
     for (const HeadSelection& x : m_crossed) {
         if (x.layer >= m_layers || x.head >= m_heads) continue;
@@ -415,7 +432,8 @@ void HeadGridView::mousePressEvent(QMouseEvent* event)
 {
     if (event->button() == Qt::LeftButton) {
         if (std::optional<HeadSelection> head = headAt(event->pos())) {
-            emit headClicked(*head);
+            if (event->modifiers() & Qt::ControlModifier) emit headCtrlClicked(*head);
+            else emit headClicked(*head);
             return;
         }
     }

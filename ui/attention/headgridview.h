@@ -1,13 +1,16 @@
 #pragma once
 // Every head at once (BertViz's model view): a layers x heads grid of small heatmaps, L0.. down the
-// left, H0.. along the top. Clicking a cell asks for that head to be focused; the focused one is outlined.
+// left, H0.. along the top. Clicking a cell asks for that head to be focused (Ctrl-clicking, for it to be
+// drawn beside the focused one as lines); the focused one is outlined.
 // When query heads share key/value heads (grouped-query attention), each sharing group is outlined too.
 // A head's tooltip gives its attention sink: the share of its weight on the first token.
+#include <QColor>
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "ui/document/document.h"
@@ -31,6 +34,9 @@ public:
     QString headToolTip(HeadSelection head) const;
     // Heads drawn crossed out: the ablated ones.
     void setCrossedHeads(std::vector<HeadSelection> heads);
+    // Heads outlined in their colour: the ones the lines picture draws (empty: none).
+    void setMarkedHeads(std::vector<std::pair<HeadSelection, QColor>> heads);
+    const std::vector<std::pair<HeadSelection, QColor>>& markedHeads() const { return m_marked; }
 
     int layers() const { return m_layers; }
     int heads() const { return m_heads; }
@@ -64,6 +70,8 @@ public:
 
 signals:
     void headClicked(attnscope::HeadSelection head);
+    // With Ctrl held: the lines picture adds the head beside the focused one, or takes it out.
+    void headCtrlClicked(attnscope::HeadSelection head);
 
 protected:
     bool event(QEvent* event) override;
@@ -98,6 +106,7 @@ private:
     std::vector<QStringList> m_badges;  // (L*H) or empty
     std::vector<QString> m_tips;        // (L*H) or empty
     std::vector<HeadSelection> m_crossed;
+    std::vector<std::pair<HeadSelection, QColor>> m_marked;
     int m_layers = 0, m_heads = 0;
     int m_groupSize = 1;
     HeadSelection m_focused;

@@ -452,6 +452,39 @@ void Document::setHeatmapZoom(const SceneZoom& zoom)
     emit heatmapZoomChanged(m_zoom);  // no pass: the zoom changes what is drawn, not what is computed
 }
 
+void Document::setAttentionPicture(AttentionPicture picture)
+{
+    if (picture == m_picture) return;
+    m_picture = picture;
+    emit attentionPictureChanged(m_picture);  // no pass: the same weights, drawn another way
+}
+
+void Document::setLines(const SceneLines& lines)
+{
+    SceneLines tidy = lines;
+    const auto order = [](const SceneFocus& a, const SceneFocus& b) { return a.layer != b.layer ? a.layer < b.layer : a.head < b.head; };
+    std::sort(tidy.heads.begin(), tidy.heads.end(), order);
+    tidy.heads.erase(std::unique(tidy.heads.begin(), tidy.heads.end()), tidy.heads.end());
+    if (tidy == m_lines) return;
+    m_lines = std::move(tidy);
+    emit linesChanged(m_lines);
+}
+
+void Document::toggleLinesHead(HeadSelection head)
+{
+    SceneLines lines = m_lines;
+    const SceneFocus h{head.layer, head.head};
+    const auto it = std::find(lines.heads.begin(), lines.heads.end(), h);
+    if (it != lines.heads.end()) lines.heads.erase(it);
+    else lines.heads.push_back(h);
+    setLines(lines);
+}
+
+QString pictureName(AttentionPicture picture)
+{
+    return picture == AttentionPicture::Lines ? QStringLiteral("lines") : QStringLiteral("heatmap");
+}
+
 QString displayName(AttentionDisplay display)
 {
     return display == AttentionDisplay::ValueWeighted ? QStringLiteral("value-weighted") : QStringLiteral("weights");

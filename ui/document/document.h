@@ -40,6 +40,10 @@ struct TabPage {
 // key's value adds through the head's rows of W_O (Kobayashi et al. 2020), which the snapshot then holds.
 enum class AttentionDisplay { Weights, ValueWeighted };
 
+// What the Attention tab draws the focused head as: a heatmap of its (T, T) weights, or lines from a query
+// column to a key column (attention/linesview.h).
+enum class AttentionPicture { Heatmap, Lines };
+
 // One finished computation: everything a view needs, immutable and shared.
 struct Snapshot {
     static constexpr int kNextTokens = 5;
@@ -111,6 +115,10 @@ public:
     // The Attention tab's heatmap zoom (span 0: the whole map), kept here so that scenes save it; the
     // heatmap says here where a person zoomed and follows what a scene or lesson sets.
     const SceneZoom& heatmapZoom() const { return m_zoom; }
+    // Heatmap or lines in the Attention tab (and Step by step's cross-attention), and the lines' heads and
+    // filters, kept here so that scenes save them and presenter mode's key and the view's toggle agree.
+    AttentionPicture attentionPicture() const { return m_picture; }
+    const SceneLines& lines() const { return m_lines; }
     // The latest finished computation (never null after construction) and its error, if it failed.
     const SnapshotPtr& snapshot() const { return m_snapshot; }
     const QString& error() const { return m_error; }
@@ -157,6 +165,11 @@ public slots:
     void setAttentionDisplay(attnscope::AttentionDisplay display);
     void setWordLevel(bool on);
     void setHeatmapZoom(const attnscope::SceneZoom& zoom);
+    void setAttentionPicture(attnscope::AttentionPicture picture);
+    // Heads repeated or in any order are kept once, in order of layer and head.
+    void setLines(const attnscope::SceneLines& lines);
+    // Ctrl-click in the grid: adds the head to the lines drawn beside the focused one, or takes it out.
+    void toggleLinesHead(attnscope::HeadSelection head);
     // Blocks until the latest request has finished (CLI rendering and tests).
     void waitForIdle();
     bool isComputing() const { return m_compute.busy(); }  // a request has not been shown yet
@@ -189,6 +202,8 @@ signals:
     void attentionDisplayChanged(attnscope::AttentionDisplay display);
     void wordLevelChanged(bool on);
     void heatmapZoomChanged(const attnscope::SceneZoom& zoom);
+    void attentionPictureChanged(attnscope::AttentionPicture picture);
+    void linesChanged(const attnscope::SceneLines& lines);
     void snapshotChanged(const attnscope::SnapshotPtr& snapshot);  // a computation finished
     void errorChanged(const QString& error);                        // empty when the last one succeeded
     void compareBChanged();
@@ -206,6 +221,8 @@ private:
     AttentionDisplay m_display = AttentionDisplay::Weights;
     bool m_wordLevel = false;
     SceneZoom m_zoom;
+    AttentionPicture m_picture = AttentionPicture::Heatmap;
+    SceneLines m_lines;
     SnapshotPtr m_snapshot;
     QString m_error;
     quint64 m_generation = 0;
@@ -265,6 +282,8 @@ Result<ModelPtr> loadModelSpec(const QString& spec);
 // The display's name in settings lines and scenes ("weights", "value-weighted") and its words on screen.
 QString displayName(AttentionDisplay display);
 QString displayLabel(AttentionDisplay display);
+// The picture's name in scenes ("heatmap", "lines").
+QString pictureName(AttentionPicture picture);
 
 } // namespace attnscope
 

@@ -51,7 +51,7 @@ Status putOnClipboard(const QByteArray& png, const QByteArray& svg)
 QString currentViewName(const Document& document)
 {
     if (renderViewNames().contains(document.view())) return document.view();
-    return QStringLiteral("heatmap");
+    return document.attentionPicture() == AttentionPicture::Lines ? QStringLiteral("lines") : QStringLiteral("heatmap");
 }
 
 RenderOptions liveRenderOptions(const QWidget* window, const QString& view)

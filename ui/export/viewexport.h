@@ -14,7 +14,8 @@ namespace attnscope {
 
 class Document;
 
-// The view on screen (the document's place), by its render name; the Attention tab's is "heatmap".
+// The view on screen (the document's place), by its render name; the Attention tab's is "heatmap" or "lines",
+// as the document's picture says.
 QString currentViewName(const Document& document);
 // Render options that make an offscreen copy of `view` show what the copy in `window` shows: the view's own
 // state, which is not the document's (the explained cell, the rollout's token).

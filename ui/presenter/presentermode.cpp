@@ -218,6 +218,9 @@ bool PresenterMode::handleKey(QWidget* receiver, const QKeyEvent& key)
         doc->setAttentionDisplay(doc->attentionDisplay() == AttentionDisplay::Weights ? AttentionDisplay::ValueWeighted
                                                                                       : AttentionDisplay::Weights);
         return true;
+    case Qt::Key_H:
+        doc->setAttentionPicture(doc->attentionPicture() == AttentionPicture::Heatmap ? AttentionPicture::Lines : AttentionPicture::Heatmap);
+        return true;
     case Qt::Key_L:
         m_lessons->setVisible(!m_lessons->isVisible());
         refreshStrip();

@@ -9,6 +9,8 @@
 //   C  clear the blocked keys          L  show/hide the Lessons panel
 //   V  weights or value-weighted attention (weight × ‖v W_O‖) in the heatmaps; no cell of its own in the
 //      strip (an eleventh cell adds a row on a 1280 x 720 projector), the heatmap's title says which
+//   H  the focused head as a heatmap or as lines (no cell either: the switch above the view shows which);
+//      the lines' type and strokes follow the doubled font
 //   1–9  the tabs, by their place (so a tab added later has its number at once)
 //   Esc  leave (when typing in a box, the first Esc leaves the box)
 // Keys typed into a text box (the sentence, a spin box) stay text; the keys act everywhere else in the

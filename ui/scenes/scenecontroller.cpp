@@ -143,6 +143,8 @@ void SceneController::startAutosave()
     connect(m_document, &Document::placeChanged, this, arm);
     connect(m_document, &Document::compareBChanged, this, arm);
     connect(m_document, &Document::heatmapZoomChanged, this, arm);
+    connect(m_document, &Document::attentionPictureChanged, this, arm);
+    connect(m_document, &Document::linesChanged, this, arm);
     arm();
 }
 

@@ -21,6 +21,8 @@ Scene captureScene(const Document& doc)
     scene.display = displayName(doc.attentionDisplay()).toStdString();
     scene.words = doc.wordLevel();
     scene.zoom = doc.heatmapZoom();
+    scene.picture = pictureName(doc.attentionPicture()).toStdString();
+    scene.lines = doc.lines();
     return scene;
 }
 
@@ -45,6 +47,8 @@ Result<QStringList> applyScene(Document& doc, const ModelOpener& openModel, cons
         doc.setAttentionDisplay(*scene.display == Scene::kDisplayValueWeighted ? AttentionDisplay::ValueWeighted : AttentionDisplay::Weights);
     if (scene.words) doc.setWordLevel(*scene.words);
     if (scene.zoom) doc.setHeatmapZoom(*scene.zoom);  // after the sentence: a span longer than the last text is kept for it
+    if (scene.picture) doc.setAttentionPicture(*scene.picture == Scene::kPictureLines ? AttentionPicture::Lines : AttentionPicture::Heatmap);
+    if (scene.lines) doc.setLines(*scene.lines);
     // 2. Tab and view by name, so a scene saved before a tab was added still finds its tab. A view is looked
     // for in the tab it ends up in, the scene's or, when the window lacks that one, the current tab.
     const QString view = scene.view ? QString::fromStdString(*scene.view) : QString();

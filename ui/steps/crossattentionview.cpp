@@ -9,13 +9,19 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 #include "ui/attention/headgridview.h"
+#include "ui/attention/linesinput.h"
+#include "ui/attention/linespanel.h"
+#include "ui/attention/linesview.h"
+#include "ui/attention/picturetoggle.h"
 #include "ui/common/matrixplot.h"
 #include "ui/document/refreshgate.h"
 #include "core/model/encoderdecoder.h"
 #include "core/model/generate.h"
+#include "core/text/words.h"
 
 namespace attnscope {
 
@@ -50,9 +56,25 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     form->addRow(QStringLiteral("Source (keys and values):"), m_source);
     form->addRow(QStringLiteral("Target (queries):"), m_target);
     layout->addLayout(form);
-    m_weights = new MatrixPlot(this);
+    // The focused head as a heatmap or as lines (target on the left, source on the right), as the Attention tab's
+    // switch says: one choice in the document for both.
+    layout->addWidget(new PictureToggle(m_document, this));
+    auto* pictures = new QStackedWidget(this);
+    m_weights = new MatrixPlot(pictures);
     m_weights->setObjectName(QStringLiteral("cross-weights"));
-    layout->addWidget(m_weights, 3);
+    pictures->addWidget(m_weights);
+    m_lines = new LinesPanel(m_document, false, pictures);
+    m_lines->setObjectName(QStringLiteral("cross-lines-panel"));
+    m_lines->view()->setObjectName(QStringLiteral("cross-lines"));
+    pictures->addWidget(m_lines);
+    const auto showPicture = [this, pictures](AttentionPicture picture) {
+        pictures->setCurrentWidget(picture == AttentionPicture::Lines ? static_cast<QWidget*>(m_lines) : m_weights);
+    };
+    showPicture(m_document->attentionPicture());
+    connect(m_document, &Document::attentionPictureChanged, pictures, showPicture);
+    connect(m_document, &Document::linesChanged, this, &CrossAttentionView::showLines);
+    connect(m_document, &Document::wordLevelChanged, this, &CrossAttentionView::present);
+    layout->addWidget(pictures, 3);
     m_gridRow = new QWidget(this);
     auto* gridColumn = new QVBoxLayout(m_gridRow);
     gridColumn->setContentsMargins(0, 0, 0, 0);
@@ -101,6 +123,7 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     connect(m_gridKind, &QComboBox::currentIndexChanged, this, &CrossAttentionView::showGrid);
     connect(m_decoderCausal, &QCheckBox::toggled, gate, &RefreshGate::request);
     connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
+    connect(m_grid, &HeadGridView::headCtrlClicked, m_document, &Document::toggleLinesHead);
     recompute();
 }
 
@@ -205,6 +228,8 @@ void CrossAttentionView::recompute()
             o.error = QString::fromStdString(r.error());
             return o;
         }
+        o.sourceWords = wordsOf(sourceText, *source);
+        o.targetWords = o.answered ? wordsOf(readTarget(*model, target->ids), target->tokens) : wordsOf(targetText, *target);
         o.source = std::move(*source);
         o.target = std::move(*target);
         o.focus = focus;
@@ -226,35 +251,71 @@ void CrossAttentionView::showOutcome(Outcome o)
         m_status->setText(o.error);
         m_weights->setMatrix(Matrix(), MatrixPlot::Scale::Probability);
         m_grid->setSnapshot(nullptr);
+        showLines();
         return;
     }
-    m_result = std::move(o.result);
-    m_sourceTokens = std::move(o.source);
-    m_targetTokens = std::move(o.target);
+    m_outcome = std::make_shared<const Outcome>(std::move(o));
+    present();
+}
+
+void CrossAttentionView::present()
+{
+    if (!m_outcome) return;
+    const Outcome& o = *m_outcome;
+    const bool words = m_document->wordLevel();
+    // The lines view holds the result too.
+    m_result = std::make_shared<const CrossAttentionResult>(words ? wordCrossAttention(o.result, o.targetWords, o.sourceWords) : o.result);
+    m_sourceTokens = words ? wordsAsTokens(o.sourceWords, o.source) : o.source;
+    m_targetTokens = words ? wordsAsTokens(o.targetWords, o.target) : o.target;
     m_hasResult = true;
-    const bool real = m_result.real;
-    QString title = QStringLiteral("cross-attention weights, %1layer %2 head %3 (T_target×T_source = %4×%5)")
+    const bool real = m_result->real;
+    QString title = QStringLiteral("cross-attention weights, %1layer %2 head %3 (%4 = %5×%6)")
                         .arg(real ? QStringLiteral("decoder ") : QString())
-                        .arg(o.focus.layer).arg(o.focus.head).arg(m_result.weights.rows()).arg(m_result.weights.cols());
+                        .arg(o.focus.layer).arg(o.focus.head)
+                        .arg(words ? QStringLiteral("W_target×W_source, words") : QStringLiteral("T_target×T_source"))
+                        .arg(m_result->weights.rows()).arg(m_result->weights.cols());
     if (real && !o.decoderCausal) title += tr(" · counterfactual: the decoder without its causal mask");
     m_weights->setTitle(title);
-    m_weights->setMatrix(m_result.weights, MatrixPlot::Scale::Probability, tokenLabels(m_targetTokens.tokens),
+    m_weights->setMatrix(m_result->weights, MatrixPlot::Scale::Probability, tokenLabels(m_targetTokens.tokens),
                          tokenLabels(m_sourceTokens.tokens));
-    m_weights->xAxis->setLabel(QStringLiteral("source token (key)"));
-    m_weights->yAxis->setLabel(real ? QStringLiteral("target token (query; it chooses the next one)") : QStringLiteral("target token (query)"));
-    QString status = tr("Each row sums to 1 over the source tokens.");
+    const QString unit = words ? QStringLiteral("word") : QStringLiteral("token");
+    m_weights->xAxis->setLabel(QStringLiteral("source %1 (key)").arg(unit));
+    m_weights->yAxis->setLabel(real ? QStringLiteral("target %1 (query; it chooses the next one)").arg(unit) : QStringLiteral("target %1 (query)").arg(unit));
+    QString status = words ? tr("Each row sums to 1 over the source words: a word's rows are the mean of its tokens' rows, its columns their sum.")
+                           : tr("Each row sums to 1 over the source tokens.");
     if (o.answered)
         status = tr("The target is the model's own greedy answer (%1 after the start token); type one above to see another. ")
-                     .arg(m_targetTokens.ids.size() == 2 ? tr("1 token") : tr("%1 tokens").arg(m_targetTokens.ids.size() - 1)) +
+                     .arg(o.target.ids.size() == 2 ? tr("1 token") : tr("%1 tokens").arg(o.target.ids.size() - 1)) +
                  status;
     m_status->setText(status);
     showGrid();
+    showLines();
+}
+
+void CrossAttentionView::showLines()
+{
+    if (!m_hasResult) {
+        m_lines->setInput(linesOfCross(nullptr, {}, {}, m_document->lines(), QString()));
+        return;
+    }
+    QString caption = m_result->real ? tr("decoder cross-attention") : tr("this layer's W_Q on the target, W_K on the source");
+    // Words with the special tokens hidden: each token row renormalised without them, then merged.
+    std::shared_ptr<const CrossAttentionResult> shown = m_result;
+    if (m_document->wordLevel() && m_outcome) {
+        caption += tr(" · words");
+        if (m_document->lines().hideSpecial) {
+            const std::vector<bool> special = specialTokensOf(m_outcome->source);
+            shown = std::make_shared<const CrossAttentionResult>(
+                wordCrossAttention(m_outcome->result, m_outcome->targetWords, m_outcome->sourceWords, &special));
+        }
+    }
+    m_lines->setInput(linesOfCross(shown, m_targetTokens, m_sourceTokens, m_document->lines(), caption));
 }
 
 // The grid draws a snapshot: this one holds the decoder's heads of the chosen kind, rows the target tokens.
 void CrossAttentionView::showGrid()
 {
-    if (!m_hasResult || !m_result.real || m_result.allCross.empty()) {
+    if (!m_hasResult || !m_result->real || m_result->allCross.empty()) {
         m_grid->setSnapshot(nullptr);
         return;
     }
@@ -262,12 +323,12 @@ void CrossAttentionView::showGrid()
     snapshot->model = m_resultModel;
     snapshot->tokens = m_targetTokens;
     snapshot->settings = m_document->settings();
-    snapshot->focus = m_result.selection;
+    snapshot->focus = m_result->selection;
     ForwardTrace& t = snapshot->trace;
-    t.layers = m_result.decoderLayers;
-    t.heads = m_result.heads;
+    t.layers = m_result->decoderLayers;
+    t.heads = m_result->heads;
     t.tokens = int(m_targetTokens.ids.size());
-    t.attention = m_gridKind->currentIndex() == 0 ? m_result.allCross : m_result.allSelf;
+    t.attention = m_gridKind->currentIndex() == 0 ? m_result->allCross : m_result->allSelf;
     m_grid->setSnapshot(snapshot);
 }
 

@@ -10,6 +10,7 @@
 // the decoder's self-attention. For the other models the source is a sentence of its own and the target
 // follows the window's sentence until edited. Large models compute off the GUI thread.
 #include <QWidget>
+#include <memory>
 #include <optional>
 
 #include "core/analysis/crossattention.h"
@@ -24,6 +25,7 @@ class QLineEdit;
 namespace attnscope {
 
 class HeadGridView;
+class LinesPanel;
 class MatrixPlot;
 
 class CrossAttentionView : public QWidget {
@@ -44,11 +46,14 @@ public:
     QString sourceToKeep() const;
     QString targetToKeep() const;
     bool hasResult() const { return m_hasResult; }
-    const CrossAttentionResult& result() const { return m_result; }
-    // The tokens of the rows and columns shown (the target's, starting with the start token, and the source's).
+    const CrossAttentionResult& result() const { return *m_result; }
+    // The tokens of the rows and columns shown (the target's, starting with the start token, and the source's);
+    // with the Words switch on, the words.
     const TokenizedText& targetTokens() const { return m_targetTokens; }
     const TokenizedText& sourceTokens() const { return m_sourceTokens; }
     MatrixPlot* weightsPlot() const { return m_weights; }
+    // The same weights as lines, target on the left (queries), source on the right (keys).
+    LinesPanel* linesPanel() const { return m_lines; }
     HeadGridView* grid() const { return m_grid; }
     // Which decoder attention the grid shows: cross-attention (0) or the decoder's self-attention (1).
     void setGridKind(int kind);
@@ -62,6 +67,7 @@ private:
     struct Outcome {
         QString error;
         TokenizedText source, target;
+        TextWords sourceWords, targetWords;  // the target's from the typed text, or what the model's answer reads as
         bool answered = false;  // the target is the model's own answer
         bool decoderCausal = true;
         HeadSelection focus;
@@ -70,13 +76,16 @@ private:
 
     void recompute();
     void showOutcome(Outcome outcome);
+    void present();  // the last outcome, per token or (the Words switch) per word
     void showGrid();
+    void showLines();
     void adaptToModel(bool real);
 
     Document* m_document;
     QLineEdit* m_source;
     QLineEdit* m_target;
     MatrixPlot* m_weights;
+    LinesPanel* m_lines;
     QWidget* m_gridRow;
     QComboBox* m_gridKind;
     QCheckBox* m_decoderCausal;
@@ -87,8 +96,11 @@ private:
     bool m_targetEdited = false;   // decoder-only demonstration: the target no longer follows the sentence
     bool m_sourceEdited = false;   // encoder–decoder: the source no longer follows the sentence
     std::optional<bool> m_real;    // the kind of model the boxes are set up for
-    CrossAttentionResult m_result;
+    std::shared_ptr<const CrossAttentionResult> m_result = std::make_shared<const CrossAttentionResult>();
     TokenizedText m_targetTokens, m_sourceTokens;
+    // The last outcome as computed, per token; m_result and the tokens above are what is shown (words when
+    // the Words switch is on).
+    std::shared_ptr<const Outcome> m_outcome;
     ModelPtr m_resultModel;
     LatestTask<Outcome> m_task{this};
 };

@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QHBoxLayout>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -27,6 +28,10 @@
 #include "ui/window/controlpanel.h"
 #include "ui/attention/headgridview.h"
 #include "ui/attention/heatmapview.h"
+#include "ui/attention/linesinput.h"
+#include "ui/attention/linespanel.h"
+#include "ui/attention/linesview.h"
+#include "ui/attention/picturetoggle.h"
 #include "ui/attention/nexttokenview.h"
 #include "core/model/encoderdecoder.h"
 #include "ui/window/modelmenu.h"
@@ -113,6 +118,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     // The zoom lives in the document too, so scenes save it and put it back.
     connect(m_heatmap, &HeatmapView::zoomChanged, m_document, [this] { m_document->setHeatmapZoom(m_heatmap->zoomState()); });
     connect(m_document, &Document::heatmapZoomChanged, m_heatmap, &HeatmapView::setZoomState);
+    // The focused head as a heatmap or as lines, as the document's picture says.
+    m_lines = new LinesPanel(m_document, true);
+    auto* pictures = new QStackedWidget;
+    pictures->addWidget(m_heatmap);
+    pictures->addWidget(m_lines);
+    const auto showPicture = [pictures, this](AttentionPicture picture) {
+        pictures->setCurrentWidget(picture == AttentionPicture::Lines ? static_cast<QWidget*>(m_lines) : m_heatmap);
+    };
+    showPicture(m_document->attentionPicture());
+    connect(m_document, &Document::attentionPictureChanged, pictures, showPicture);
+    auto* focused = new QWidget;
+    auto* focusedColumn = new QVBoxLayout(focused);
+    focusedColumn->setContentsMargins(0, 0, 0, 0);
+    focusedColumn->setSpacing(2);
+    focusedColumn->addWidget(new PictureToggle(m_document, focused));
+    focusedColumn->addWidget(pictures, 1);
     m_grid = new HeadGridView;
     m_controls = new ControlPanel(m_document);
     // Views sit in tabs; the sentence above and the controls beside them stay in place, so a setting
@@ -124,7 +145,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     overview->setStretchFactor(0, 3);
     overview->setStretchFactor(1, 1);
     auto* attention = new QSplitter(Qt::Horizontal);
-    attention->addWidget(m_heatmap);
+    attention->addWidget(focused);
     attention->addWidget(overview);
     attention->setStretchFactor(0, 3);
     attention->setStretchFactor(1, 2);
@@ -176,6 +197,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     connect(m_chips, &TokenChips::rowsChanged, this, &MainWindow::fitChips);
     connect(m_chips, &TokenChips::chipClicked, m_document, &Document::toggleBlockedKey);
     connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
+    connect(m_grid, &HeadGridView::headCtrlClicked, m_document, &Document::toggleLinesHead);
+    // While the lines picture is shown, the grid marks the heads it draws in their colours.
+    const auto markLines = [this] {
+        std::vector<std::pair<HeadSelection, QColor>> marks;
+        const ModelPtr& model = m_document->model();
+        if (model && m_document->attentionPicture() == AttentionPicture::Lines) {
+            const std::vector<HeadSelection> heads = linesHeads(m_document->focus(), m_document->lines(), model->config.layers, model->config.heads);
+            const std::vector<QColor> colours = headColours(heads);
+            for (std::size_t i = 0; i < heads.size(); ++i) marks.push_back({heads[i], colours[i]});
+        }
+        m_grid->setMarkedHeads(std::move(marks));
+    };
+    connect(m_document, &Document::attentionPictureChanged, this, markLines);
+    connect(m_document, &Document::linesChanged, this, markLines);
+    connect(m_document, &Document::focusChanged, this, markLines);
+    connect(m_document, &Document::modelChanged, this, markLines);
+    markLines();
     connect(m_document, &Document::focusChanged, m_grid, &HeadGridView::setFocusedHead);
     connect(m_document, &Document::snapshotChanged, this, &MainWindow::showSnapshot);
     connect(m_document, &Document::wordLevelChanged, this, [this] { showSnapshot(m_document->snapshot()); });
@@ -279,6 +317,8 @@ void MainWindow::nameAndExplainControls()
     m_chips->setToolTip(tr("The tokens the model sees, numbered from 0; click one to block it as a key (a padding mask), again to unblock it."));
     m_heatmap->setObjectName(QStringLiteral("heatmap"));
     m_grid->setObjectName(QStringLiteral("grid"));
+    m_lines->view()->setObjectName(QStringLiteral("lines"));  // the render name, as the heatmap's
+    m_lines->setObjectName(QStringLiteral("lines-panel"));
     m_nextTokens->setObjectName(QStringLiteral("next-tokens"));
     m_nextTokens->setToolTip(tr("What the model predicts after the last token, from the final layer: the most probable next tokens."));
     m_truncate->setToolTip(tr("Cut the text to the longest start that fits the model's context window."));

@@ -18,6 +18,7 @@ namespace attnscope {
 class ControlPanel;
 class HeadGridView;
 class HeatmapView;
+class LinesPanel;
 class ModelMenu;
 class NextTokenView;
 class TokenChips;
@@ -35,6 +36,7 @@ public:
     QLineEdit* sentenceEdit() const { return m_sentence; }
     TokenChips* tokenChips() const { return m_chips; }
     HeatmapView* heatmap() const { return m_heatmap; }
+    LinesPanel* lines() const { return m_lines; }  // the focused head as lines, the heatmap's alternative
     HeadGridView* grid() const { return m_grid; }
     ControlPanel* controls() const { return m_controls; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -91,6 +93,7 @@ private:
     QLabel* m_notice;
     QPushButton* m_truncate;
     HeatmapView* m_heatmap;
+    LinesPanel* m_lines;
     HeadGridView* m_grid;
     QTabWidget* m_tabs;
     NextTokenView* m_nextTokens;

@@ -47,22 +47,33 @@ void blendStroke(QImage& image, const QLineF& line, double width, QRgb rgb, doub
     const float strength = float(256.0 * opacity);
     const int uLimit = steep ? H : W, vLimit = steep ? W : H;
     const int first = std::max(0, int(std::floor(u0))), last = std::min(uLimit - 1, int(std::ceil(u1)) - 1);
-    for (int u = first; u <= last; ++u) {
-        // 3. The part of this pixel column the line spans along u (its ends may cover part of it).
-        const float along = float(std::min(u + 1.0, u1) - std::max(double(u), u0));
+    if (first > last) return;
+    const qsizetype across = steep ? 1 : stride, alongStep = steep ? stride : 1;
+    std::uint32_t* column = bits + qsizetype(first) * alongStep;
+    float v = float(v0) + (float(first) + 0.5f - float(u0)) * slope;  // the centre of the stroke at column u
+    for (int u = first; u <= last; ++u, v += slope, column += alongStep) {
+        // 3. The part of this pixel column the line spans along u: all of it but at the two ends.
+        const float along = u == first || u == last ? float(std::min(u + 1.0, u1) - std::max(double(u), u0)) : 1.0f;
         if (along <= 0.0f) continue;
-        const float v = float(v0) + (float(u) + 0.5f - float(u0)) * slope;
+        // 4. Coverage across: the run [lo, hi] covers its first and last pixels in part, the ones between whole.
         const float lo = v - half, hi = v + half;
-        const int vFirst = std::max(0, int(std::floor(lo))), vLast = std::min(vLimit - 1, int(std::ceil(hi)) - 1);
-        std::uint32_t* column = steep ? bits + qsizetype(u) * stride : bits + u;
-        const qsizetype step = steep ? 1 : stride;
-        for (int p = vFirst; p <= vLast; ++p) {
-            // 4. Coverage: how much of the pixel's extent [p, p + 1] the run [lo, hi] covers.
-            const float cover = std::min(1.0f, (std::min(float(p) + 1.0f, hi) - std::max(float(p), lo)) * along);
-            const auto a = std::uint32_t(strength * cover + 0.5f);
-            if (a == 0) continue;
-            blend(column[p * step], rb, ag, a);
+        const int pFirst = int(std::floor(lo)), pLast = int(std::ceil(hi)) - 1;
+        const float scaled = strength * along;
+        const auto put = [&](int p, float cover) {
+            if (p < 0 || p >= vLimit) return;
+            const auto a = std::uint32_t(scaled * std::min(1.0f, cover) + 0.5f);
+            if (a != 0) blend(column[p * across], rb, ag, a);
+        };
+        if (pFirst == pLast) {
+            put(pFirst, hi - lo);
+            continue;
         }
+        put(pFirst, float(pFirst + 1) - lo);
+        put(pLast, hi - float(pLast));
+        const int inFirst = std::max(pFirst + 1, 0), inLast = std::min(pLast - 1, vLimit - 1);
+        const auto whole = std::uint32_t(scaled + 0.5f);
+        if (whole != 0)
+            for (int p = inFirst; p <= inLast; ++p) blend(column[p * across], rb, ag, whole);
     }
 }
 

@@ -1,5 +1,8 @@
 #include "core/analysis/crossattention.h"
 
+#include "core/analysis/stats.h"
+
+#include <cmath>
 #include <string>
 
 #include "core/model/encoderdecoder.h"
@@ -90,6 +93,24 @@ Result<CrossAttentionResult> crossAttention(const Model& model, const std::vecto
     maskedSoftmax(r.scaled, r.weights);
     r.output = r.weights * r.v;  // (T, Dh)
     return R::ok(std::move(r));
+}
+
+SharpestHead sharpestCrossHead(const CrossAttentionResult& result)
+{
+    SharpestHead best;
+    for (int l = 0; l < result.decoderLayers; ++l)
+        for (int h = 0; h < result.heads; ++h) {
+            const std::size_t at = std::size_t(l * result.heads + h);
+            if (at >= result.allCross.size() || result.allCross[at].rows() == 0) continue;
+            const Matrix& w = result.allCross[at];  // (T, S)
+            double sum = 0.0;
+            for (Eigen::Index q = 0; q < w.rows(); ++q) sum += rowEntropy(w.row(q));
+            const double mean = sum / double(w.rows());
+            // The first head of the smallest entropy wins a tie; a NaN never wins.
+            if (!std::isfinite(mean)) continue;
+            if (best.head.layer < 0 || mean < best.meanEntropy) best = {{l, h}, mean};
+        }
+    return best;
 }
 
 } // namespace attnscope

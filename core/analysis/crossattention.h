@@ -48,4 +48,13 @@ Result<CrossAttentionResult> crossAttention(const Model& model, const std::vecto
                                             const std::vector<int>& sourceIds, const AttentionSettings& settings,
                                             HeadSelection selection);
 
+// The decoder head whose cross-attention is the sharpest alignment on these sentences: the smallest mean
+// entropy (nats) of its rows, each target token's weights over the source, the start token's row included
+// (it chooses the first word). Needs an encoder–decoder's every head (allCross); {-1, -1} without them.
+struct SharpestHead {
+    HeadSelection head{-1, -1};
+    double meanEntropy = 0.0;
+};
+SharpestHead sharpestCrossHead(const CrossAttentionResult& result);
+
 } // namespace attnscope

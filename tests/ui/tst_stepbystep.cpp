@@ -5,6 +5,7 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <QPushButton>
 
 #include <cmath>
 #include <qcustomplot.h>
@@ -82,6 +83,7 @@ private slots:
     void positionalDemo();
     void crossViewMatchesCore();
     void crossViewBetweenWords();
+    void sharpestAlignmentHeadIsOneClick();
     void costViewMeasuresInBackground();
     void containerHasEveryTab();
 };
@@ -499,6 +501,41 @@ void TestStepByStep::crossViewBetweenWords()
     QVERIFY2(worst.within(1e-6), worst.message("word cross-attention").c_str());
     doc.setWordLevel(false);
     QCOMPARE(view.targetTokens().ids.size(), T);
+}
+
+// One click focuses the decoder head with the smallest mean row entropy, worked here by a plain loop over the
+// core's cross-attention of every head, and shows it as lines.
+void TestStepByStep::sharpestAlignmentHeadIsOneClick()
+{
+    Document doc;
+    Result<ModelPtr> model = loadModel("builtin-translator");
+    QVERIFY(model.hasValue());
+    doc.setModel(*model, QStringLiteral("builtin-translator"));
+    doc.setText(QStringLiteral("the girl saw the red birds near the river ."));
+    doc.setFocus({0, 0});
+    CrossAttentionView view(&doc);
+    view.waitForResult();
+    const CrossAttentionResult& r = view.result();
+    QVERIFY(!r.allCross.empty());
+    int bestAt = -1;
+    double best = 0.0;
+    for (std::size_t i = 0; i < r.allCross.size(); ++i) {
+        const Matrix& w = r.allCross[i];
+        double sum = 0.0;
+        for (Eigen::Index q = 0; q < w.rows(); ++q)
+            for (Eigen::Index k = 0; k < w.cols(); ++k)
+                if (w(q, k) > 0.0f) sum -= double(w(q, k)) * std::log(double(w(q, k)));
+        const double mean = sum / double(w.rows());
+        if (bestAt < 0 || mean < best - 1e-9) {
+            bestAt = int(i);
+            best = mean;
+        }
+    }
+    view.findChild<QPushButton*>(QStringLiteral("cross-sharpest"))->click();
+    QCOMPARE(doc.focus().layer, bestAt / r.heads);
+    QCOMPARE(doc.focus().head, bestAt % r.heads);
+    QVERIFY(doc.attentionPicture() == AttentionPicture::Lines);
+    QVERIFY(sharpestCrossHead(view.result()).meanEntropy < 1.0);  // a sharp alignment: well under ln 11 nats
 }
 
 void TestStepByStep::crossViewMatchesCore()

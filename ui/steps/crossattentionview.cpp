@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -93,6 +94,12 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
                                    "trained (untick it for a counterfactual; cross-attention has no mask either way, and "
                                    "the window's Causal box is the encoder's)."));
     kindRow->addWidget(m_decoderCausal);
+    m_sharpest = new QPushButton(tr("Sharpest alignment head"), m_gridRow);
+    m_sharpest->setObjectName(QStringLiteral("cross-sharpest"));
+    m_sharpest->setToolTip(tr("Focus the decoder head whose cross-attention is sharpest on these sentences (the smallest mean "
+                              "entropy of its rows) and draw it as lines: the alignment picture in one click."));
+    connect(m_sharpest, &QPushButton::clicked, this, &CrossAttentionView::focusSharpestHead);
+    kindRow->addWidget(m_sharpest);
     kindRow->addStretch(1);
     gridColumn->addLayout(kindRow);
     m_grid = new HeadGridView(m_gridRow);
@@ -152,6 +159,16 @@ QString CrossAttentionView::targetToKeep() const
 }
 
 void CrossAttentionView::setGridKind(int kind) { m_gridKind->setCurrentIndex(kind); }
+
+HeadSelection CrossAttentionView::focusSharpestHead()
+{
+    if (!m_outcome) return {-1, -1};
+    const SharpestHead sharpest = sharpestCrossHead(m_outcome->result);  // per token, whatever the Words switch shows
+    if (sharpest.head.layer < 0) return sharpest.head;
+    m_document->setFocus(sharpest.head);
+    m_document->setAttentionPicture(AttentionPicture::Lines);
+    return sharpest.head;
+}
 
 void CrossAttentionView::setDecoderCausal(bool causal) { m_decoderCausal->setChecked(causal); }
 

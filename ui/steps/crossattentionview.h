@@ -21,6 +21,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 
 namespace attnscope {
 
@@ -62,6 +63,9 @@ public:
     void setDecoderCausal(bool causal);
     // Blocks until the newest computation is shown (tests, the renderer).
     void waitForResult() { m_task.wait(); }
+    // An encoder–decoder: focuses the decoder head of the sharpest cross-attention on these sentences
+    // (analysis/crossattention.h) and draws it as lines; the head, or {-1, -1} when there is none.
+    HeadSelection focusSharpestHead();
 
 private:
     struct Outcome {
@@ -89,6 +93,7 @@ private:
     QWidget* m_gridRow;
     QComboBox* m_gridKind;
     QCheckBox* m_decoderCausal;
+    QPushButton* m_sharpest;
     HeadGridView* m_grid;
     QLabel* m_status;
     QLabel* m_note;

@@ -61,6 +61,16 @@ QVector<double> values(QCPBars* bars)
 
 const QString kText = QStringLiteral("the cat sat on the mat");
 
+// The built-in translator on the lessons' sentence; null when it does not load.
+ModelPtr openTranslator(Document& doc)
+{
+    Result<ModelPtr> model = loadModel("builtin-translator");
+    if (!model) return nullptr;
+    doc.setModel(*model, QStringLiteral("builtin-translator"));
+    doc.setText(QStringLiteral("the girl saw the red birds near the river ."));
+    return *model;
+}
+
 } // namespace
 
 class TestStepByStep : public QObject {
@@ -397,10 +407,8 @@ void TestStepByStep::blockViewNorms()
 void TestStepByStep::blockViewShowsTheDecodersThreeSublayers()
 {
     Document doc;
-    Result<ModelPtr> model = loadModel("builtin-translator");
-    QVERIFY(model.hasValue());
-    doc.setModel(*model, QStringLiteral("builtin-translator"));
-    doc.setText(QStringLiteral("the girl saw the red birds near the river ."));
+    const ModelPtr model = openTranslator(doc);
+    QVERIFY(model);
     doc.setFocus({1, 3});
     BlockView view(&doc);
     QVERIFY(!view.showsDecoder());
@@ -408,7 +416,7 @@ void TestStepByStep::blockViewShowsTheDecodersThreeSublayers()
     view.waitForDecoder();
     QVERIFY(view.showsDecoder());
     QVERIFY(view.decoderTrace().has_value());
-    const Model& m = **model;
+    const Model& m = *model;
     AttentionSettings causal = doc.settings();
     causal.mask = MaskKind::Causal;
     const std::vector<int> source = doc.snapshot()->tokens.ids;
@@ -467,10 +475,8 @@ void TestStepByStep::positionalDemo()
 void TestStepByStep::crossViewBetweenWords()
 {
     Document doc;
-    Result<ModelPtr> model = loadModel("builtin-translator");
-    QVERIFY(model.hasValue());
-    doc.setModel(*model, QStringLiteral("builtin-translator"));
-    doc.setText(QStringLiteral("the girl saw the red birds near the river ."));
+    const ModelPtr model = openTranslator(doc);
+    QVERIFY(model);
     doc.setFocus({1, 2});
     CrossAttentionView view(&doc);
     view.waitForResult();
@@ -508,10 +514,8 @@ void TestStepByStep::crossViewBetweenWords()
 void TestStepByStep::sharpestAlignmentHeadIsOneClick()
 {
     Document doc;
-    Result<ModelPtr> model = loadModel("builtin-translator");
-    QVERIFY(model.hasValue());
-    doc.setModel(*model, QStringLiteral("builtin-translator"));
-    doc.setText(QStringLiteral("the girl saw the red birds near the river ."));
+    const ModelPtr model = openTranslator(doc);
+    QVERIFY(model);
     doc.setFocus({0, 0});
     CrossAttentionView view(&doc);
     view.waitForResult();

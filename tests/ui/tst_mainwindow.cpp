@@ -179,6 +179,26 @@ void TestMainWindow::wordsSwitchMergesTokensByTheRule()
     QVERIFY(!map->shownSnapshot()->wordLevel);
 }
 
+// A text so long that the pass keeps only the focused head's weights: at word level the heatmap still shows
+// that head's words, and the grid, which has no words for the heads the pass did not keep, says so.
+void TestMainWindow::wordsOnAPassThatKeptOnlyTheFocusedHead()
+{
+    MainWindow w;
+    attnscope::testing::useRandomModel(*w.document());
+    w.document()->setEveryHeadBytes(1000.0);
+    w.resize(1300, 850);
+    w.show();
+    w.sentenceEdit()->setText(QStringLiteral("The dog, it barked at the cat."));
+    w.controls()->wordsBox()->click();
+    w.document()->waitForIdle();
+    QTRY_VERIFY_WITH_TIMEOUT(w.heatmap()->shownSnapshot() && w.heatmap()->shownSnapshot()->wordLevel, testing::kWorkTimeoutMs);
+    QCOMPARE(w.heatmap()->tokenCount(), 7);
+    QVERIFY(!w.document()->snapshot()->trace.keepsEveryHead());
+    QVERIFY(w.heatmap()->cellValue(1, 1) > 0.0);
+    QVERIFY2(!onlyFocusKept(*w.grid()->shownSnapshot()).isEmpty(), "the grid's snapshot says which heads it lacks");
+    w.grab();  // every view draws without a head's words
+}
+
 // The Window and Sinks boxes: the heatmap greys exactly the pairs the core masks, its numbers are the core's,
 // the note calls it a counterfactual, and switching the causal mask off and on keeps the window.
 void TestMainWindow::windowAndSinksHideTheKeysTheySay()

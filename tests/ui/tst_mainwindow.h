@@ -88,6 +88,7 @@ private slots:
     void menuOpenLoadsInTheBackgroundAndTheNewestWins();
     void causalOffAndOnZeroesUpperTriangle();
     void wordsSwitchMergesTokensByTheRule();
+    void wordsOnAPassThatKeptOnlyTheFocusedHead();
     void windowAndSinksHideTheKeysTheySay();
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();

@@ -96,10 +96,10 @@ void AlignedText::replace(const std::vector<std::pair<std::size_t, std::size_t>>
 
 Status AlignedText::unicodeNormalize(int options)
 {
-    Result<std::string> whole = normalized(text, options);
-    if (!whole) return Status::failure(whole.error());
     // 1. ASCII is the same in every normal form and combines with nothing before it: nothing to map.
     if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return {};
+    Result<std::string> whole = normalized(text, options);
+    if (!whole) return Status::failure(whole.error());
     // 2. Stretch by stretch, first between starters; the coarser cut when that does not give the whole.
     for (bool beforeStarters : {true, false}) {
         const std::vector<std::size_t> at = cuts(text, beforeStarters);

@@ -519,7 +519,7 @@ void TestStepByStep::sharpestAlignmentHeadIsOneClick()
     doc.setFocus({0, 0});
     CrossAttentionView view(&doc);
     view.waitForResult();
-    const CrossAttentionResult& r = view.result();
+    const CrossAttentionResult r = view.result();  // a copy: the click below recomputes the view's own
     QVERIFY(!r.allCross.empty());
     int bestAt = -1;
     double best = 0.0;

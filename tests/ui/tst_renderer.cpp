@@ -8,6 +8,7 @@
 #include "ui/document/document.h"
 #include "ui/drawing/strokeraster.h"
 #include "ui/export/renderer.h"
+#include "core/compute/threadpool.h"
 #include "core/open/openmodel.h"
 
 using namespace attnscope;
@@ -21,6 +22,7 @@ private slots:
     void refusesBadRequests();
     void reportsInputErrors();
     void strokesCoverWhatTheyCross();
+    void manyStrokesBlendAsOneAfterAnother();
 };
 
 void TestRenderer::writesRequestedSize_data()
@@ -139,6 +141,40 @@ void TestRenderer::strokesCoverWhatTheyCross()
     blendStroke(image, QLineF(-50, -40, -10, -30), 3.0, blue, 1.0);
     blendStroke(image, QLineF(30, 5, 60, 90), 3.0, blue, 1.0);
     QCOMPARE(image, before);
+}
+
+// StrokeList cuts the image into bands of rows drawn on several threads; every pixel still sees the strokes in
+// the order they were added, so the picture is the one blendStroke draws stroke after stroke, bit for bit:
+// steep and shallow, thin and wide, faint and opaque, crossing the edges and the bands.
+void TestRenderer::manyStrokesBlendAsOneAfterAnother()
+{
+    ThreadPool& pool = ThreadPool::shared();
+    const int threads = pool.threads();
+    pool.setThreads(3);  // bands on any machine
+    QImage one(233, 171, QImage::Format_ARGB32_Premultiplied), many(one.size(), one.format());
+    one.fill(Qt::white);
+    many.fill(Qt::white);
+    StrokeList strokes;
+    quint32 state = 12345;
+    const auto next = [&](double lo, double hi) {
+        state = state * 1664525u + 1013904223u;
+        return lo + (hi - lo) * double(state >> 8) / double(1u << 24);
+    };
+    for (int i = 0; i < 600; ++i) {
+        const QLineF line(next(-40, 270), next(-40, 210), next(-40, 270), next(-40, 210));
+        const double width = i % 7 == 0 ? next(2, 9) : next(0.2, 1.5);
+        const QRgb rgb = qRgb(int(next(0, 255)), int(next(0, 255)), int(next(0, 255)));
+        const double alpha = i % 11 == 0 ? 1.0 : next(0.01, 0.6);
+        blendStroke(one, line, width, rgb, alpha);
+        strokes.add(line, width, rgb, alpha);
+    }
+    QCOMPARE(strokes.size(), 600);
+    strokes.blendInto(many);
+    pool.setThreads(threads);
+    QCOMPARE(many, one);
+    QImage white(one.size(), one.format());
+    white.fill(Qt::white);
+    QVERIFY(one != white);  // something was drawn
 }
 
 QTEST_MAIN(TestRenderer)

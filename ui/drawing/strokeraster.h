@@ -8,6 +8,8 @@
 #include <QImage>
 #include <QLineF>
 #include <QRgb>
+#include <cstdint>
+#include <vector>
 
 namespace attnscope {
 
@@ -16,5 +18,30 @@ namespace attnscope {
 // stroke thinner than a pixel covers each pixel it crosses in part, so it is fainter, as it would be printed.
 // Parts outside the image are clipped.
 void blendStroke(QImage& image, const QLineF& line, double width, QRgb rgb, double alpha);
+
+// Many strokes, blended in the order they were added, exactly as blendStroke one after another would: the
+// image is cut into bands of rows that the shared thread pool draws at once, each band every stroke in
+// order, so no pixel sees another order. Reused from picture to picture, it allocates only to grow.
+class StrokeList {
+public:
+    void clear() { m_strokes.clear(); }
+    void add(const QLineF& line, double width, QRgb rgb, double alpha);
+    int size() const { return int(m_strokes.size()); }
+    void blendInto(QImage& image) const;
+
+    // A stroke made ready to walk: the longer axis `u` one pixel at a time, the other `v` in 32.32 fixed
+    // point, so a column costs integer steps and no rounding calls.
+    struct Walk {
+        bool steep = false;  // u is y (the stroke is steeper than 45 degrees), otherwise x
+        double u0 = 0, u1 = 0, v0 = 0, slope = 0;
+        std::int64_t half = 0;    // half the run across one column, 32.32
+        std::uint64_t strength = 0;  // 256 * opacity in 8.24 fixed point (a pixel wholly covered)
+        int reach = 2;            // pixels a column's run can touch at most
+        std::uint32_t rb = 0, ag = 0;
+    };
+
+private:
+    std::vector<Walk> m_strokes;
+};
 
 } // namespace attnscope

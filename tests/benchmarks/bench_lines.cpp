@@ -2,8 +2,11 @@
 // a head, 2,080 of them under the causal mask with a line each: 24,960 strokes), in a 1000 x 900 view, into a
 // raster image as the screen's backing store is. The figure to meet: under 16 ms a paint.
 //   everyStrokeOfOneHead   the same for the focused head alone (the default picture): what a keystroke costs
-//   everyStrokeOf12Heads   paintLines: every stroke drawn now (what an input, filter or size change costs once,
-//                          and what an export draws)
+//   everyStrokeOf12Heads   paintLines: every stroke drawn now on the calling thread (what an export draws)
+//   newInputOf12Heads      paintOnScreen just after the input changed, the GUI thread's part: the strokes
+//                          collected and handed to the background pool, the last picture drawn meanwhile
+//   pictureOf12Heads       the same and the wait until the new picture is blended and shown: how long the
+//                          screen shows the last input's picture
 //   repaintOf12Heads       paintOnScreen, the paintEvent's path: the strokes kept in an image, copied
 //   oneQueryHovered        paintOnScreen with one query pinned: its lines alone (at most 64 x 12)
 //   pointerAcrossTheQueries  a mouse move over each query label in turn and the paint it asks for
@@ -28,6 +31,8 @@ private slots:
     void initTestCase();
     void everyStrokeOfOneHead();
     void everyStrokeOf12Heads();
+    void newInputOf12Heads();
+    void pictureOf12Heads();
     void repaintOf12Heads();
     void oneQueryHovered();
     void pointerAcrossTheQueries();
@@ -89,10 +94,38 @@ void BenchLines::everyStrokeOf12Heads()
     }
 }
 
+// A new input is what a keystroke brings; setting the same input again stands for it (relayout, a new picture).
+void BenchLines::newInputOf12Heads()
+{
+    m_view.unpin();
+    paintOnce();
+    m_view.waitForPicture();
+    QBENCHMARK {
+        m_view.setInput(m_view.input());
+        paintOnce();
+    }
+    QVERIFY(m_view.pictureBusy());  // blended off this thread, as the figure assumes
+    m_view.waitForPicture();
+}
+
+void BenchLines::pictureOf12Heads()
+{
+    m_view.unpin();
+    QBENCHMARK {
+        m_view.setInput(m_view.input());
+        paintOnce();
+        m_view.waitForPicture();
+    }
+    paintOnce();
+    qInfo("lines drawn: %d", m_view.linesDrawn());
+}
+
 void BenchLines::repaintOf12Heads()
 {
     m_view.unpin();
     paintOnce();  // the first paint keeps the strokes
+    m_view.waitForPicture();
+    paintOnce();
     qInfo("lines drawn: %d", m_view.linesDrawn());
     QBENCHMARK {
         paintOnce();

@@ -125,4 +125,5 @@ private slots:
     void linesBetweenWordsAreTheRuleAndRenormaliseFirst();
     void linesLongInputShowsAWindowAndSaysSo();
     void linesOnlyFocusKeptStillDrawsTheFocusedHead();
+    void linesLargePictureIsBlendedBesideTheWindow();
 };

@@ -349,3 +349,59 @@ void TestMainWindow::linesOnlyFocusKeptStillDrawsTheFocusedHead()
     v->pin({Side::Query, 8});
     for (int k = 0; k < 9; ++k) QCOMPARE(v->numberShown(0, k), LinesView::weightText(a(8, k)));
 }
+
+// A picture of more strokes than a paint may draw (LinesView::kDrawNowStrokes) is blended off the GUI thread:
+// the paint that asks for it shows the last whole picture, labels and lines of one input, and once blended
+// the picture is the one drawn at once, line for line.
+void TestMainWindow::linesLargePictureIsBlendedBesideTheWindow()
+{
+    LinesWindow lw;
+    LinesView* v = lw.view();
+    lw.w.lines()->wholeLayerBox()->click();
+    QCOMPARE(v->input().heads.size(), std::size_t(4));
+    const auto everyLine = [&] {
+        int n = 0;
+        for (int h = 0; h < 4; ++h) n += int(lw.drawn(h).size());
+        return n;
+    };
+    const int small = everyLine();
+    QVERIFY(small <= LinesView::kDrawNowStrokes);
+    v->grab();
+    QVERIFY(!v->pictureBusy());  // few strokes: drawn at once
+    QCOMPARE(v->linesDrawn(), small);
+
+    QString text;
+    for (int i = 0; i < 12; ++i) text += QStringLiteral("the dog chased a cat ");  // 60 tokens
+    lw.w.sentenceEdit()->setText(text.trimmed());
+    lw.w.document()->waitForIdle();
+    QCOMPARE(v->input().queries(), 60);
+    QVERIFY(!v->isWindowed());
+    const int large = everyLine();
+    QVERIFY2(large > LinesView::kDrawNowStrokes, qPrintable(QString::number(large)));
+    v->grab();
+    QVERIFY(v->pictureBusy());
+    QCOMPARE(v->linesDrawn(), small);  // the last picture meanwhile
+    v->waitForPicture();
+    QVERIFY(!v->pictureBusy());
+    const QImage blended = v->grab().toImage().convertToFormat(QImage::Format_ARGB32);
+    QCOMPARE(v->linesDrawn(), large);
+
+    // The same picture drawn at once (the exporters' path): the same strokes blended on the same white.
+    QImage direct(blended.size(), QImage::Format_ARGB32_Premultiplied);
+    {
+        QPainter painter(&direct);
+        v->paintLines(painter);
+    }
+    direct = direct.convertToFormat(QImage::Format_ARGB32);
+    QCOMPARE(v->linesDrawn(), large);
+    int worst = 0;
+    qint64 inked = 0;
+    for (int y = 0; y < blended.height(); ++y)
+        for (int x = 0; x < blended.width(); ++x) {
+            const QRgb a = blended.pixel(x, y), b = direct.pixel(x, y);
+            worst = std::max({worst, std::abs(qRed(a) - qRed(b)), std::abs(qGreen(a) - qGreen(b)), std::abs(qBlue(a) - qBlue(b))});
+            inked += a != qRgb(255, 255, 255);
+        }
+    QVERIFY2(inked > blended.width() * blended.height() / 4, qPrintable(QString::number(inked)));  // lines were drawn
+    QCOMPARE(worst, 0);
+}

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/drawing/strokeraster.h"
 
 namespace attnscope {
 
@@ -26,6 +25,11 @@ void LinesView::paintEvent(QPaintEvent*)
     paintOnScreen(painter);
 }
 
+LinesView::PictureKey LinesView::currentKey(qreal ratio) const
+{
+    return {m_generation, (QSizeF(size()) * ratio).toSize()};
+}
+
 void LinesView::paintOnScreen(QPainter& painter) const
 {
     const Token a = active();
@@ -34,29 +38,61 @@ void LinesView::paintOnScreen(QPainter& painter) const
         paintLines(painter);  // vectors (an export through render()), or one token's lines: a few hundred strokes
         return;
     }
-    // Every line: drawn once into an image for this input, filters and size, then copied on every paint
+    // Every line: blended once into an image for this input, filters and size, then copied on every paint
     // (an expose, the pointer leaving a token). 12 heads of 64 tokens are 25,000 strokes, far more than a
-    // frame's worth, while a copy of the image is a fraction of one.
+    // frame's worth, so a picture that large is blended on the background pool while the last one stays.
     const qreal ratio = painter.device() ? painter.device()->devicePixelRatioF() : 1.0;
-    const QSize pixels = (QSizeF(size()) * ratio).toSize();
-    if (!m_cacheValid || m_cache.size() != pixels) {
-        m_cache = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
-        m_cache.setDevicePixelRatio(ratio);
-        QPainter cache(&m_cache);
-        cache.setRenderHint(QPainter::Antialiasing, true);
-        cache.fillRect(QRectF(0, 0, width(), height()), Qt::white);
+    const PictureKey key = currentKey(ratio);
+    if (!(m_cacheFor == key) && !(m_blendingFor == key)) {
+        m_strokes.clear();
         m_linesDrawn = 0;
-        drawLinesOf(cache, {});
-        m_cacheLines = m_linesDrawn;
-        m_cacheValid = true;
+        strokesOf(m_strokes, ratio, {});
+        const auto blend = [key, ratio, lines = m_linesDrawn](const StrokeList& strokes) {
+            Raster out{QImage(key.pixels, QImage::Format_ARGB32_Premultiplied), lines};
+            out.image.setDevicePixelRatio(ratio);
+            out.image.fill(Qt::white);
+            strokes.blendInto(out.image);
+            return out;
+        };
+        const auto keep = [this, key](Raster picture) {
+            m_cache = std::move(picture);
+            m_cacheFor = key;
+        };
+        m_blendingFor = key;
+        if (m_strokes.size() <= kDrawNowStrokes) {
+            m_raster.runNow([&](const CancelFlag&) { return blend(m_strokes); }, keep);
+        } else {
+            // The task owns its strokes: the view's list is refilled by the next paint.
+            m_raster.submit([blend, strokes = m_strokes](const CancelFlag&) { return blend(strokes); },
+                            [view = const_cast<LinesView*>(this), keep](Raster picture) {
+                                keep(std::move(picture));
+                                view->update();
+                            });
+        }
     }
+    if (m_cacheFor == key && !(m_frameFor == key)) {
+        // The whole picture (lines, header, labels) kept, to stay on screen while the next one is blended.
+        m_frame = m_cache.image;
+        QPainter frame(&m_frame);
+        frame.setRenderHint(QPainter::Antialiasing, true);
+        frame.setRenderHint(QPainter::TextAntialiasing, true);
+        drawHeader(frame);
+        drawLabels(frame, {});
+        m_frameFor = key;
+        m_frameLines = m_cache.lines;
+    }
+    if (!m_frame.isNull()) {
+        painter.drawImage(QRectF(0, 0, width(), height()), m_frame);  // stretched while a new size is blended
+        m_linesDrawn = m_frameLines;
+        return;
+    }
+    // The first picture, still being blended: the labels alone for the moment.
     painter.save();
-    painter.drawImage(QPointF(0, 0), m_cache);
-    painter.setRenderHint(QPainter::Antialiasing, true);
     painter.setRenderHint(QPainter::TextAntialiasing, true);
+    painter.fillRect(QRectF(0, 0, width(), height()), Qt::white);
     drawHeader(painter);
     drawLabels(painter, {});
-    m_linesDrawn = m_cacheLines;
+    m_linesDrawn = 0;
     painter.restore();
 }
 
@@ -66,14 +102,14 @@ void LinesView::paintLines(QPainter& painter) const
     painter.setRenderHint(QPainter::Antialiasing, true);
     painter.setRenderHint(QPainter::TextAntialiasing, true);
     // Drawn on white as a plot is, so the picture reads alike on screen, on paper and in presenter mode.
+    // The lines first: on a raster device they come as an opaque image of the lines on white, the picture
+    // paintOnScreen keeps, pixel for pixel; the header and labels go over them.
     painter.fillRect(QRectF(0, 0, width(), height()), Qt::white);
-    drawHeader(painter);
     m_linesDrawn = 0;
-    if (!m_input.empty() && m_input.unavailable.isEmpty()) {
-        const Token a = active();
-        drawLinesOf(painter, a);
-        drawLabels(painter, a);
-    }
+    const bool drawable = !m_input.empty() && m_input.unavailable.isEmpty();
+    if (drawable) drawLinesOf(painter, active());
+    drawHeader(painter);
+    if (drawable) drawLabels(painter, active());
     painter.restore();
 }
 
@@ -110,18 +146,9 @@ void LinesView::drawHeader(QPainter& painter) const
     painter.drawText(QRectF(m_keyLeft, headingsTop, W - margin - m_keyLeft, rowHeight), Qt::AlignLeft | Qt::AlignVCenter, m_input.keyHeading);
 }
 
-void LinesView::drawLinesOf(QPainter& painter, Token active) const
+template <class Draw>
+void LinesView::forEachBucket(Token active, Draw draw) const
 {
-    // On a screen or a PNG (a raster engine) the strokes are blended into an image of the device's pixels
-    // (drawing/strokeraster.h: QPainter's own take tens of microseconds each here, and 12 heads of 64 tokens
-    // are 25,000); SVG and PDF get QPainter's strokes, one vector line each, a pen per level of weight.
-    const bool raster = painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster;
-    const double scale = raster ? std::max(0.25, painter.deviceTransform().m11()) : 1.0;
-    if (raster) {
-        const QSize pixels(int(std::ceil(width() * scale)), int(std::ceil(height() * scale)));
-        if (m_layer.size() != pixels) m_layer = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
-        m_layer.fill(Qt::transparent);
-    }
     const int K = m_input.keys();
     const double gap = 6 * m_scale;
     const double x0 = m_queryRight + gap, x1 = m_keyLeft - gap;
@@ -129,13 +156,13 @@ void LinesView::drawLinesOf(QPainter& painter, Token active) const
     // Overlaid heads would draw the same pair on the same stroke, the last hiding the others: each head's
     // ends sit at its own height within the row's band, so every colour shows.
     const double band = std::min(0.5 * m_pitch, 3.0 * m_scale * double(m_rows.size()));
+    const bool oneQuery = active.valid() && active.side == Side::Query;
+    const bool oneKey = active.valid() && active.side == Side::Key;
     for (std::size_t h = 0; h < m_rows.size(); ++h) {
         const double dy = m_rows.size() > 1 ? band * (double(h) / double(m_rows.size() - 1) - 0.5) : 0.0;
         for (std::vector<QLineF>& bucket : m_buckets) bucket.clear();
         const Matrix& rows = m_rows[h];                   // (n, K)
         const unsigned char* kept = m_kept[h].data();     // (n * K)
-        const bool oneQuery = active.valid() && active.side == Side::Query;
-        const bool oneKey = active.valid() && active.side == Side::Key;
         for (int q = m_queries.first; q < qEnd; ++q) {
             if (oneQuery && q != active.index) continue;
             const int r = q - m_queries.first;
@@ -149,25 +176,56 @@ void LinesView::drawLinesOf(QPainter& painter, Token active) const
                 m_buckets[std::size_t(level)].emplace_back(x0, yq, x1, rowY(k - m_keys.first) + dy);
             }
         }
-        // Opacity and width follow the weight, in the head's colour.
-        QColor colour = m_input.heads[h].colour;
         for (int level = 1; level < kLevels; ++level) {
             const std::vector<QLineF>& bucket = m_buckets[std::size_t(level)];
             if (bucket.empty()) continue;
-            const double w = double(level) / (kLevels - 1);
-            const double stroke = (0.6 + 3.4 * w) * m_scale;
             m_linesDrawn += int(bucket.size());
-            if (raster) {
-                for (const QLineF& line : bucket)
-                    blendStroke(m_layer, QLineF(line.p1() * scale, line.p2() * scale), stroke * scale, colour.rgb(), w);
-                continue;
-            }
-            colour.setAlphaF(float(w));
-            painter.setPen(QPen(colour, stroke, Qt::SolidLine, Qt::FlatCap));
-            painter.drawLines(bucket.data(), int(bucket.size()));
+            draw(h, level, bucket);
         }
     }
-    if (raster) painter.drawImage(QRectF(0, 0, width(), height()), m_layer);
+}
+
+// Opacity and width follow the weight, in the head's colour.
+namespace {
+double levelWeight(int level, int levels) { return double(level) / (levels - 1); }
+double strokeWidth(double weight, double scale) { return (0.6 + 3.4 * weight) * scale; }
+} // namespace
+
+void LinesView::strokesOf(StrokeList& strokes, double scale, Token active) const
+{
+    forEachBucket(active, [&](std::size_t h, int level, const std::vector<QLineF>& bucket) {
+        const double w = levelWeight(level, kLevels), stroke = strokeWidth(w, m_scale);
+        const QRgb rgb = m_input.heads[h].colour.rgb();
+        for (const QLineF& line : bucket) strokes.add(QLineF(line.p1() * scale, line.p2() * scale), stroke * scale, rgb, w);
+    });
+}
+
+void LinesView::drawLinesOf(QPainter& painter, Token active) const
+{
+    // On a screen or a PNG (a raster engine) the strokes are blended into an image of the device's pixels
+    // (drawing/strokeraster.h: QPainter's own take tens of microseconds each here, and 12 heads of 64 tokens
+    // are 25,000); SVG and PDF get QPainter's strokes, one vector line each, a pen per level of weight.
+    const bool raster = painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster;
+    if (raster) {
+        const double scale = std::max(0.25, painter.deviceTransform().m11());
+        const QSize pixels(int(std::ceil(width() * scale)), int(std::ceil(height() * scale)));
+        if (m_layer.size() != pixels) m_layer = QImage(pixels, QImage::Format_ARGB32_Premultiplied);
+        // Blended onto the white they will show on, not onto a transparent layer composited after: faint
+        // strokes in a transparent layer keep too few bits of their colour, and the two pictures would differ.
+        m_layer.fill(Qt::white);
+        m_strokes.clear();
+        strokesOf(m_strokes, scale, active);
+        m_strokes.blendInto(m_layer);  // every head's strokes in order, on the pool's threads
+        painter.drawImage(QRectF(0, 0, width(), height()), m_layer);
+        return;
+    }
+    forEachBucket(active, [&](std::size_t h, int level, const std::vector<QLineF>& bucket) {
+        const double w = levelWeight(level, kLevels);
+        QColor colour = m_input.heads[h].colour;
+        colour.setAlphaF(float(w));
+        painter.setPen(QPen(colour, strokeWidth(w, m_scale), Qt::SolidLine, Qt::FlatCap));
+        painter.drawLines(bucket.data(), int(bucket.size()));
+    });
 }
 
 void LinesView::drawLabels(QPainter& painter, Token active) const

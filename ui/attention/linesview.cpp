@@ -219,7 +219,7 @@ void LinesView::relayout()
     m_labelFont = font();
     if (m_pitch < labelMetrics.height()) m_labelFont.setPixelSize(std::max(6, int(m_pitch * 0.85)));
     refill();
-    m_cacheValid = false;
+    ++m_generation;  // the untouched picture is drawn anew
     update();
 }
 

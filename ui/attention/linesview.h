@@ -23,6 +23,8 @@
 
 #include "core/analysis/linefilter.h"
 #include "ui/attention/linesinput.h"
+#include "ui/common/latesttask.h"
+#include "ui/drawing/strokeraster.h"
 
 namespace attnscope {
 
@@ -78,9 +80,18 @@ public:
 
     // Everything at the widget's size, every stroke drawn now: the exporters (vectors in SVG and PDF) and the
     // benchmark use it. paintOnScreen is what paintEvent draws: the same picture, with the strokes of every
-    // line (no token active) kept in an image until the input, filters, size or type change.
+    // line (no token active) kept in an image until the input, filters, size or type change. A picture of
+    // more than kDrawNowStrokes strokes (12 heads of 64 tokens are 25,000, tens of milliseconds of pixels) is
+    // blended off the GUI thread: until it is ready the last whole picture stays on screen, stretched if the
+    // size changed, so a paint never waits for it and what shows is always one input's picture, labels and
+    // lines together. One token's lines (hover, pin) are always drawn at once.
     void paintLines(QPainter& painter) const;
     void paintOnScreen(QPainter& painter) const;
+    static constexpr int kDrawNowStrokes = 4096;
+    // Whether the picture of the current input is still being blended; waitForPicture() shows it when it is
+    // (the tests, the benchmark and anything grabbing the widget).
+    bool pictureBusy() const { return m_raster.busy(); }
+    void waitForPicture() { m_raster.wait(); }
     static QString weightText(float weight);
 
     QSize sizeHint() const override { return {560, 520}; }
@@ -109,6 +120,11 @@ private:
     void drawHeader(QPainter& painter) const;
     void drawLabels(QPainter& painter, Token active) const;
     void drawLinesOf(QPainter& painter, Token active) const;
+    // The lines drawn for `active` (every line when none), head by head and weakest first, in the pixels of a
+    // device `scale` times the widget's; counts them in m_linesDrawn.
+    void strokesOf(StrokeList& strokes, double scale, Token active) const;
+    // Calls `draw(head, level, lines)` for each head's lines bucketed by level of weight (1 .. kLevels - 1).
+    template <class Draw> void forEachBucket(Token active, Draw draw) const;
 
     LinesInput m_input;
     LineFilter m_filter;
@@ -139,10 +155,29 @@ private:
     static constexpr int kLevels = 64;
     mutable std::array<std::vector<QLineF>, kLevels> m_buckets;
     mutable int m_linesDrawn = 0;
-    mutable QImage m_layer;           // the strokes of a raster paint, in the device's pixels, reused
-    mutable QImage m_cache;           // every line, no token active, on white
-    mutable bool m_cacheValid = false;
-    mutable int m_cacheLines = 0;
+    mutable StrokeList m_strokes;     // the strokes of a raster paint, blended at once
+    mutable QImage m_layer;           // the lines of a raster paint on white, in the device's pixels, reused
+
+    // The untouched picture (every line, no token active) on screen. `generation` counts relayouts: anything
+    // the picture depends on changes through one.
+    struct PictureKey {
+        quint64 generation = 0;
+        QSize pixels;
+        bool operator==(const PictureKey&) const = default;
+    };
+    struct Raster {
+        QImage image;  // every line on white, in the device's pixels
+        int lines = 0;
+    };
+    PictureKey currentKey(qreal ratio) const;
+    quint64 m_generation = 1;
+    mutable Raster m_cache;            // for m_cacheFor
+    mutable PictureKey m_cacheFor;     // generation 0: none
+    mutable PictureKey m_blendingFor;  // what the raster task was last given
+    mutable QImage m_frame;            // the last whole picture painted: lines, header and labels
+    mutable PictureKey m_frameFor;
+    mutable int m_frameLines = 0;
+    mutable LatestTask<Raster> m_raster{const_cast<LinesView*>(this)};
 };
 
 } // namespace attnscope

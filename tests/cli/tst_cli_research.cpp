@@ -12,6 +12,7 @@
 #include "numericcheck.h"
 #include "core/model/forward.h"
 #include "core/research/ablation.h"
+#include "core/research/circuits.h"
 #include "core/research/corpusstats.h"
 #include "core/research/headroles.h"
 #include "core/research/logitlens.h"
@@ -47,6 +48,7 @@ private slots:
     void headsWithoutTextUseTheProbe();
     void importanceShapeAndNumbers();
     void rolloutShapeAndNumbers();
+    void circuitsShapeAndNumbers();
     void attentionWithAblation();
     void perplexityUnderWindowsAndSinks();
     void logitLensShapeAndNumbers();
@@ -160,6 +162,55 @@ void TestCliResearch::rolloutShapeAndNumbers()
     const QJsonObject ablated = parse(runCli({"rollout", "--model", kSpec, "--text", kText, "--mask", "none", "--ablate", "0.0,0.1"}));
     QVERIFY(ablated["rollout"][1] != layers[1]);
     QCOMPARE(ablated["rollout"][0], layers[0]);
+}
+
+// circuits prints the core's numbers, every head and every composition pair, or one head's and the pairs into it.
+void TestCliResearch::circuitsShapeAndNumbers()
+{
+    const Run r = runCli({"circuits", "--model", kSpec});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject o = parse(r);
+    QCOMPARE(o.keys(), (QStringList{"composition", "heads", "model", "notes"}));
+    const Circuits core = *readCircuits(*model());
+    const QJsonArray heads = o["heads"].toArray(), composition = o["composition"].toArray();
+    QCOMPARE(heads.size(), 8);
+    QCOMPARE(composition.size(), 4 * 4);
+    numericcheck::Worst worst;
+    for (int i = 0; i < heads.size(); ++i) {
+        const QJsonObject h = heads[i].toObject();
+        QCOMPARE(h.keys(), (QStringList{"head", "kv_head", "layer", "ov_copying_score", "ov_singular_values", "qk_singular_values"}));
+        QCOMPARE(h["layer"].toInt(), core.heads[std::size_t(i)].layer);
+        QCOMPARE(h["head"].toInt(), core.heads[std::size_t(i)].head);
+        QCOMPARE(h["qk_singular_values"].toArray().size(), 16);
+        worst.label("head row %d", i);
+        for (int k = 0; k < 16; ++k) {
+            worst.add(h["qk_singular_values"][k].toDouble(NAN), core.heads[std::size_t(i)].qkSingularValues[std::size_t(k)]);
+            worst.add(h["ov_singular_values"][k].toDouble(NAN), core.heads[std::size_t(i)].ovSingularValues[std::size_t(k)]);
+        }
+        worst.add(h["ov_copying_score"].toDouble(NAN), *core.heads[std::size_t(i)].ovCopyingScore);
+    }
+    for (int i = 0; i < composition.size(); ++i) {
+        const QJsonObject c = composition[i].toObject();
+        const CircuitComposition& want = core.composition[std::size_t(i)];
+        QCOMPARE(c["from"].toArray(), (QJsonArray{want.from.layer, want.from.head}));
+        QCOMPARE(c["to"].toArray(), (QJsonArray{want.to.layer, want.to.head}));
+        worst.label("composition row %d", i);
+        worst.add(c["q"].toDouble(NAN), want.q);
+        worst.add(c["k"].toDouble(NAN), want.k);
+        worst.add(c["v"].toDouble(NAN), want.v);
+    }
+    QVERIFY2(worst.within(1e-12), worst.message("printed circuits against the core's").c_str());
+    const QJsonObject one = parse(runCli({"circuits", "--model", kSpec, "--layer", "1", "--head", "2"}));
+    QCOMPARE(one["heads"].toArray().size(), 1);
+    QCOMPARE(one["composition"].toArray().size(), 4);
+    for (const QJsonValue& c : one["composition"].toArray()) QCOMPARE(c["to"].toArray(), (QJsonArray{1, 2}));
+    // An encoder–decoder names each head's stack.
+    const QJsonObject translator = parse(runCli({"circuits", "--model", "builtin-translator", "--layer", "0", "--head", "0"}));
+    QStringList stacks;
+    for (const QJsonValue& h : translator["heads"].toArray()) stacks << h["stack"].toString();
+    QCOMPARE(stacks, (QStringList{"encoder", "decoder", "cross"}));
+    QVERIFY(translator["heads"][0]["ov_copying_score"].isNull());
+    QVERIFY(!translator["notes"].toArray().isEmpty());
 }
 
 void TestCliResearch::attentionWithAblation()
@@ -341,6 +392,8 @@ void TestCliResearch::errors_data()
     QTest::newRow("patch without an answer") << QStringList{"patch", "--clean", "a b", "--corrupted", "a c", "--wrong", "#2"} << 2 << "--answer";
     QTest::newRow("heads seed not a number") << QStringList{"heads", "--seed", "x"} << 2 << "--seed";
     QTest::newRow("heads unknown option") << QStringList{"heads", "--layer", "0"} << 2 << "--layer";
+    QTest::newRow("circuits of a layer past the model") << QStringList{"circuits", "--model", "random", "--layer", "2"} << 1 << "(0 to 1)";
+    QTest::newRow("circuits of a head not a number") << QStringList{"circuits", "--model", "random", "--head", "x"} << 2 << "--head";
     QTest::newRow("ablation on trace past the model") << QStringList{"trace", "--text", "a", "--layer", "0", "--head", "0", "--ablate", "0.9"} << 1 << "no head 0.9";
 }
 

@@ -1,0 +1,533 @@
+// Circuits read from the weights (core/research/circuits.h) against a computation of the tests' own: each
+// head's matrices sliced by plain loops from the checkpoint's tensors as written (Hugging Face names and
+// layouts, not the loaders' matrices), the d × d circuits formed explicitly, singular values from a Jacobi
+// eigenvalue routine on the symmetric WᵀW, eigenvalues of the full OV circuit's core from a complex QR
+// iteration, and composition from explicit products and Frobenius norms. GPT-2 (pre-norm, tied), a
+// grouped-query Llama (pre-norm RMSNorm, untied lm_head, stored weights) and BERT (post-norm, no copying
+// score); hand-made heads whose OV circuit copies (score 1) and suppresses (score -1); and the readout of the
+// full OV circuit in the vocabulary against power iteration on the whole (V, V) matrix.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <complex>
+#include <vector>
+
+#include "core/open/openmodel.h"
+#include "core/research/circuits.h"
+#include "numericcheck.h"
+#include "tinybert.h"
+#include "tinygpt2.h"
+#include "tinyllama.h"
+
+using namespace attnscope;
+
+namespace {
+
+// A row-major dense matrix of doubles and the few operations the reference needs, written out.
+struct Dense {
+    int rows = 0, cols = 0;
+    std::vector<double> a;
+    Dense(int r, int c) : rows(r), cols(c), a(std::size_t(r) * std::size_t(c), 0.0) {}
+    double& operator()(int i, int j) { return a[std::size_t(i) * std::size_t(cols) + std::size_t(j)]; }
+    double operator()(int i, int j) const { return a[std::size_t(i) * std::size_t(cols) + std::size_t(j)]; }
+};
+
+Dense times(const Dense& x, const Dense& y)
+{
+    Dense out(x.rows, y.cols);
+    for (int i = 0; i < x.rows; ++i)
+        for (int k = 0; k < x.cols; ++k)
+            for (int j = 0; j < y.cols; ++j) out(i, j) += x(i, k) * y(k, j);
+    return out;
+}
+
+Dense transposed(const Dense& x)
+{
+    Dense out(x.cols, x.rows);
+    for (int i = 0; i < x.rows; ++i)
+        for (int j = 0; j < x.cols; ++j) out(j, i) = x(i, j);
+    return out;
+}
+
+double frobenius(const Dense& x)
+{
+    double s = 0.0;
+    for (const double v : x.a) s += v * v;
+    return std::sqrt(s);
+}
+
+// Eigenvalues of a symmetric matrix by cyclic Jacobi rotations, descending.
+std::vector<double> symmetricEigenvalues(Dense m)
+{
+    const int n = m.rows;
+    for (int sweep = 0; sweep < 100; ++sweep) {
+        double off = 0.0;
+        for (int i = 0; i < n; ++i)
+            for (int j = i + 1; j < n; ++j) off += m(i, j) * m(i, j);
+        if (off < 1e-30) break;
+        for (int p = 0; p < n; ++p)
+            for (int q = p + 1; q < n; ++q) {
+                if (std::abs(m(p, q)) < 1e-300) continue;
+                const double theta = (m(q, q) - m(p, p)) / (2.0 * m(p, q));
+                const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1.0));
+                const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
+                for (int k = 0; k < n; ++k) {  // columns p and q
+                    const double kp = m(k, p), kq = m(k, q);
+                    m(k, p) = c * kp - s * kq;
+                    m(k, q) = s * kp + c * kq;
+                }
+                for (int k = 0; k < n; ++k) {  // rows p and q
+                    const double pk = m(p, k), qk = m(q, k);
+                    m(p, k) = c * pk - s * qk;
+                    m(q, k) = s * pk + c * qk;
+                }
+            }
+    }
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i) out.push_back(m(i, i));
+    std::sort(out.rbegin(), out.rend());
+    return out;
+}
+
+// The k largest singular values of x: square roots of the largest eigenvalues of xᵀx.
+std::vector<double> singularValues(const Dense& x, int k)
+{
+    std::vector<double> e = symmetricEigenvalues(times(transposed(x), x));
+    std::vector<double> out;
+    for (int i = 0; i < k; ++i) out.push_back(std::sqrt(std::max(0.0, e[std::size_t(i)])));
+    return out;
+}
+
+// Eigenvalues of a general real matrix: shifted QR iteration in complex arithmetic (Gram-Schmidt QR,
+// Wilkinson's shift from the trailing 2 × 2 block), deflating one eigenvalue at a time.
+std::vector<std::complex<double>> eigenvalues(const Dense& m)
+{
+    using C = std::complex<double>;
+    int n = m.rows;
+    std::vector<std::vector<C>> a(static_cast<std::size_t>(n), std::vector<C>(static_cast<std::size_t>(n)));
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) a[std::size_t(i)][std::size_t(j)] = m(i, j);
+    std::vector<C> out;
+    while (n > 1) {
+        for (int iter = 0; iter < 2000; ++iter) {
+            const std::size_t e = std::size_t(n - 1);
+            if (std::abs(a[e][e - 1]) < 1e-14 * (std::abs(a[e][e]) + std::abs(a[e - 1][e - 1]) + 1e-300)) break;
+            // Wilkinson shift: the eigenvalue of the trailing block nearer its last diagonal entry.
+            const C p = a[e - 1][e - 1], q = a[e - 1][e], r = a[e][e - 1], s = a[e][e];
+            const C half = (p - s) / 2.0, root = std::sqrt(half * half + q * r);
+            const C mu = std::abs(half + root) > std::abs(half - root) ? s - q * r / (half + root) : s - q * r / (half - root + 1e-300);
+            const C shift = iter % 11 == 10 ? s + std::abs(r) : mu; (void)0;  // an exceptional shift now and then
+            // Q R = A - shift I, by modified Gram-Schmidt on the columns.
+            std::vector<std::vector<C>> qcols(static_cast<std::size_t>(n), std::vector<C>(static_cast<std::size_t>(n)));
+            std::vector<std::vector<C>> rr(static_cast<std::size_t>(n), std::vector<C>(static_cast<std::size_t>(n), 0.0));
+            for (int j = 0; j < n; ++j) {
+                std::vector<C> v(static_cast<std::size_t>(n));
+                for (int i = 0; i < n; ++i) v[std::size_t(i)] = a[std::size_t(i)][std::size_t(j)] - (i == j ? shift : 0.0);
+                for (int k = 0; k < j; ++k) {
+                    C dot = 0.0;
+                    for (int i = 0; i < n; ++i) dot += std::conj(qcols[std::size_t(k)][std::size_t(i)]) * v[std::size_t(i)];
+                    rr[std::size_t(k)][std::size_t(j)] = dot;
+                    for (int i = 0; i < n; ++i) v[std::size_t(i)] -= dot * qcols[std::size_t(k)][std::size_t(i)];
+                }
+                double norm = 0.0;
+                for (const C& x : v) norm += std::norm(x);
+                norm = std::sqrt(norm);
+                rr[std::size_t(j)][std::size_t(j)] = norm;
+                for (int i = 0; i < n; ++i) qcols[std::size_t(j)][std::size_t(i)] = norm > 0 ? v[std::size_t(i)] / norm : (i == j ? 1.0 : 0.0);
+            }
+            // A = R Q + shift I.
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j) {
+                    C sum = 0.0;
+                    for (int k = i; k < n; ++k) sum += rr[std::size_t(i)][std::size_t(k)] * qcols[std::size_t(j)][std::size_t(k)];
+                    a[std::size_t(i)][std::size_t(j)] = sum + (i == j ? shift : 0.0);
+                }
+        }
+        out.push_back(a[std::size_t(n - 1)][std::size_t(n - 1)]);
+        --n;
+        for (auto& row : a) row.resize(std::size_t(n));
+        a.resize(std::size_t(n));
+    }
+    if (n == 1) out.push_back(a[0][0]);
+    return out;
+}
+
+double copyingOf(const Dense& core)
+{
+    double re = 0.0, abs = 0.0;
+    for (const std::complex<double>& l : eigenvalues(core)) {
+        re += l.real();
+        abs += std::abs(l);
+    }
+    return re / abs;
+}
+
+// One head as the reference slices it: W_Q, W_K, W_V (D, Dh) with the gain folded in, W_O (Dh, D).
+struct RefHead {
+    Dense wq, wk, wv, wo;
+    RefHead(int D, int Dh) : wq(D, Dh), wk(D, Dh), wv(D, Dh), wo(Dh, D) {}
+};
+
+const std::vector<float>& values(std::vector<NamedTensor>& t, const std::string& name)
+{
+    for (const NamedTensor& x : t)
+        if (x.name == name) return x.values;
+    throw std::logic_error("no tensor " + name);
+}
+
+// A checkpoint's heads and unembedding, read from its tensors by the reference.
+struct Reference {
+    int L = 0, H = 0, D = 0, Dh = 0;
+    std::vector<std::vector<RefHead>> heads;  // [layer][head]
+    bool copies = false;
+    Dense unembedEmbed{0, 0};                  // diag(γ_f) Uᵀ E (D, D)
+};
+
+// U and E given as (V, D) row-major float arrays.
+Dense unembedEmbedOf(const std::vector<float>& u, const std::vector<float>& e, const std::vector<float>& gain, int V, int D)
+{
+    Dense out(D, D);
+    for (int v = 0; v < V; ++v)
+        for (int i = 0; i < D; ++i)
+            for (int j = 0; j < D; ++j) out(i, j) += double(u[std::size_t(v * D + i)]) * double(e[std::size_t(v * D + j)]);
+    for (int i = 0; i < D; ++i)
+        for (int j = 0; j < D; ++j) out(i, j) *= double(gain[std::size_t(i)]);
+    return out;
+}
+
+// GPT-2: Conv1D c_attn (D, 3D) and c_proj (D, D) in (in, out) order; ln_1 before the attention; tied.
+Reference gpt2Reference(std::vector<NamedTensor>& t)
+{
+    Reference r;
+    r.L = tinygpt2::kL, r.H = tinygpt2::kH, r.D = tinygpt2::kD, r.Dh = r.D / r.H;
+    const int D = r.D, Dh = r.Dh;
+    for (int l = 0; l < r.L; ++l) {
+        const std::string p = "transformer.h." + std::to_string(l) + ".";
+        const std::vector<float>& attn = values(t, p + "attn.c_attn.weight");
+        const std::vector<float>& proj = values(t, p + "attn.c_proj.weight");
+        const std::vector<float>& gain = values(t, p + "ln_1.weight");
+        r.heads.emplace_back();
+        for (int h = 0; h < r.H; ++h) {
+            RefHead x(D, Dh);
+            for (int i = 0; i < D; ++i)
+                for (int j = 0; j < Dh; ++j) {
+                    x.wq(i, j) = gain[std::size_t(i)] * attn[std::size_t(i * 3 * D + h * Dh + j)];
+                    x.wk(i, j) = gain[std::size_t(i)] * attn[std::size_t(i * 3 * D + D + h * Dh + j)];
+                    x.wv(i, j) = gain[std::size_t(i)] * attn[std::size_t(i * 3 * D + 2 * D + h * Dh + j)];
+                    x.wo(j, i) = proj[std::size_t((h * Dh + j) * D + i)];
+                }
+            r.heads.back().push_back(std::move(x));
+        }
+    }
+    r.copies = true;
+    const std::vector<float>& e = values(t, "transformer.wte.weight");
+    r.unembedEmbed = unembedEmbedOf(e, e, values(t, "transformer.ln_f.weight"), tinygpt2::kV, D);
+    return r;
+}
+
+// nn.Linear (out, in): head h's rows of q, k, v and columns of o.
+void sliceLinear(RefHead& x, const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                 const std::vector<float>& o, const std::vector<float>& gain, int h, int kv, int D, int Dh, int width)
+{
+    for (int i = 0; i < D; ++i)
+        for (int j = 0; j < Dh; ++j) {
+            x.wq(i, j) = gain[std::size_t(i)] * q[std::size_t((h * Dh + j) * D + i)];
+            x.wk(i, j) = gain[std::size_t(i)] * k[std::size_t((kv * Dh + j) * D + i)];
+            x.wv(i, j) = gain[std::size_t(i)] * v[std::size_t((kv * Dh + j) * D + i)];
+            x.wo(j, i) = o[std::size_t(i * width + h * Dh + j)];
+        }
+}
+
+Reference llamaReference(std::vector<NamedTensor>& t, const tinyllama::Spec& s)
+{
+    Reference r;
+    r.L = s.layers, r.H = s.heads, r.D = s.dModel, r.Dh = s.dModel / s.heads;
+    for (int l = 0; l < r.L; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        r.heads.emplace_back();
+        for (int h = 0; h < r.H; ++h) {
+            RefHead x(r.D, r.Dh);
+            const int kv = h / (s.heads / s.kvHeads);  // repeat_kv: query heads share their group's key/value head
+            sliceLinear(x, values(t, p + "self_attn.q_proj.weight"), values(t, p + "self_attn.k_proj.weight"),
+                        values(t, p + "self_attn.v_proj.weight"), values(t, p + "self_attn.o_proj.weight"),
+                        values(t, p + "input_layernorm.weight"), h, kv, r.D, r.Dh, r.H * r.Dh);
+            r.heads.back().push_back(std::move(x));
+        }
+    }
+    r.copies = true;
+    const std::vector<float>& e = values(t, "model.embed_tokens.weight");
+    const std::vector<float>& u = s.tied ? e : values(t, "lm_head.weight");
+    r.unembedEmbed = unembedEmbedOf(u, e, values(t, "model.norm.weight"), tinyllama::vocabSize(s), r.D);
+    return r;
+}
+
+// BERT is post-norm: a block's input comes out of the embeddings' LayerNorm (layer 0) or the previous
+// layer's output LayerNorm.
+Reference bertReference(std::vector<NamedTensor>& t)
+{
+    Reference r;
+    r.L = tinybert::kL, r.H = tinybert::kH, r.D = tinybert::kD, r.Dh = r.D / r.H;
+    for (int l = 0; l < r.L; ++l) {
+        const std::string p = "bert.encoder.layer." + std::to_string(l) + ".";
+        const std::string gain = l == 0 ? "bert.embeddings.LayerNorm.weight"
+                                        : "bert.encoder.layer." + std::to_string(l - 1) + ".output.LayerNorm.weight";
+        r.heads.emplace_back();
+        for (int h = 0; h < r.H; ++h) {
+            RefHead x(r.D, r.Dh);
+            sliceLinear(x, values(t, p + "attention.self.query.weight"), values(t, p + "attention.self.key.weight"),
+                        values(t, p + "attention.self.value.weight"), values(t, p + "attention.output.dense.weight"),
+                        values(t, gain), h, h, r.D, r.Dh, r.D);
+            r.heads.back().push_back(std::move(x));
+        }
+    }
+    return r;
+}
+
+// Every number readCircuits gives against the reference.
+void compareCircuits(const Circuits& got, const Reference& r, bool approximate)
+{
+    QCOMPARE(int(got.heads.size()), r.L * r.H);
+    QCOMPARE(got.approximateComposition, approximate);
+    numericcheck::Worst spectra, copying, composition;
+    for (const CircuitHead& h : got.heads) {
+        const RefHead& x = r.heads[std::size_t(h.layer)][std::size_t(h.head)];
+        spectra.label("layer %d head %d QK", h.layer, h.head);
+        spectra.addRelative(h.qkSingularValues, singularValues(times(x.wq, transposed(x.wk)), r.Dh), 1e-3);
+        spectra.label("layer %d head %d OV", h.layer, h.head);
+        spectra.addRelative(h.ovSingularValues, singularValues(times(x.wv, x.wo), r.Dh), 1e-3);
+        QCOMPARE(h.ovCopyingScore.has_value(), r.copies);
+        if (r.copies) {
+            copying.label("layer %d head %d", h.layer, h.head);
+            copying.add(*h.ovCopyingScore, copyingOf(times(times(x.wo, r.unembedEmbed), x.wv)));
+        }
+    }
+    QVERIFY2(spectra.within(1e-4), spectra.message().c_str());
+    if (r.copies) QVERIFY2(copying.within(1e-4), copying.message().c_str());
+    QVERIFY(got.copyingNote.empty() == r.copies);
+
+    int pairs = 0;
+    for (int l2 = 1; l2 < r.L; ++l2) pairs += r.H * r.H * l2;
+    QCOMPARE(int(got.composition.size()), pairs);
+    for (const CircuitComposition& c : got.composition) {
+        QVERIFY(c.from.layer < c.to.layer);
+        const RefHead& a = r.heads[std::size_t(c.from.layer)][std::size_t(c.from.head)];
+        const RefHead& b = r.heads[std::size_t(c.to.layer)][std::size_t(c.to.head)];
+        const Dense ov1 = times(a.wv, a.wo), qk2 = times(b.wq, transposed(b.wk)), ov2 = times(b.wv, b.wo);
+        const auto score = [&](const Dense& x, const Dense& y) { return frobenius(times(x, y)) / (frobenius(x) * frobenius(y)); };
+        composition.label("from %d.%d to %d.%d", c.from.layer, c.from.head, c.to.layer, c.to.head);
+        composition.add(c.q, score(ov1, qk2));
+        composition.add(c.k, score(ov1, transposed(qk2)));
+        composition.add(c.v, score(ov1, ov2));
+    }
+    QVERIFY2(composition.within(1e-4), composition.message().c_str());
+}
+
+} // namespace
+
+class TestCircuits : public QObject {
+    Q_OBJECT
+private slots:
+    void gpt2AgainstThePlainLoops();
+    void groupedQueryLlamaAgainstThePlainLoops();
+    void bertIsPostNormWithoutCopying();
+    void handMadeHeadsCopyAndSuppress();
+    void filterKeepsOneHeadAndTheCompositionIntoIt();
+    void readoutIsTheFullOvCircuitsTopDirection();
+    void refusesHeadsTheModelLacks();
+};
+
+void TestCircuits::gpt2AgainstThePlainLoops()
+{
+    QTemporaryDir tmp;
+    std::vector<NamedTensor> t = tinygpt2::tinyTensors(11);
+    Result<ModelPtr> model = loadModel(tinygpt2::writeFolder(tmp, "gpt2", t));
+    QVERIFY2(model, model.error().c_str());
+    Result<Circuits> c = readCircuits(**model);
+    QVERIFY2(c, c.error().c_str());
+    compareCircuits(*c, gpt2Reference(t), false);
+    QVERIFY(!c->unrotatedQueryKey && !c->scaleInQuery);
+}
+
+void TestCircuits::groupedQueryLlamaAgainstThePlainLoops()
+{
+    QTemporaryDir tmp;
+    tinyllama::Spec s;
+    s.layers = 3;  // composition across two earlier layers
+    s.seed = 5;
+    std::vector<NamedTensor> t = tinyllama::tensors(s);
+    Result<ModelPtr> model = loadModel(tinyllama::writeFolder(tmp, "llama", s));
+    QVERIFY2(model, model.error().c_str());
+    QCOMPARE((*model)->config.keyValueHeads(), 2);
+    Result<Circuits> c = readCircuits(**model);
+    QVERIFY2(c, c.error().c_str());
+    compareCircuits(*c, llamaReference(t, s), false);
+    QVERIFY(c->unrotatedQueryKey);
+    for (const CircuitHead& h : c->heads) QCOMPARE(h.kvHead, h.head / 2);
+}
+
+void TestCircuits::bertIsPostNormWithoutCopying()
+{
+    QTemporaryDir tmp;
+    std::vector<NamedTensor> t = tinybert::tensors(tinybert::Family::Bert, int(tinybert::vocabulary().size()), 3);
+    Result<ModelPtr> model = loadModel(tinybert::writeFolder(tmp, "bert", tinybert::Family::Bert, t));
+    QVERIFY2(model, model.error().c_str());
+    Result<Circuits> c = readCircuits(**model);
+    QVERIFY2(c, c.error().c_str());
+    compareCircuits(*c, bertReference(t), true);
+    QVERIFY(!c->copyingNote.empty());
+}
+
+// W_O = W_Vᵀ with W_U = W_Eᵀ (every gain 1, tied): the full OV circuit is (E W_V)(E W_V)ᵀ, whose eigenvalues
+// are all at least 0, so the score is 1; W_O = -W_Vᵀ makes every one at most 0, -1.
+void TestCircuits::handMadeHeadsCopyAndSuppress()
+{
+    for (const double sign : {1.0, -1.0}) {
+        QTemporaryDir tmp;
+        std::vector<NamedTensor> t = tinygpt2::tinyTensors(4);
+        const int D = tinygpt2::kD;
+        for (float& g : tinygpt2::tensor(t, "ln_f.weight").values) g = 1.0f;
+        for (int l = 0; l < tinygpt2::kL; ++l) {
+            const std::string p = "h." + std::to_string(l) + ".";
+            for (float& g : tinygpt2::tensor(t, p + "ln_1.weight").values) g = 1.0f;
+            const std::vector<float>& attn = tinygpt2::tensor(t, p + "attn.c_attn.weight").values;
+            std::vector<float>& proj = tinygpt2::tensor(t, p + "attn.c_proj.weight").values;
+            // c_proj row c (the concatenation's column c) is column 2D + c of c_attn: W_O = ±W_Vᵀ head by head.
+            for (int c = 0; c < D; ++c)
+                for (int i = 0; i < D; ++i) proj[std::size_t(c * D + i)] = float(sign) * attn[std::size_t(i * 3 * D + 2 * D + c)];
+        }
+        Result<ModelPtr> model = loadModel(tinygpt2::writeFolder(tmp, "copy", t));
+        QVERIFY2(model, model.error().c_str());
+        Result<Circuits> c = readCircuits(**model);
+        QVERIFY2(c, c.error().c_str());
+        numericcheck::Worst worst;
+        for (const CircuitHead& h : c->heads) {
+            QVERIFY(h.ovCopyingScore);
+            worst.add(*h.ovCopyingScore, sign);
+        }
+        QVERIFY2(worst.within(1e-6), worst.message().c_str());
+    }
+}
+
+void TestCircuits::filterKeepsOneHeadAndTheCompositionIntoIt()
+{
+    QTemporaryDir tmp;
+    tinyllama::Spec s;
+    s.layers = 3;
+    Result<ModelPtr> model = loadModel(tinyllama::writeFolder(tmp, "llama", s));
+    QVERIFY2(model, model.error().c_str());
+    const Circuits all = *readCircuits(**model);
+    CircuitFilter filter;
+    filter.layer = 2;
+    filter.head = 1;
+    const Circuits one = *readCircuits(**model, filter);
+    QCOMPARE(one.heads.size(), std::size_t(1));
+    QCOMPARE(one.heads[0].layer, 2);
+    QCOMPARE(one.heads[0].head, 1);
+    QCOMPARE(one.composition.size(), std::size_t(2 * 4));  // from every head of layers 0 and 1
+    numericcheck::Worst worst;
+    for (const CircuitComposition& c : one.composition) {
+        QVERIFY(c.to == (HeadSelection{2, 1}));
+        const auto same = std::find_if(all.composition.begin(), all.composition.end(),
+                                       [&](const CircuitComposition& x) { return x.from == c.from && x.to == c.to; });
+        QVERIFY(same != all.composition.end());
+        worst.add(c.k, same->k);
+        worst.add(c.q, same->q);
+        worst.add(c.v, same->v);
+    }
+    QVERIFY2(worst.within(1e-12), worst.message().c_str());
+    // A layer alone: its heads, and no composition into layer 0.
+    filter = {};
+    filter.layer = 0;
+    const Circuits first = *readCircuits(**model, filter);
+    QCOMPARE(first.heads.size(), std::size_t(4));
+    QVERIFY(first.composition.empty());
+}
+
+// The top singular value and vectors of W_E W_OV W_U (V, V), formed whole and found by power iteration.
+void TestCircuits::readoutIsTheFullOvCircuitsTopDirection()
+{
+    QTemporaryDir tmp;
+    tinyllama::Spec s;
+    std::vector<NamedTensor> t = tinyllama::tensors(s);
+    Result<ModelPtr> model = loadModel(tinyllama::writeFolder(tmp, "llama", s));
+    QVERIFY2(model, model.error().c_str());
+    const Reference r = llamaReference(t, s);
+    const int V = tinyllama::vocabSize(s), D = r.D;
+    const RefHead& x = r.heads[1][3];
+    // W_E W_V (V, Dh) and W_O W_U (Dh, V), then the whole product.
+    const std::vector<float>& e = values(t, "model.embed_tokens.weight");
+    const std::vector<float>& u = values(t, "lm_head.weight");
+    const std::vector<float>& gain = values(t, "model.norm.weight");
+    Dense ev(V, r.Dh), ou(r.Dh, V);
+    for (int v = 0; v < V; ++v)
+        for (int j = 0; j < r.Dh; ++j)
+            for (int i = 0; i < D; ++i) {
+                ev(v, j) += double(e[std::size_t(v * D + i)]) * x.wv(i, j);
+                ou(j, v) += x.wo(j, i) * double(gain[std::size_t(i)]) * double(u[std::size_t(v * D + i)]);
+            }
+    const Dense full = times(ev, ou);  // (V, V)
+    std::vector<double> right(static_cast<std::size_t>(V), 1.0), left(static_cast<std::size_t>(V));
+    double sigma = 0.0;
+    for (int iter = 0; iter < 500; ++iter) {
+        for (int i = 0; i < V; ++i) {
+            double sum = 0.0;
+            for (int j = 0; j < V; ++j) sum += full(i, j) * right[std::size_t(j)];
+            left[std::size_t(i)] = sum;
+        }
+        sigma = std::sqrt(std::inner_product(left.begin(), left.end(), left.begin(), 0.0));
+        for (double& v : left) v /= sigma;
+        for (int j = 0; j < V; ++j) {
+            double sum = 0.0;
+            for (int i = 0; i < V; ++i) sum += full(i, j) * left[std::size_t(i)];
+            right[std::size_t(j)] = sum;
+        }
+        const double n = std::sqrt(std::inner_product(right.begin(), right.end(), right.begin(), 0.0));
+        for (double& v : right) v /= n;
+    }
+    const auto largest = std::max_element(left.begin(), left.end(), [](double a, double b) { return std::abs(a) < std::abs(b); });
+    if (*largest < 0) {
+        for (double& v : left) v = -v;
+        for (double& v : right) v = -v;
+    }
+    Result<std::vector<OvDirection>> readout = fullOvReadout(**model, CircuitStack::Self, 1, 3, 2, 5);
+    QVERIFY2(readout, readout.error().c_str());
+    QCOMPARE(readout->size(), std::size_t(2));
+    const OvDirection& top = readout->front();
+    QVERIFY(top.singularValue >= (*readout)[1].singularValue);
+    numericcheck::Worst worst;
+    worst.addRelative(top.singularValue, sigma, 1e-6);
+    QCOMPARE(top.inputs.size(), std::size_t(5));
+    for (const auto& [id, value] : top.inputs) worst.add(value, left[std::size_t(id)]);
+    for (const auto& [id, value] : top.outputs) worst.add(value, right[std::size_t(id)]);
+    QVERIFY2(worst.within(1e-5), worst.message().c_str());
+    // They are the largest entries, in order.
+    std::vector<double> sorted = left;
+    std::sort(sorted.rbegin(), sorted.rend());
+    for (std::size_t i = 0; i < 5; ++i) QVERIFY(std::abs(top.inputs[i].second - sorted[i]) < 1e-5);
+    // An encoder has no readout.
+    QTemporaryDir bertDir;
+    Result<ModelPtr> bert = loadModel(tinybert::writeFolder(bertDir, "bert", tinybert::Family::Bert));
+    QVERIFY2(bert, bert.error().c_str());
+    QVERIFY(!fullOvReadout(**bert, CircuitStack::Self, 0, 0, 1, 3));
+}
+
+void TestCircuits::refusesHeadsTheModelLacks()
+{
+    Result<ModelPtr> model = loadModel("random:layers=2,heads=4,d_model=32,seed=1");
+    QVERIFY(model);
+    CircuitFilter filter;
+    filter.layer = 2;
+    Result<Circuits> c = readCircuits(**model, filter);
+    QVERIFY(!c);
+    QVERIFY2(QString::fromStdString(c.error()).contains(QStringLiteral("layer 2")), c.error().c_str());
+    filter = {};
+    filter.head = -1;
+    QVERIFY(!readCircuits(**model, filter));
+    QVERIFY(!headFactors(**model, CircuitStack::Cross, 0, 0));
+    QVERIFY(!headFactors(**model, CircuitStack::Self, 0, 4));
+    QVERIFY(headFactors(**model, CircuitStack::Self, 1, 3));
+}
+
+QTEST_APPLESS_MAIN(TestCircuits)
+#include "tst_circuits.moc"

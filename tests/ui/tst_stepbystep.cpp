@@ -84,6 +84,7 @@ private slots:
     void cellViewShowsCoreNumbers();
     void pipelineClickSelectsCell();
     void matrixLabelsNeverOverlap();
+    void matrixOfOneRowOrColumnIsDrawn();
     void labelsTurnedOnAreTakenBeforeDrawing();
     void headsViewSlicesAreHeadOutputs();
     void headsViewFitsItsWidth_data();
@@ -237,6 +238,30 @@ void TestStepByStep::pipelineClickSelectsCell()
 
 // Token labels on a matrix: all of them when there is room, every k-th when there is not, and never two
 // closer than the font's height (rows) or its height across the 60-degree lean (columns).
+// QCustomPlot sizes a cell by the distance between the first and last cells, which one row (or column) lacks:
+// such a matrix must still fill its axis rect with its colours, and read back as itself.
+void TestStepByStep::matrixOfOneRowOrColumnIsDrawn()
+{
+    for (const QSize shape : {QSize(3, 1), QSize(1, 3), QSize(1, 1)}) {
+        Matrix m(shape.height(), shape.width());
+        for (int i = 0; i < m.rows(); ++i)
+            for (int j = 0; j < m.cols(); ++j) m(i, j) = 0.2f + 0.3f * float(i + j);
+        MatrixPlot plot;
+        plot.resize(400, 300);
+        plot.setViewport(plot.rect());
+        plot.setMatrix(m, MatrixPlot::Scale::Probability);
+        plot.replot();
+        QCOMPARE(plot.shown(), m);
+        const QImage image = plot.toPixmap(400, 300).toImage();
+        const QRect cells = plot.axisRect()->rect();
+        const QColor background = image.pixelColor(2, 2);
+        int coloured = 0, seen = 0;
+        for (int y = cells.top() + 3; y < cells.bottom() - 3; y += 7)
+            for (int x = cells.left() + 3; x < cells.right() - 3; x += 7, ++seen) coloured += image.pixelColor(x, y) != background;
+        QVERIFY2(coloured > seen * 9 / 10, qPrintable(QStringLiteral("%1x%2: %3 of %4 points coloured").arg(shape.width()).arg(shape.height()).arg(coloured).arg(seen)));
+    }
+}
+
 void TestStepByStep::matrixLabelsNeverOverlap()
 {
     QStringList tokens;

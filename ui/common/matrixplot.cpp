@@ -169,19 +169,30 @@ void MatrixPlot::setMatrix(const Matrix& m, Scale scale, const QStringList& rowL
     m_rows = static_cast<int>(m.rows());
     m_cols = static_cast<int>(m.cols());
     QCPColorMapData* data = m_map->data();
-    data->setSize(std::max(1, m_cols), std::max(1, m_rows));
-    data->setRange(QCPRange(0, std::max(0, m_cols - 1)), QCPRange(0, std::max(0, m_rows - 1)));
+    // QCustomPlot sizes a cell from the distance between the first and last cell's centres, so a single row
+    // or column would have no height or width and draw nothing: it is stored twice, centres ±0.25 apart.
+    const bool twiceRow = m_rows == 1, twiceCol = m_cols == 1;
+    data->setSize(twiceCol ? 2 : std::max(1, m_cols), twiceRow ? 2 : std::max(1, m_rows));
+    data->setRange(twiceCol ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, m_cols - 1)),
+                   twiceRow ? QCPRange(-0.25, 0.25) : QCPRange(0, std::max(0, m_rows - 1)));
     float extent = 0.0f;
     for (int i = 0; i < m_rows; ++i)
         for (int j = 0; j < m_cols; ++j) {
             const float v = m(i, j);
             // QCustomPlot has a colour for NaN only: masked -infinity travels as NaN and is read back as -inf.
-            data->setCell(j, i, std::isfinite(v) ? double(v) : std::numeric_limits<double>::quiet_NaN());
+            const double cell = std::isfinite(v) ? double(v) : std::numeric_limits<double>::quiet_NaN();
+            data->setCell(j, i, cell);
+            if (twiceRow) data->setCell(j, 1, cell);
+            if (twiceCol) data->setCell(1, i, cell);
+            if (twiceRow && twiceCol) data->setCell(1, 1, cell);
             if (std::isfinite(v)) extent = std::max(extent, std::abs(v));
         }
     if (scale == Scale::Probability) {
         m_map->setGradient(ColorMap::gradient());
         m_map->setDataRange(QCPRange(0.0, 1.0));
+    } else if (scale == Scale::UnitSigned) {
+        m_map->setGradient(ColorMap::divergingGradient());
+        m_map->setDataRange(QCPRange(-1.0, 1.0));
     } else if (scale == Scale::Magnitude) {
         m_map->setGradient(ColorMap::gradient());
         m_map->setDataRange(QCPRange(0.0, extent > 0 ? extent : 1.0));

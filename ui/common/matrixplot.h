@@ -20,6 +20,7 @@ public:
         Probability,  // fixed [0, 1], ColorMap::gradient(): attention weights
         Symmetric,    // [-max|v|, max|v|], ColorMap::divergingGradient(): activations, scores, weights of W
         Magnitude,    // [0, max v], ColorMap::gradient(): non-negative measures such as how far attention moved
+        UnitSigned,   // fixed [-1, 1], ColorMap::divergingGradient(): scores of that range (a head's copying score)
     };
 
     explicit MatrixPlot(QWidget* parent = nullptr);

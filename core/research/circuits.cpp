@@ -107,10 +107,10 @@ Result<Circuits> readCircuits(const Model& model, const CircuitFilter& filter)
         const int L = weights.layers(stack);
         const bool compose = filter.composition && stack != CircuitStack::Cross && L > 1;
         if (compose && weights.postNorm(stack)) out.approximateComposition = true;
-        const bool copies = weights.hasUnembedding(stack);
+        const bool copies = filter.copying && weights.hasUnembedding(stack);
         MatrixD unembedEmbed;
         if (copies && (!filter.layer || *filter.layer < L)) unembedEmbed = weights.unembedEmbed(stack);
-        else if (!copies && out.copyingNote.empty())
+        else if (!copies && filter.copying && out.copyingNote.empty())
             out.copyingNote = stack == CircuitStack::Encoder
                                   ? "an encoder's heads have no copying score: the encoder has no unembedding of its own."
                                   : "no copying score: this model's logits are not a linear map of a norm's output (a masked-LM "

@@ -81,6 +81,7 @@ struct Circuits {
 struct CircuitFilter {
     std::optional<int> layer, head;
     bool composition = true;
+    bool copying = true;  // false: no copying scores (they need W_U W_E, the one product over the vocabulary)
 };
 
 // The circuits of every head the filter keeps, in the order of the stacks (encoder, decoder, cross), then

@@ -35,6 +35,8 @@
 #include "core/limits.h"
 #include "core/research/rollout.h"
 #include "ui/research/readouts/rolloutview.h"
+#include "ui/research/weights/circuitsview.h"
+#include "core/research/circuits.h"
 #include "ui/window/mainwindow.h"
 #include "randomdefault.h"
 #include "core/open/openmodel.h"
@@ -71,6 +73,7 @@ private slots:
     void rolloutMatrixAndBars();
     void attributionGridAndSum();
     void qkMapPointsAndHighlight();
+    void circuitsViewIsTheCores();
     void generationTimelineIsTheCores();
     void logitLensTableIsTheCores();
     void patchingGridsAreTheCores();
@@ -91,7 +94,7 @@ void TestResearch::windowHasTheResearchTab()
     QVERIFY(index >= 0);
     auto* research = qobject_cast<ResearchTab*>(tabs->widget(index));
     QVERIFY(research);
-    QCOMPARE(research->count(), 10);
+    QCOMPARE(research->count(), 11);
     // With room, the instruments are listed down the left side, each title whole and read as written.
     window.resize(1280, 720);
     window.show();
@@ -471,6 +474,70 @@ void TestResearch::patchingGridsAreTheCores()
     QVERIFY(view.residualPlot()->shown().size() == 0);
 }
 
+// The Circuits view draws the core's numbers for the focused head, follows the focus, ignores typing, and a
+// click on a head in the copying grid focuses it.
+void TestResearch::circuitsViewIsTheCores()
+{
+    Document doc;
+    testing::useRandomModel(doc);
+    doc.setText(kText);
+    doc.setFocus({1, 2});
+    doc.waitForIdle();
+    CircuitsView view(&doc);
+    view.waitForResult();
+    const Model& model = *doc.model();
+    const Circuits core = *readCircuits(model);
+    const int L = model.config.layers, H = model.config.heads;
+    const auto headOf = [&](HeadSelection h) {
+        return *std::find_if(core.heads.begin(), core.heads.end(), [&](const CircuitHead& x) { return x.layer == h.layer && x.head == h.head; });
+    };
+    numericcheck::Worst worst;
+    const CircuitHead focused = headOf({1, 2});
+    QCOMPARE(view.qkGraph()->data()->size(), int(focused.qkSingularValues.size()));
+    worst.label("spectra");
+    for (int i = 0; i < view.qkGraph()->data()->size(); ++i) {
+        worst.add(view.qkGraph()->data()->at(i)->value, focused.qkSingularValues[std::size_t(i)], i);
+        worst.add(view.ovGraph()->data()->at(i)->value, focused.ovSingularValues[std::size_t(i)], i);
+    }
+    Matrix copying(L, H);
+    for (const CircuitHead& h : core.heads) copying(h.layer, h.head) = float(*h.ovCopyingScore);
+    worst.label("copying grid");
+    worst.add(view.copyingPlot()->shown(), copying);
+    for (const auto kind : {CircuitsView::Kind::Query, CircuitsView::Kind::Key, CircuitsView::Kind::Value}) {
+        view.kindBox()->setCurrentIndex(view.kindBox()->findData(int(kind)));
+        Matrix grid(1, H);  // layer 0 into L1 H2
+        for (const CircuitComposition& c : core.composition)
+            if (c.to == (HeadSelection{1, 2})) grid(c.from.layer, c.from.head) = float(kind == CircuitsView::Kind::Query ? c.q : kind == CircuitsView::Kind::Key ? c.k : c.v);
+        worst.label("composition kind %d", int(kind));
+        worst.add(view.compositionPlot()->shown(), grid);
+    }
+    const std::vector<OvDirection> readout = *fullOvReadout(model, CircuitStack::Self, 1, 2, CircuitsView::kDirections, CircuitsView::kTokens);
+    QCOMPARE(view.readoutTable()->rowCount(), CircuitsView::kDirections);
+    worst.label("readout");
+    for (int i = 0; i < CircuitsView::kDirections; ++i)
+        worst.addRelative(view.readoutTable()->item(i, 0)->text().toDouble(), readout[std::size_t(i)].singularValue, 1e-3);
+    QVERIFY2(worst.within(1e-3), worst.message("the view against the core").c_str());  // the table prints 4 digits
+    const QString firstToken = QString::fromStdString(model.tokenizer->displayToken(readout[0].inputs[0].first));
+    QVERIFY2(view.readoutTable()->item(0, 1)->text().contains(tokenLabel(firstToken.toStdString())), qPrintable(view.readoutTable()->item(0, 1)->text()));
+
+    // Typing changes nothing it shows; a new focus is measured.
+    const ResearchResultPtr before = view.result();
+    doc.setText(QStringLiteral("another sentence altogether"));
+    doc.waitForIdle();
+    view.waitForResult();
+    QCOMPARE(view.result().get(), before.get());
+    emit view.copyingPlot()->cellClicked(0, 3);
+    QCOMPARE(doc.focus(), (HeadSelection{0, 3}));
+    doc.waitForIdle();
+    view.waitForResult();
+    QVERIFY(view.result().get() != before.get());
+    const CircuitHead now = headOf({0, 3});
+    worst = {};
+    for (int i = 0; i < view.qkGraph()->data()->size(); ++i) worst.add(view.qkGraph()->data()->at(i)->value, now.qkSingularValues[std::size_t(i)], i);
+    QVERIFY2(worst.within(1e-9), worst.message("the new focus's spectrum").c_str());
+    QVERIFY(view.compositionPlot()->shown().size() == 0);  // layer 0 has no earlier heads
+}
+
 void TestResearch::qkMapPointsAndHighlight()
 {
     Document doc;
@@ -689,7 +756,8 @@ void TestResearch::renderEveryView()
     QVERIFY2(drawn.ok(), drawn.error().c_str());
     QCOMPARE(QImage(path).size(), QSize(640, 420));
     QVERIFY(!renderView(QStringLiteral("nope"), doc, options).ok());
-    if (view == QStringLiteral("corpus")) return;  // the corpus page uses no token of the sentence
+    // The corpus page uses no token of the sentence, and circuits read the weights alone.
+    if (view == QStringLiteral("corpus") || view == QStringLiteral("circuits")) return;
     options.query = 99;
     const Status past = renderView(view, doc, options);
     QVERIFY(!past.ok());

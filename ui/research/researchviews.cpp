@@ -15,6 +15,7 @@
 #include "ui/research/interventions/patchingview.h"
 #include "ui/research/readouts/qkmapview.h"
 #include "ui/research/readouts/rolloutview.h"
+#include "ui/research/weights/circuitsview.h"
 
 namespace attnscope {
 
@@ -89,6 +90,7 @@ const ViewList& researchViews()
         {QStringLiteral("rollout"), QObject::tr("Rollout"), tab, true, makeView<RolloutView>, checkToken, waitForResult, captureRolloutToken},
         {QStringLiteral("attribution"), QObject::tr("Attribution"), tab, true, makeView<AttributionView>, checkToken, waitForResult, {}},
         {QStringLiteral("qk-map"), QObject::tr("QK map"), tab, true, makeView<QkMapView>, checkToken, waitForResult, captureMapQuery},
+        {QStringLiteral("circuits"), QObject::tr("Circuits"), tab, true, makeView<CircuitsView>, {}, waitForResult, {}},
         {QStringLiteral("logit-lens"), QObject::tr("Logit lens"), tab, true, makeView<LogitLensView>, checkToken, waitForResult, {}},
         {QStringLiteral("patching"), QObject::tr("Patching"), tab, true, makeView<PatchingView>, preparePatching, waitForResult, capturePatching},
         {QStringLiteral("generation"), QObject::tr("Generation"), tab, true, makeView<GenerationView>, checkToken, waitForResult, {}},

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common.h"
+#include "core/dataexport/jsonexport.h"
 #include "core/model/encoderdecoder.h"
 #include "core/research/circuits.h"
 
@@ -14,6 +15,8 @@ void declare(Options& o)
     o.model();
     o.value("--layer", "L", "keep the heads of this layer, and the composition into them (numbered from 0; all by default)");
     o.value("--head", "H", "keep this head of each kept layer, and the composition into it (all by default)");
+    o.value("--positions", "N", "with --layer and --head: add that head's positional QK picture, P W_QK P^T over the first N "
+                                "positions (models with a table of absolute positions)");
 }
 
 nlohmann::ordered_json numbers(const std::vector<double>& values)
@@ -56,13 +59,22 @@ int run(const Args& args)
         row["v"] = x.v;
         composition.push_back(std::move(row));
     }
+    nlohmann::ordered_json positional;
+    if (args.has("--positions")) {
+        if (!filter.layer || !filter.head) throw Failure{kExitUsage, "--positions needs --layer and --head: it pictures one head."};
+        const int n = readInt(args, "--positions", 2, 2, 1 << 20, "positions");
+        positional = json::matrix(orFail(positionalQkCircuit(*model, *filter.layer, *filter.head, n), kExitInput));
+    }
     nlohmann::ordered_json notes = nlohmann::ordered_json::array();
     if (c.unrotatedQueryKey) notes.push_back("rotary positions: the QK circuit is the one at relative offset 0, without rotation.");
     if (c.scaleInQuery) notes.push_back("T5 keeps the 1/sqrt(d_head) scale inside W_Q, so its QK numbers include it.");
     if (c.approximateComposition)
         notes.push_back("post-norm model: each head's input norm is folded in, but not the norms between the heads, so composition is approximate.");
     if (!c.copyingNote.empty()) notes.push_back(c.copyingNote);
-    print({{"model", model->config.name}, {"heads", std::move(heads)}, {"composition", std::move(composition)}, {"notes", std::move(notes)}});
+    nlohmann::ordered_json out = {{"model", model->config.name}, {"heads", std::move(heads)}, {"composition", std::move(composition)}};
+    if (!positional.is_null()) out["positional_qk"] = std::move(positional);
+    out["notes"] = std::move(notes);
+    print(out);
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -205,6 +206,25 @@ Result<Circuits> readCircuits(const Model& model, const CircuitFilter& filter)
                std::tuple(int(b.stack), b.to.layer, b.to.head, b.from.layer, b.from.head);
     });
     return Result<Circuits>::ok(std::move(out));
+}
+
+Result<Matrix> positionalQkCircuit(const Model& model, int layer, int head, int positions)
+{
+    const Matrix& table = model.weights.positionEmbedding;  // (C, D)
+    if (table.size() == 0)
+        return Result<Matrix>::fail("this model has no table of absolute positions (its positions are rotary, relative or "
+                                    "none), so its QK circuit has no positional picture.");
+    if (positions < 2 || positions > table.rows())
+        return Result<Matrix>::fail("the positional picture takes 2 to " + std::to_string(table.rows()) + " positions, not " +
+                                    std::to_string(positions) + ".");
+    Result<HeadFactors> f = headFactors(model, model.isEncoderDecoder() ? CircuitStack::Encoder : CircuitStack::Self, layer, head);
+    if (!f) return Result<Matrix>::fail(f.error());
+    const Matrix p = table.topRows(positions);
+    Matrix out = (p * f->wq) * (p * f->wk).transpose();  // (N, Dh) (Dh, N)
+    if (model.config.causal)
+        for (int i = 0; i < positions; ++i)
+            for (int j = i + 1; j < positions; ++j) out(i, j) = -std::numeric_limits<float>::infinity();
+    return Result<Matrix>::ok(std::move(out));
 }
 
 Result<std::vector<OvDirection>> fullOvReadout(const Model& model, CircuitStack stack, int layer, int head, int directions, int tokens)

@@ -93,6 +93,14 @@ Result<Circuits> readCircuits(const Model& model, const CircuitFilter& filter = 
 Eigen::MatrixXd fullOvCore(const HeadFactors& factors, const Eigen::MatrixXd& unembedEmbed);
 double copyingScore(const Eigen::MatrixXd& fullOvCore);
 
+// A positional picture of head `head` of layer `layer` (its only stack, or an encoder–decoder's encoder) for
+// models with an absolute position table P (GPT-2, the built-in models): P W_QK Pᵀ over the first `positions`
+// positions, (N, N), row i the query at position i and column j the key at j: what the head's scores would
+// be if the stream held the positions' embeddings alone. A previous-token head shows as a sub-diagonal.
+// Under a causal model the keys after each query are -infinity (never seen). Fails with a sentence on a
+// model without such a table (rotary, relative buckets), a head it lacks, or positions outside 2 .. the table.
+Result<Matrix> positionalQkCircuit(const Model& model, int layer, int head, int positions);
+
 // The singular values of X Yᵀ for X, Y (D, k), descending, k of them: from the (k, k) product of the two
 // QR factors' R, never the (D, D) product.
 std::vector<double> factoredSingularValues(const Matrix& x, const Matrix& y);

@@ -204,6 +204,19 @@ void TestCliResearch::circuitsShapeAndNumbers()
     QCOMPARE(one["heads"].toArray().size(), 1);
     QCOMPARE(one["composition"].toArray().size(), 4);
     for (const QJsonValue& c : one["composition"].toArray()) QCOMPARE(c["to"].toArray(), (QJsonArray{1, 2}));
+    // --positions adds the head's positional picture, the core's, the causal future null.
+    const QJsonObject pictured = parse(runCli({"circuits", "--model", kSpec, "--layer", "1", "--head", "2", "--positions", "6"}));
+    const Matrix positional = *positionalQkCircuit(*model(), 1, 2, 6);
+    const QJsonArray rows = pictured["positional_qk"].toArray();
+    QCOMPARE(rows.size(), 6);
+    worst = {};
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) {
+            if (j > i) QVERIFY(rows[i][j].isNull());
+            else worst.add(rows[i][j].toDouble(NAN), positional(i, j), i, j);
+        }
+    QVERIFY2(worst.within(1e-7), worst.message("printed positional picture").c_str());
+    QVERIFY(!one.contains("positional_qk"));
     // An encoder–decoder names each head's stack.
     const QJsonObject translator = parse(runCli({"circuits", "--model", "builtin-translator", "--layer", "0", "--head", "0"}));
     QStringList stacks;
@@ -393,6 +406,8 @@ void TestCliResearch::errors_data()
     QTest::newRow("heads seed not a number") << QStringList{"heads", "--seed", "x"} << 2 << "--seed";
     QTest::newRow("heads unknown option") << QStringList{"heads", "--layer", "0"} << 2 << "--layer";
     QTest::newRow("circuits of a layer past the model") << QStringList{"circuits", "--model", "random", "--layer", "2"} << 1 << "(0 to 1)";
+    QTest::newRow("positions of every head") << QStringList{"circuits", "--model", "random", "--positions", "8"} << 2 << "--layer and --head";
+    QTest::newRow("positions of one") << QStringList{"circuits", "--model", "random", "--layer", "0", "--head", "0", "--positions", "1"} << 1 << "positions";
     QTest::newRow("circuits of a head not a number") << QStringList{"circuits", "--model", "random", "--head", "x"} << 2 << "--head";
     QTest::newRow("ablation on trace past the model") << QStringList{"trace", "--text", "a", "--layer", "0", "--head", "0", "--ablate", "0.9"} << 1 << "no head 0.9";
 }

@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <complex>
+#include <limits>
 #include <vector>
 
 #include "core/open/openmodel.h"
 #include "core/research/circuits.h"
+#include "core/train/headprobes.h"
 #include "numericcheck.h"
 #include "tinybert.h"
 #include "tinygpt2.h"
@@ -334,6 +336,8 @@ private slots:
     void handMadeHeadsCopyAndSuppress();
     void filterKeepsOneHeadAndTheCompositionIntoIt();
     void readoutIsTheFullOvCircuitsTopDirection();
+    void positionalPictureIsPWqkPt();
+    void builtinPreviousTokenHeadIsASubDiagonal();
     void refusesHeadsTheModelLacks();
 };
 
@@ -510,6 +514,70 @@ void TestCircuits::readoutIsTheFullOvCircuitsTopDirection()
     Result<ModelPtr> bert = loadModel(tinybert::writeFolder(bertDir, "bert", tinybert::Family::Bert));
     QVERIFY2(bert, bert.error().c_str());
     QVERIFY(!fullOvReadout(**bert, CircuitStack::Self, 0, 0, 1, 3));
+}
+
+// P W_QK Pᵀ from the checkpoint's own position table and c_attn, by plain loops; the future masked under the
+// causal mask; refused without a table of absolute positions.
+void TestCircuits::positionalPictureIsPWqkPt()
+{
+    QTemporaryDir tmp;
+    std::vector<NamedTensor> t = tinygpt2::tinyTensors(9);
+    Result<ModelPtr> model = loadModel(tinygpt2::writeFolder(tmp, "gpt2", t));
+    QVERIFY2(model, model.error().c_str());
+    const Reference r = gpt2Reference(t);
+    const std::vector<float>& table = values(t, "transformer.wpe.weight");  // (C, D)
+    const int N = tinygpt2::kC, D = r.D;
+    Dense p(N, D);
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < D; ++j) p(i, j) = table[std::size_t(i * D + j)];
+    numericcheck::Worst worst;
+    for (int l = 0; l < r.L; ++l)
+        for (int h = 0; h < r.H; ++h) {
+            const RefHead& x = r.heads[std::size_t(l)][std::size_t(h)];
+            const Dense want = times(times(p, times(x.wq, transposed(x.wk))), transposed(p));
+            Result<Matrix> got = positionalQkCircuit(**model, l, h, N);
+            QVERIFY2(got, got.error().c_str());
+            QCOMPARE(got->rows(), N);
+            worst.label("layer %d head %d", l, h);
+            for (int i = 0; i < N; ++i)
+                for (int j = 0; j < N; ++j) {
+                    if (j > i) QVERIFY((*got)(i, j) == -std::numeric_limits<float>::infinity());  // the causal future
+                    else worst.addRelative((*got)(i, j), want(i, j), 1e-3, i, j);
+                }
+        }
+    QVERIFY2(worst.within(1e-4), worst.message().c_str());
+    QVERIFY(!positionalQkCircuit(**model, 0, 0, 1));
+    QVERIFY(!positionalQkCircuit(**model, 0, 0, N + 1));
+    QVERIFY(!positionalQkCircuit(**model, 0, 2, N));
+    QTemporaryDir llamaDir;
+    Result<ModelPtr> llama = loadModel(tinyllama::writeFolder(llamaDir, "llama", tinyllama::Spec{}));
+    QVERIFY2(llama, llama.error().c_str());
+    Result<Matrix> rotary = positionalQkCircuit(**llama, 0, 0, 8);
+    QVERIFY(!rotary);
+    QVERIFY2(QString::fromStdString(rotary.error()).contains(QStringLiteral("rotary")), rotary.error().c_str());
+}
+
+// The head the probe sentences measure as the built-in model's previous-token head is one from its weights
+// alone too: in its positional picture each query's largest score is the position just before it.
+void TestCircuits::builtinPreviousTokenHeadIsASubDiagonal()
+{
+    Result<ModelPtr> model = loadModel("builtin");
+    QVERIFY2(model, model.error().c_str());
+    Result<train::HeadProbeResults> probe = train::probeHeads(**model);
+    QVERIFY2(probe, probe.error().c_str());
+    const train::HeadScores::Best previous = probe->previousToken.best();
+    QVERIFY(previous.score > 0.5);
+    constexpr int N = 24;
+    Result<Matrix> picture = positionalQkCircuit(**model, previous.layer, previous.head, N);
+    QVERIFY2(picture, picture.error().c_str());
+    int onTheDiagonalBelow = 0;
+    for (int i = 1; i < N; ++i) {
+        Eigen::Index best = 0;
+        picture->row(i).head(i + 1).maxCoeff(&best);
+        onTheDiagonalBelow += best == i - 1;
+    }
+    QVERIFY2(onTheDiagonalBelow >= N - 3, qPrintable(QStringLiteral("L%1 H%2: %3 of %4 queries").arg(previous.layer).arg(previous.head)
+                                                         .arg(onTheDiagonalBelow).arg(N - 1)));
 }
 
 void TestCircuits::refusesHeadsTheModelLacks()

@@ -511,6 +511,14 @@ void TestResearch::circuitsViewIsTheCores()
         worst.label("composition kind %d", int(kind));
         worst.add(view.compositionPlot()->shown(), grid);
     }
+    worst.label("positional picture");
+    const Matrix positional = *positionalQkCircuit(model, 1, 2, CircuitsView::kPositions), drawn = view.positionalPlot()->shown();
+    QCOMPARE(drawn.rows(), positional.rows());
+    for (int i = 0; i < drawn.rows(); ++i)
+        for (int j = 0; j < drawn.cols(); ++j) {
+            if (j > i) QVERIFY(std::isinf(drawn(i, j)) && drawn(i, j) < 0);  // the causal future, drawn as masked
+            else worst.add(drawn(i, j), positional(i, j), i, j);
+        }
     const std::vector<OvDirection> readout = *fullOvReadout(model, CircuitStack::Self, 1, 2, CircuitsView::kDirections, CircuitsView::kTokens);
     QCOMPARE(view.readoutTable()->rowCount(), CircuitsView::kDirections);
     worst.label("readout");

@@ -50,7 +50,7 @@ int CircuitsResult::layers(CircuitStack stack) const
 
 CircuitsView::CircuitsView(Document* document, QWidget* parent)
     : ResearchView(document, parent), m_stack(new QComboBox), m_kind(new QComboBox), m_spectra(new QCustomPlot),
-      m_copying(new MatrixPlot), m_composition(new MatrixPlot), m_readout(new QTableWidget(0, 3)), m_notes(new QLabel)
+      m_copying(new MatrixPlot), m_composition(new MatrixPlot), m_positional(new MatrixPlot), m_readout(new QTableWidget(0, 3)), m_notes(new QLabel)
 {
     m_kind->addItem(tr("its queries read them (Q)"), int(Kind::Query));
     m_kind->addItem(tr("its keys read them (K)"), int(Kind::Key));
@@ -82,6 +82,10 @@ CircuitsView::CircuitsView(Document* document, QWidget* parent)
     m_copying->setObjectName(QStringLiteral("circuits-copying"));
     m_composition->setObjectName(QStringLiteral("circuits-composition"));
     m_spectra->setObjectName(QStringLiteral("circuits-spectra"));
+    m_positional->setObjectName(QStringLiteral("circuits-positions"));
+    m_positional->setKeepsReadableSize(true);
+    m_positional->setToolTip(tr("The head's QK circuit between the embeddings of the first positions, P W_Q W_Kᵀ Pᵀ: the scores it "
+                                "would give if the stream held the positions alone. A previous-token head shows a sub-diagonal."));
     m_copying->setKeepsReadableSize(true);
     m_composition->setKeepsReadableSize(true);
     m_copying->setToolTip(tr("Each head's copying score: Σ Re λ / Σ |λ| over the eigenvalues of its full OV circuit W_E W_V W_O W_U. "
@@ -98,7 +102,7 @@ CircuitsView::CircuitsView(Document* document, QWidget* parent)
                              "feeds each most and the tokens whose logits it raises most (entries of the unit singular vectors)."));
 
     m_notes->setWordWrap(true);
-    QSplitter* upper = proportionalSplit(Qt::Horizontal, {m_spectra, m_copying}, {1, 1});
+    QSplitter* upper = proportionalSplit(Qt::Horizontal, {m_spectra, m_positional, m_copying}, {1, 1, 1});
     QSplitter* lower = proportionalSplit(Qt::Horizontal, {m_composition, m_readout}, {1, 1});
     QSplitter* both = proportionalSplit(Qt::Vertical, {upper, lower}, {1, 1});
     auto* column = new QVBoxLayout(this);
@@ -149,6 +153,10 @@ ResearchJob CircuitsView::job(const SnapshotPtr& snapshot)
         r->into = std::move(*composition);
         for (const CircuitHead& h : r->heads.heads)
             if (r->stacks.empty() || r->stacks.back() != h.stack) r->stacks.push_back(h.stack);
+        const int positions = int(std::min<Eigen::Index>(kPositions, model.weights.positionEmbedding.rows()));
+        Result<Matrix> positional = positionalQkCircuit(model, r->focus.layer, r->focus.head, std::max(2, positions));
+        if (positional) r->positional = std::move(*positional);
+        else r->positionalNote = coreSentence(positional.error());
         for (const CircuitStack stack : r->stacks) {
             CircuitsResult::Readout& out = r->readouts[stack];
             Result<std::vector<OvDirection>> readout = fullOvReadout(model, stack, r->focus.layer, r->focus.head, kDirections, kTokens);
@@ -195,6 +203,7 @@ void CircuitsView::showSelection()
     m_readout->setRowCount(0);
     if (!r || r->heads.heads.empty()) {
         m_composition->setVisible(true);
+        m_positional->clear();
         if (title) title->setText(QString());
         m_spectra->replot(QCustomPlot::rpQueuedReplot);
         m_copying->clear();
@@ -223,6 +232,19 @@ void CircuitsView::showSelection()
         title->setText(tr("%1 is not a head of this stack").arg(name));
     }
     m_spectra->replot(QCustomPlot::rpQueuedReplot);
+
+    // The focused head's scores between positions (the encoder's or the only stack's heads).
+    const bool positional = r->positional.size() > 0 && (s == CircuitStack::Self || s == CircuitStack::Encoder);
+    m_positional->setVisible(positional);
+    if (positional) {
+        const int N = int(r->positional.rows());
+        QStringList labels;
+        for (int i = 0; i < N; ++i) labels << QString::number(i);
+        m_positional->setMatrix(r->positional, MatrixPlot::Scale::Symmetric, labels, labels);
+        m_positional->setTitle(tr("%1 between the first %2 positions: P W_QK Pᵀ (rows: queries)").arg(name).arg(N));
+    } else {
+        m_positional->clear();
+    }
 
     // Every head's copying score.
     Matrix copying = Matrix::Constant(L, H, -std::numeric_limits<float>::infinity());
@@ -288,6 +310,7 @@ void CircuitsView::showSelection()
     if (r->heads.unrotatedQueryKey) notes << tr("Rotary positions: the QK circuit is the one at relative offset 0.");
     if (r->heads.scaleInQuery) notes << tr("T5 keeps the 1/√dₖ scale inside W_Q, so its QK numbers include it.");
     if (!anyScore && !r->heads.copyingNote.empty()) notes << coreSentence(r->heads.copyingNote);
+    if (!positional && (s == CircuitStack::Self || s == CircuitStack::Encoder) && !r->positionalNote.isEmpty()) notes << r->positionalNote;
     m_notes->setText(notes.join(QLatin1Char(' ')));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // What a head computes for any input, read from its weights (core/research/circuits.h): the focused head's
-// QK and OV singular values, every head coloured by its OV circuit's copying score, the composition of the
+// QK and OV singular values, its QK circuit between the first positions' embeddings (models with a table of
+// absolute positions), every head coloured by its OV circuit's copying score, the composition of the
 // focused head with every head before it (its queries, keys or values reading their output), and the
 // tokens that feed the top directions of its full OV circuit and the tokens they raise. Nothing here
 // depends on the typed text: the view recomputes when the model or the focused head changes.
@@ -30,6 +31,8 @@ struct CircuitsResult : ResearchResult {
         QString error;
     };
     std::map<CircuitStack, Readout> readouts;
+    Matrix positional;        // (N, N) the focused head's P W_QK Pᵀ; empty without a position table
+    QString positionalNote;   // why there is none
     int layers(CircuitStack stack) const;
 };
 
@@ -37,7 +40,7 @@ class CircuitsView : public ResearchView {
     Q_OBJECT
 public:
     enum class Kind { Query, Key, Value };
-    static constexpr int kDirections = 3, kTokens = 6;
+    static constexpr int kDirections = 3, kTokens = 6, kPositions = 24;
 
     CircuitsView(Document* document, QWidget* parent = nullptr);
 
@@ -48,6 +51,7 @@ public:
     QCPGraph* ovGraph() const { return m_ov; }
     MatrixPlot* copyingPlot() const { return m_copying; }
     MatrixPlot* compositionPlot() const { return m_composition; }
+    MatrixPlot* positionalPlot() const { return m_positional; }
     QTableWidget* readoutTable() const { return m_readout; }
     CircuitStack stack() const;
     Kind kind() const;
@@ -67,6 +71,7 @@ private:
     QCPGraph* m_ov;
     MatrixPlot* m_copying;
     MatrixPlot* m_composition;
+    MatrixPlot* m_positional;
     QTableWidget* m_readout;
     QLabel* m_notes;
 };

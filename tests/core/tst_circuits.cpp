@@ -18,6 +18,7 @@
 #include "core/research/circuits.h"
 #include "core/train/headprobes.h"
 #include "numericcheck.h"
+#include "tinybart.h"
 #include "tinybert.h"
 #include "tinygpt2.h"
 #include "tinyllama.h"
@@ -333,6 +334,7 @@ private slots:
     void gpt2AgainstThePlainLoops();
     void groupedQueryLlamaAgainstThePlainLoops();
     void bertIsPostNormWithoutCopying();
+    void bartThreeStacksAgainstThePlainLoops();
     void handMadeHeadsCopyAndSuppress();
     void filterKeepsOneHeadAndTheCompositionIntoIt();
     void readoutIsTheFullOvCircuitsTopDirection();
@@ -380,6 +382,78 @@ void TestCircuits::bertIsPostNormWithoutCopying()
     QVERIFY2(c, c.error().c_str());
     compareCircuits(*c, bertReference(t), true);
     QVERIFY(!c->copyingNote.empty());
+}
+
+// BART, post-norm, 2 encoder and 3 decoder layers: the encoder's heads (their input from the embeddings'
+// norm, then each layer's last), the decoder's self-attention (likewise in the decoder) and cross-attention
+// (queries after the self-attention's norm, keys and values from the encoder's last norm); copying scores for
+// the decoder's two kinds of head through the shared embedding and the decoder's last norm, none for the
+// encoder's; composition within the encoder and within the decoder's self-attention.
+void TestCircuits::bartThreeStacksAgainstThePlainLoops()
+{
+    QTemporaryDir tmp;
+    const int V = tinybart::vocabularySize();
+    std::vector<NamedTensor> t = tinybart::tensors(V);
+    Result<ModelPtr> model = loadModel(tinybart::writeFolder(tmp, "bart", t));
+    QVERIFY2(model, model.error().c_str());
+    Result<Circuits> c = readCircuits(**model);
+    QVERIFY2(c, c.error().c_str());
+    const int H = tinybart::kH, D = tinybart::kD, Dh = D / H;
+    const auto layerName = [](const char* stack, int l) { return std::string("model.") + stack + ".layers." + std::to_string(l) + "."; };
+    const auto head = [&](const std::string& attention, const std::string& gainQ, const std::string& gainKV, int h) {
+        RefHead x(D, Dh);
+        const std::vector<float>& q = values(t, attention + "q_proj.weight");
+        const std::vector<float>& k = values(t, attention + "k_proj.weight");
+        const std::vector<float>& v = values(t, attention + "v_proj.weight");
+        const std::vector<float>& o = values(t, attention + "out_proj.weight");
+        const std::vector<float>& gq = values(t, gainQ);
+        const std::vector<float>& gkv = values(t, gainKV);
+        for (int i = 0; i < D; ++i)
+            for (int j = 0; j < Dh; ++j) {
+                x.wq(i, j) = gq[std::size_t(i)] * q[std::size_t((h * Dh + j) * D + i)];
+                x.wk(i, j) = gkv[std::size_t(i)] * k[std::size_t((h * Dh + j) * D + i)];
+                x.wv(i, j) = gkv[std::size_t(i)] * v[std::size_t((h * Dh + j) * D + i)];
+                x.wo(j, i) = o[std::size_t(i * D + h * Dh + j)];
+            }
+        return x;
+    };
+    const auto inputNorm = [&](const char* stack, int l) {
+        return l == 0 ? std::string("model.") + stack + ".layernorm_embedding.weight" : layerName(stack, l - 1) + "final_layer_norm.weight";
+    };
+    const std::string encoderOut = layerName("encoder", tinybart::kEncL - 1) + "final_layer_norm.weight";
+    const std::vector<float>& shared = values(t, "model.shared.weight");
+    const Dense unembedEmbed = unembedEmbedOf(shared, shared, values(t, layerName("decoder", tinybart::kDecL - 1) + "final_layer_norm.weight"), V, D);
+    const auto reference = [&](CircuitStack stack, int l, int h) {
+        if (stack == CircuitStack::Encoder) return head(layerName("encoder", l) + "self_attn.", inputNorm("encoder", l), inputNorm("encoder", l), h);
+        if (stack == CircuitStack::Decoder) return head(layerName("decoder", l) + "self_attn.", inputNorm("decoder", l), inputNorm("decoder", l), h);
+        return head(layerName("decoder", l) + "encoder_attn.", layerName("decoder", l) + "self_attn_layer_norm.weight", encoderOut, h);
+    };
+    QCOMPARE(int(c->heads.size()), (tinybart::kEncL + 2 * tinybart::kDecL) * H);
+    QVERIFY(c->approximateComposition);
+    numericcheck::Worst worst;
+    for (const CircuitHead& h : c->heads) {
+        const RefHead x = reference(h.stack, h.layer, h.head);
+        worst.label("%s layer %d head %d", toString(h.stack), h.layer, h.head);
+        worst.addRelative(h.qkSingularValues, singularValues(times(x.wq, transposed(x.wk)), Dh), 1e-3);
+        worst.addRelative(h.ovSingularValues, singularValues(times(x.wv, x.wo), Dh), 1e-3);
+        QCOMPARE(h.ovCopyingScore.has_value(), h.stack != CircuitStack::Encoder);
+        if (h.ovCopyingScore) worst.add(*h.ovCopyingScore, copyingOf(times(times(x.wo, unembedEmbed), x.wv)));
+    }
+    int encoderPairs = 0, decoderPairs = 0;
+    for (const CircuitComposition& x : c->composition) {
+        QVERIFY(x.stack == CircuitStack::Encoder || x.stack == CircuitStack::Decoder);
+        (x.stack == CircuitStack::Encoder ? encoderPairs : decoderPairs) += 1;
+        const RefHead a = reference(x.stack, x.from.layer, x.from.head), b = reference(x.stack, x.to.layer, x.to.head);
+        const Dense ov1 = times(a.wv, a.wo), qk2 = times(b.wq, transposed(b.wk)), ov2 = times(b.wv, b.wo);
+        const auto score = [&](const Dense& p, const Dense& q) { return frobenius(times(p, q)) / (frobenius(p) * frobenius(q)); };
+        worst.label("%s composition %d.%d to %d.%d", toString(x.stack), x.from.layer, x.from.head, x.to.layer, x.to.head);
+        worst.add(x.q, score(ov1, qk2));
+        worst.add(x.k, score(ov1, transposed(qk2)));
+        worst.add(x.v, score(ov1, ov2));
+    }
+    QVERIFY2(worst.within(1e-4), worst.message().c_str());
+    QCOMPARE(encoderPairs, H * H * 1);
+    QCOMPARE(decoderPairs, H * H * (1 + 2));
 }
 
 // W_O = W_Vᵀ with W_U = W_Eᵀ (every gain 1, tied): the full OV circuit is (E W_V)(E W_V)ᵀ, whose eigenvalues

@@ -18,6 +18,7 @@ int run(const Args&)
                                  {"commit", m.commit},
                                  {"path", m.path},
                                  {"architecture", m.architecture},
+                                 {"class", m.modelClass},
                                  {"parameters", m.parameters},
                                  {"bytes", m.bytes},
                                  {"supported", m.supported}};

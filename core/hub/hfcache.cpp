@@ -89,9 +89,9 @@ void describeSnapshot(CachedModel& m)
     if (Result<nlohmann::json> config = readJsonObject((dir / "config.json").string()); config) {
         const auto arch = config->find("architectures");
         if (arch != config->end() && arch->is_array() && !arch->empty() && arch->front().is_string())
-            m.architecture = arch->front().get<std::string>();
+            m.modelClass = arch->front().get<std::string>();
     }
-    if (m.architecture.empty()) m.architecture = *type;
+    m.architecture = architectureOf(*type);
     Result<CheckpointFiles> files = CheckpointFiles::open(m.path);
     if (files) {
         for (const SafetensorsFile& f : files->files())

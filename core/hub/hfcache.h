@@ -54,7 +54,8 @@ struct CachedModel {
     std::string revision;        // the ref's name, or the commit when no ref points at the snapshot
     std::string commit;
     std::string path;            // the snapshot folder
-    std::string architecture;    // config.json's "architectures"[0], else its "model_type"; empty without one
+    std::string architecture;    // what `info` calls it: architectureOf(model_type); empty without a type
+    std::string modelClass;      // config.json's "architectures"[0] (the Transformers class), or empty
     std::int64_t parameters = 0; // elements of every tensor in the safetensors files (0 when unread)
     std::uint64_t bytes = 0;     // the snapshot's files, links followed
     bool supported = false;      // AttnScope's loaders take its family, weights and tokenizer

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compute/memoryfit.h"
+#include "core/io/modelfolder.h"
 #include "core/model/memoryneed.h"
 #include "core/io/tensorsource.h"
 #include "core/text/filetext.h"
@@ -142,7 +143,7 @@ Result<EncoderConfig> readEncoderConfig(const std::string& configPath, const std
 
     EncoderConfig e;
     ModelConfig& c = e.model;
-    c.architecture = distil ? "distilbert" : "bert";
+    c.architecture = architectureOf(modelType);
     c.positional = PositionalKind::Learned;
     c.norm = NormPlacement::PostLN;
     c.activation = Activation::GeluErf;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compute/memoryfit.h"
+#include "core/io/modelfolder.h"
 #include "core/model/memoryneed.h"
 #include "core/io/tensorsource.h"
 #include "core/model/encoderdecoder.h"
@@ -44,7 +45,7 @@ Result<BartConfig> readBartConfig(const std::string& configPath, const std::stri
     BartConfig b;
     b.marian = modelType == "marian";
     ModelConfig& c = b.encoder;
-    c.architecture = modelType;
+    c.architecture = architectureOf(modelType);
     c.fixedPositions = b.marian;
     c.positional = PositionalKind::Learned;
     c.norm = NormPlacement::PostLN;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compute/memoryfit.h"
+#include "core/io/modelfolder.h"
 #include "core/model/memoryneed.h"
 #include "core/text/bpetokenizer.h"
 #include "core/io/tensorsource.h"
@@ -54,7 +55,7 @@ Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& co
     const nlohmann::json& j = *parsed;
 
     ModelConfig c;
-    c.architecture = "gpt2";
+    c.architecture = architectureOf("gpt2");
     c.positional = PositionalKind::Learned;
     c.norm = NormPlacement::PreLN;
     c.causal = true;

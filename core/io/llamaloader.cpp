@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compute/memoryfit.h"
+#include "core/io/modelfolder.h"
 #include "core/model/memoryneed.h"
 #include "core/io/checkpointfiles.h"
 #include "core/io/tensorsource.h"
@@ -161,7 +162,7 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     const std::string type = typeField != j.end() && typeField->is_string() ? typeField->get<std::string>() : std::string();
 
     ModelConfig c;
-    c.architecture = type;
+    c.architecture = architectureOf(type);
     c.positional = PositionalKind::Rotary;
     c.norm = NormPlacement::PreLN;
     c.normKind = NormKind::RmsNorm;

@@ -44,6 +44,8 @@ bool isSupportedModelType(const std::string& type)
     return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
 }
 
+std::string architectureOf(const std::string& modelType) { return modelType == "attnscope" ? "gpt2" : modelType; }
+
 Result<ModelPtr> loadModelFolder(const std::string& folder)
 {
     using R = Result<ModelPtr>;

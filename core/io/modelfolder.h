@@ -17,6 +17,11 @@ Result<std::string> readModelType(const std::string& folder);
 // cache's listing calls supported); tst_hfcache checks that each one reaches a loader and others do not.
 bool isSupportedModelType(const std::string& type);
 
+// What AttnScope calls a model of this "model_type" (ModelConfig::architecture, as `attnscope-cli info`
+// prints it): the type itself, but "gpt2" for the built-in model's "attnscope", which is GPT-2's layout. The
+// loaders name their models with it and the Hugging Face cache's listing too, so the two never differ.
+std::string architectureOf(const std::string& modelType);
+
 // Fails with one sentence naming the file and the problem, including a family AttnScope does not open.
 Result<ModelPtr> loadModelFolder(const std::string& folder);
 

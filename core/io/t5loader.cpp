@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/io/encoderdecoderloader.h"
+#include "core/io/modelfolder.h"
 #include "core/io/tensorsource.h"
 #include "core/model/encoderdecoder.h"
 #include "core/text/sentencepiecetokenizer.h"
@@ -37,7 +38,7 @@ Result<T5Config> readT5Config(const std::string& configPath)
 
     T5Config t;
     ModelConfig& c = t.encoder;
-    c.architecture = "t5";
+    c.architecture = architectureOf("t5");
     c.positional = PositionalKind::RelativeBuckets;
     c.norm = NormPlacement::PreLN;
     c.normKind = NormKind::RmsNorm;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/encoderdecoderloader.h"
+#include "core/io/modelfolder.h"
 #include "core/io/tensorsource.h"
 #include "core/io/wordmodel.h"
 #include "core/model/encoderdecoder.h"
@@ -31,7 +32,7 @@ Result<TranslatorConfig> parseConfig(std::string_view text, const std::string& f
     if (!j.is_object()) return R::fail(file + " is not a JSON object.");
     TranslatorConfig t;
     ModelConfig& c = t.encoder;
-    c.architecture = "attnscope-translator";
+    c.architecture = architectureOf("attnscope-translator");
     c.positional = PositionalKind::Learned;
     c.norm = NormPlacement::PreLN;
     c.activation = Activation::GeluTanh;

@@ -306,13 +306,15 @@ private slots:
         QVERIFY2(main.supported, main.reason.c_str());
         QCOMPARE(main.commit, hubcache::commitOf('a'));
         QCOMPARE(main.path, (m_cache / "models--test-org--tiny-gpt2" / "snapshots" / hubcache::commitOf('a')).string());
-        QCOMPARE(main.architecture, std::string("gpt2"));  // no "architectures" in the config: its model_type
+        QCOMPARE(main.architecture, std::string("gpt2"));
+        QCOMPARE(main.modelClass, std::string());  // no "architectures" in the config
         QCOMPARE(main.parameters, m_parameters);
         QCOMPARE(main.bytes, m_bytes);
         QCOMPARE(list[3].commit, hubcache::commitOf('b'));
         const CachedModel& whisper = list[4];
         QVERIFY(!whisper.supported);
-        QCOMPARE(whisper.architecture, std::string("WhisperForConditionalGeneration"));
+        QCOMPARE(whisper.architecture, std::string("whisper"));  // what `info` would call it, were it opened
+        QCOMPARE(whisper.modelClass, std::string("WhisperForConditionalGeneration"));
         QCOMPARE(whisper.parameters, m_parameters);
         QVERIFY2(QString::fromStdString(whisper.reason).contains("\"whisper\""), whisper.reason.c_str());
         QVERIFY(listCachedModels((m_cache / "absent").string()).empty());
@@ -340,6 +342,11 @@ private slots:
         QCOMPARE(main["supported"].get<bool>(), true);
         QVERIFY(!main.contains("reason"));
         QCOMPARE(j["models"][4]["supported"].get<bool>(), false);
+        QCOMPARE(j["models"][4]["class"].get<std::string>(), std::string("WhisperForConditionalGeneration"));
+        // `models` calls a model what `info` calls it.
+        const clitest::Run info = clitest::runCli({"info", "--model", QString::fromStdString("hf:" + kRepo)}, options);
+        QCOMPARE(info.exitCode, 0);
+        QCOMPARE(nlohmann::json::parse(info.out.toStdString())["architecture"], main["architecture"]);
         QVERIFY(j["models"][4]["reason"].get<std::string>().find("whisper") != std::string::npos);
 
         // The same weights through the cache as through the folder.

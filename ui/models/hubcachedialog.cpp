@@ -72,7 +72,9 @@ HubCacheDialog::HubCacheDialog(QWidget* parent, const QString& cache) : QDialog(
         const auto right = Qt::AlignRight | Qt::AlignVCenter;
         m_table->setItem(row, Repository, cell(QString::fromStdString(m.repo), tip, m.supported));
         m_table->setItem(row, Revision, cell(QString::fromStdString(m.revision), QString::fromStdString(m.commit), m.supported));
-        m_table->setItem(row, Architecture, cell(QString::fromStdString(m.architecture), tip, m.supported));
+        // The class Transformers would load it as, where the config names one, in the tooltip.
+        const QString modelClass = m.modelClass.empty() ? tip : tr("%1 (config.json's class)").arg(QString::fromStdString(m.modelClass));
+        m_table->setItem(row, Architecture, cell(QString::fromStdString(m.architecture), modelClass, m.supported));
         m_table->setItem(row, Parameters, cell(parameterText(m.parameters), tip, m.supported, right));
         m_table->setItem(row, Size, cell(QString::fromStdString(formatTransferBytes(double(m.bytes))), tip, m.supported, right));
         m_table->setItem(row, Opens, cell(m.supported ? tr("yes") : tr("no: %1").arg(reason), tip, m.supported));

@@ -212,7 +212,7 @@ Result<ModelPtr> loadBertFolder(const std::string& folder, const std::string& mo
         return R::fail("the tokenizer in '" + folder + "' has " + std::to_string((*tokenizer)->vocabSize()) +
                        " tokens but config.json's vocab_size is " + std::to_string(config->model.vocabSize) + ".");
 
-    Result<SafetensorsFile> file = SafetensorsFile::open((dir / "model.safetensors").string());
+    Result<CheckpointFiles> file = CheckpointFiles::open(folder);  // one file or its shards
     if (!file) return R::fail(file.error());
 
     auto model = std::make_shared<Model>();

@@ -309,7 +309,7 @@ Result<ModelPtr> loadEncoderDecoderFolder(const std::string& folder, const std::
         return R::fail("the tokenizer in '" + folder + "' has " + std::to_string(tokenizers->source->vocabSize()) +
                        " tokens but config.json's vocab_size is " + std::to_string(config->encoder.vocabSize) + ".");
 
-    Result<SafetensorsFile> file = SafetensorsFile::open((dir / "model.safetensors").string());
+    Result<CheckpointFiles> file = CheckpointFiles::open(folder);  // one file or its shards
     if (!file) return R::fail(file.error());
 
     auto model = std::make_shared<Model>();

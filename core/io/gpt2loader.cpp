@@ -98,7 +98,6 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     const fs::path dir(folder);
     if (Status problem = checkModelFolder(dir, folder); !problem.ok()) return R::fail(problem.error());
     const fs::path configPath = dir / "config.json";
-    const fs::path weightsPath = dir / "model.safetensors";
 
     Result<ModelConfig> config = readGpt2Config(configPath.string());
     if (!config) return R::fail(config.error());
@@ -118,7 +117,7 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
         return R::fail("the tokenizer in '" + folder + "' has " + std::to_string((*tokenizer)->vocabSize()) +
                        " tokens but config.json's vocab_size is " + std::to_string(config->vocabSize) + ".");
 
-    Result<SafetensorsFile> file = SafetensorsFile::open(weightsPath.string());
+    Result<CheckpointFiles> file = CheckpointFiles::open(folder);  // one file or its shards
     if (!file) return R::fail(file.error());
 
     auto model = std::make_shared<Model>();
@@ -130,12 +129,13 @@ Result<ModelPtr> loadGpt2Folder(const std::string& folder)
     return R::ok(std::move(model));
 }
 
-Status readGpt2Weights(const SafetensorsFile& file, Model& model)
+namespace {
+
+Status readGpt2Tensors(TensorSource& src, Model& model)
 {
     const ModelConfig& c = model.config;
     const Eigen::Index V = c.vocabSize, C = c.contextLength, D = c.dModel, F = c.dFF;
 
-    TensorSource src(file, model, {"transformer."});
     ModelWeights& w = model.weights;
     Status e;
     auto step = [&e](Status problem) {
@@ -164,6 +164,20 @@ Status readGpt2Weights(const SafetensorsFile& file, Model& model)
     // attn.bias / attn.masked_bias (the causal mask as a buffer) and a tied lm_head.weight are not needed.
     if (e.ok()) assert(model.checkShapes().ok());
     return e;
+}
+
+} // namespace
+
+Status readGpt2Weights(const SafetensorsFile& file, Model& model)
+{
+    TensorSource src(file, model, {"transformer."});
+    return readGpt2Tensors(src, model);
+}
+
+Status readGpt2Weights(const CheckpointFiles& files, Model& model)
+{
+    TensorSource src(files, model, {"transformer."});
+    return readGpt2Tensors(src, model);
 }
 
 } // namespace attnscope

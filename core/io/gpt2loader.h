@@ -6,6 +6,7 @@
 
 #include "core/model/model.h"
 #include "core/model/modelconfig.h"
+#include "core/io/checkpointfiles.h"
 #include "core/io/safetensors.h"
 #include "core/result.h"
 
@@ -21,6 +22,8 @@ Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& co
 // implies into model.weights, or fails with one sentence naming the tensor. Non-finite values
 // load and are noted in model.warnings.
 Status readGpt2Weights(const SafetensorsFile& file, Model& model);
+// The same from a folder's checkpoint: model.safetensors or its shards.
+Status readGpt2Weights(const CheckpointFiles& files, Model& model);
 
 // Fails with one sentence naming the file and the problem; non-finite weights load with a warning.
 Result<ModelPtr> loadGpt2Folder(const std::string& folder);

@@ -208,7 +208,7 @@ Result<ModelPtr> loadT5Folder(const std::string& folder)
         return R::fail("the tokenizer in '" + folder + "' has " + std::to_string((*tokenizer)->vocabSize()) +
                        " tokens with its sentinels but config.json's vocab_size is " + std::to_string(config->encoder.vocabSize) + ".");
 
-    Result<SafetensorsFile> file = SafetensorsFile::open((dir / "model.safetensors").string());
+    Result<CheckpointFiles> file = CheckpointFiles::open(folder);  // one file or its shards
     if (!file) return R::fail(file.error());
 
     auto model = std::make_shared<Model>();

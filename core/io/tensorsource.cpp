@@ -18,7 +18,7 @@ Status checkModelFolder(const fs::path& dir, const std::string& folder)
     if (!fs::is_directory(dir, ec))
         return Status::failure("'" + folder + "' is not a folder; a model is a folder with config.json and model.safetensors.");
     if (!fs::exists(dir / "config.json", ec)) return Status::failure("the model folder '" + folder + "' has no config.json.");
-    if (!fs::exists(dir / "model.safetensors", ec)) {
+    if (!fs::exists(dir / "model.safetensors", ec) && !fs::exists(dir / "model.safetensors.index.json", ec)) {
         // A pickle can run code when loaded, so it is never opened; converting it once is quick.
         if (fs::exists(dir / "pytorch_model.bin", ec))
             // Built by appending: GCC 12's -Wrestrict misreads "literal" + std::string&& (GCC bug 105329).
@@ -26,7 +26,7 @@ Status checkModelFolder(const fs::path& dir, const std::string& folder)
                                    "' is a PyTorch pickle, which AttnScope does not open because loading a pickle can "
                                    "run code; convert it once in Python with transformers: AutoModel.from_pretrained(folder)"
                                    ".save_pretrained(folder, safe_serialization=True), which writes model.safetensors.");
-        return Status::failure("the model folder '" + folder + "' has no model.safetensors.");
+        return Status::failure("the model folder '" + folder + "' has neither model.safetensors nor model.safetensors.index.json.");
     }
     return {};
 }
@@ -101,50 +101,72 @@ std::string folderDisplayName(const fs::path& dir)
 }
 
 TensorSource::TensorSource(const SafetensorsFile& file, Model& model, std::vector<std::string> prefixes)
-    : m_file(file), m_model(model), m_prefixes(std::move(prefixes))
+    : m_file(&file), m_model(model), m_prefixes(std::move(prefixes))
 {
+    m_where = "'" + file.path() + "'";
     if (std::find(m_prefixes.begin(), m_prefixes.end(), std::string()) == m_prefixes.end())
         m_prefixes.insert(m_prefixes.begin(), std::string());
 }
 
-const TensorInfo* TensorSource::lookup(const std::vector<std::string>& names) const
+TensorSource::TensorSource(const CheckpointFiles& files, Model& model, std::vector<std::string> prefixes)
+    : m_files(&files), m_model(model), m_prefixes(std::move(prefixes))
 {
-    for (const std::string& name : names)
-        for (const std::string& prefix : m_prefixes)
-            if (const TensorInfo* t = m_file.find(prefix + name)) return t;
-    return nullptr;
+    m_where = files.description();
+    if (std::find(m_prefixes.begin(), m_prefixes.end(), std::string()) == m_prefixes.end())
+        m_prefixes.insert(m_prefixes.begin(), std::string());
 }
 
-const TensorInfo* TensorSource::find(const std::vector<std::string>& names, const std::vector<std::int64_t>& shape,
-                                     std::string& error) const
+TensorSource::Found TensorSource::locate(const std::vector<std::string>& names, std::string& error) const
 {
-    const TensorInfo* t = lookup(names);
-    if (!t) {
-        error = "the tensor '" + names.front() + "' is missing from '" + m_file.path() + "'.";
-        return nullptr;
+    for (const std::string& name : names)
+        for (const std::string& prefix : m_prefixes) {
+            if (m_file) {
+                if (const TensorInfo* t = m_file->find(prefix + name)) return {m_file, t};
+                continue;
+            }
+            const Found found = m_files->find(prefix + name, error);  // an index naming the wrong shard sets `error`
+            if (found.tensor || !error.empty()) return found;
+        }
+    return {};
+}
+
+const TensorInfo* TensorSource::lookup(const std::vector<std::string>& names) const
+{
+    std::string error;
+    return locate(names, error).tensor;
+}
+
+TensorSource::Found TensorSource::find(const std::vector<std::string>& names, const std::vector<std::int64_t>& shape,
+                                       std::string& error) const
+{
+    const Found found = locate(names, error);
+    if (!found.tensor) {
+        if (error.empty()) error = "the tensor '" + names.front() + "' is missing from " + m_where + ".";
+        return {};
     }
-    if (t->shape != shape) {
-        error = "the tensor '" + t->name + "' in '" + m_file.path() + "' has shape " + shapeText(t->shape) +
+    if (found.tensor->shape != shape) {
+        error = "the tensor '" + found.tensor->name + "' in '" + found.file->path() + "' has shape " + shapeText(found.tensor->shape) +
                 " but config.json implies " + shapeText(shape) + ".";
-        return nullptr;
+        return {};
     }
-    return t;
+    return found;
 }
 
 Status TensorSource::matrix(const std::vector<std::string>& names, Eigen::Index rows, Eigen::Index cols, Matrix& dst)
 {
     std::string error;
-    const TensorInfo* t = find(names, {rows, cols}, error);
-    if (!t) return Status::failure(error);
+    const Found found = find(names, {rows, cols}, error);
+    if (!found.tensor) return Status::failure(error);
+    const TensorInfo* t = found.tensor;
     // F32 at a 4-byte-aligned offset (what every writer produces) is read where the file is mapped; any
     // other precision or offset is converted into the staging buffer first.
-    const unsigned char* bytes = m_file.bytes(*t);
+    const unsigned char* bytes = found.file->bytes(*t);
     const float* src = nullptr;
     if (t->dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
         src = reinterpret_cast<const float*>(bytes);
     } else {
         m_buffer.resize(static_cast<std::size_t>(rows * cols));
-        m_file.readFloats(*t, m_buffer.data());
+        found.file->readFloats(*t, m_buffer.data());
         src = m_buffer.data();
     }
     // Row-major to column-major is a transpose; done in 64 x 64 tiles so both sides stay in cache (a
@@ -161,42 +183,42 @@ Status TensorSource::matrix(const std::vector<std::string>& names, Eigen::Index 
             for (Eigen::Index c = c0; c < c1; ++c)
                 for (Eigen::Index r = r0; r < r1; ++r) dst(r, c) = src[r * cols + c];
         }
-    if (!allFinite) noteNonFinite(t->name, src, static_cast<std::size_t>(rows * cols));
+    if (!allFinite) noteNonFinite(found, src, static_cast<std::size_t>(rows * cols));
     return {};
 }
 
 Status TensorSource::linear(const std::vector<std::string>& names, Eigen::Index in, Eigen::Index out, Matrix& dst)
 {
     std::string error;
-    const TensorInfo* t = find(names, {out, in}, error);
-    if (!t) return Status::failure(error);
+    const Found found = find(names, {out, in}, error);
+    if (!found.tensor) return Status::failure(error);
     dst.resize(in, out);
     // Element (o, i) of the stored [out, in] tensor sits at o * in + i, which is where a column-major
     // (in, out) matrix keeps its (i, o): the transpose costs nothing.
-    m_file.readFloats(*t, dst.data());
-    noteNonFinite(t->name, dst.data(), static_cast<std::size_t>(dst.size()));
+    found.file->readFloats(*found.tensor, dst.data());
+    noteNonFinite(found, dst.data(), static_cast<std::size_t>(dst.size()));
     return {};
 }
 
 Status TensorSource::vector(const std::vector<std::string>& names, Eigen::Index n, RowVector& dst)
 {
     std::string error;
-    const TensorInfo* t = find(names, {n}, error);
-    if (!t) return Status::failure(error);
+    const Found found = find(names, {n}, error);
+    if (!found.tensor) return Status::failure(error);
     dst.resize(n);
-    m_file.readFloats(*t, dst.data());
-    noteNonFinite(t->name, dst.data(), static_cast<std::size_t>(n));
+    found.file->readFloats(*found.tensor, dst.data());
+    noteNonFinite(found, dst.data(), static_cast<std::size_t>(n));
     return {};
 }
 
 // The model still loads, so a person can look at what the rest of it does; the warning says where.
-void TensorSource::noteNonFinite(const std::string& name, const float* values, std::size_t n)
+void TensorSource::noteNonFinite(const Found& found, const float* values, std::size_t n)
 {
     // The vectorised test first (x - x is 0 only for finite x); the element loop only to name the first bad one.
     if (Eigen::Map<const Eigen::VectorXf>(values, static_cast<Eigen::Index>(n)).allFinite()) return;
     for (std::size_t i = 0; i < n; ++i)
         if (!std::isfinite(values[i])) {
-            m_model.warnings.push_back("the tensor '" + name + "' in '" + m_file.path() + "' holds " +
+            m_model.warnings.push_back("the tensor '" + found.tensor->name + "' in '" + found.file->path() + "' holds " +
                                        (std::isnan(values[i]) ? "NaN" : "an infinity") + ", first at flat index " +
                                        std::to_string(i) + ".");
             return;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/checkpointfiles.h"
 #include "core/io/safetensors.h"
 #include "core/model/model.h"
 #include "core/model/modelconfig.h"
@@ -18,8 +19,9 @@
 
 namespace attnscope {
 
-// The folder exists, is a folder, and holds config.json and model.safetensors; a lone pytorch_model.bin
-// gets the sentence on how to convert it (a pickle can run code, so it is never opened).
+// The folder exists, is a folder, and holds config.json and model.safetensors or the shards that
+// model.safetensors.index.json lists; a lone pytorch_model.bin gets the sentence on how to convert it (a
+// pickle can run code, so it is never opened).
 Status checkModelFolder(const std::filesystem::path& dir, const std::string& folder);
 
 // A config size: an integer that fits an int, or a sentence saying which key is wrong. An absent or null
@@ -41,11 +43,13 @@ Status parseActivation(const nlohmann::json& value, const std::string& file, con
 // The folder's name, as the model's display name; a Hugging Face cache snapshot's is its repository's.
 std::string folderDisplayName(const std::filesystem::path& dir);
 
-// Tensors in the order a loader needs them. Each name may be given with alternatives (old and new
-// spellings); each is also tried under every prefix (e.g. "bert."), so both bare and wrapped checkpoints load.
+// Tensors in the order a loader needs them, from one file or from a folder's checkpoint (one file or its
+// shards, whichever the folder holds). Each name may be given with alternatives (old and new spellings);
+// each is also tried under every prefix (e.g. "bert."), so both bare and wrapped checkpoints load.
 class TensorSource {
 public:
     TensorSource(const SafetensorsFile& file, Model& model, std::vector<std::string> prefixes);
+    TensorSource(const CheckpointFiles& files, Model& model, std::vector<std::string> prefixes);
 
     // The first of `names` present under any prefix, or null.
     const TensorInfo* lookup(const std::vector<std::string>& names) const;
@@ -60,11 +64,14 @@ public:
     Status vector(const std::vector<std::string>& names, Eigen::Index n, RowVector& dst);
 
 private:
-    const TensorInfo* find(const std::vector<std::string>& names, const std::vector<std::int64_t>& shape,
-                           std::string& error) const;
-    void noteNonFinite(const std::string& name, const float* values, std::size_t n);  // stored order
+    using Found = CheckpointFiles::Found;
+    Found locate(const std::vector<std::string>& names, std::string& error) const;
+    Found find(const std::vector<std::string>& names, const std::vector<std::int64_t>& shape, std::string& error) const;
+    void noteNonFinite(const Found& found, const float* values, std::size_t n);  // stored order
 
-    const SafetensorsFile& m_file;
+    const SafetensorsFile* m_file = nullptr;  // one file, or
+    const CheckpointFiles* m_files = nullptr; // a folder's checkpoint
+    std::string m_where;                      // "'path'" or "the shards of 'index'", for messages
     Model& m_model;
     std::vector<std::string> m_prefixes;  // "" first
     std::vector<float> m_buffer;          // row-major staging for one tensor

@@ -18,6 +18,14 @@ std::vector<float> filled(std::size_t n, std::uint64_t& state, float scale);
 
 void writeText(const std::filesystem::path& path, const std::string& text);
 
+// `all` as dir/model.safetensors (shards <= 1), or as `shards` files model-0000k-of-0000n.safetensors with
+// the model.safetensors.index.json that names each tensor's file (tensors dealt out in turn).
+void writeWeights(const std::filesystem::path& dir, const std::vector<attnscope::NamedTensor>& all, attnscope::DType dtype, int shards);
+
+// A copy of a model folder beside it (FOLDER-sharded) with `tensors` written as `shards` shards in place of
+// model.safetensors; returns its path.
+std::string shardedCopy(const std::string& folder, const std::vector<attnscope::NamedTensor>& tensors, int shards);
+
 // A checkpoint's tensors in Hugging Face's names, each filled from one running seed in the order added.
 // nn.Linear weights are [out, in]; norms are gain 1 ± 0.2 and bias ± 0.1 over `width` entries.
 class TensorList {

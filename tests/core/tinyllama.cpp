@@ -75,28 +75,7 @@ void writeJson(const fs::path& path, const nlohmann::json& j) { writeText(path, 
 
 void writeWeights(const fs::path& dir, const std::vector<NamedTensor>& all, DType dtype, int shards)
 {
-    auto write = [dtype](const fs::path& path, const std::vector<NamedTensor>& part) {
-        const Status st = writeSafetensors(path.string(), part, dtype, {{"format", "pt"}});
-        if (!st.ok()) throw std::runtime_error(st.error());
-    };
-    if (shards <= 1) {
-        write(dir / "model.safetensors", all);
-        return;
-    }
-    nlohmann::json map = nlohmann::json::object();
-    std::size_t total = 0;
-    for (int k = 0; k < shards; ++k) {
-        char name[64];
-        std::snprintf(name, sizeof name, "model-%05d-of-%05d.safetensors", k + 1, shards);
-        std::vector<NamedTensor> part;
-        for (std::size_t i = k; i < all.size(); i += static_cast<std::size_t>(shards)) {
-            part.push_back(all[i]);
-            map[all[i].name] = name;
-            total += all[i].values.size() * byteSize(dtype);
-        }
-        write(dir / name, part);
-    }
-    writeJson(dir / "model.safetensors.index.json", {{"metadata", {{"total_size", total}}}, {"weight_map", map}});
+    fixture::writeWeights(dir, all, dtype, shards);
 }
 
 std::string writeFolder(const std::string& root, const std::string& name, const Spec& s)

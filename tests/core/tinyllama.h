@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/safetensors.h"
+#include "fixturefiles.h"
 #include "tinytokenizers.h"
 
 namespace tinyllama {

@@ -1,6 +1,10 @@
 // The bodies of tracecompare.h's functions, compiled once into the tests' fixture library.
 #include "tracecompare.h"
 
+#include <cmath>
+
+#include "core/model/encoderdecoder.h"
+
 namespace tracecompare {
 
 numericcheck::Worst worstDifference(const attnscope::ForwardTrace& trace, const std::vector<std::vector<Rows>>& ref)
@@ -11,6 +15,40 @@ numericcheck::Worst worstDifference(const attnscope::ForwardTrace& trace, const 
             worst.label("layer %d head %d", l, h);
             worst.add(trace.weights(l, h), ref[std::size_t(l)][std::size_t(h)]);
         }
+    return worst;
+}
+
+numericcheck::Worst modelsDiffer(const attnscope::Model& a, const attnscope::Model& b, const std::vector<int>& ids)
+{
+    using namespace attnscope;
+    numericcheck::Worst worst;
+    const AttentionSettings settings;
+    if (a.isEncoderDecoder() != b.isEncoderDecoder()) {
+        worst.addDeviation(INFINITY);
+        return worst;
+    }
+    if (a.isEncoderDecoder()) {
+        EncoderDecoderTrace x, y;
+        const AttentionSettings decoder = decoderSettings(settings);
+        if (!forwardEncoderDecoder(a, ids, ids, decoder, true, x).ok() || !forwardEncoderDecoder(b, ids, ids, decoder, true, y).ok()) {
+            worst.addDeviation(INFINITY);
+            return worst;
+        }
+        for (std::size_t i = 0; i < x.encoder.attention.size(); ++i) worst.add(x.encoder.attention[i], y.encoder.attention[i]);
+        for (std::size_t i = 0; i < x.selfAttention.size(); ++i) worst.add(x.selfAttention[i], y.selfAttention[i]);
+        for (std::size_t i = 0; i < x.crossAttention.size(); ++i) worst.add(x.crossAttention[i], y.crossAttention[i]);
+        worst.add(x.nextLogits, y.nextLogits);
+        return worst;
+    }
+    CaptureRequest capture;
+    capture.nextTokenLogits = true;
+    Result<ForwardTrace> x = forward(a, ids, settings, capture), y = forward(b, ids, settings, capture);
+    if (!x || !y) {
+        worst.addDeviation(INFINITY);
+        return worst;
+    }
+    for (std::size_t i = 0; i < x->attention.size(); ++i) worst.add(x->attention[i], y->attention[i]);
+    worst.add(x->nextLogits, y->nextLogits);
     return worst;
 }
 

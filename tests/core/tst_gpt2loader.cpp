@@ -20,6 +20,7 @@
 #include "numericcheck.h"
 #include "tracecompare.h"
 #include "core/open/openmodel.h"
+#include "fixturefiles.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;
@@ -375,7 +376,7 @@ private slots:
         QTest::addColumn<std::string>("expected2");
         QTest::newRow("folder missing") << "no-folder" << std::string("does not exist") << std::string("missing-folder");
         QTest::newRow("config.json missing") << "rm config.json" << std::string("no config.json") << std::string("case");
-        QTest::newRow("model.safetensors missing") << "rm model.safetensors" << std::string("no model.safetensors") << std::string("case");
+        QTest::newRow("model.safetensors missing") << "rm model.safetensors" << std::string("neither model.safetensors nor model.safetensors.index.json") << std::string("case");
         QTest::newRow("pytorch pickle instead of safetensors") << "pickle" << std::string("pytorch_model.bin")
                                                                << std::string("save_pretrained(folder, safe_serialization=True)");
         QTest::newRow("tokenizer missing") << "rm tokenizer" << std::string("no tokenizer") << std::string("tokenizer.json");
@@ -433,6 +434,29 @@ private slots:
         QVERIFY(!r);
         QVERIFY2(r.error().find(expected1) != std::string::npos, r.error().c_str());
         if (expected2 != "case") QVERIFY2(r.error().find(expected2) != std::string::npos, r.error().c_str());
+    }
+
+    // The same tensors as three shards with model.safetensors.index.json (as large checkpoints and
+    // `download` come): the same numbers as from one file.
+    void shardsGiveTheSameNumbersAsOneFile()
+    {
+        std::vector<NamedTensor> t = tinygpt2::tinyTensors(21);
+        const std::string folder = tinygpt2::writeFolder(m_tmp, "one-file", t);
+        const std::string sharded = fixture::shardedCopy(folder, t, 3);
+        QVERIFY(!std::filesystem::exists(std::filesystem::path(sharded) / "model.safetensors"));
+        QVERIFY(std::filesystem::exists(std::filesystem::path(sharded) / "model.safetensors.index.json"));
+        Result<ModelPtr> one = loadModel(folder), three = loadModel(sharded);
+        QVERIFY2(one, one.error().c_str());
+        QVERIFY2(three, three.error().c_str());
+        const std::vector<int> ids = (*one)->tokenizer->encode("the cat sat on the mat")->ids;
+        QVERIFY(ids.size() >= 3);
+        const numericcheck::Worst worst = tracecompare::modelsDiffer(**one, **three, ids);
+        QVERIFY2(worst.within(1e-30), worst.message("GPT-2, one file against three shards").c_str());
+        // A shard the index names but the folder lacks is a sentence, not a crash.
+        std::filesystem::remove(std::filesystem::path(sharded) / "model-00002-of-00003.safetensors");
+        Result<ModelPtr> broken = loadModel(sharded);
+        QVERIFY(!broken);
+        QVERIFY2(broken.error().find("model-00002-of-00003.safetensors") != std::string::npos, broken.error().c_str());
     }
 };
 

@@ -2,8 +2,11 @@
 #include "tracecompare.h"
 
 #include <cmath>
+#include <filesystem>
 
 #include "core/model/encoderdecoder.h"
+#include "core/open/openmodel.h"
+#include "fixturefiles.h"
 
 namespace tracecompare {
 
@@ -50,6 +53,27 @@ numericcheck::Worst modelsDiffer(const attnscope::Model& a, const attnscope::Mod
     for (std::size_t i = 0; i < x->attention.size(); ++i) worst.add(x->attention[i], y->attention[i]);
     worst.add(x->nextLogits, y->nextLogits);
     return worst;
+}
+
+std::string shardsAgainstOneFile(const std::string& folder, const std::vector<attnscope::NamedTensor>& tensors)
+{
+    using namespace attnscope;
+    namespace fs = std::filesystem;
+    const std::string sharded = fixture::shardedCopy(folder, tensors, 3);
+    if (fs::exists(fs::path(sharded) / "model.safetensors") || !fs::exists(fs::path(sharded) / "model.safetensors.index.json"))
+        return "the sharded copy is not sharded";
+    Result<ModelPtr> one = loadModel(folder), three = loadModel(sharded);
+    if (!one) return "one file: " + one.error();
+    if (!three) return "three shards: " + three.error();
+    Result<TokenizedText> ids = (*one)->tokenizer->encode("the cat sat on the mat");
+    if (!ids || ids->ids.size() < 3) return "the text did not tokenize";
+    const numericcheck::Worst worst = modelsDiffer(**one, **three, ids->ids);
+    if (!worst.within(1e-30)) return worst.message("one file against three shards");
+    fs::remove(fs::path(sharded) / "model-00002-of-00003.safetensors");
+    Result<ModelPtr> broken = loadModel(sharded);
+    if (broken) return "a folder missing a shard loaded";
+    if (broken.error().find("model-00002-of-00003.safetensors") == std::string::npos) return "a missing shard is not named: " + broken.error();
+    return {};
 }
 
 } // namespace tracecompare

@@ -2,8 +2,10 @@
 // The worst difference between the engine's attention weights and a plain-loop reference's, over every
 // layer, head, query and key: the number the loader tests hold to 1e-4. A NaN or an infinity on either
 // side makes it infinite (numericcheck.h), so it fails the check instead of vanishing.
+#include <string>
 #include <vector>
 
+#include "core/io/safetensors.h"
 #include "core/model/forward.h"
 #include "numericcheck.h"
 
@@ -18,5 +20,11 @@ numericcheck::Worst worstDifference(const attnscope::ForwardTrace& trace, const 
 // next-token logits of a pass over `ids` (an encoder–decoder's: the encoder's, the decoder's self- and
 // cross-attention's, `ids` as both source and target), compared; a pass that fails is an infinite difference.
 numericcheck::Worst modelsDiffer(const attnscope::Model& a, const attnscope::Model& b, const std::vector<int>& ids);
+
+// `tensors`, written to `folder` as one model.safetensors, written again beside it as three shards with an
+// index (fixture::shardedCopy): both load, with the same numbers (modelsDiffer on "the cat sat on the mat"),
+// and the sharded folder with a shard removed is refused with a sentence naming it. Empty when all holds,
+// else what did not.
+std::string shardsAgainstOneFile(const std::string& folder, const std::vector<attnscope::NamedTensor>& tensors);
 
 } // namespace tracecompare

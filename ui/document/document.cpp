@@ -15,6 +15,7 @@
 
 #include "core/compute/allocation.h"
 #include "core/compute/threadpool.h"
+#include "core/model/forwardsteps.h"
 #include "core/model/headsummary.h"
 #include "core/model/prefixreuse.h"
 #include "core/model/trainingmask.h"
@@ -101,9 +102,8 @@ void summarizeHeads(const ForwardTrace& t, const AttentionSettings& settings, At
     // the settings (the same pairs: model/forward.h's isMaskedPair).
     Matrix fromSettings;
     if (!(t.hasDetail && t.detail.masked.rows() == T && t.detail.masked.cols() == T)) {
-        fromSettings.resize(T, T);
-        for (int k = 0; k < T; ++k)
-            for (int q = 0; q < T; ++q) fromSettings(q, k) = isMaskedPair(settings, q, k) ? -std::numeric_limits<float>::infinity() : 0.0f;
+        fromSettings.setZero(T, T);
+        maskScoreRows(settings, 0, fromSettings);  // rows at a time: a random pattern's draw once a row
     }
     const Matrix& masked = fromSettings.size() > 0 ? fromSettings : t.detail.masked;  // (T, T)
     const int count = t.layers * t.heads;

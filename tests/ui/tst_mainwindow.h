@@ -90,6 +90,7 @@ private slots:
     void wordsSwitchMergesTokensByTheRule();
     void wordsOnAPassThatKeptOnlyTheFocusedHead();
     void windowAndSinksHideTheKeysTheySay();
+    void sparsePatternControlsHideTheKeysTheySay();  // tst_mainwindow_masks.cpp
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();
     void clickingGridCellFocusesHead();

@@ -318,7 +318,7 @@ void Document::setModel(ModelPtr model, const QString& spec)
         emit settingsChanged(m_settings);
     }
     emit modelChanged(m_model);
-    if (newTraining && m_settings.mask != trainingMask(m_model->config)) {
+    if ((newTraining || m_settings.sparse.active()) && m_settings.mask != trainingMask(m_model->config)) {
         m_settings.mask = trainingMask(m_model->config);
         emit settingsChanged(m_settings);
     }
@@ -327,8 +327,10 @@ void Document::setModel(ModelPtr model, const QString& spec)
 
 void Document::setSettings(const AttentionSettings& settings)
 {
-    if (settings == m_settings) return;
-    m_settings = settings;
+    AttentionSettings s = settings;
+    if (m_model) patternsFollowTraining(s, m_model->config);  // a scene's pattern names no direction
+    if (s == m_settings) return;
+    m_settings = std::move(s);
     emit settingsChanged(m_settings);
     request();
 }
@@ -346,6 +348,15 @@ void Document::setWindow(int window, int sinks)
     AttentionSettings s = m_settings;
     s.window = std::max(0, window);
     s.sinks = window > 0 ? std::max(0, sinks) : 0;
+    if (s.window > 0) s.sparse = {};
+    setSettings(s);
+}
+
+void Document::setSparsePattern(const SparsePattern& pattern)
+{
+    AttentionSettings s = m_settings;
+    s.sparse = pattern;
+    if (pattern.active()) s.window = s.sinks = 0;
     setSettings(s);
 }
 

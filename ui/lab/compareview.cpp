@@ -87,7 +87,7 @@ namespace {
 QString describe(const AttentionSettings& s)
 {
     QString text = QStringLiteral("%1, %2, temp. %3")
-                       .arg(s.hasWindow() ? maskSummary(s) : s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("unmasked"))
+                       .arg(s.hasWindow() || s.sparse.active() ? maskSummary(s) : s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("unmasked"))
                        .arg(s.scaling == Scaling::SqrtDk ? QStringLiteral("÷√dₖ") : QStringLiteral("unscaled"))
                        .arg(s.temperature, 0, 'g', 3);
     if (!s.blockedKeys.empty()) text += QStringLiteral(", keys blocked");

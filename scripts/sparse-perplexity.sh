@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sparse patterns against the full causal mask and window + sinks, at a comparable cost: the built-in
 # model's perplexity on text it never saw under each mask, beside the mean number of keys a query kept.
-# The text is the one scripts/window-sinks-perplexity.sh reads: the built-in corpus's grammar from another
-# seed (training used seed 1), cut into pieces of 63 words and marks, 64 tokens with <bos>. It prints a
+# The text is the one scripts/window-sinks-perplexity.sh reads (scripts/lib/heldout-pieces.sh): 64-token
+# pieces of the built-in corpus's grammar from a seed training did not use. It prints a
 # Markdown table: the mean keys per query, the mean next-token loss over every piece (nats), its exponential.
 #
 #   bash scripts/sparse-perplexity.sh [PIECES]     default: 50 pieces
@@ -17,11 +17,8 @@ cli=${ATTNSCOPE_CLI:-build/bin/attnscope-cli}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$cli" corpus --out "$work/corpus.txt" --documents $((pieces * 4)) --seed 7 > /dev/null
-tr -s ' \n' '\n\n' < "$work/corpus.txt" | grep -v '^$' | split -l 63 -a 4 - "$work/piece."
-mapfile -t files < <(ls "$work"/piece.* | head -n "$pieces")
-[ "$(wc -l < "${files[-1]}")" -eq 63 ] || { echo "error: the corpus is too short for $pieces pieces." >&2; exit 1; }
-for f in "${files[@]}"; do tr '\n' ' ' < "$f" > "$f.txt"; done
+source scripts/lib/heldout-pieces.sh
+heldout_pieces "$cli" "$pieces" "$work"
 
 masks=(causal window:8 sinks:1,window:8 "global:0;window:8" "global:0,16,32,48;window:6" dilated:8,2 dilated:4,4
        block:16 random:7,1 random:7,2 "global:0;window:4")

@@ -50,7 +50,7 @@ struct StandIn {
     const char* control;
     int cell;
 };
-constexpr StandIn kStandIns[] = {{"causal", 0}, {"mask-window", 0}, {"mask-sinks", 0}, {"sqrt-dk", 1}, {"temperature", 2}, {"positional-encoding", 3},
+constexpr StandIn kStandIns[] = {{"causal", 0}, {"mask-window", 0}, {"mask-sinks", 0}, {"mask-pattern", 0}, {"sqrt-dk", 1}, {"temperature", 2}, {"positional-encoding", 3},
                                  {"head", 4},   {"layer", 5},   {"clear-blocked", 6}, {"attention-display", 7}};
 
 QString positionalName(PositionalOverride p)

@@ -22,6 +22,7 @@
 #include "core/open/openmodel.h"
 
 using namespace attnscope;
+using clitest::parse;
 using clitest::Run;
 using clitest::runCli;
 
@@ -33,11 +34,6 @@ const char* kText = "the cat sat on the mat and the cat sat again";
 ModelPtr model() { return *loadModel(kSpec); }
 std::vector<int> ids(const Model& m) { return m.tokenizer->encode(kText)->ids; }
 
-QJsonObject parse(const Run& r)
-{
-    if (r.exitCode != 0) qWarning("%s", r.err.constData());
-    return QJsonDocument::fromJson(r.out).object();
-}
 
 } // namespace
 

@@ -608,9 +608,9 @@ void TestStepByStep::containerHasEveryTab()
     Document doc;
     attnscope::testing::useRandomModel(doc);
     StepByStep steps(&doc);
-    QCOMPARE(steps.count(), 7);
+    QCOMPARE(steps.count(), 8);
     QVERIFY(steps.pipeline() && steps.heads() && steps.block() && steps.positional() && steps.rope() && steps.cross() &&
-            steps.cost());
+            steps.tiled() && steps.cost());
 }
 
 QTEST_MAIN(TestStepByStep)

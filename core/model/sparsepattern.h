@@ -10,6 +10,7 @@
 //   block:B                  the keys of the query's own block of B positions
 //   random:R,SEED            the query itself and min(R, available) other keys, drawn without replacement
 //                            from the keys the model's mask allows, seeded by (SEED, query position) alone
+//                            (blocked keys are hidden after the draw, as they are under every pattern)
 //
 // Dimension letters: T tokens (keys).
 #include <cstdint>

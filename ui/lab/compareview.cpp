@@ -293,6 +293,9 @@ AttentionSettings CompareView::bSettings() const
 {
     const CompareBSettings b = m_document->compareB();
     AttentionSettings s = m_document->settings();
+    // A sparse pattern runs inside the model's own mask, which is A's: a B under the other mask shows that
+    // mask plain, so a decoder's pattern never turns two-sided.
+    if (b.mask != s.mask) s.sparse = {};
     s.mask = b.mask;
     s.scaling = b.scaling;
     s.temperature = b.temperature;

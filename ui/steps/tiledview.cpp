@@ -39,7 +39,11 @@ TiledView::TiledView(Document* document, QWidget* parent) : QWidget(parent), m_d
     m_block->setToolTip(tr("The tile's side: query blocks and key blocks of this many positions; the last holds what is left."));
     m_previous = new QPushButton(tr("← Previous tile"), this);
     m_next = new QPushButton(tr("Next tile →"), this);
+    m_previous->setToolTip(tr("Go back one tile (←)."));
+    m_next->setToolTip(tr("Compute the next tile in FlashAttention-2's order (→)."));
     m_position = new QLabel(this);
+    m_position->setWordWrap(true);
+    m_position->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(m_block);
     bar->addWidget(m_previous);
     bar->addWidget(m_next);
@@ -48,8 +52,11 @@ TiledView::TiledView(Document* document, QWidget* parent) : QWidget(parent), m_d
     auto* plots = new QHBoxLayout;
     m_scores = new MatrixPlot(this);
     m_accumulator = new MatrixPlot(this);
-    m_scores->setKeepsReadableSize(true);
-    m_accumulator->setKeepsReadableSize(true);
+    // Each plot takes its share of the width, whatever its title asks for on one line (as HeadsView's do).
+    for (MatrixPlot* plot : {m_scores, m_accumulator}) {
+        plot->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Expanding);
+        plot->setMinimumSize(kMinimumPlotSize, kMinimumPlotSize);
+    }
     plots->addWidget(m_scores, 3);
     plots->addWidget(m_accumulator, 2);
     layout->addLayout(plots, 1);
@@ -60,9 +67,10 @@ TiledView::TiledView(Document* document, QWidget* parent) : QWidget(parent), m_d
     m_summary->setWordWrap(true);
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
-    layout->addWidget(m_state);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_hint);
+    for (QLabel* label : {m_state, m_summary, m_hint}) {
+        label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        layout->addWidget(label);
+    }
 
     connect(m_block, &QSpinBox::valueChanged, this, [this] { refresh(); });
     connect(m_previous, &QPushButton::clicked, this, [this] { setStep(m_step - 1); });

@@ -29,6 +29,7 @@ public:
     static constexpr int kDefaultBlock = 4;
     // Longer texts are not tiled here (steps grow as (T / B)²): the hint says so.
     static constexpr int kMaxTokens = 512;
+    static constexpr int kMinimumPlotSize = 120;  // pixels, each way
 
     QSpinBox* blockBox() const { return m_block; }
     int step() const { return m_step; }

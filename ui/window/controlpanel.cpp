@@ -13,7 +13,6 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <climits>
 #include <cmath>
 
 #include "core/model/trainingmask.h"
@@ -227,9 +226,9 @@ void ControlPanel::buildPatternControls(QWidget* group, QFormLayout* form)
 {
     m_patternForm = form;
     m_pattern = new QComboBox(group);
-    m_pattern->addItem(tr("Window and sinks"), int(PatternKind::None));
-    m_pattern->addItem(tr("Global tokens + window"), int(PatternKind::Global));
-    m_pattern->addItem(tr("Dilated window"), int(PatternKind::Dilated));
+    m_pattern->addItem(tr("Window, sinks"), int(PatternKind::None));
+    m_pattern->addItem(tr("Global + window"), int(PatternKind::Global));
+    m_pattern->addItem(tr("Dilated"), int(PatternKind::Dilated));
     m_pattern->addItem(tr("Blocks"), int(PatternKind::Block));
     m_pattern->addItem(tr("Random keys"), int(PatternKind::Random));
     m_globals = new QLineEdit(group);
@@ -237,15 +236,15 @@ void ControlPanel::buildPatternControls(QWidget* group, QFormLayout* form)
     m_patternFirst = new QSpinBox(group);
     m_patternFirst->setRange(1, kMaxPatternNumber);
     m_patternSecond = new QSpinBox(group);
-    m_patternSecond->setRange(0, INT_MAX);
+    m_patternSecond->setRange(0, kMaxPatternNumber);  // a dilation, or a seed (the grammar takes seeds up to 2³² − 1)
     form->addRow(tr("&Pattern"), m_pattern);
     form->addRow(tr("&Global"), m_globals);
     form->addRow(tr("Keys"), m_patternFirst);
     form->addRow(tr("Apart"), m_patternSecond);
 
     m_pattern->setObjectName(QStringLiteral("mask-pattern"));
-    m_pattern->setToolTip(tr("A sparse pattern in the window's place, as long-text models cut attention down: global tokens beside a "
-                             "window (Longformer), a dilated window, blocks, or random keys (BigBird). It runs inside the model's own "
+    m_pattern->setToolTip(tr("A sparse pattern in the window's place, as long-text models cut attention down (global tokens beside a "
+                             "window as in Longformer, a dilated window, blocks, or random keys as in BigBird), inside the model's own "
                              "mask: one-sided for a decoder, two-sided for an encoder."));
     m_globals->setObjectName(QStringLiteral("mask-globals"));
     m_globals->setToolTip(tr("The global positions, separated by commas: each sees every key and every query sees it."));
@@ -323,7 +322,7 @@ void ControlPanel::showPattern(const AttentionSettings& s)
     }
     case PatternKind::Dilated: m_patternFirst->setValue(p.window), m_patternSecond->setValue(p.dilation); break;
     case PatternKind::Block: m_patternFirst->setValue(p.block); break;
-    case PatternKind::Random: m_patternFirst->setValue(p.randomKeys), m_patternSecond->setValue(int(std::min<std::uint32_t>(p.seed, INT_MAX))); break;
+    case PatternKind::Random: m_patternFirst->setValue(p.randomKeys), m_patternSecond->setValue(int(std::min<std::uint32_t>(p.seed, kMaxPatternNumber))); break;
     case PatternKind::None: break;
     }
 }

@@ -91,6 +91,7 @@ private slots:
     void wordsOnAPassThatKeptOnlyTheFocusedHead();
     void windowAndSinksHideTheKeysTheySay();
     void sparsePatternControlsHideTheKeysTheySay();  // tst_mainwindow_masks.cpp
+    void sparsePatternFollowsTheModelsMask();        // tst_mainwindow_masks.cpp
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();
     void clickingGridCellFocusesHead();

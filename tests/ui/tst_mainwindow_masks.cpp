@@ -5,6 +5,8 @@
 
 #include <QLineEdit>
 
+#include "ui/lab/compareview.h"
+
 namespace {
 
 // Whether the heatmap hides exactly the pairs `hidden` names, for the 9 tokens of kSentence.
@@ -80,4 +82,31 @@ void TestMainWindow::sparsePatternControlsHideTheKeysTheySay()
     QVERIFY(!w.document()->settings().sparse.active());
     QVERIFY(c->causalBox()->isEnabled() && c->windowBox()->isEnabled());
     QVERIFY(!map.isMaskedCell(8, 0));
+}
+
+// Settings that arrive whole (a scene, a lesson) with a pattern take the model's own mask, whatever mask they
+// name; and Compare's B under the other mask shows that mask plain, so the decoder's pattern never turns
+// two-sided.
+void TestMainWindow::sparsePatternFollowsTheModelsMask()
+{
+    Document doc;
+    attnscope::testing::useRandomModel(doc);  // a decoder
+    doc.setText(kSentence);
+    AttentionSettings s;
+    s.mask = MaskKind::None;
+    applyMask(s, *parseMaskSetting("block:3"));
+    doc.setSettings(s);
+    QVERIFY(doc.settings().mask == MaskKind::Causal);
+    QCOMPARE(doc.settings().sparse.block, 3);
+    doc.setMask(MaskKind::None);  // the causal box rests under a pattern; asked anyway, the mask stays the model's
+    QVERIFY(doc.settings().mask == MaskKind::Causal);
+
+    CompareView compare(&doc);
+    CompareBSettings b = doc.compareB();
+    b.mask = MaskKind::Causal;
+    doc.setCompareB(b);
+    QVERIFY(compare.bSettings().sparse == doc.settings().sparse);  // B under A's mask keeps the pattern
+    b.mask = MaskKind::None;
+    doc.setCompareB(b);
+    QVERIFY(!compare.bSettings().sparse.active() && compare.bSettings().mask == MaskKind::None);
 }

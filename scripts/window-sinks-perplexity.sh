@@ -13,16 +13,13 @@ cd "$(dirname "$0")/.."
 
 pieces=${1:-50}
 windows=${2:-8 16}
-cli=build/bin/attnscope-cli
+cli=${ATTNSCOPE_CLI:-build/bin/attnscope-cli}
 [ -x "$cli" ] || { echo "error: build the project first ($cli is missing)." >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$cli" corpus --out "$work/corpus.txt" --documents $((pieces * 4)) --seed 7 > /dev/null
-# One word or mark per line, then pieces of 63.
-tr -s ' \n' '\n\n' < "$work/corpus.txt" | grep -v '^$' | split -l 63 -a 4 - "$work/piece."
-mapfile -t files < <(ls "$work"/piece.* | head -n "$pieces")
-[ "$(wc -l < "${files[-1]}")" -eq 63 ] || { echo "error: the corpus is too short for $pieces pieces." >&2; exit 1; }
+source scripts/lib/heldout-pieces.sh
+heldout_pieces "$cli" "$pieces" "$work"
 
 masks=(causal)
 for w in $windows; do masks+=("window:$w" "sinks:1,window:$w" "sinks:4,window:$w"); done
@@ -31,7 +28,6 @@ echo "| mask | mean loss (nats) | perplexity |"
 echo "|---|---:|---:|"
 for mask in "${masks[@]}"; do
     for f in "${files[@]}"; do
-        tr '\n' ' ' < "$f" > "$f.txt"
         "$cli" perplexity --model builtin --text-file "$f.txt" --mask "$mask"
         echo
     done | sed -n 's/.*"nll":\([^,}]*\).*/\1/p' |

@@ -62,7 +62,11 @@ Options& Options::settings()
 {
     value("--mask", "MASK",
           "the attention mask: causal, none, window:W (each query sees itself and the W-1 keys before it) or "
-          "sinks:K,window:W (the first K keys as well); by default the model's own, causal for GPT-2, none for BERT");
+          "sinks:K,window:W (the first K keys as well); by default the model's own, causal for GPT-2, none for BERT. "
+          "Or a sparse pattern inside the model's own mask (one-sided for GPT-2, two-sided for BERT): "
+          "global:I,J,...;window:W (positions I, J see and are seen by every token, plus a window of W), "
+          "dilated:W,D (W keys D apart, ending at the query), block:B (the query's own block of B positions) or "
+          "random:R,SEED (itself and R other keys drawn per query from SEED)");
     value("--block-keys", "3,5", "key positions no query may attend to");
     value("--scaling", "sqrt-dk|none", "divide the scores by sqrt(d_k) or not (sqrt-dk by default)");
     value("--temperature", "T", "further divide the scores by T > 0 (1 by default)");

@@ -62,13 +62,14 @@ AttentionSettings readSettings(const Args& args, AttentionSettings base)
 void useTrainingMaskUnlessGiven(const Args& args, const Model& model, AttentionSettings& settings)
 {
     if (!args.has("--mask")) settings.mask = trainingMask(model.config);
+    patternsFollowTraining(settings, model.config);
 }
 
 AttentionSettings readDecoderSettings(const Args& args, const AttentionSettings& settings)
 {
-    if (settings.hasWindow())
+    if (settings.hasWindow() || settings.sparse.active())
         throw Failure{kExitUsage, "an encoder–decoder's decoder runs with the causal mask it was trained with or, with --mask none, "
-                                  "unmasked; a window is for decoder-only models."};
+                                  "unmasked; a window or a sparse pattern is for decoder-only models and encoders."};
     const bool unmasked = args.has("--mask") && settings.mask == MaskKind::None;
     return decoderSettings(settings, unmasked ? DecoderMask::Unmasked : DecoderMask::AsTrained);
 }

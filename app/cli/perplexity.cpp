@@ -1,6 +1,7 @@
 // attnscope-cli perplexity: how well a decoder predicts a text under the given settings, as the mean
 // negative log-likelihood of each next token (nats) and its exponential. With --mask window:W against
-// --mask sinks:K,window:W it shows what keeping the first keys is worth (StreamingLLM's comparison).
+// --mask sinks:K,window:W it shows what keeping the first keys is worth (StreamingLLM's comparison); under a
+// sparse pattern (--mask block:B, ...) what it costs, beside the mean number of keys a query kept.
 #include <cmath>
 
 #include "common.h"
@@ -24,7 +25,8 @@ int run(const Args& args)
         throw Failure{kExitInput, "perplexity needs a text of at least two tokens; this one has " +
                                       std::to_string(in.tokens.ids.size()) + "."};
     const double nll = orFail(sentenceLoss(*in.model, in.tokens.ids, in.settings), kExitInput);
-    print({{"tokens", in.tokens.ids.size()}, {"nll", nll}, {"perplexity", std::exp(nll)}});
+    const int T = int(in.tokens.ids.size());
+    print({{"tokens", T}, {"nll", nll}, {"perplexity", std::exp(nll)}, {"keys_per_query", meanVisibleKeys(in.settings, T)}});
     return 0;
 }
 

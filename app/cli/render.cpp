@@ -10,6 +10,7 @@
 #include "core/limits.h"
 #include "ui/drawing/colormap.h"
 #include "ui/document/document.h"
+#include "core/model/trainingmask.h"
 #include "core/scene/scene.h"
 #include "ui/export/renderer.h"
 #include "core/analysis/linefilter.h"
@@ -97,6 +98,7 @@ int run(const Args& args)
     ModelPtr model = openModel(modelArgs);
     // A scene's settings name their mask; without them the model runs under the mask it was trained with.
     if (!scene.settings) useTrainingMaskUnlessGiven(args, *model, settings);
+    patternsFollowTraining(settings, model->config);  // a scene's pattern too: its text names no direction
     checkBlockedKeys(settings, tokenize(*model, text));
     HeadSelection focus = readHead(args, model->config, false);
     if (!args.has("--layer") && !args.has("--head") && scene.focus) {

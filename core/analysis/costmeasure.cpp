@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/analysis/tiledattention.h"
 #include "core/model/forward.h"
 #include "core/model/randommodel.h"
 
@@ -26,6 +27,11 @@ std::int64_t attentionMatrixBytes(int tokens)
 std::int64_t attentionBytes(int tokens, int dHead)
 {
     return attentionMatrixBytes(tokens) + std::int64_t(tokens) * dHead * std::int64_t(sizeof(float));
+}
+
+std::int64_t tiledAttentionBytes(int tokens, int dHead, int block)
+{
+    return (std::int64_t(tiledFloats(tokens, block, dHead)) + std::int64_t(tokens) * dHead) * std::int64_t(sizeof(float));
 }
 
 namespace {
@@ -100,6 +106,7 @@ std::vector<CostPoint> measureCost(const CostOptions& options, const std::functi
         p.oneHeadMatrixBytes = attentionMatrixBytes(T);
         p.oneHeadBytes = attentionBytes(T, options.dHead);
         p.allHeadsBytes = heads * p.oneHeadBytes;
+        p.oneHeadTiledBytes = tiledAttentionBytes(T, options.dHead);
         points.push_back(p);
         if (progress && !progress(p)) break;
     }

@@ -17,6 +17,8 @@ struct CostPoint {
     std::int64_t oneHeadMatrixBytes = 0;   // scores + weights: 2 * T * T floats
     std::int64_t oneHeadBytes = 0;         // scores + weights + output (T, Dh)
     std::int64_t allHeadsBytes = 0;        // H times oneHeadBytes (every head's weights kept, as the trace does)
+    std::int64_t oneHeadTiledBytes = 0;    // the same head tiled (analysis/tiledattention.h, B = kCostTileBlock):
+                                           // the tiles held at once plus the output (T, Dh); counted, not timed
 };
 
 struct CostOptions {
@@ -36,6 +38,10 @@ std::vector<int> costLengths(int minTokens, int maxTokens);
 // Bytes of one head's attention at length T: 4 * (2 T^2 + T Dh).
 std::int64_t attentionMatrixBytes(int tokens);
 std::int64_t attentionBytes(int tokens, int dHead);
+// The same head computed in tiles of B: what one query block and one key block hold at once, plus the output
+// (T, Dh), which grows with T alone. The block FlashAttention-2 commonly uses on a GPU, 64, by default.
+constexpr int kCostTileBlock = 64;
+std::int64_t tiledAttentionBytes(int tokens, int dHead, int block = kCostTileBlock);
 
 // Measures every length in turn. `progress`, when given, sees each point as it is finished and may return
 // false to stop early (a closing window).

@@ -22,7 +22,7 @@ TokenSpan coveredTokens(TokenSpan span, int cells, int i)
 bool HiddenPairs::operator()(int query, int key) const
 {
     if (masked) return std::isinf((*masked)(query, key)) && (*masked)(query, key) < 0.0f;
-    return settings && isMaskedPair(*settings, query, key);
+    return settings && isMaskedPair(*settings, query, key, keys);
 }
 
 namespace {

@@ -30,9 +30,10 @@ TokenSpan coveredTokens(TokenSpan span, int cells, int i);
 struct HiddenPairs {
     const Matrix* masked = nullptr;
     const AttentionSettings* settings = nullptr;
+    int keys = -1;  // with settings: the text's tokens (a two-sided random pattern's draw depends on them)
     HiddenPairs() = default;
     HiddenPairs(const Matrix* m) : masked(m) {}  // NOLINT: implicit, so a masked matrix (or null) can be passed
-    explicit HiddenPairs(const AttentionSettings& s) : settings(&s) {}
+    HiddenPairs(const AttentionSettings& s, int tokens) : settings(&s), keys(tokens) {}
     bool any() const { return masked || settings; }
     bool operator()(int query, int key) const;
 };

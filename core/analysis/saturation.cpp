@@ -62,7 +62,7 @@ KeyMask attentionMask(const AttentionSettings& settings, int tokens)
     KeyMask mask = KeyMask::Constant(tokens, tokens, false);  // (T, T)
     for (int i = 0; i < tokens; ++i)
         for (int j = 0; j < tokens; ++j)
-            mask(i, j) = isMaskedPair(settings, i, j);
+            mask(i, j) = isMaskedPair(settings, i, j, tokens);
     return mask;
 }
 

@@ -81,9 +81,15 @@ Result<int> maskPart(std::string_view part, std::string_view name, std::string_v
 Result<MaskSetting> parseMaskSetting(std::string_view s)
 {
     using R = Result<MaskSetting>;
-    if (s == "causal") return R::ok({MaskKind::Causal, 0, 0});
-    if (s == "none") return R::ok({MaskKind::None, 0, 0});
-    const std::string usage = "the mask must be 'causal', 'none', 'window:W' or 'sinks:K,window:W', not '" + std::string(s) + "'.";
+    if (s == "causal") return R::ok({MaskKind::Causal, 0, 0, {}});
+    if (s == "none") return R::ok({MaskKind::None, 0, 0, {}});
+    if (looksLikePattern(s)) {
+        Result<SparsePattern> pattern = parseSparsePattern(s);
+        if (!pattern) return R::fail(pattern.error());
+        return R::ok({MaskKind::Causal, 0, 0, std::move(*pattern)});
+    }
+    const std::string usage = "the mask must be 'causal', 'none', 'window:W', 'sinks:K,window:W', 'global:I,J,...;window:W', "
+                              "'dilated:W,D', 'block:B' or 'random:R,SEED', not '" + std::string(s) + "'.";
     MaskSetting m;
     bool haveWindow = false, haveSinks = false;
     std::string_view rest = s;
@@ -114,6 +120,7 @@ Result<MaskSetting> parseMaskSetting(std::string_view s)
 
 std::string formatMask(const MaskSetting& m)
 {
+    if (m.pattern.active()) return formatSparsePattern(m.pattern);
     if (m.kind == MaskKind::None) return "none";
     if (m.window <= 0) return "causal";
     const std::string window = "window:" + std::to_string(m.window);
@@ -122,12 +129,18 @@ std::string formatMask(const MaskSetting& m)
 
 MaskSetting maskSetting(const AttentionSettings& s)
 {
-    if (s.mask == MaskKind::None) return {MaskKind::None, 0, 0};
-    return {MaskKind::Causal, std::max(0, s.window), s.window > 0 ? std::max(0, s.sinks) : 0};
+    if (s.sparse.active()) return {s.mask, 0, 0, s.sparse};
+    if (s.mask == MaskKind::None) return {MaskKind::None, 0, 0, {}};
+    return {MaskKind::Causal, std::max(0, s.window), s.window > 0 ? std::max(0, s.sinks) : 0, {}};
 }
 
 void applyMask(AttentionSettings& s, const MaskSetting& m)
 {
+    s.sparse = m.pattern;
+    if (m.pattern.active()) {
+        s.window = s.sinks = 0;
+        return;
+    }
     s.mask = m.kind;
     s.window = m.kind == MaskKind::Causal ? m.window : 0;
     s.sinks = m.kind == MaskKind::Causal && m.window > 0 ? m.sinks : 0;

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model/sparsepattern.h"
 #include "core/result.h"
 
 namespace attnscope {
@@ -29,6 +30,9 @@ struct AttentionSettings {
     // which every query sees as well (Xiao et al. 2023, StreamingLLM). Sinks need a window.
     int window = 0;
     int sinks = 0;
+    // A sparse pattern (core/model/sparsepattern.h) in place of the window: under the causal mask one-sided,
+    // without it two-sided. With one on, window and sinks are 0.
+    SparsePattern sparse;
     std::vector<int> blockedKeys;  // key positions no query may attend to (the padding-mask demo), sorted, unique
     Scaling scaling = Scaling::SqrtDk;
     double temperature = 1.0;      // scores are further divided by this; must be > 0
@@ -69,14 +73,19 @@ struct MaskSetting {
     MaskKind kind = MaskKind::Causal;
     int window = 0;
     int sinks = 0;
+    SparsePattern pattern;  // when active, window and sinks are 0 and `kind` is left to the model (applyMask)
     bool operator==(const MaskSetting&) const = default;
 };
-// "causal", "none", "window:W" or "sinks:K,window:W" (either order; W and K whole numbers from 1 to 1,000,000).
-// A window or sinks imply the causal mask.
+// "causal", "none", "window:W" or "sinks:K,window:W" (either order; W and K whole numbers from 1 to 1,000,000),
+// or a sparse pattern: "global:I,J,...;window:W", "dilated:W,D", "block:B", "random:R,SEED".
+// A window or sinks imply the causal mask; a pattern runs inside the model's own mask (patternsFollowTraining
+// in core/model/trainingmask.h), so its text says nothing of the direction.
 Result<MaskSetting> parseMaskSetting(std::string_view);
-// Back to that text: "causal", "none", "window:64", "sinks:4,window:64". A window is dropped under "none".
+// Back to that text: "causal", "none", "window:64", "sinks:4,window:64", "block:8". A window is dropped
+// under "none"; a pattern is written as it is under either mask.
 std::string formatMask(const MaskSetting&);
 MaskSetting maskSetting(const AttentionSettings&);
+// Sets the mask, window, sinks and pattern; a pattern leaves `mask` as it was (the model's own, set by the caller).
 void applyMask(AttentionSettings&, const MaskSetting&);
 Result<Scaling> parseScaling(std::string_view);
 Result<PositionalOverride> parsePositional(std::string_view);

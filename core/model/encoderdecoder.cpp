@@ -77,6 +77,7 @@ AttentionSettings decoderSettings(AttentionSettings settings, DecoderMask mask)
 {
     settings.mask = mask == DecoderMask::AsTrained ? MaskKind::Causal : MaskKind::None;
     settings.window = settings.sinks = 0;
+    settings.sparse = {};
     return settings;
 }
 
@@ -92,6 +93,7 @@ std::pair<AttentionSettings, AttentionSettings> selfAndCrossSettings(const Atten
     self.ablated.clear();
     cross.mask = MaskKind::None;
     cross.window = cross.sinks = 0;
+    cross.sparse = {};
     cross.ablated.clear();
     return {self, cross};
 }
@@ -111,6 +113,7 @@ Status runEncoder(const Model& model, const std::vector<int>& source, const Atte
     AttentionSettings encoderSettings = settings;
     encoderSettings.mask = MaskKind::None;
     encoderSettings.window = encoderSettings.sinks = 0;
+    encoderSettings.sparse = {};
     CaptureRequest capture;
     capture.finalHidden = true;
     Workspace ws;

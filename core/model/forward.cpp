@@ -105,6 +105,7 @@ void maskScoreRows(const AttentionSettings& settings, Eigen::Index row0, Eigen::
             if (after < keys) scores.row(r).tail(keys - after).setConstant(kNegInf);
         }
     maskOutsideWindow(settings, row0, scores);
+    maskPatternRows(settings.sparse, settings.mask == MaskKind::Causal, row0, scores);
     for (int key : settings.blockedKeys)
         if (key < keys) scores.col(key).setConstant(kNegInf);
 }
@@ -146,6 +147,8 @@ void attendCausal(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matr
                 if (last >= first) s.row(r).segment(sinks + first - lo, last - first + 1).setConstant(kNegInf);
             }
         }
+        // A pattern has no window, so the block's columns are keys 0..r1-1 in their own places.
+        maskPatternRows(settings.sparse, true, r0, s);
         for (int key : settings.blockedKeys) {
             if (key < sinks) s.col(key).setConstant(kNegInf);
             else if (key >= lo && key < r1) s.col(sinks + key - lo).setConstant(kNegInf);
@@ -185,6 +188,7 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
     // The same pairs isMaskedPair names, set a triangle and a column at a time.
     if (settings.mask == MaskKind::Causal) scores.triangularView<Eigen::StrictlyUpper>().setConstant(kNegInf);
     maskOutsideWindow(settings, 0, scores);
+    maskPatternRows(settings.sparse, settings.mask == MaskKind::Causal, 0, scores);
     for (int key : settings.blockedKeys)
         if (key < Tk) scores.col(key).setConstant(kNegInf);
     if (capture) capture->masked = scores;
@@ -222,6 +226,9 @@ Status checkInput(const Model& model, const std::vector<int>& ids, const Attenti
         return Status::failure("the window and the number of sinks cannot be negative.");
     if (!settings.hasWindow() && settings.mask == MaskKind::Causal && settings.sinks > 0)
         return Status::failure("attention sinks need a window (sinks:K,window:W).");
+    if (const std::string problem = patternProblem(settings.sparse); !problem.empty()) return Status::failure(problem);
+    if (settings.sparse.active() && (settings.window > 0 || settings.sinks > 0))
+        return Status::failure("a sparse pattern takes the place of the window: set one or the other.");
     for (const AblatedHead& a : settings.ablated)
         if (a.layer < 0 || a.layer >= c.layers || a.head < 0 || a.head >= c.heads)
             return Status::failure("there is no head " + std::to_string(a.layer) + "." + std::to_string(a.head) + " to ablate (the model has " +
@@ -276,8 +283,8 @@ void markFullyMaskedRows(const AttentionSettings& settings, Eigen::Index T, std:
     rows.assign(static_cast<std::size_t>(T), 0);
     for (Eigen::Index i = 0; i < T; ++i) {
         bool any = false;
-        for (Eigen::Index j = i; j >= 0 && !any; --j) any = !isMaskedPair(settings, i, j);
-        for (Eigen::Index j = i + 1; j < T && !any; ++j) any = !isMaskedPair(settings, i, j);
+        for (Eigen::Index j = i; j >= 0 && !any; --j) any = !isMaskedPair(settings, i, j, T);
+        for (Eigen::Index j = i + 1; j < T && !any; ++j) any = !isMaskedPair(settings, i, j, T);
         rows[static_cast<std::size_t>(i)] = any ? 0 : 1;
     }
 }

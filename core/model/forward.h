@@ -2,6 +2,7 @@
 // The forward pass: token ids and attention settings in, a trace of what every head did out.
 //
 // Dimension letters: T tokens, D d_model, Dh d_head, F d_ff, V vocabulary, L layers, H heads.
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -190,13 +191,20 @@ void attendHead(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix
                 Matrix& scores, Eigen::Ref<Matrix> weights, Eigen::Ref<Matrix> out, HeadDetail* capture = nullptr,
                 ProductScratch* products = nullptr, const RowVector* bias = nullptr);
 
-// True where query i may not look at key j under these settings.
-inline bool isMaskedPair(const AttentionSettings& settings, Eigen::Index i, Eigen::Index j)
+// True where query i may not look at key j under these settings, in a text of `keys` tokens. Only a two-sided
+// random pattern depends on `keys` (its draw is among all the other keys); it must then be given. O(1) but
+// for a random pattern, O(j): rows at a time, maskScoreRows (model/forwardsteps.h) costs O(T) a row.
+inline bool isMaskedPair(const AttentionSettings& settings, Eigen::Index i, Eigen::Index j, Eigen::Index keys = -1)
 {
-    if (settings.mask == MaskKind::Causal) {
+    const bool causal = settings.mask == MaskKind::Causal;
+    if (causal) {
         if (j > i) return true;
         // Outside the window and not a sink.
         if (settings.window > 0 && j <= i - settings.window && j >= settings.sinks) return true;
+    }
+    if (settings.sparse.active()) {
+        assert(causal || keys > std::max(i, j) || settings.sparse.kind != PatternKind::Random);
+        if (!patternAllows(settings.sparse, causal, keys, i, j)) return true;
     }
     return settings.isBlocked(static_cast<int>(j));
 }

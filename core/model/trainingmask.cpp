@@ -7,6 +7,11 @@ MaskKind trainingMask(const ModelConfig& config)
     return config.causal ? MaskKind::Causal : MaskKind::None;
 }
 
+void patternsFollowTraining(AttentionSettings& settings, const ModelConfig& config)
+{
+    if (settings.sparse.active()) settings.mask = trainingMask(config);
+}
+
 std::string counterfactualNote(const ModelConfig& config, MaskKind mask)
 {
     if (mask == trainingMask(config)) return {};
@@ -16,6 +21,8 @@ std::string counterfactualNote(const ModelConfig& config, MaskKind mask)
 
 std::string counterfactualNote(const ModelConfig& config, const AttentionSettings& settings)
 {
+    if (settings.sparse.active())
+        return "counterfactual: a sparse pattern (" + describePattern(settings.sparse) + "), but the model was trained seeing its whole context";
     if (!settings.hasWindow()) return counterfactualNote(config, settings.mask);
     const std::string window = "a window of " + std::to_string(settings.window) +
                                (settings.sinks > 0 ? " keys and " + std::to_string(settings.sinks) + (settings.sinks == 1 ? " sink" : " sinks")

@@ -12,10 +12,14 @@ namespace attnscope {
 // Causal for decoders, none for encoders: the default mask when a model is opened.
 MaskKind trainingMask(const ModelConfig& config);
 
+// A sparse pattern runs inside the mask the model was trained with (a decoder never sees a later key under
+// one, an encoder's pattern is two-sided): with a pattern on, the mask becomes the model's own.
+void patternsFollowTraining(AttentionSettings& settings, const ModelConfig& config);
+
 // One short sentence when `mask` is not the mask the model was trained with; empty when it is.
 std::string counterfactualNote(const ModelConfig& config, MaskKind mask);
 // The same for the whole setting: a sliding window (with or without sinks) is a counterfactual for every
-// model AttnScope loads, since each was trained seeing its whole context.
+// model AttnScope loads, since each was trained seeing its whole context; so is a sparse pattern.
 std::string counterfactualNote(const ModelConfig& config, const AttentionSettings& settings);
 
 // "encoder, trained bidirectional (no mask)" or "decoder, trained with the causal mask".

@@ -23,9 +23,9 @@ Matrix uniformAttention(int T, const AttentionSettings& settings)
     Matrix A = Matrix::Zero(T, T);  // (T, T)
     for (int i = 0; i < T; ++i) {
         int visible = 0;
-        for (int j = 0; j < T; ++j) visible += isMaskedPair(settings, i, j) ? 0 : 1;
+        for (int j = 0; j < T; ++j) visible += isMaskedPair(settings, i, j, T) ? 0 : 1;
         for (int j = 0; j < T && visible > 0; ++j)
-            if (!isMaskedPair(settings, i, j)) A(i, j) = 1.0f / static_cast<float>(visible);
+            if (!isMaskedPair(settings, i, j, T)) A(i, j) = 1.0f / static_cast<float>(visible);
     }
     return A;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/compute/logsumexp.h"
+#include "core/model/forwardsteps.h"
 #include "core/model/storedweights.h"
 
 namespace attnscope {
@@ -57,6 +58,14 @@ Result<double> sentenceLoss(const Model& model, const std::vector<int>& ids, con
     Workspace ws;
     if (Status s = forward(model, ids, settings, capture, trace, ws); !s.ok()) return Result<double>::fail(s.error());
     return Result<double>::ok(meanNextTokenLoss(model, ws.h, ids));
+}
+
+double meanVisibleKeys(const AttentionSettings& settings, int tokens)
+{
+    if (tokens <= 0) return 0.0;
+    Matrix masked = Matrix::Zero(tokens, tokens);  // (T, T): 0 where a pair is visible, -inf where hidden
+    maskScoreRows(settings, 0, masked);
+    return double((masked.array() == 0.0f).count()) / double(tokens);
 }
 
 } // namespace attnscope

@@ -22,6 +22,10 @@ Matrix finalNorm(const Model& model, const Eigen::Ref<const Matrix>& residual); 
 // held at once.
 double meanNextTokenLoss(const Model& model, const Matrix& residual, const std::vector<int>& ids);
 
+// The mean over a text of `tokens` tokens of the keys each query may see under `settings` (blocked keys
+// hidden too): what a window or a sparse pattern keeps, to set masks side by side at a comparable cost.
+double meanVisibleKeys(const AttentionSettings& settings, int tokens);
+
 // Runs the model under `settings` and returns the sentence's mean next-token loss. Needs two tokens.
 Result<double> sentenceLoss(const Model& model, const std::vector<int>& ids, const AttentionSettings& settings);
 

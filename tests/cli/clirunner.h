@@ -2,6 +2,8 @@
 // Runs attnscope-cli as its own process, the way a script would, for every test in tests/cli.
 // ATTNSCOPE_CLI is the executable's path, defined by tests/cli/CMakeLists.txt.
 #include <QByteArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStringList>
@@ -56,6 +58,13 @@ inline Run runCli(const QStringList& args, const RunOptions& options = {})
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+// A run's standard output as one JSON object; a failed run's standard error goes to the test's log first.
+inline QJsonObject parse(const Run& r)
+{
+    if (r.exitCode != 0) qWarning("%s", r.err.constData());
+    return QJsonDocument::fromJson(r.out).object();
 }
 
 } // namespace clitest

@@ -225,6 +225,8 @@ void TestCli::errors_data()
     QTest::newRow("no text") << QStringList{"attention"} << 2 << "--text";
     QTest::newRow("text and text file") << QStringList{"tokenize", "--text", "a", "--text-file", "-"} << 2 << "not both";
     QTest::newRow("bad mask") << QStringList{"attention", "--text", "a", "--mask", "diagonal"} << 2 << "diagonal";
+    QTest::newRow("bad pattern: a block of 0") << QStringList{"perplexity", "--text", "a b", "--mask", "block:0"} << 2 << "block in the mask 'block:0'";
+    QTest::newRow("bad pattern: global without a window") << QStringList{"perplexity", "--text", "a b", "--mask", "global:0"} << 2 << "needs its window";
     QTest::newRow("bad scaling") << QStringList{"attention", "--text", "a", "--scaling", "cube"} << 2 << "cube";
     QTest::newRow("bad positional") << QStringList{"attention", "--text", "a", "--positional", "rotary"} << 2 << "rotary";
     QTest::newRow("temperature zero") << QStringList{"attention", "--text", "a", "--temperature", "0"} << 2 << "temperature";

@@ -78,6 +78,26 @@ private slots:
         QCOMPARE(run({"attention", "--text", "the cat sat"}).at("settings").at("mask").get<std::string>(), std::string("causal"));
     }
 
+    // A sparse pattern runs inside the encoder's own mask: two-sided. "the cat sat on the mat" is [CLS] + 6 +
+    // [SEP], 8 tokens; under block:4 the first block is positions 0..3 both ways, and the window of
+    // global:0;window:2 is |i - j| < 2 with [CLS] seeing and seen by all.
+    void aPatternIsTwoSidedOnAnEncoder()
+    {
+        nlohmann::json j = run({"attention", "--model", m_bert, "--text", "the cat sat on the mat", "--mask", "block:4"});
+        QCOMPARE(j.at("settings").at("mask").get<std::string>(), std::string("block:4"));
+        const nlohmann::json& a = j.at("attention")[1][1];
+        QCOMPARE(a.size(), std::size_t(8));
+        for (int i = 0; i < 8; ++i)
+            for (int k = 0; k < 8; ++k)
+                QVERIFY2((a[i][k].get<double>() > 0.0) == (i / 4 == k / 4), qPrintable(QString("block:4 (%1, %2)").arg(i).arg(k)));
+        j = run({"attention", "--model", m_bert, "--text", "the cat sat on the mat", "--mask", "global:0;window:2"});
+        const nlohmann::json& g = j.at("attention")[0][0];
+        for (int i = 0; i < 8; ++i)
+            for (int k = 0; k < 8; ++k)
+                QVERIFY2((g[i][k].get<double>() > 0.0) == (i == 0 || k == 0 || std::abs(i - k) < 2),
+                         qPrintable(QString("global:0;window:2 (%1, %2)").arg(i).arg(k)));
+    }
+
     void topKFillsEveryMask()
     {
         const QString text = QStringLiteral("the [MASK] sat on the [MASK].");

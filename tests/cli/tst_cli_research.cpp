@@ -22,6 +22,7 @@
 #include "core/open/openmodel.h"
 
 using namespace attnscope;
+using clitest::parse;
 using clitest::Run;
 using clitest::runCli;
 
@@ -33,11 +34,6 @@ const char* kText = "the cat sat on the mat and the cat sat again";
 ModelPtr model() { return *loadModel(kSpec); }
 std::vector<int> ids(const Model& m) { return m.tokenizer->encode(kText)->ids; }
 
-QJsonObject parse(const Run& r)
-{
-    if (r.exitCode != 0) qWarning("%s", r.err.constData());
-    return QJsonDocument::fromJson(r.out).object();
-}
 
 } // namespace
 
@@ -254,14 +250,28 @@ void TestCliResearch::perplexityUnderWindowsAndSinks()
 {
     ModelPtr m = model();
     double causalNll = 0.0;
-    for (const char* mask : {"causal", "window:3", "sinks:2,window:3"}) {
+    for (const char* mask : {"causal", "window:3", "sinks:2,window:3", "block:3", "random:2,5", "dilated:2,2", "global:1;window:2"}) {
         const Run r = runCli({"perplexity", "--model", kSpec, "--text", kText, "--mask", mask});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.startsWith("{\"tokens\":"));
         QVERIFY(r.out.indexOf("\"nll\"") < r.out.indexOf("\"perplexity\""));
         const QJsonObject o = parse(r);
-        QCOMPARE(o.keys().size(), 3);
-        QCOMPARE(o["tokens"].toInt(), int(ids(*m).size()));
+        QCOMPARE(o.keys().size(), 4);
+        const int T = int(ids(*m).size());
+        QCOMPARE(o["tokens"].toInt(), T);
+        // The keys a query kept, counted here query by query from each mask's definition.
+        double kept = 0.0;
+        for (int i = 0; i < T; ++i) {
+            const std::string name = mask;
+            kept += name == "causal"                 ? i + 1
+                    : name == "window:3"             ? std::min(i + 1, 3)
+                    : name == "sinks:2,window:3"     ? std::min(i + 1, 5)
+                    : name == "block:3"              ? i % 3 + 1
+                    : name == "random:2,5"           ? 1 + std::min(i, 2)
+                    : name == "dilated:2,2"          ? (i >= 2 ? 2 : 1)
+                                                     : (i == 1 ? 2 : i == 0 ? 1 : i == 2 ? 2 : 3);  // global 1 + window 2
+        }
+        QVERIFY2(std::abs(o["keys_per_query"].toDouble(NAN) - kept / T) < 1e-12, mask);
         AttentionSettings s;
         applyMask(s, *parseMaskSetting(mask));
         const double expected = *sentenceLoss(*m, ids(*m), s);

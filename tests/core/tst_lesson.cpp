@@ -53,7 +53,7 @@ private slots:
                                            << "mark exactly one";
         QTest::newRow("a choice without feedback") << R"({"text": "a", "feedback": "no"})" << R"({"text": "a"})" << "no \"feedback\"";
         QTest::newRow("a typing mistake") << R"("highlight": "causal")" << R"("higlight": "causal")" << "unknown field \"higlight\"";
-        QTest::newRow("a bad setting") << R"({"mask": "none"})" << R"({"mask": "half"})" << "'causal', 'none', 'window:W' or 'sinks:K,window:W', not 'half'.";
+        QTest::newRow("a bad setting") << R"({"mask": "none"})" << R"({"mask": "half"})" << "'sinks:K,window:W', 'global:I,J,...;window:W', 'dilated:W,D', 'block:B' or 'random:R,SEED', not 'half'.";
         QTest::newRow("an empty title") << R"("title": "one")" << R"("title": "  ")" << "empty \"title\"";
         QTest::newRow("a newer version") << R"("version": 1)" << R"("version": 2)" << "newer AttnScope";
         QTest::newRow("correct as text") << R"("correct": true)" << R"("correct": "yes")" << "true or false";

@@ -100,6 +100,9 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate_data()
     QTest::newRow("no mask, 600 tokens") << 1 << false << false << 0 << false << 3 << 600 << 0;
     // mask 2: sinks:2,window:50, whose row blocks take a band of keys and the sinks apart.
     QTest::newRow("sinks 2 + window 50, 600 tokens") << 2 << true << false << 0 << false << 2 << 600 << 0;
+    QTest::newRow("4 random keys, 600 tokens, logits") << 3 << true << false << 0 << false << 2 << 600 << 0;
+    QTest::newRow("global 0, 300 + window 20, two-sided, 600 tokens, pipeline") << 4 << false << true << 0 << false << 2 << 600 << 0;
+    QTest::newRow("dilated 8 keys 3 apart, 600 tokens, one head kept and every head's overview") << 5 << true << true << 0 << false << 2 << 600 << 1;
     QTest::newRow("no mask, 2,100 tokens, one thread") << 1 << false << false << 0 << false << 1 << 2100 << 0;
     // A long text's pass (CaptureRequest::onlyDetailWeights): blocks of rows folded into every head's overview.
     QTest::newRow("causal, 600 tokens, one head kept and every head's overview") << 0 << true << true << 0 << false << 3 << 600 << 1;
@@ -135,8 +138,13 @@ void TestNoAlloc::warmedUpForwardDoesNotAllocate()
         for (int i = 0; i < tokens; ++i) ids.push_back(sentence[std::size_t(i) % sentence.size()]);
     }
     AttentionSettings s;
-    if (mask == 2) applyMask(s, {MaskKind::Causal, 50, 2});
+    // masks 3 to 5: sparse patterns, whose masks are set a row at a time in each path (random draws its keys
+    // with no storage); 4 is two-sided.
+    const char* const patterns[] = {"random:4,9", "global:0,300;window:20", "dilated:8,3"};
+    if (mask == 2) applyMask(s, {MaskKind::Causal, 50, 2, {}});
+    else if (mask >= 3) applyMask(s, *parseMaskSetting(patterns[mask - 3]));
     else s.mask = MaskKind(mask);
+    if (mask == 4) s.mask = MaskKind::None;
     s.blockedKeys = {3};
     if (ablation > 0) {
         s.ablated = {{0, 1}, {1, 2}};

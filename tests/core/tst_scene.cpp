@@ -192,7 +192,7 @@ private slots:
         QTest::newRow("unknown setting") << QByteArray(R"({"format":"attnscope-scene","version":1,"settings":{"masks":"none"}})")
                                          << "unknown field \"masks\"";
         QTest::newRow("bad mask") << QByteArray(R"({"format":"attnscope-scene","version":1,"settings":{"mask":"sideways"}})")
-                                  << "'causal', 'none', 'window:W' or 'sinks:K,window:W', not 'sideways'.";
+                                  << "'sinks:K,window:W', 'global:I,J,...;window:W', 'dilated:W,D', 'block:B' or 'random:R,SEED', not 'sideways'.";
         QTest::newRow("temperature zero") << QByteArray(R"({"format":"attnscope-scene","version":1,"settings":{"temperature":0}})")
                                           << "between 1e-6 and 1e6";
         QTest::newRow("temperature text") << QByteArray(R"({"format":"attnscope-scene","version":1,"settings":{"temperature":"hot"}})")

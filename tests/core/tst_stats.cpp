@@ -197,6 +197,8 @@ void TestStats::overviewFromTheSettingsIsTheOverviewFromTheMask_data()
     QTest::newRow("none, blocked keys") << "none" << "3,299";
     QTest::newRow("window") << "window:20" << "";
     QTest::newRow("sinks and a window, blocked keys") << "sinks:3,window:15" << "1,40";
+    QTest::newRow("blocks of 16") << "block:16" << "";
+    QTest::newRow("5 random keys") << "random:5,2" << "";
 }
 
 // A long text's pass keeps no masked scores: the heatmap asks the settings which pairs they hide
@@ -225,7 +227,7 @@ void TestStats::overviewFromTheSettingsIsTheOverviewFromTheMask()
     };
     for (const Part& part : {Part{{0, T}, {0, T}, 64, 64}, Part{{0, T}, {0, T}, 299, 7}, Part{{17, 283}, {5, 250}, 40, 33},
                              Part{{100, 12}, {120, 9}, 40, 40}}) {
-        const Matrix o = overviewMax(w, part.queries, part.keys, part.rows, part.cols, HiddenPairs(settings));
+        const Matrix o = overviewMax(w, part.queries, part.keys, part.rows, part.cols, HiddenPairs(settings, T));
         const int R = std::min(part.queries.count, part.rows), C = std::min(part.keys.count, part.cols);
         const Matrix reference = overviewref::largestVisible(w, masked, part.queries.first, part.queries.count,
                                                              part.keys.first, part.keys.count, R, C);
@@ -237,7 +239,7 @@ void TestStats::overviewFromTheSettingsIsTheOverviewFromTheMask()
         QVERIFY2(differences == 0, qPrintable(QStringLiteral("%1 of %2 cells differ").arg(differences).arg(R * C)));
     }
     for (int q : {0, 5, 150, 299}) {
-        const std::vector<KeyWeight> fromSettings = topKeys(w, q, 6, HiddenPairs(settings)), fromMask = topKeys(w, q, 6, &masked);
+        const std::vector<KeyWeight> fromSettings = topKeys(w, q, 6, HiddenPairs(settings, T)), fromMask = topKeys(w, q, 6, &masked);
         QCOMPARE(fromSettings.size(), fromMask.size());
         for (std::size_t i = 0; i < fromMask.size(); ++i) QCOMPARE(fromSettings[i].key, fromMask[i].key);
     }

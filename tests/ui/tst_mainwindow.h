@@ -90,6 +90,8 @@ private slots:
     void wordsSwitchMergesTokensByTheRule();
     void wordsOnAPassThatKeptOnlyTheFocusedHead();
     void windowAndSinksHideTheKeysTheySay();
+    void sparsePatternControlsHideTheKeysTheySay();  // tst_mainwindow_masks.cpp
+    void sparsePatternFollowsTheModelsMask();        // tst_mainwindow_masks.cpp
     void clickingChipBlocksKey();
     void sqrtDkOffChangesWeightsAsCoreSays();
     void clickingGridCellFocusesHead();

@@ -601,6 +601,15 @@ void TestStepByStep::costViewMeasuresInBackground()
     QCOMPARE(int(view.points().size()), 4);  // 8, 16, 32, 64
     QCOMPARE(view.points().back().oneHeadMatrixBytes, std::int64_t(2 * 64 * 64 * 4));
     QCOMPARE(view.plot()->graph(3)->dataCount(), 4);
+    // The tiled curve, counted by hand for d_head 16, blocks of 64: Q, acc, K, V (64 × 16 each), m and l (64
+    // each), the 64 × 64 tile, and the output (T × 16).
+    const int dHead = doc.model()->config.dHead;
+    QCOMPARE(view.plot()->graph(6)->dataCount(), 4);
+    for (int i = 0; i < 4; ++i) {
+        const int T = 8 << i, b = std::min(T, 64);
+        const double want = 4.0 * (4.0 * b * dHead + 2 * b + double(b) * b + double(T) * dHead);
+        QCOMPARE((view.plot()->graph(6)->data()->constBegin() + i)->value, want);
+    }
 }
 
 void TestStepByStep::containerHasEveryTab()
@@ -608,9 +617,9 @@ void TestStepByStep::containerHasEveryTab()
     Document doc;
     attnscope::testing::useRandomModel(doc);
     StepByStep steps(&doc);
-    QCOMPARE(steps.count(), 7);
+    QCOMPARE(steps.count(), 8);
     QVERIFY(steps.pipeline() && steps.heads() && steps.block() && steps.positional() && steps.rope() && steps.cross() &&
-            steps.cost());
+            steps.tiled() && steps.cost());
 }
 
 QTEST_MAIN(TestStepByStep)

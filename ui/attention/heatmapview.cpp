@@ -170,7 +170,7 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     xAxis->setLabel(snapshot->wordLevel ? HeatmapView::tr("key word") : HeatmapView::tr("key"));
     yAxis->setLabel(snapshot->wordLevel ? HeatmapView::tr("query word") : HeatmapView::tr("query"));
     const bool haveMask = tr.hasDetail && tr.detail.selection == m_head && tr.detail.masked.rows() == T;
-    m_masked = haveMask ? HiddenPairs(&tr.detail.masked) : tr.hasDetail ? HiddenPairs() : HiddenPairs(snapshot->settings);
+    m_masked = haveMask ? HiddenPairs(&tr.detail.masked) : tr.hasDetail ? HiddenPairs() : HiddenPairs(snapshot->settings, int(T));
     placeAxes();
     fillMap(true);
     updateTicks();

@@ -168,7 +168,7 @@ LinesInput linesOfSnapshot(const SnapshotPtr& tokenSnapshot, const SceneLines& l
         in.queryHeading = tr("query words");
         in.keyHeading = tr("key words");
     } else {
-        in.masked = HiddenPairs(snapshot->settings);
+        in.masked = HiddenPairs(snapshot->settings, t.tokens);
         for (int k = 0; k < t.tokens; ++k) in.blockedKey[std::size_t(k)] = snapshot->settings.isBlocked(k);
     }
     in.specialKey = specialTokensOf(snapshot->tokens);

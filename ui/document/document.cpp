@@ -15,6 +15,7 @@
 
 #include "core/compute/allocation.h"
 #include "core/compute/threadpool.h"
+#include "core/model/forwardsteps.h"
 #include "core/model/headsummary.h"
 #include "core/model/prefixreuse.h"
 #include "core/model/trainingmask.h"
@@ -101,9 +102,8 @@ void summarizeHeads(const ForwardTrace& t, const AttentionSettings& settings, At
     // the settings (the same pairs: model/forward.h's isMaskedPair).
     Matrix fromSettings;
     if (!(t.hasDetail && t.detail.masked.rows() == T && t.detail.masked.cols() == T)) {
-        fromSettings.resize(T, T);
-        for (int k = 0; k < T; ++k)
-            for (int q = 0; q < T; ++q) fromSettings(q, k) = isMaskedPair(settings, q, k) ? -std::numeric_limits<float>::infinity() : 0.0f;
+        fromSettings.setZero(T, T);
+        maskScoreRows(settings, 0, fromSettings);  // rows at a time: a random pattern's draw once a row
     }
     const Matrix& masked = fromSettings.size() > 0 ? fromSettings : t.detail.masked;  // (T, T)
     const int count = t.layers * t.heads;
@@ -318,7 +318,7 @@ void Document::setModel(ModelPtr model, const QString& spec)
         emit settingsChanged(m_settings);
     }
     emit modelChanged(m_model);
-    if (newTraining && m_settings.mask != trainingMask(m_model->config)) {
+    if ((newTraining || m_settings.sparse.active()) && m_settings.mask != trainingMask(m_model->config)) {
         m_settings.mask = trainingMask(m_model->config);
         emit settingsChanged(m_settings);
     }
@@ -327,8 +327,10 @@ void Document::setModel(ModelPtr model, const QString& spec)
 
 void Document::setSettings(const AttentionSettings& settings)
 {
-    if (settings == m_settings) return;
-    m_settings = settings;
+    AttentionSettings s = settings;
+    if (m_model) patternsFollowTraining(s, m_model->config);  // a scene's pattern names no direction
+    if (s == m_settings) return;
+    m_settings = std::move(s);
     emit settingsChanged(m_settings);
     request();
 }
@@ -346,6 +348,15 @@ void Document::setWindow(int window, int sinks)
     AttentionSettings s = m_settings;
     s.window = std::max(0, window);
     s.sinks = window > 0 ? std::max(0, sinks) : 0;
+    if (s.window > 0) s.sparse = {};
+    setSettings(s);
+}
+
+void Document::setSparsePattern(const SparsePattern& pattern)
+{
+    AttentionSettings s = m_settings;
+    s.sparse = pattern;
+    if (pattern.active()) s.window = s.sinks = 0;
     setSettings(s);
 }
 

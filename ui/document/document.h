@@ -150,6 +150,9 @@ public slots:
     void setMask(attnscope::MaskKind mask);
     // The sliding window and its sinks under the causal mask (0, 0: none; see AttentionSettings).
     void setWindow(int window, int sinks);
+    // A sparse pattern in the window's place (an inactive one: back to the window and sinks). It runs inside
+    // the model's own mask, so the mask becomes the model's (core/model/trainingmask.h's patternsFollowTraining).
+    void setSparsePattern(const attnscope::SparsePattern& pattern);
     void setScaling(attnscope::Scaling scaling);
     void setTemperature(double temperature);
     void setPositional(attnscope::PositionalOverride positional);

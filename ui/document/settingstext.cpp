@@ -7,6 +7,10 @@ namespace attnscope {
 
 QString maskSummary(const AttentionSettings& s)
 {
+    if (s.sparse.active()) {
+        const QString pattern = QString::fromStdString(describePattern(s.sparse));
+        return s.mask == MaskKind::Causal ? QObject::tr("causal, %1").arg(pattern) : QObject::tr("two-sided, %1").arg(pattern);
+    }
     if (s.mask == MaskKind::None) return QObject::tr("no mask");
     if (!s.hasWindow()) return QObject::tr("causal mask");
     const QString window = QObject::tr("window of %1").arg(s.window);

@@ -10,7 +10,7 @@ namespace attnscope {
 // `scaleFolded`: the model was trained without the division (T5), so the scaling reads "√dₖ as trained" or
 // "×√dₖ" (ModelConfig::scaleFolded).
 QString settingsSummary(const AttentionSettings& settings, bool scaleFolded = false);
-// The mask alone: "causal mask", "no mask", "window of 64", "window of 64 + 4 sinks".
+// The mask alone: "causal mask", "no mask", "window of 64", "window of 64 + 4 sinks", "causal, blocks of 8".
 QString maskSummary(const AttentionSettings& settings);
 
 } // namespace attnscope

@@ -74,7 +74,7 @@ SnapshotPtr wordSnapshot(const Snapshot& s)
         const bool haveMask = t.hasDetail && t.detail.masked.rows() == t.tokens;
         out.hasDetail = true;
         out.detail.selection = t.hasDetail ? t.detail.selection : s.focus;
-        out.detail.masked = wordMask(haveMask ? HiddenPairs(&t.detail.masked) : HiddenPairs(s.settings), words);
+        out.detail.masked = wordMask(haveMask ? HiddenPairs(&t.detail.masked) : HiddenPairs(s.settings, t.tokens), words);
         if (out.keepsWeights(out.detail.selection.layer, out.detail.selection.head))
             out.detail.weights = out.weights(out.detail.selection.layer, out.detail.selection.head);
     }

@@ -87,7 +87,7 @@ namespace {
 QString describe(const AttentionSettings& s)
 {
     QString text = QStringLiteral("%1, %2, temp. %3")
-                       .arg(s.hasWindow() ? maskSummary(s) : s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("unmasked"))
+                       .arg(s.hasWindow() || s.sparse.active() ? maskSummary(s) : s.mask == MaskKind::Causal ? QStringLiteral("causal") : QStringLiteral("unmasked"))
                        .arg(s.scaling == Scaling::SqrtDk ? QStringLiteral("÷√dₖ") : QStringLiteral("unscaled"))
                        .arg(s.temperature, 0, 'g', 3);
     if (!s.blockedKeys.empty()) text += QStringLiteral(", keys blocked");
@@ -293,6 +293,9 @@ AttentionSettings CompareView::bSettings() const
 {
     const CompareBSettings b = m_document->compareB();
     AttentionSettings s = m_document->settings();
+    // A sparse pattern runs inside the model's own mask, which is A's: a B under the other mask shows that
+    // mask plain, so a decoder's pattern never turns two-sided.
+    if (b.mask != s.mask) s.sparse = {};
     s.mask = b.mask;
     s.scaling = b.scaling;
     s.temperature = b.temperature;

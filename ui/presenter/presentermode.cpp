@@ -50,7 +50,7 @@ struct StandIn {
     const char* control;
     int cell;
 };
-constexpr StandIn kStandIns[] = {{"causal", 0}, {"mask-window", 0}, {"mask-sinks", 0}, {"sqrt-dk", 1}, {"temperature", 2}, {"positional-encoding", 3},
+constexpr StandIn kStandIns[] = {{"causal", 0}, {"mask-window", 0}, {"mask-sinks", 0}, {"mask-pattern", 0}, {"sqrt-dk", 1}, {"temperature", 2}, {"positional-encoding", 3},
                                  {"head", 4},   {"layer", 5},   {"clear-blocked", 6}, {"attention-display", 7}};
 
 QString positionalName(PositionalOverride p)
@@ -272,7 +272,7 @@ void PresenterMode::refreshStrip()
     const auto page = std::find_if(pages.begin(), pages.end(), [&](const TabPage& p) { return p.name == doc->tab(); });
     const QString tabName = page == pages.end() ? QString() : page->title;
     QStringList parts;
-    parts << keyCap(QStringLiteral("M")) + tr(" mask: %1").arg(s.hasWindow() ? maskSummary(s) : s.mask == MaskKind::Causal ? tr("causal") : tr("off"));
+    parts << keyCap(QStringLiteral("M")) + tr(" mask: %1").arg(s.hasWindow() || s.sparse.active() ? maskSummary(s) : s.mask == MaskKind::Causal ? tr("causal") : tr("off"));
     parts << keyCap(QStringLiteral("S")) + tr(" ÷√dₖ: %1").arg(s.scaling == Scaling::SqrtDk ? tr("on") : tr("off"));
     parts << keyCap(QStringLiteral("+")) + keyCap(QStringLiteral("−")) + tr(" T = %1").arg(s.temperature, 0, 'f', 2);
     parts << keyCap(QStringLiteral("P")) + tr(" positions: %1").arg(positionalName(s.positional));

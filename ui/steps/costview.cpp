@@ -65,13 +65,15 @@ CostView::CostView(Document* document, QWidget* parent) : QWidget(parent), m_doc
     QCPAxisRect* memory = logLogRect(m_plot, memoryRect, QStringLiteral("memory of scores + weights + output (bytes)"));
     m_plot->legend->setVisible(false);
     QPen ref(Qt::gray, 1.5, Qt::DashLine);
-    // Graph order: 0 one head time, 1 all heads time, 2 time n², 3 one head bytes, 4 all heads bytes, 5 bytes n².
+    // Graph order: 0 one head time, 1 all heads time, 2 time n², 3 one head bytes, 4 all heads bytes, 5 bytes n²,
+    // 6 one head's bytes when tiled (counted, not measured: no T × T matrix, so it grows with T).
     addGraph(m_plot, time, QStringLiteral("one head"), QPen(QColor(33, 102, 172), 2), true);
     addGraph(m_plot, time, QStringLiteral("all heads of a layer"), QPen(QColor(230, 120, 20), 2), true);
     addGraph(m_plot, time, QStringLiteral("∝ T² reference"), ref, false);
     addGraph(m_plot, memory, QStringLiteral("one head"), QPen(QColor(33, 102, 172), 2), true);
     addGraph(m_plot, memory, QStringLiteral("all heads of a layer"), QPen(QColor(230, 120, 20), 2), true);
     addGraph(m_plot, memory, QStringLiteral("∝ T² reference"), ref, false);
+    addGraph(m_plot, memory, QStringLiteral("one head, tiled (blocks of 64, online softmax)"), QPen(QColor(40, 150, 60), 2, Qt::DotLine), true);
 
     m_button->setToolTip(tr("Time attention on this computer from 8 to 2,048 tokens: its cost grows with the square of the length."));
     connect(m_button, &QPushButton::clicked, this, &CostView::measure);
@@ -152,8 +154,10 @@ void CostView::finish()
     if (!m_points.empty()) {
         const CostPoint& last = m_points.back();
         m_status->setText(QStringLiteral("At %1 tokens one head takes %2 ms and its (T, T) matrices hold %3 MB; doubling T "
-                                         "quadruples both once the T² terms dominate.")
-                              .arg(last.tokens).arg(last.oneHeadMs, 0, 'f', 2).arg(last.oneHeadMatrixBytes / 1.0e6, 0, 'f', 1));
+                                         "quadruples both once the T² terms dominate. Tiled with an online softmax it holds "
+                                         "%4 MB at once, the output included, which doubles with T.")
+                              .arg(last.tokens).arg(last.oneHeadMs, 0, 'f', 2).arg(last.oneHeadMatrixBytes / 1.0e6, 0, 'f', 1)
+                              .arg(last.oneHeadTiledBytes / 1.0e6, 0, 'f', 3));
     }
     redraw();
     emit measured();
@@ -161,13 +165,14 @@ void CostView::finish()
 
 void CostView::redraw()
 {
-    QVector<double> t, one, all, oneB, allB, refT, refB;
+    QVector<double> t, one, all, oneB, allB, refT, refB, tiledB;
     for (const CostPoint& p : m_points) {
         t << p.tokens;
         one << std::max(p.oneHeadMs, 1e-4);
         all << std::max(p.allHeadsMs, 1e-4);
         oneB << double(p.oneHeadBytes);
         allB << double(p.allHeadsBytes);
+        tiledB << double(p.oneHeadTiledBytes);
     }
     // 2. The n² lines pass through the last measured point, so the slopes can be compared by eye.
     if (!m_points.empty()) {
@@ -177,8 +182,8 @@ void CostView::redraw()
             refB << allB.back() * (x / tl) * (x / tl);
         }
     }
-    const QVector<double>* ys[] = {&one, &all, &refT, &oneB, &allB, &refB};
-    for (int g = 0; g < 6; ++g) m_plot->graph(g)->setData(t, *ys[g], true);
+    const QVector<double>* ys[] = {&one, &all, &refT, &oneB, &allB, &refB, &tiledB};
+    for (int g = 0; g < 7; ++g) m_plot->graph(g)->setData(t, *ys[g], true);
     for (QCPAxisRect* rect : m_plot->axisRects()) {
         rect->axis(QCPAxis::atBottom)->setRange(4, 4096);
         bool found = false;

@@ -8,6 +8,7 @@
 #include "ui/steps/positionalview.h"
 #include "ui/steps/ropeview.h"
 #include "ui/steps/stepsviews.h"
+#include "ui/steps/tiledview.h"
 
 namespace attnscope {
 
@@ -19,6 +20,7 @@ StepByStep::StepByStep(Document* document, QWidget* parent) : DocumentTabs(docum
     m_positional = page<PositionalView>();
     m_rope = page<RopeView>();
     m_cross = page<CrossAttentionView>();
+    m_tiled = page<TiledView>();
     m_cost = page<CostView>();
 }
 

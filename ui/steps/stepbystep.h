@@ -11,6 +11,7 @@ class BlockView;
 class PositionalView;
 class RopeView;
 class CrossAttentionView;
+class TiledView;
 class CostView;
 
 class StepByStep : public DocumentTabs {
@@ -24,6 +25,7 @@ public:
     PositionalView* positional() const { return m_positional; }
     RopeView* rope() const { return m_rope; }
     CrossAttentionView* cross() const { return m_cross; }
+    TiledView* tiled() const { return m_tiled; }
     CostView* cost() const { return m_cost; }
 
 private:
@@ -33,6 +35,7 @@ private:
     PositionalView* m_positional;
     RopeView* m_rope;
     CrossAttentionView* m_cross;
+    TiledView* m_tiled;
     CostView* m_cost;
 };
 

@@ -13,6 +13,7 @@
 #include "ui/steps/pipelineview.h"
 #include "ui/steps/positionalview.h"
 #include "ui/steps/ropeview.h"
+#include "ui/steps/tiledview.h"
 
 namespace attnscope {
 
@@ -112,6 +113,7 @@ const ViewList& stepsViews()
         {QStringLiteral("positional"), QObject::tr("Positions"), tab, true, makeView<PositionalView>, preparePositional, layOut, {}},
         {QStringLiteral("rope"), QObject::tr("Rotary"), tab, true, makeView<RopeView>, {}, layOut, {}},
         {QStringLiteral("cross"), QObject::tr("Cross-attention"), tab, true, makeView<CrossAttentionView>, prepareCross, layOut, captureSource},
+        {QStringLiteral("tiled"), QObject::tr("Tiled"), tab, true, makeView<TiledView>, {}, layOut, {}},
         // The cost view measures the first time its tab is shown; an export draws the window's timings.
         {QStringLiteral("cost"), QObject::tr("Cost"), tab, true, makeView<CostView>, prepareCost, settleCost, captureCost},
     };

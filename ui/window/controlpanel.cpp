@@ -6,6 +6,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -51,6 +52,7 @@ ControlPanel::ControlPanel(Document* document, QWidget* parent) : QWidget(parent
     auto* windowForm = new QFormLayout;
     windowForm->addRow(tr("&Window"), m_window);
     windowForm->addRow(tr("Sin&ks"), m_sinks);
+    buildPatternControls(maskGroup, windowForm);
     auto* maskBox = new QVBoxLayout(maskGroup);
     maskBox->addWidget(m_causal);
     maskBox->addLayout(windowForm);
@@ -190,16 +192,21 @@ void ControlPanel::showSettings(const AttentionSettings& s)
     m_causal->setChecked(s.mask == MaskKind::Causal);
     m_window->setValue(s.window);
     m_sinks->setValue(s.sinks);
-    m_window->setEnabled(s.mask == MaskKind::Causal);
+    m_window->setEnabled(s.mask == MaskKind::Causal && !s.sparse.active());
     m_sinks->setEnabled(s.hasWindow());
+    m_causal->setEnabled(!s.sparse.active());  // a pattern runs inside the model's own mask
+    showPattern(s);
     // The model's training mask, and a warning colour when the view departs from it.
     const ModelPtr& model = m_document->model();
     const QString note = model ? QString::fromStdString(counterfactualNote(model->config, s)) : QString();
     const QString trained = model ? (model->config.causal ? tr("Trained causal (%1).") : tr("Trained bidirectional, no mask (%1)."))
                                         .arg(QString::fromStdString(model->config.architecture))
                                   : QString();
-    m_maskNote->setText(note.isEmpty() ? trained : note.left(1).toUpper() + note.mid(1) + QLatin1Char('.'));
-    m_maskNote->setStyleSheet(note.isEmpty() ? QString() : QStringLiteral("QLabel { color: #8a4b00; }"));
+    const QString shown = !m_patternProblem.isEmpty() ? m_patternProblem
+                          : note.isEmpty()            ? trained
+                                                      : note.left(1).toUpper() + note.mid(1) + QLatin1Char('.');
+    m_maskNote->setText(shown);
+    m_maskNote->setStyleSheet(shown == trained ? QString() : QStringLiteral("QLabel { color: #8a4b00; }"));
     m_sqrtDk->setChecked(s.scaling == Scaling::SqrtDk);
     m_temperature->setValue(sliderForTemperature(s.temperature));
     m_temperatureLabel->setText(QStringLiteral("T = %1").arg(s.temperature, 0, 'f', 2));
@@ -213,6 +220,111 @@ void ControlPanel::showFocus(HeadSelection focus)
     const QSignalBlocker b1(m_layer), b2(m_head);
     m_layer->setValue(focus.layer);
     m_head->setValue(focus.head);
+}
+
+void ControlPanel::buildPatternControls(QWidget* group, QFormLayout* form)
+{
+    m_patternForm = form;
+    m_pattern = new QComboBox(group);
+    m_pattern->addItem(tr("Window, sinks"), int(PatternKind::None));
+    m_pattern->addItem(tr("Global + window"), int(PatternKind::Global));
+    m_pattern->addItem(tr("Dilated"), int(PatternKind::Dilated));
+    m_pattern->addItem(tr("Blocks"), int(PatternKind::Block));
+    m_pattern->addItem(tr("Random keys"), int(PatternKind::Random));
+    m_globals = new QLineEdit(group);
+    m_globals->setPlaceholderText(QStringLiteral("0,5"));
+    m_patternFirst = new QSpinBox(group);
+    m_patternFirst->setRange(1, kMaxPatternNumber);
+    m_patternSecond = new QSpinBox(group);
+    m_patternSecond->setRange(0, kMaxPatternNumber);  // a dilation, or a seed (the grammar takes seeds up to 2³² − 1)
+    form->addRow(tr("&Pattern"), m_pattern);
+    form->addRow(tr("&Global"), m_globals);
+    form->addRow(tr("Keys"), m_patternFirst);
+    form->addRow(tr("Apart"), m_patternSecond);
+
+    m_pattern->setObjectName(QStringLiteral("mask-pattern"));
+    m_pattern->setToolTip(tr("A sparse pattern in the window's place, as long-text models cut attention down (global tokens beside a "
+                             "window as in Longformer, a dilated window, blocks, or random keys as in BigBird), inside the model's own "
+                             "mask: one-sided for a decoder, two-sided for an encoder."));
+    m_globals->setObjectName(QStringLiteral("mask-globals"));
+    m_globals->setToolTip(tr("The global positions, separated by commas: each sees every key and every query sees it."));
+    m_patternFirst->setObjectName(QStringLiteral("mask-pattern-first"));
+    m_patternSecond->setObjectName(QStringLiteral("mask-pattern-second"));
+
+    // Picking a pattern starts it with numbers that keep about 8 keys a query; editing them applies at once.
+    connect(m_pattern, &QComboBox::currentIndexChanged, this, [this](int i) {
+        const QSignalBlocker b1(m_patternFirst), b2(m_patternSecond), b3(m_globals);
+        switch (PatternKind(m_pattern->itemData(i).toInt())) {
+        case PatternKind::Global: m_globals->setText(QStringLiteral("0")), m_patternFirst->setValue(8); break;
+        case PatternKind::Dilated: m_patternFirst->setValue(8), m_patternSecond->setValue(2); break;
+        case PatternKind::Block: m_patternFirst->setValue(16); break;
+        case PatternKind::Random: m_patternFirst->setValue(8), m_patternSecond->setValue(1); break;
+        case PatternKind::None: break;
+        }
+        applyPatternControls();
+    });
+    connect(m_patternFirst, &QSpinBox::valueChanged, this, &ControlPanel::applyPatternControls);
+    connect(m_patternSecond, &QSpinBox::valueChanged, this, &ControlPanel::applyPatternControls);
+    connect(m_globals, &QLineEdit::editingFinished, this, &ControlPanel::applyPatternControls);
+}
+
+Result<SparsePattern> ControlPanel::patternFromControls() const
+{
+    const std::string first = std::to_string(m_patternFirst->value()), second = std::to_string(m_patternSecond->value());
+    switch (PatternKind(m_pattern->currentData().toInt())) {
+    case PatternKind::Global: return parseSparsePattern("global:" + m_globals->text().trimmed().remove(u' ').toStdString() + ";window:" + first);
+    case PatternKind::Dilated: return parseSparsePattern("dilated:" + first + "," + second);
+    case PatternKind::Block: return parseSparsePattern("block:" + first);
+    case PatternKind::Random: return parseSparsePattern("random:" + first + "," + second);
+    case PatternKind::None: break;
+    }
+    return Result<SparsePattern>::ok(SparsePattern{});
+}
+
+void ControlPanel::applyPatternControls()
+{
+    Result<SparsePattern> pattern = patternFromControls();
+    m_patternProblem = pattern ? QString() : QString::fromStdString(pattern.error());
+    if (!pattern) {
+        showSettings(m_document->settings());  // the sentence in the mask note; the settings stay as they were
+        return;
+    }
+    m_document->setSparsePattern(*pattern);
+}
+
+void ControlPanel::showPattern(const AttentionSettings& s)
+{
+    const QSignalBlocker b1(m_pattern), b2(m_patternFirst), b3(m_patternSecond), b4(m_globals);
+    const SparsePattern& p = s.sparse;
+    if (p.active() || m_patternProblem.isEmpty()) m_pattern->setCurrentIndex(m_pattern->findData(int(p.kind)));
+    const PatternKind kind = PatternKind(m_pattern->currentData().toInt());
+    const auto label = [this](QWidget* field, const QString& text) {
+        if (auto* l = qobject_cast<QLabel*>(m_patternForm->labelForField(field))) l->setText(text);
+    };
+    m_patternForm->setRowVisible(m_globals, kind == PatternKind::Global);
+    m_patternForm->setRowVisible(m_patternFirst, kind != PatternKind::None);
+    m_patternForm->setRowVisible(m_patternSecond, kind == PatternKind::Dilated || kind == PatternKind::Random);
+    label(m_patternFirst, kind == PatternKind::Block ? tr("Bloc&k size") : kind == PatternKind::Random ? tr("Random &keys") : tr("Window &keys"));
+    label(m_patternSecond, kind == PatternKind::Random ? tr("S&eed") : tr("&Apart"));
+    m_patternFirst->setToolTip(kind == PatternKind::Block    ? tr("Each query sees the keys of its own block of this many positions.")
+                               : kind == PatternKind::Random ? tr("How many other keys each query draws, besides itself.")
+                                                             : tr("How many keys the window keeps, the query's own among them."));
+    m_patternSecond->setToolTip(kind == PatternKind::Random ? tr("The draw depends on this seed and the query's position alone: the same in every layer and head.")
+                                                            : tr("The spacing between the dilated window's keys: 1 is an ordinary window."));
+    if (!p.active()) return;
+    switch (p.kind) {
+    case PatternKind::Global: {
+        QStringList positions;
+        for (int g : p.globals) positions << QString::number(g);
+        m_globals->setText(positions.join(u','));
+        m_patternFirst->setValue(p.window);
+        break;
+    }
+    case PatternKind::Dilated: m_patternFirst->setValue(p.window), m_patternSecond->setValue(p.dilation); break;
+    case PatternKind::Block: m_patternFirst->setValue(p.block); break;
+    case PatternKind::Random: m_patternFirst->setValue(p.randomKeys), m_patternSecond->setValue(int(std::min<std::uint32_t>(p.seed, kMaxPatternNumber))); break;
+    case PatternKind::None: break;
+    }
 }
 
 } // namespace attnscope

@@ -8,7 +8,9 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QSlider;
 class QSpinBox;
@@ -37,6 +39,12 @@ public:
     QLabel* maskNote() const { return m_maskNote; }
     QSpinBox* windowBox() const { return m_window; }
     QSpinBox* sinksBox() const { return m_sinks; }
+    // The sparse pattern in the window's place (window and sinks, global, dilated, block, random) and its
+    // numbers: the first (W, B or R), the second (D or the seed) and the global positions ("0,5").
+    QComboBox* patternBox() const { return m_pattern; }
+    QSpinBox* patternFirstBox() const { return m_patternFirst; }
+    QSpinBox* patternSecondBox() const { return m_patternSecond; }
+    QLineEdit* globalsEdit() const { return m_globals; }
     QCheckBox* sqrtDkBox() const { return m_sqrtDk; }
     QSlider* temperatureSlider() const { return m_temperature; }
     QLabel* temperatureLabel() const { return m_temperatureLabel; }
@@ -47,6 +55,11 @@ private:
     void showModel(const ModelPtr& model);
     void showSettings(const AttentionSettings& settings);
     void showFocus(HeadSelection focus);
+    void buildPatternControls(QWidget* group, QFormLayout* form);
+    // The pattern the pattern controls describe; fails with the parser's sentence (a bad global list).
+    Result<SparsePattern> patternFromControls() const;
+    void applyPatternControls();
+    void showPattern(const AttentionSettings& settings);
 
     Document* m_document;
     QSpinBox* m_layer;
@@ -57,6 +70,12 @@ private:
     QLabel* m_maskNote;
     QSpinBox* m_window;
     QSpinBox* m_sinks;
+    QComboBox* m_pattern;
+    QSpinBox* m_patternFirst;
+    QSpinBox* m_patternSecond;
+    QLineEdit* m_globals;
+    QFormLayout* m_patternForm;
+    QString m_patternProblem;  // the sentence for a global list the parser refused, shown in the mask note
     QPushButton* m_clearBlocked;
     QCheckBox* m_sqrtDk;
     QSlider* m_temperature;

@@ -35,6 +35,14 @@ std::string trainingDescription(const ModelConfig& config)
     return config.causal ? "decoder, trained with the causal mask" : "encoder, trained bidirectional (no mask)";
 }
 
+std::string modelShortName(const ModelConfig& config)
+{
+    if (config.name == "builtin") return "AttnScope's built-in model";
+    if (config.name == "builtin-translator") return "AttnScope's built-in translator";
+    if (config.name.starts_with("random")) return "a random, untrained model";
+    return config.name;
+}
+
 std::string modelDescription(const ModelConfig& config)
 {
     const std::string shape = std::to_string(config.layers) + (config.layers == 1 ? " layer × " : " layers × ") +

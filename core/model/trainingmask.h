@@ -31,4 +31,8 @@ std::string trainingDescription(const ModelConfig& config);
 //   "gpt2 (gpt2, decoder, trained with the causal mask; 12 layers × 12 heads)"
 std::string modelDescription(const ModelConfig& config);
 
+// The model as a person knows it, in a few words: "AttnScope's built-in model", "AttnScope's built-in
+// translator", "a random, untrained model", else the name it was opened by ("gpt2", "SmolLM2-135M").
+std::string modelShortName(const ModelConfig& config);
+
 } // namespace attnscope

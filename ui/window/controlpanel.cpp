@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "core/model/trainingmask.h"
+#include "ui/document/sentence.h"
 
 namespace attnscope {
 
@@ -199,9 +200,13 @@ void ControlPanel::showSettings(const AttentionSettings& s)
     // The model's training mask, and a warning colour when the view departs from it.
     const ModelPtr& model = m_document->model();
     const QString note = model ? QString::fromStdString(counterfactualNote(model->config, s)) : QString();
-    const QString trained = model ? (model->config.causal ? tr("Trained causal (%1).") : tr("Trained bidirectional, no mask (%1)."))
-                                        .arg(QString::fromStdString(model->config.architecture))
-                                  : QString();
+    // What the model is, as a person knows it, not the layout its weights follow.
+    QString trained;
+    if (model && model->config.name.starts_with("random"))
+        trained = model->config.causal ? tr("A random, untrained model, causal by its layout.") : tr("A random, untrained model, with no mask.");
+    else if (model)
+        trained = (model->config.causal ? tr("%1 was trained with the causal mask.") : tr("%1 was trained bidirectional, with no mask."))
+                      .arg(coreSentence(modelShortName(model->config)));
     const QString shown = !m_patternProblem.isEmpty() ? m_patternProblem
                           : note.isEmpty()            ? trained
                                                       : note.left(1).toUpper() + note.mid(1) + QLatin1Char('.');

@@ -168,7 +168,15 @@ void TestRenderer::manyStrokesBlendAsOneAfterAnother()
         blendStroke(one, line, width, rgb, alpha);
         strokes.add(line, width, rgb, alpha);
     }
-    QCOMPARE(strokes.size(), 600);
+    // The edge cases: flat, nearly flat (the column range is far past any int before clamping), upright,
+    // a point, far outside, and a stroke beyond any image that is refused.
+    const QLineF special[] = {QLineF(-10, 40, 300, 40), QLineF(0, 50.2, 230, 50.2000001), QLineF(70, -20, 70.0000001, 300),
+                              QLineF(30, 30, 30, 30), QLineF(-1e5, -1e5, -9e4, 5e4), QLineF(0, 0, 1e9, 1)};
+    for (const QLineF& line : special) {
+        blendStroke(one, line, 1.5, qRgb(200, 30, 90), 0.7);
+        strokes.add(line, 1.5, qRgb(200, 30, 90), 0.7);
+    }
+    QCOMPARE(strokes.size(), 605);  // the one beyond any image is not added
     strokes.blendInto(many);
     pool.setThreads(threads);
     QCOMPARE(many, one);

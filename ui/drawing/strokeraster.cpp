@@ -50,7 +50,10 @@ void walk(const Pixels& image, const StrokeList::Walk& s, int top, int bottom)
     // 2. Only the columns whose run can reach [vMin, vMax): the run's centre is v0 + (u + 0.5 - u0) * slope.
     const double reach = double(s.half) / double(kOne) + 1.0;
     if (s.slope != 0.0) {
-        const double a = s.u0 - 0.5 + (vMin - reach - s.v0) / s.slope, b = s.u0 - 0.5 + (vMax + reach - s.v0) / s.slope;
+        // Clamped before the conversion: a nearly flat stroke puts these far past any int.
+        constexpr double kFarColumn = 1 << 24;
+        const double a = std::clamp(s.u0 - 0.5 + (vMin - reach - s.v0) / s.slope, -kFarColumn, kFarColumn);
+        const double b = std::clamp(s.u0 - 0.5 + (vMax + reach - s.v0) / s.slope, -kFarColumn, kFarColumn);
         first = std::max(first, int(std::floor(std::min(a, b))) - 1);
         last = std::min(last, int(std::ceil(std::max(a, b))) + 1);
     } else if (s.v0 + reach < vMin || s.v0 - reach > vMax) {

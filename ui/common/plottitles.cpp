@@ -269,6 +269,7 @@ bool fitTitles(QCustomPlot* plot)
         const QRect area = item->position->axisRect() ? item->position->axisRect()->rect() : plot->rect();
         if (area.width() <= 0) continue;  // not laid out yet
         const double x = item->position->pixelPosition().x();
+        if (!std::isfinite(x) || std::abs(x) > 1e6) continue;  // an anchor not placed yet (no axis range)
         const QMargins pad = item->padding();
         const int onRight = int(area.right() - x) - pad.left() - pad.right() - 2;
         const int onLeft = int(x - area.left()) - pad.left() - pad.right() - 2;

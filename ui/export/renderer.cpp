@@ -8,7 +8,6 @@
 #include "core/limits.h"
 #include "ui/attention/attentionviews.h"
 #include "ui/common/exportimage.h"
-#include "ui/common/plottitles.h"
 #include "ui/document/tabnames.h"
 #include "ui/lab/labviews.h"
 #include "ui/research/researchviews.h"
@@ -88,11 +87,9 @@ Status renderView(const QString& view, Document& document, const RenderOptions& 
     widget->resize(size);
     if (entry.prepare)
         if (Status s = entry.prepare(widget.get(), document, options); !s.ok()) return s;
-    fitPlotTitles(widget.get());  // titles wrap to their plots, as in the window
     widget->show();
     if (entry.settle)
         if (Status s = entry.settle(widget.get(), document, options); !s.ok()) return s;
-    for (QCustomPlot* plot : widget->findChildren<QCustomPlot*>()) plot->replot();  // a title set after the fitting
 
     const auto paint = [&](QCPPainter& painter, bool vector) {
         if (!vector) painter.setRenderHint(QPainter::Antialiasing, true);

@@ -227,7 +227,7 @@ void CircuitsView::showSelection()
         }
         m_spectra->xAxis->setRange(0.5, double(focused->qkSingularValues.size()) + 0.5);
         m_spectra->yAxis->setRange(0.0, top > 0 ? top * 1.08 : 1.0);
-        if (title) title->setText(tr("%1: the singular values of its QK (blue) and OV (red) circuits").arg(name));
+        if (title) title->setText(tr("%1 singular values: QK blue, OV red").arg(name));
     } else if (title) {
         title->setText(tr("%1 is not a head of this stack").arg(name));
     }
@@ -241,7 +241,7 @@ void CircuitsView::showSelection()
         QStringList labels;
         for (int i = 0; i < N; ++i) labels << QString::number(i);
         m_positional->setMatrix(r->positional, MatrixPlot::Scale::Symmetric, labels, labels);
-        m_positional->setTitle(tr("%1 between the first %2 positions: P W_QK Pᵀ (rows: queries)").arg(name).arg(N));
+        m_positional->setTitle(tr("%1: P W_QK Pᵀ, %2 positions").arg(name).arg(N));
     } else {
         m_positional->clear();
     }
@@ -256,7 +256,7 @@ void CircuitsView::showSelection()
         }
     if (anyScore) {
         m_copying->setMatrix(copying, MatrixPlot::Scale::UnitSigned, layerLabels(L), headLabels(H));
-        m_copying->setTitle(tr("Copying score of each head (−1 suppresses, 1 copies)"));
+        m_copying->setTitle(tr("Copying score per head (−1 to 1)"));
         if (f.layer < L && f.head < H) m_copying->setHighlight(QRect(f.head, f.layer, 1, 1));
     } else {  // the heads' grid in the colour of "no value", under the sentence saying why
         m_copying->setMatrix(copying, MatrixPlot::Scale::UnitSigned, layerLabels(L), headLabels(H));
@@ -280,7 +280,7 @@ void CircuitsView::showSelection()
                 grid(c.from.layer, c.from.head) = float(kind() == Kind::Query ? c.q : kind() == Kind::Key ? c.k : c.v);
         const char* letter = kind() == Kind::Query ? "Q" : kind() == Kind::Key ? "K" : "V";
         m_composition->setMatrix(grid, MatrixPlot::Scale::Magnitude, layerLabels(f.layer), headLabels(H));
-        m_composition->setTitle(tr("%1-composition of %2 with each earlier head (0 to the largest)%3")
+        m_composition->setTitle(tr("%1-composition of %2 with earlier heads%3")
                                     .arg(QLatin1String(letter), name, r->into.approximateComposition ? tr(", approximate: post-norm") : QString()));
     }
 

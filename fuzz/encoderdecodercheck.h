@@ -77,7 +77,7 @@ inline void checkEncoderDecoder(const attnscope::Model& model, std::string_view 
     EncoderDecoderTrace trace;
     const Status s = forwardEncoderDecoder(model, src, tgt, {}, true, trace);
     FUZZ_EXPECT(s.ok(), "a loaded encoder-decoder runs a few of its tokenizer's ids");
-    const int L = model.decoder->layers, H = model.config.heads;
+    const int L = model.decoder->layers, H = model.decoder->heads;  // the decoder's own heads (BART's may differ)
     const Eigen::Index T = Eigen::Index(tgt.size()), S = Eigen::Index(src.size());
     FUZZ_EXPECT(trace.selfAttention.size() == std::size_t(L * H) && trace.crossAttention.size() == std::size_t(L * H),
                 "one weight matrix per decoder layer and head of each kind");

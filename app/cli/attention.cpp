@@ -52,6 +52,9 @@ int runEncoderDecoder(const Args& args, const Model& model, const AttentionSetti
     out["encoder_attention"] = json::attention(trace.encoder);
     out["attention"] = json::attention(trace.selfAttention, trace.decoderLayers, trace.heads);
     out["cross_attention"] = json::attention(trace.crossAttention, trace.decoderLayers, trace.heads);
+    out["encoder_kv_head"] = json::keyValueHeads(model.config, trace.encoder.heads);
+    out["kv_head"] = json::keyValueHeads(model.config, trace.heads);
+    out["cross_kv_head"] = json::keyValueHeads(model.config, trace.heads);
     if (args.has("--stats")) out["stats"] = json::stats(trace.selfAttention, trace.decoderLayers, trace.heads);
     if (args.has("--words")) {
         // Target words are the typed target's; the decoder's start token is a word of its own.
@@ -76,7 +79,7 @@ int run(const Args& args)
     AttentionSettings settings = readSettings(args);
     const int topCount = readCount(args, "--top-k", 0, 1 << 20);
     const std::string text = readText(args);
-    ModelPtr model = openModel(args);
+    ModelPtr model = openModel(args, settings);
     if (model->isEncoderDecoder()) {
         if (!args.has("--source"))
             throw Failure{kExitUsage, "the model is an encoder-decoder: give the source sentence with --source and the "
@@ -108,6 +111,7 @@ int run(const Args& args)
     out["token_ids"] = tokens.ids;
     out["settings"] = json::settings(settings);
     out["attention"] = json::attention(*trace);
+    out["kv_head"] = json::keyValueHeads(model->config, trace->heads);
     if (args.has("--value-norms")) out["value_weighted"] = json::valueWeighted(*trace);
     if (args.has("--stats")) out["stats"] = json::stats(*trace);
     if (args.has("--words")) {

@@ -36,9 +36,9 @@ void declare(Options& o)
 // the embedding table that memory bandwidth, not arithmetic, paces.
 double forwardFlops(const ModelConfig& c, double T, bool causal)
 {
-    const double D = c.dModel, F = c.dFF, kv = double(c.keyValueHeads()) * c.dHead;
+    const double D = c.dModel, F = c.dFF, kv = double(c.keyValueHeads()) * c.dHead, inner = c.innerWidth();
     const double pairs = causal ? T * (T + 1) / 2 : T * T;
-    const double projections = 2 * T * D * (D + 2 * kv) + 2 * T * D * D;
+    const double projections = 2 * T * D * (inner + 2 * kv) + 2 * T * inner * D;
     const double attention = 2 * 2 * pairs * c.dHead * c.heads;
     const double feedForward = 2 * T * D * F * (isGated(c.activation) ? 3 : 2);
     return c.layers * (projections + attention + feedForward);
@@ -152,6 +152,7 @@ int run(const Args& args)
         std::vector<int> ids(static_cast<std::size_t>(tokens));
         for (int i = 0; i < tokens; ++i) ids[static_cast<std::size_t>(i)] = i % model->config.vocabSize;
         AttentionSettings settings = readSettings(args);
+        ablateKeyValueGroups(args, model->config, settings);
         useTrainingMaskUnlessGiven(args, *model, settings);
         // What the window asks of every pass: every head's weights and the next-token logits (ONNX Runtime's
         // graph in tests/benchmarks/onnx computes the same).

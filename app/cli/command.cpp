@@ -73,6 +73,9 @@ Options& Options::settings()
     value("--positional", "default|sinusoidal|learned|none", "the positional encoding (the model's by default)");
     value("--max-tokens", "N", "refuse text of more than N tokens (by default, and at most, the model's context)");
     value("--ablate", "L.H,L.H", "knock these heads out: their output before W_O is replaced");
+    value("--ablate-kv", "L.G,L.G",
+          "knock out every query head that reads key/value head G of layer L (grouped-query models: the whole group; "
+          "elsewhere head G alone), as --ablate would each");
     return value("--ablate-mode", "zero|mean", "replace an ablated head's output by zeros or by its mean over the positions (zero by default)");
 }
 

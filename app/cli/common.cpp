@@ -45,6 +45,38 @@ ModelPtr openModel(const Args& args)
     return *model;
 }
 
+ModelPtr openModel(const Args& args, AttentionSettings& settings)
+{
+    ModelPtr model = openModel(args);
+    ablateKeyValueGroups(args, model->config, settings);
+    return model;
+}
+
+namespace {
+
+// --ablate-kv's pairs, read as --ablate's are; a malformed list fails before any model loads.
+std::vector<AblatedHead> keyValueGroupsGiven(const Args& args)
+{
+    if (!args.has("--ablate-kv")) return {};
+    Result<std::vector<AblatedHead>> groups = parseAblatedHeads(args.get("--ablate-kv"));
+    if (!groups)
+        throw Failure{kExitInput, "--ablate-kv must be layer.group pairs like 0.1,1.0 (L.G, a key/value head of that layer), not '" +
+                                      args.get("--ablate-kv") + "'."};
+    return std::move(*groups);
+}
+
+} // namespace
+
+void ablateKeyValueGroups(const Args& args, const ModelConfig& config, AttentionSettings& settings)
+{
+    const std::vector<AblatedHead> groups = keyValueGroupsGiven(args);
+    if (groups.empty()) return;
+    const std::vector<AblatedHead> heads = orFail(headsOfKeyValueGroups(config, groups), kExitInput);
+    settings.ablated.insert(settings.ablated.end(), heads.begin(), heads.end());
+    std::sort(settings.ablated.begin(), settings.ablated.end());
+    settings.ablated.erase(std::unique(settings.ablated.begin(), settings.ablated.end()), settings.ablated.end());
+}
+
 AttentionSettings readSettings(const Args& args, AttentionSettings base)
 {
     AttentionSettings s = std::move(base);
@@ -56,6 +88,7 @@ AttentionSettings readSettings(const Args& args, AttentionSettings base)
     if (args.has("--max-tokens")) s.tokenLimit = orFail(parseTokenLimit(args.get("--max-tokens")));
     if (args.has("--ablate")) s.ablated = orFail(parseAblatedHeads(args.get("--ablate")));
     if (args.has("--ablate-mode")) s.ablationMode = orFail(parseAblationMode(args.get("--ablate-mode")));
+    keyValueGroupsGiven(args);  // checked now; added to `ablated` once the model is known (openModel)
     return s;
 }
 
@@ -93,7 +126,7 @@ Input readInput(const Args& args, bool textRequired)
     in.settings = readSettings(args);
     const bool hasText = args.has("--text") || args.has("--text-file");
     in.text = hasText || textRequired ? readText(args) : std::string();
-    in.model = openModel(args);
+    in.model = openModel(args, in.settings);
     useTrainingMaskUnlessGiven(args, *in.model, in.settings);
     if (hasText || textRequired) in.tokens = tokenize(*in.model, in.text);
     checkBlockedKeys(in.settings, in.tokens);

@@ -36,6 +36,12 @@ T orFail(Result<T> r, int code = kExitUsage)
 std::string readText(const Args& args);
 // --model or the default model; load warnings go to stderr.
 ModelPtr openModel(const Args& args);
+// The same, then --ablate-kv's groups added to the settings' ablated heads (ablateKeyValueGroups).
+ModelPtr openModel(const Args& args, AttentionSettings& settings);
+// --ablate-kv L.G,L.G: every query head that reads key/value head G of layer L joins settings.ablated, in
+// every ablation mode, as if each had been named with --ablate. Fails with kExitInput for a group the model
+// does not have.
+void ablateKeyValueGroups(const Args& args, const ModelConfig& config, AttentionSettings& settings);
 // --mask, --block-keys, --scaling, --temperature, --positional, --ablate, --ablate-mode, each replacing
 // that field of `base` (the defaults, or a scene's settings).
 AttentionSettings readSettings(const Args& args, AttentionSettings base = {});

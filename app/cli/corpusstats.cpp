@@ -20,7 +20,7 @@ int run(const Args& args)
     AttentionSettings settings = readSettings(args);
     const int maxDocuments = readCount(args, "--max-documents", kMaxCorpusDocuments, kMaxCorpusDocuments);
     const std::string corpus = readText(args);
-    ModelPtr model = openModel(args);
+    ModelPtr model = openModel(args, settings);
     useTrainingMaskUnlessGiven(args, *model, settings);
     const CorpusStats stats = orFail(corpusStats(*model, corpus, settings, maxDocuments), kExitInput);
     if (stats.truncated > 0)

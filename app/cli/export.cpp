@@ -51,7 +51,7 @@ int run(const Args& args)
         if (!args.has("--source")) throw Failure{kExitUsage, "'export --what cross-attention' needs --source (and --text, the target)."};
         input.settings = readSettings(args);
         const std::string text = readText(args);
-        input.model = openModel(args);
+        input.model = openModel(args, input.settings);
         if (!input.model->isEncoderDecoder())
             throw Failure{kExitUsage, "'" + input.model->config.name + "' has no decoder, so it has no cross-attention to export."};
         input.settings = readDecoderSettings(args, input.settings);
@@ -65,6 +65,7 @@ int run(const Args& args)
         if (oneHead) {
             ModelConfig decoder = input.model->config;
             decoder.layers = input.model->decoder->layers;
+            decoder.heads = input.model->decoder->heads;
             request.head = readHead(args, decoder, true);
         }
     } else {

@@ -38,7 +38,7 @@ int run(const Args& args)
     AttentionSettings settings = readSettings(args);
     const int maxNew = readCount(args, "--max-new-tokens", 20, kMaxNewTokens);
     const int topCount = readCount(args, "--top-k", 0, 1 << 20);
-    ModelPtr model = openModel(args);
+    ModelPtr model = openModel(args, settings);
     TokenizedText input;  // the source of an encoder-decoder, the prompt of a decoder
     if (model->isEncoderDecoder()) {
         if (!args.has("--source") || args.has("--text") || args.has("--text-file"))

@@ -26,24 +26,43 @@ std::uint64_t readSeed(const Args& args)
     return seed;
 }
 
+// Each role's score under its key; a score the sequence could not measure (no repeated token, a single
+// token) is null.
+void putRoles(nlohmann::ordered_json& into, const RoleScores& scores)
+{
+    for (int r = 0; r < kHeadRoleCount; ++r) {
+        const double score = roleScore(scores, static_cast<HeadRole>(r));
+        if (std::isfinite(score)) into[roleKey(static_cast<HeadRole>(r))] = score;
+        else into[roleKey(static_cast<HeadRole>(r))] = nullptr;
+    }
+}
+
 int run(const Args& args)
 {
     const std::uint64_t seed = readSeed(args);
     const Input in = readInput(args, false);
     const HeadRoleScores roles = orFail(computeHeadRoles(*in.model, in.tokens.ids, in.settings, seed), kExitInput);
+    const ModelConfig& config = in.model->config;
     nlohmann::ordered_json heads = nlohmann::ordered_json::array();
     for (int l = 0; l < roles.layers; ++l)
         for (int h = 0; h < roles.heads; ++h) {
-            nlohmann::ordered_json head = {{"layer", l}, {"head", h}};
-            for (int r = 0; r < kHeadRoleCount; ++r) {
-                const double score = roleScore(roles.at(l, h), static_cast<HeadRole>(r));
-                // A score the sequence could not measure (no repeated token, a single token) is null.
-                if (std::isfinite(score)) head[roleKey(static_cast<HeadRole>(r))] = score;
-                else head[roleKey(static_cast<HeadRole>(r))] = nullptr;
-            }
+            nlohmann::ordered_json head = {{"layer", l}, {"head", h}, {"kv_head", config.kvHeadOf(h)}};
+            putRoles(head, roles.at(l, h));
             heads.push_back(std::move(head));
         }
-    print({{"heads", std::move(heads)}});
+    nlohmann::ordered_json out = {{"heads", std::move(heads)}};
+    // Grouped-query models: the roles of each group of query heads that share keys and values.
+    if (config.groupsHeads()) {
+        nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+        for (const GroupRoleScores& g : rolesByKeyValueGroup(roles, config)) {
+            nlohmann::ordered_json group = {{"layer", g.layer}, {"kv_head", g.kvHead}, {"heads", {g.firstHead, g.lastHead}}};
+            putRoles(group["mean"], g.mean);
+            putRoles(group["max"], g.max);
+            groups.push_back(std::move(group));
+        }
+        out["kv_groups"] = std::move(groups);
+    }
+    print(out);
     return 0;
 }
 

@@ -39,7 +39,7 @@ int run(const Args& args)
     const std::string cleanText = required(args, "--clean"), corruptedText = required(args, "--corrupted");
     const std::string answerText = required(args, "--answer"), wrongText = required(args, "--wrong");
     AttentionSettings settings = readSettings(args);
-    const ModelPtr model = openModel(args);
+    const ModelPtr model = openModel(args, settings);
     useTrainingMaskUnlessGiven(args, *model, settings);
     const TokenizedText clean = tokenize(*model, cleanText), corrupted = tokenize(*model, corruptedText);
     checkBlockedKeys(settings, clean);
@@ -54,6 +54,7 @@ int run(const Args& args)
     out["corrupted_diff"] = p.corruptedDiff;
     out["resid"] = rows(p.residual);
     out["heads"] = rows(p.head);
+    if (p.group.size() > 0) out["kv_groups"] = rows(p.group);  // grouped-query models: each group's heads at once
     out["answer"] = {{"token", model->tokenizer->displayToken(answer)}, {"id", answer}};
     out["wrong"] = {{"token", model->tokenizer->displayToken(wrong)}, {"id", wrong}};
     print(out);

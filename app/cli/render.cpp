@@ -95,7 +95,7 @@ int run(const Args& args)
     const std::string text = args.has("--text") || args.has("--text-file") || !scene.text ? readText(args) : *scene.text;
     Args modelArgs = args;
     if (!args.has("--model") && scene.model) modelArgs.values["--model"] = *scene.model;
-    ModelPtr model = openModel(modelArgs);
+    ModelPtr model = openModel(modelArgs, settings);
     // A scene's settings name their mask; without them the model runs under the mask it was trained with.
     if (!scene.settings) useTrainingMaskUnlessGiven(args, *model, settings);
     patternsFollowTraining(settings, model->config);  // a scene's pattern too: its text names no direction

@@ -39,7 +39,7 @@ int runCross(const Args& args)
 {
     AttentionSettings settings = readSettings(args);
     const std::string text = readText(args);
-    ModelPtr model = openModel(args);
+    ModelPtr model = openModel(args, settings);
     if (!model->isEncoderDecoder())
         throw Failure{kExitUsage, "--source is for encoder-decoder models; '" + model->config.name + "' reads one text."};
     settings = readDecoderSettings(args, settings);
@@ -49,6 +49,7 @@ int runCross(const Args& args)
     checkBlockedKeys(settings, source);
     ModelConfig decoder = model->config;
     decoder.layers = model->decoder->layers;
+    decoder.heads = model->decoder->heads;
     const HeadSelection head = readHead(args, decoder, true);
     EncoderDecoderTrace trace;
     if (Status s = forwardEncoderDecoder(*model, source.ids, target.ids, settings, false, trace, head); !s.ok())

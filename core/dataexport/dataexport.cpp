@@ -53,7 +53,12 @@ std::vector<HeadSelection> coveredHeads(const std::optional<HeadSelection>& head
 ModelConfig decoderShape(const Model& model)
 {
     ModelConfig c = model.config;
-    if (model.decoder) c.layers = model.decoder->layers;
+    if (model.decoder) {
+        c.layers = model.decoder->layers;
+        c.heads = model.decoder->heads;
+        c.dHead = model.decoder->dHead;
+        c.kvHeads = 0;
+    }
     return c;
 }
 

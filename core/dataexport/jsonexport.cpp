@@ -13,6 +13,13 @@ nlohmann::ordered_json modelSummary(const ModelConfig& c)
             {"heads", c.heads}, {"d_model", c.dModel}, {"d_head", c.dHead}};
 }
 
+nlohmann::ordered_json keyValueHeads(const ModelConfig& config, int heads)
+{
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (int h = 0; h < heads; ++h) out.push_back(heads == config.heads ? config.kvHeadOf(h) : h);
+    return out;
+}
+
 nlohmann::ordered_json modelInfo(const Model& model)
 {
     const ModelConfig& c = model.config;

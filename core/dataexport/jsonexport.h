@@ -17,6 +17,9 @@ nlohmann::ordered_json matrix(const Matrix& m);                   // list of row
 nlohmann::ordered_json attention(const ForwardTrace& trace);      // [layer][head][query][key]
 // The same from a list of layers*heads matrices, index layer*heads + head (an encoder–decoder's decoder).
 nlohmann::ordered_json attention(const std::vector<Matrix>& weights, int layers, int heads);
+// [H]: the key/value head each query head of a stack of `heads` reads; a stack that shares none (one whose
+// head count is not the config's, such as a decoder's) reads its own.
+nlohmann::ordered_json keyValueHeads(const ModelConfig& config, int heads);
 // α_ij · ‖v_j W_O^h‖, [layer][head][query][key]; the trace must hold value norms.
 nlohmann::ordered_json valueWeighted(const ForwardTrace& trace);
 // {"entropy":[l][h][q],"max_weight":[l][h][q],"first_token_weight":[l][h]}

@@ -180,7 +180,7 @@ Result<EncoderConfig> readEncoderConfig(const std::string& configPath, const std
     if (const auto act = j.find(actKey); act != j.end() && !act->is_null())
         if (Status bad = parseActivation(*act, file, actKey, c.activation); !bad.ok()) return R::fail(bad.error());
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
+    if (Status bad = c.validateSplitHeads(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
     return R::ok(std::move(e));
 }
 

@@ -28,7 +28,7 @@ constexpr int kPositionOffset = 2;
 struct BartConfig {
     ModelConfig encoder;  // architecture "bart" or "marian"
     bool marian = false;
-    int decoderLayers = 0, decoderFF = 0;
+    int decoderLayers = 0, decoderFF = 0, decoderHeads = 0;
     bool scaleEmbedding = false;
     bool tied = true;
     int bos = 0, eos = 2, decoderStart = 2;
@@ -58,7 +58,7 @@ Result<BartConfig> readBartConfig(const std::string& configPath, const std::stri
     }
     c.layerNormEps = 1e-5f;  // BART's norms use PyTorch's default
     c.causal = false;
-    int decoderHeads = 0;
+    int& decoderHeads = b.decoderHeads;
     Status problem;
     auto size = [&](const char* key, int& out, bool required = true) {
         if (problem.ok()) problem = readConfigSize(j, key, file, out, required);
@@ -100,10 +100,14 @@ Result<BartConfig> readBartConfig(const std::string& configPath, const std::stri
     if (c.activation == Activation::SwiGlu)
         return R::fail(file + " asks for a gated activation, which BART's feed-forward does not have.");
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
-    if (decoderHeads != c.heads)
-        return R::fail("in " + file + ", the encoder has " + std::to_string(c.heads) + " heads and the decoder " +
-                       std::to_string(decoderHeads) + "; AttnScope needs the same number in both.");
+    if (Status bad = c.validateSplitHeads(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
+    // The decoder's heads split d_model among themselves, as many as the config gives them (BART allows a
+    // number of its own), checked as the encoder's are.
+    ModelConfig decoderSplit = c;
+    decoderSplit.heads = decoderHeads;
+    decoderSplit.dHead = decoderHeads > 0 ? c.dModel / decoderHeads : 0;
+    if (Status bad = decoderSplit.validateSplitHeads(); !bad.ok())
+        return R::fail("in " + file + ", the decoder's heads: " + bad.error());
     if (b.decoderLayers < 1 || b.decoderLayers > 1024 || b.decoderFF < 1 || b.decoderFF > (1 << 20))
         return R::fail("in " + file + ", the decoder's sizes (decoder_layers " + std::to_string(b.decoderLayers) +
                        ", decoder_ffn_dim " + std::to_string(b.decoderFF) + ") are not usable.");
@@ -317,6 +321,8 @@ Result<ModelPtr> loadEncoderDecoderFolder(const std::string& folder, const std::
     model->config.name = folderDisplayName(dir);
     auto decoder = std::make_shared<DecoderStack>();
     decoder->layers = config->decoderLayers;
+    decoder->heads = config->decoderHeads;
+    decoder->dHead = config->encoder.dModel / config->decoderHeads;
     decoder->dFF = config->decoderFF;
     decoder->contextLength = config->encoder.contextLength;
     decoder->activation = config->encoder.activation;

@@ -86,7 +86,7 @@ Result<ModelConfig> parseGpt2Config(std::string_view text, const std::string& co
     if (const auto act = j.find("activation_function"); act != j.end() && !act->is_null())
         if (Status bad = parseActivation(*act, file, "activation", c.activation); !bad.ok()) return R::fail(bad.error());
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
+    if (Status bad = c.validateSplitHeads(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
     if (Status bad = readEndTokenIds(j, file, c.vocabSize, c.endTokenIds); !bad.ok()) return R::fail(bad.error());
     return R::ok(std::move(c));
 }

@@ -203,12 +203,16 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     layout.qkvBias = type == "qwen2" || attentionBias;
     layout.outputBias = type == "llama" && attentionBias;
     if (c.heads < 1) return R::fail("in " + file + ", the number of heads is " + std::to_string(c.heads) + "; it must be at least 1.");
-    c.dHead = c.dModel / c.heads;
-    int headDim = c.dHead;
-    if (Status bad = readConfigSize(j, "head_dim", file, headDim, false); !bad.ok()) return R::fail(bad.error());
-    if (headDim != c.dHead || c.dModel % c.heads != 0)
-        return R::fail(file + " gives a head width (head_dim " + std::to_string(headDim) + ") other than hidden_size / "
-                       "num_attention_heads; AttnScope needs the two equal.");
+    // head_dim, when given, is the heads' own width (the attention is then num_attention_heads × head_dim
+    // wide, not hidden_size); without it the heads split hidden_size between them.
+    c.dHead = -1;
+    if (Status bad = readConfigSize(j, "head_dim", file, c.dHead, false); !bad.ok()) return R::fail(bad.error());
+    if (c.dHead == -1) {
+        if (c.dModel % c.heads != 0)
+            return R::fail("in " + file + ", hidden_size (" + std::to_string(c.dModel) + ") is not divisible by num_attention_heads (" +
+                           std::to_string(c.heads) + ") and no head_dim is given.");
+        c.dHead = c.dModel / c.heads;
+    }
 
     // Sliding-window attention only differs from full attention past the window: keep inputs inside it.
     int window = 0;
@@ -261,7 +265,7 @@ Result<ModelPtr> loadLlamaFolder(const std::string& folder)
     model->config = *config;
     model->config.name = folderDisplayName(dir);
     const ModelConfig& c = model->config;
-    const std::int64_t V = c.vocabSize, D = c.dModel, F = c.dFF, KV = std::int64_t(c.keyValueHeads()) * c.dHead;
+    const std::int64_t V = c.vocabSize, D = c.dModel, F = c.dFF, KV = std::int64_t(c.keyValueHeads()) * c.dHead, Q = c.innerWidth();
 
     auto stored = std::make_shared<StoredWeights>();
     for (const SafetensorsFile& f : files->files()) stored->files.push_back(f.mapping());
@@ -273,12 +277,12 @@ Result<ModelPtr> loadLlamaFolder(const std::string& folder)
         StoredLayer& l = stored->layers[static_cast<std::size_t>(i)];
         const std::string p = "model.layers." + std::to_string(i) + ".";
         l.attentionNorm = map.get(p + "input_layernorm.weight", {D});
-        l.wq = map.get(p + "self_attn.q_proj.weight", {D, D});
+        l.wq = map.get(p + "self_attn.q_proj.weight", {Q, D});
         l.wk = map.get(p + "self_attn.k_proj.weight", {KV, D});
         l.wv = map.get(p + "self_attn.v_proj.weight", {KV, D});
-        l.wo = map.get(p + "self_attn.o_proj.weight", {D, D});
+        l.wo = map.get(p + "self_attn.o_proj.weight", {D, Q});
         if (layout.qkvBias) {
-            l.bq = map.get(p + "self_attn.q_proj.bias", {D});
+            l.bq = map.get(p + "self_attn.q_proj.bias", {Q});
             l.bk = map.get(p + "self_attn.k_proj.bias", {KV});
             l.bv = map.get(p + "self_attn.v_proj.bias", {KV});
         }

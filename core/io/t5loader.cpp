@@ -79,11 +79,7 @@ Result<T5Config> readT5Config(const std::string& configPath)
             return R::fail("in " + file + ", feed_forward_proj is " + quoteJsonValue(*ff) +
                            "; AttnScope knows \"relu\", \"gelu\", \"gated-gelu\" and \"gated-silu\".");
     }
-    c.dHead = dKv;
-    if (c.heads > 0 && c.dModel > 0 && dKv > 0 && static_cast<long>(c.heads) * dKv != c.dModel)
-        return R::fail("in " + file + ", " + std::to_string(c.heads) + " heads of d_kv " + std::to_string(dKv) +
-                       " are not d_model (" + std::to_string(c.dModel) +
-                       ") wide; AttnScope needs num_heads × d_kv = d_model (flan-t5-small, for one, has not).");
+    c.dHead = dKv;  // the heads are num_heads × d_kv wide, which need not be d_model (flan-t5-small: 6 × 64 in 512)
     if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
     if (t.decoderLayers < 1 || t.decoderLayers > 1024)
         return R::fail("in " + file + ", num_decoder_layers is " + std::to_string(t.decoderLayers) + ", not a usable number.");
@@ -101,7 +97,7 @@ public:
 
     void read(const ModelConfig& c, ModelWeights& w, DecoderStack& dec)
     {
-        const Eigen::Index V = c.vocabSize, D = c.dModel, F = c.dFF;
+        const Eigen::Index V = c.vocabSize, D = c.dModel, F = c.dFF, inner = c.innerWidth();
         const bool gated = isGated(c.activation);
         step(m_src.matrix({"encoder.embed_tokens.weight", "shared.weight"}, V, D, w.tokenEmbedding));
         step(m_src.matrix({"encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"}, c.relativeBuckets, c.heads,
@@ -111,10 +107,10 @@ public:
             LayerWeights& l = w.layers[static_cast<std::size_t>(i)];
             const std::string p = "encoder.block." + std::to_string(i) + ".layer.";
             norm(p + "0.layer_norm", D, l.ln1Gain, l.ln1Bias);
-            linear(p + "0.SelfAttention.q", D, D, l.wq, l.bq);
-            linear(p + "0.SelfAttention.k", D, D, l.wk, l.bk);
-            linear(p + "0.SelfAttention.v", D, D, l.wv, l.bv);
-            linear(p + "0.SelfAttention.o", D, D, l.wo, l.bo);
+            linear(p + "0.SelfAttention.q", D, inner, l.wq, l.bq);
+            linear(p + "0.SelfAttention.k", D, inner, l.wk, l.bk);
+            linear(p + "0.SelfAttention.v", D, inner, l.wv, l.bv);
+            linear(p + "0.SelfAttention.o", inner, D, l.wo, l.bo);
             norm(p + "1.layer_norm", D, l.ln2Gain, l.ln2Bias);
             feedForward(p + "1.DenseReluDense", D, F, gated, l.w1, l.b1, l.w3, l.w2, l.b2);
         }
@@ -127,8 +123,8 @@ public:
         for (int i = 0; i < dec.layers && m_status.ok(); ++i) {
             DecoderLayer& l = dec.stack[static_cast<std::size_t>(i)];
             const std::string p = "decoder.block." + std::to_string(i) + ".layer.";
-            attention(p + "0.SelfAttention", p + "0.layer_norm", D, l.self);
-            attention(p + "1.EncDecAttention", p + "1.layer_norm", D, l.cross);
+            attention(p + "0.SelfAttention", p + "0.layer_norm", D, inner, l.self);
+            attention(p + "1.EncDecAttention", p + "1.layer_norm", D, inner, l.cross);
             norm(p + "2.layer_norm", D, l.ffNormGain, l.ffNormBias);
             feedForward(p + "2.DenseReluDense", D, F, gated, l.w1, l.b1, l.w3, l.w2, l.b2);
         }
@@ -154,13 +150,14 @@ private:
         step(m_src.vector({base + ".weight"}, n, gain));
         bias = RowVector::Zero(n);
     }
-    void attention(const std::string& base, const std::string& normName, Eigen::Index D, AttentionWeights& a)
+    // q, k and v project D onto the heads side by side (inner = H × d_kv wide), o projects them back.
+    void attention(const std::string& base, const std::string& normName, Eigen::Index D, Eigen::Index inner, AttentionWeights& a)
     {
         norm(normName, D, a.normGain, a.normBias);
-        linear(base + ".q", D, D, a.wq, a.bq);
-        linear(base + ".k", D, D, a.wk, a.bk);
-        linear(base + ".v", D, D, a.wv, a.bv);
-        linear(base + ".o", D, D, a.wo, a.bo);
+        linear(base + ".q", D, inner, a.wq, a.bq);
+        linear(base + ".k", D, inner, a.wk, a.bk);
+        linear(base + ".v", D, inner, a.wv, a.bv);
+        linear(base + ".o", inner, D, a.wo, a.bo);
     }
     // relu/gelu: wi then wo. Gated: act(x wi_0) ⊙ (x wi_1), then wo.
     void feedForward(const std::string& base, Eigen::Index D, Eigen::Index F, bool gated, Matrix& w1, RowVector& b1, Matrix& w3,
@@ -218,6 +215,8 @@ Result<ModelPtr> loadT5Folder(const std::string& folder)
     model->config.endTokenIds = {config->eos};
     auto decoder = std::make_shared<DecoderStack>();
     decoder->layers = config->decoderLayers;
+    decoder->heads = config->encoder.heads;  // T5's num_heads and d_kv serve both stacks
+    decoder->dHead = config->encoder.dHead;
     decoder->dFF = config->encoder.dFF;
     decoder->contextLength = config->encoder.contextLength;
     decoder->activation = config->encoder.activation;

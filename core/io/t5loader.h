@@ -11,8 +11,8 @@
 // - the tokenizer is spiece.model through SentencePiece, ids as the file numbers them followed by the
 //   sentinel tokens, or, in a folder without it, tokenizer.json's Unigram model (text/unigramtokenizer.h);
 //   the source gets </s> after it, and the decoder starts from decoder_start_token_id.
-// AttnScope needs num_heads × d_kv = d_model (true of t5-small/base/large and flan-t5-base/large; not of
-// flan-t5-small), and refuses other layouts with a sentence.
+// The attention is num_heads × d_kv wide, which may differ from d_model (flan-t5-small and t5-v1_1-small:
+// 6 heads of 64 in a d_model of 512): q, k and v project d_model onto that width and o projects it back.
 #include <string>
 
 #include "core/model/model.h"

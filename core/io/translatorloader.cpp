@@ -59,7 +59,7 @@ Result<TranslatorConfig> parseConfig(std::string_view text, const std::string& f
     if (c.activation == Activation::SwiGlu || c.activation == Activation::GeGlu)
         return R::fail(file + " asks for a gated activation, which the translator's feed-forward does not have.");
     c.dHead = c.heads > 0 ? c.dModel / c.heads : 0;
-    if (Status bad = c.validate(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
+    if (Status bad = c.validateSplitHeads(); !bad.ok()) return R::fail("in " + file + ", " + bad.error());
     if (t.decoderLayers < 1 || t.decoderLayers > 1024 || t.targetContext < 1 || t.targetContext > (1 << 20))
         return R::fail("in " + file + ", the decoder's sizes (decoder_layers " + std::to_string(t.decoderLayers) +
                        ", max_target_positions " + std::to_string(t.targetContext) + ") are not usable.");
@@ -181,6 +181,8 @@ Result<ModelPtr> assemble(const std::string& where, const std::string& name, Res
     model->config.endTokenIds = {eos};
     auto decoder = std::make_shared<DecoderStack>();
     decoder->layers = config->decoderLayers;
+    decoder->heads = config->encoder.heads;  // the built-in translator's two stacks have the same heads
+    decoder->dHead = config->encoder.dHead;
     decoder->dFF = config->encoder.dFF;
     decoder->contextLength = config->targetContext;
     decoder->activation = config->encoder.activation;

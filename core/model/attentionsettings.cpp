@@ -235,4 +235,26 @@ std::string formatAblatedHeads(const std::vector<AblatedHead>& heads)
     return out;
 }
 
+std::vector<AblatedHead> headsOfKeyValueGroup(const ModelConfig& c, int layer, int group)
+{
+    std::vector<AblatedHead> heads;
+    for (int h = group * c.groupSize(); h < (group + 1) * c.groupSize(); ++h) heads.push_back({layer, h});
+    return heads;
+}
+
+Result<std::vector<AblatedHead>> headsOfKeyValueGroups(const ModelConfig& c, const std::vector<AblatedHead>& groups)
+{
+    std::vector<AblatedHead> heads;
+    for (const AblatedHead& g : groups) {
+        if (g.layer >= c.layers || g.head >= c.keyValueHeads())
+            return Result<std::vector<AblatedHead>>::fail(
+                "key/value group " + std::to_string(g.layer) + "." + std::to_string(g.head) + " is not in this model, which has " +
+                std::to_string(c.layers) + " layers of " + std::to_string(c.keyValueHeads()) + " key/value heads (numbered from 0).");
+        for (const AblatedHead& h : headsOfKeyValueGroup(c, g.layer, g.head)) heads.push_back(h);
+    }
+    std::sort(heads.begin(), heads.end());
+    heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+    return Result<std::vector<AblatedHead>>::ok(std::move(heads));
+}
+
 } // namespace attnscope

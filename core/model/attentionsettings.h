@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model/modelconfig.h"
 #include "core/model/sparsepattern.h"
 #include "core/result.h"
 
@@ -98,5 +99,11 @@ Result<AblationMode> parseAblationMode(std::string_view);
 // "0.1,1.3" -> {{0, 1}, {1, 3}}: layer.head pairs, sorted and unique. Checked against the model later.
 Result<std::vector<AblatedHead>> parseAblatedHeads(std::string_view);
 std::string formatAblatedHeads(const std::vector<AblatedHead>&);  // back to "0.1,1.3"
+// Grouped-query attention: the query heads of key/value head `group` in `layer`, in order (all H of a model
+// that shares none: group g is then head g alone).
+std::vector<AblatedHead> headsOfKeyValueGroup(const ModelConfig&, int layer, int group);
+// Every query head of the groups named as layer.group pairs ("0.1,1.0", as parseAblatedHeads reads them),
+// sorted and unique; fails with one sentence naming the first group the model does not have.
+Result<std::vector<AblatedHead>> headsOfKeyValueGroups(const ModelConfig&, const std::vector<AblatedHead>& groups);
 
 } // namespace attnscope

@@ -185,10 +185,10 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
         if (id < 0 || id >= c.vocabSize)
             return Status::failure("token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").");
     if (crossDetail && (crossDetail->layer < 0 || crossDetail->layer >= dec.layers || crossDetail->head < 0 ||
-                        crossDetail->head >= c.heads))
+                        crossDetail->head >= dec.heads))
         return Status::failure("the decoder has no cross-attention head " + std::to_string(crossDetail->layer) + "." +
                                std::to_string(crossDetail->head) + " (" + std::to_string(dec.layers) + " layers of " +
-                               std::to_string(c.heads) + " heads, numbered from 0).");
+                               std::to_string(dec.heads) + " heads, numbered from 0).");
     if (settings.positional == PositionalOverride::Learned && dec.positionEmbedding.rows() < static_cast<Eigen::Index>(target.size()))
         return Status::failure("this model has no learned positional table long enough for the decoder input.");
     if (settings.positional == PositionalOverride::Sinusoidal && model.sinusoidal.rows() < static_cast<Eigen::Index>(target.size()))
@@ -197,8 +197,8 @@ Status forwardEncoderDecoder(const Model& model, const std::vector<int>& source,
     Matrix memory;  // (S, D) what cross-attention reads
     if (Status problem = runEncoder(model, source, settings, trace.encoder, memory); !problem.ok()) return problem;
 
-    const int L = dec.layers, H = c.heads, T = static_cast<int>(target.size()), D = c.dModel;
-    const float m = static_cast<float>(settings.multiplier(c.dHead, c.scaleFolded));
+    const int L = dec.layers, H = dec.heads, T = static_cast<int>(target.size()), D = c.dModel;
+    const float m = static_cast<float>(settings.multiplier(dec.dHead, c.scaleFolded));
     trace.encoderLayers = c.layers;
     trace.decoderLayers = L;
     trace.heads = H;
@@ -300,7 +300,7 @@ Status DecoderSteps::start(const Model& model, const std::vector<int>& source, c
     if (Status problem = runEncoder(model, source, settings, encoder, memory); !problem.ok()) return problem;
     m_model = &model;
     std::tie(m_self, m_cross) = selfAndCrossSettings(settings);
-    m_multiplier = static_cast<float>(settings.multiplier(model.config.dHead, model.config.scaleFolded));
+    m_multiplier = static_cast<float>(settings.multiplier(dec.dHead, model.config.scaleFolded));
     const std::size_t L = std::size_t(dec.layers);
     m_crossKeys.resize(L);
     m_crossValues.resize(L);
@@ -312,7 +312,7 @@ Status DecoderSteps::start(const Model& model, const std::vector<int>& source, c
         m_crossValues[l] = affine(memory, a.wv, a.bv);
     }
     m_position = 0;
-    m_crossRows.assign(L * std::size_t(model.config.heads), Eigen::RowVectorXf());
+    m_crossRows.assign(L * std::size_t(dec.heads), Eigen::RowVectorXf());
     return {};
 }
 
@@ -322,7 +322,7 @@ Status DecoderSteps::step(int id)
     const Model& model = *m_model;
     const DecoderStack& dec = *model.decoder;
     const ModelConfig& c = model.config;
-    const int t = m_position, H = c.heads, D = c.dModel;
+    const int t = m_position, H = dec.heads, D = c.dModel;
     if (id < 0 || id >= c.vocabSize)
         return Status::failure("token id " + std::to_string(id) + " is outside the vocabulary (size " + std::to_string(c.vocabSize) + ").");
     if (t >= dec.contextLength)

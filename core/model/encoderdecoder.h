@@ -9,7 +9,7 @@
 // Model shows the encoder's self-attention on the typed text); Model::decoder, when set, is the rest.
 //
 // Dimension letters: S source tokens, T target tokens, D d_model, Dh d_head, F the decoder's d_ff,
-// V vocabulary, L the decoder's layers, H heads (the same in both stacks).
+// V vocabulary, L the decoder's layers, H the decoder's heads (BART's may differ from the encoder's).
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -44,6 +44,8 @@ struct DecoderLayer {
 
 struct DecoderStack {
     int layers = 0;          // L
+    int heads = 0;           // H of both the decoder's sublayers, which may differ from the encoder's (BART's
+    int dHead = 0;           // decoder_attention_heads); Dh, their width
     int dFF = 0;             // F
     int contextLength = 0;   // the longest target the learned positions cover
     Activation activation = Activation::GeluErf;
@@ -65,8 +67,9 @@ struct DecoderStack {
 };
 
 struct EncoderDecoderTrace {
-    int encoderLayers = 0, decoderLayers = 0, heads = 0, sourceTokens = 0, targetTokens = 0;
-    double multiplier = 1.0;           // m in m * Q K^T, the same for all three kinds
+    int encoderLayers = 0, decoderLayers = 0, sourceTokens = 0, targetTokens = 0;
+    int heads = 0;                     // the decoder's H, of its self- and cross-attention (encoder.heads: the encoder's)
+    double multiplier = 1.0;           // m in m * Q K^T of the decoder's heads (encoder.multiplier: the encoder's)
     ForwardTrace encoder;              // the encoder's pass on the source: L_enc*H of (S, S)
     std::vector<Matrix> selfAttention;   // L*H of (T, T), index layer*H + head
     std::vector<Matrix> crossAttention;  // L*H of (T, S): row i is target token i's weights over the source

@@ -255,9 +255,9 @@ Status checkPass(const Model& model, const std::vector<int>& ids, const Attentio
     if (iv.streamLayer >= 0 && (iv.streamLayer > model.config.layers || iv.streamPosition < 0 ||
                                 iv.streamPosition >= static_cast<int>(ids.size()) || iv.streamRow.size() != model.config.dModel))
         return Status::failure("the residual-stream patch does not fit this model and text.");
-    if (iv.head && (iv.head->layer < 0 || iv.head->layer >= model.config.layers || iv.head->head < 0 ||
-                    iv.head->head >= model.config.heads || iv.headOutput.rows() != static_cast<Eigen::Index>(ids.size()) ||
-                    iv.headOutput.cols() != model.config.dHead))
+    if (iv.head && (iv.head->layer < 0 || iv.head->layer >= model.config.layers || iv.head->head < 0 || iv.headCount < 1 ||
+                    iv.headCount > model.config.heads - iv.head->head || iv.headOutput.rows() != static_cast<Eigen::Index>(ids.size()) ||
+                    iv.headOutput.cols() != Eigen::Index(iv.headCount) * model.config.dHead))
         return Status::failure("the head-output patch does not fit this model and text.");
     // Every head's (T, T) weights are kept: refuse before allocating when that alone passes 6 GB.
     const double keptHeads = !capture.allAttention          ? 0.0
@@ -344,7 +344,7 @@ bool forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
     trace.hasFinalHidden = false;
     trace.hasHeadOutputs = capture.headOutputs;
     trace.headOutputs.resize(capture.headOutputs ? static_cast<std::size_t>(L) : 0);
-    for (Matrix& o : trace.headOutputs) ensure(o, T, D);
+    for (Matrix& o : trace.headOutputs) ensure(o, T, Eigen::Index(c.innerWidth()));
     trace.hasValueNorms = capture.valueNorms && capture.allAttention;
     trace.valueNorms.resize(trace.hasValueNorms ? static_cast<std::size_t>(L * H) : 0);
     for (RowVector& n : trace.valueNorms)
@@ -483,13 +483,20 @@ bool forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
             }
         }
 
-        if (iv.head && iv.head->layer == l) ws.concat.middleCols(iv.head->head * Dh, Dh) = iv.headOutput;
+        if (iv.head && iv.head->layer == l) ws.concat.middleCols(iv.head->head * Dh, iv.headOutput.cols()) = iv.headOutput;
         if (capture.headOutputs) trace.headOutputs[static_cast<std::size_t>(l)] = ws.concat;
         parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, addToResidual(ws),
                          &ws.packedRows, ws.products.data());  // ws.h += the attention's output
         if (detailHere) {
             d.concat = ws.concat;
             d.attnOutput = ws.proj;
+            if (c.groupsHeads()) {
+                d.keys = ws.k;
+                d.values = ws.v;
+            } else {
+                d.keys.resize(0, 0);
+                d.values.resize(0, 0);
+            }
         }
         if (!preLN) {
             normalize(c, ws.h, lw.ln1Gain, lw.ln1Bias, ws.x);

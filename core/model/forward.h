@@ -48,13 +48,15 @@ struct CaptureRequest {
 // A change to one run of the model, for activation patching: the residual stream entering block
 // `streamLayer` at `streamPosition` replaced by `streamRow` (streamLayer == L: the stream leaving the last
 // block, as the final norm reads it), and/or what head `head` hands to W_O replaced by `headOutput` at every
-// position. The default changes nothing.
+// position; with `headCount` > 1, heads head.head … head.head + headCount − 1 side by side (a key/value
+// group of a grouped-query model). The default changes nothing.
 struct Intervention {
     int streamLayer = -1;  // -1: no stream patch
     int streamPosition = 0;
     RowVector streamRow;   // (D)
     std::optional<HeadSelection> head;
-    Matrix headOutput;     // (T, Dh)
+    int headCount = 1;
+    Matrix headOutput;     // (T, headCount*Dh)
 };
 
 // Everything one head did in one layer, plus the block around it.
@@ -63,12 +65,14 @@ struct HeadDetail {
     Matrix x;            // (T, D)  the layer-norm output the projections read (the raw residual in post-LN)
     Matrix q, k, v;      // (T, Dh) as the scores use them: after the rotation when positions are rotary;
                          //         k and v are the key/value head this query head shares
+    Matrix keys, values; // (T, Hkv*Dh) every key/value head of the layer side by side, as the query heads read
+                         //         them; kept only in models whose query heads share them (grouped-query)
     Matrix scores;       // (T, T)  Q K^T (plus the relative position bias, in models that have one)
     Matrix scaled;       // (T, T)  multiplier * Q K^T
     Matrix masked;       // (T, T)  scaled with -infinity where the mask forbids the pair
     Matrix weights;      // (T, T)  row-wise softmax of masked; masked entries exactly 0
     Matrix headOutput;   // (T, Dh) weights V
-    Matrix concat;       // (T, D)  every head's output of this layer, side by side
+    Matrix concat;       // (T, H*Dh) every head's output of this layer, side by side
     Matrix attnOutput;   // (T, D)  concat W_O + b_O
     Matrix residualIn;   // (T, D)  the residual stream entering the block
     Matrix residualMid;  // (T, D)  after the attention sublayer
@@ -94,7 +98,7 @@ struct ForwardTrace {
     bool hasFinalHidden = false;
     Matrix finalHidden;                     // (T, D)
     bool hasHeadOutputs = false;
-    std::vector<Matrix> headOutputs;        // L of (T, D): each layer's heads' outputs side by side (head h in
+    std::vector<Matrix> headOutputs;        // L of (T, H*Dh): each layer's heads' outputs side by side (head h in
                                             // columns h*Dh..), after any ablation: what W_O read
     bool hasValueNorms = false;
     std::vector<RowVector> valueNorms;      // L*H of (T), index layer*H + head: entry j is ‖v_j W_O^h‖, the length
@@ -142,9 +146,9 @@ struct Workspace {
     std::vector<PerThread> perThread;
     Matrix h;        // (T, D) residual stream; after forward() it holds the stream leaving the last block
     Matrix x;        // (T, D) layer-norm output
-    Matrix q;        // (T, D) all heads' queries
+    Matrix q;        // (T, H*Dh) all heads' queries
     Matrix k, v;     // (T, Hkv*Dh) all key/value heads
-    Matrix concat;   // (T, D)
+    Matrix concat;   // (T, H*Dh)
     Matrix proj;     // (T, D) attention or feed-forward output
     Matrix hidden;   // (T, F)
     Matrix valueOut; // (T, D) one head's values through its rows of W_O, only when value norms are kept

@@ -121,10 +121,10 @@ void sizeWorkspace(const ModelConfig& c, Eigen::Index n, Workspace& ws)
     const Eigen::Index kvWidth = Eigen::Index(c.keyValueHeads()) * c.dHead;
     ensure(ws.h, n, c.dModel);
     ensure(ws.x, n, c.dModel);
-    ensure(ws.q, n, c.dModel);
+    ensure(ws.q, n, c.innerWidth());
     ensure(ws.k, n, kvWidth);
     ensure(ws.v, n, kvWidth);
-    ensure(ws.concat, n, c.dModel);
+    ensure(ws.concat, n, c.innerWidth());
     ensure(ws.proj, n, c.dModel);
     ensure(ws.hidden, n, c.dFF);
     const std::size_t threads = static_cast<std::size_t>(ThreadPool::shared().threads());

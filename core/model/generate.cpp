@@ -37,7 +37,7 @@ Result<TokenGeneration> generateTokens(const Model& model, const std::vector<int
         return R::fail("the number of new tokens must be between 1 and " + std::to_string(kMaxNewTokens) + ".");
     TokenGeneration g;
     g.encoderDecoder = model.isEncoderDecoder();
-    g.heads = model.config.heads;
+    g.heads = g.encoderDecoder ? model.decoder->heads : model.config.heads;  // the heads whose rows it keeps
     int room = 0;
     if (g.encoderDecoder) {
         g.source = input;

@@ -51,16 +51,16 @@ Status Model::checkShapes() const
     for (std::size_t i = 0; i < w.layers.size() && p.ok(); ++i) {
         const LayerWeights& l = w.layers[i];
         const std::string at = "layer " + std::to_string(i) + " ";
-        const int D = c.dModel, F = c.dFF;
+        const int D = c.dModel, F = c.dFF, inner = c.innerWidth(), kv = c.keyValueHeads() * c.dHead;
         first(checkVector(l.ln1Gain, D, at + "ln_1 gain"));
         first(checkVector(l.ln1Bias, D, at + "ln_1 bias"));
-        first(checkMatrix(l.wq, D, D, at + "W_Q"));
-        first(checkMatrix(l.wk, D, D, at + "W_K"));
-        first(checkMatrix(l.wv, D, D, at + "W_V"));
-        first(checkVector(l.bq, D, at + "b_Q"));
-        first(checkVector(l.bk, D, at + "b_K"));
-        first(checkVector(l.bv, D, at + "b_V"));
-        first(checkMatrix(l.wo, D, D, at + "W_O"));
+        first(checkMatrix(l.wq, D, inner, at + "W_Q"));
+        first(checkMatrix(l.wk, D, kv, at + "W_K"));
+        first(checkMatrix(l.wv, D, kv, at + "W_V"));
+        first(checkVector(l.bq, inner, at + "b_Q"));
+        first(checkVector(l.bk, kv, at + "b_K"));
+        first(checkVector(l.bv, kv, at + "b_V"));
+        first(checkMatrix(l.wo, inner, D, at + "W_O"));
         first(checkVector(l.bo, D, at + "b_O"));
         first(checkVector(l.ln2Gain, D, at + "ln_2 gain"));
         first(checkVector(l.ln2Bias, D, at + "ln_2 bias"));

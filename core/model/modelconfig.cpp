@@ -8,6 +8,7 @@ namespace {
 constexpr int kMaxLayers = 256;
 constexpr int kMaxHeads = 256;
 constexpr int kMaxDModel = 16384;
+constexpr int kMaxDHead = 1024;
 constexpr int kMaxDFF = 65536;
 constexpr int kMaxVocab = 1 << 20;
 constexpr int kMaxContext = 1 << 16;
@@ -25,11 +26,11 @@ Status ModelConfig::validate() const
     if (dFF < 1 || dFF > kMaxDFF) return bad("d_ff", dFF, kMaxDFF);
     if (vocabSize < 1 || vocabSize > kMaxVocab) return bad("the vocabulary size", vocabSize, kMaxVocab);
     if (contextLength < 1 || contextLength > kMaxContext) return bad("the context length", contextLength, kMaxContext);
-    if (dModel % heads != 0)
-        return Status::failure("d_model (" + std::to_string(dModel) + ") is not divisible by the number of heads (" +
-                               std::to_string(heads) + ").");
-    if (dHead != dModel / heads)
-        return Status::failure("d_head (" + std::to_string(dHead) + ") must equal d_model / heads (" + std::to_string(dModel / heads) + ").");
+    if (dHead < 1 || dHead > kMaxDHead) return bad("d_head", dHead, kMaxDHead);
+    if (innerWidth() > kMaxDModel)
+        return Status::failure(std::to_string(heads) + " heads of d_head " + std::to_string(dHead) + " are " +
+                               std::to_string(innerWidth()) + " wide; AttnScope opens attention of up to " +
+                               std::to_string(kMaxDModel) + " columns.");
     if (!(layerNormEps > 0.0f && layerNormEps < 1.0f)) return Status::failure("the layer-norm epsilon must be between 0 and 1.");
     if (kvHeads < 0 || kvHeads > heads || (kvHeads > 0 && heads % kvHeads != 0))
         return Status::failure("the number of key/value heads (" + std::to_string(kvHeads) + ") must divide the number of heads (" +
@@ -59,16 +60,32 @@ Status ModelConfig::validate() const
     return {};
 }
 
+Status ModelConfig::validateSplitHeads() const
+{
+    if (heads >= 1 && heads <= kMaxHeads && dModel >= 1 && dModel % heads != 0)
+        return Status::failure("d_model (" + std::to_string(dModel) + ") is not divisible by the number of heads (" +
+                               std::to_string(heads) + ").");
+    return validate();
+}
+
 double ModelConfig::layerParameterCount() const
 {
     const double kvWidth = double(keyValueHeads()) * dHead;
-    return 2.0 * dModel * dModel + 2.0 * dModel * kvWidth + (isGated(activation) ? 3.0 : 2.0) * dModel * dFF;
+    return 2.0 * dModel * innerWidth() + 2.0 * dModel * kvWidth + (isGated(activation) ? 3.0 : 2.0) * dModel * dFF;
 }
 
 double ModelConfig::parameterCount() const
 {
     return double(vocabSize) * dModel * (tiedEmbeddings ? 1.0 : 2.0) +
            (positional == PositionalKind::Rotary || positional == PositionalKind::RelativeBuckets ? 0.0 : double(contextLength) * dModel) + double(layers) * layerParameterCount();
+}
+
+std::string ModelConfig::headName(int head) const
+{
+    if (!groupsHeads()) return "head " + std::to_string(head);
+    const int group = kvHeadOf(head), first = group * groupSize(), last = first + groupSize() - 1;
+    return "query head " + std::to_string(head) + " of KV group " + std::to_string(group) + " (shares keys and values with heads " +
+           std::to_string(first) + "–" + std::to_string(last) + ")";
 }
 
 std::string_view toString(PositionalKind kind)

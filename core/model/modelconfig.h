@@ -40,7 +40,7 @@ struct ModelConfig {
     int layers = 2;            // L
     int heads = 4;             // H
     int dModel = 64;           // D
-    int dHead = 16;            // Dh = D / H
+    int dHead = 16;            // Dh, each head's width: D / H in most models, its own number in some (T5's d_kv, head_dim)
     int dFF = 256;             // F, width of the feed-forward hidden layer
     int vocabSize = 0;         // V
     int contextLength = 1024;  // C, the longest sequence the model accepts
@@ -66,9 +66,20 @@ struct ModelConfig {
     // Hkv, the key/value heads: query head h reads key/value head h / (H / Hkv) (grouped-query attention).
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
     int kvHeadOf(int head) const { return head / (heads / keyValueHeads()); }
+    int groupSize() const { return heads / keyValueHeads(); }  // query heads per key/value head
+    bool groupsHeads() const { return keyValueHeads() < heads; }  // grouped-query or multi-query attention
+    // "head 5", or where key/value heads are shared, "query head 5 of KV group 1 (shares keys and values with
+    // heads 4–7)": how the views and the command line name a head.
+    std::string headName(int head) const;
+    // H·Dh, the width of the heads side by side: W_Q is (D, H·Dh) and W_O (H·Dh, D). It equals D unless the
+    // checkpoint sets the head width apart from d_model (flan-t5-small: 6 heads of 64 in a d_model of 512).
+    int innerWidth() const { return heads * dHead; }
 
     // Fails with one sentence naming the first problem when the sizes are not usable.
     Status validate() const;
+    // validate(), for the layouts whose heads split d_model between them (GPT-2, BERT, BART, Marian and the
+    // models AttnScope trains): also fails unless H divides D. Their loaders set dHead to D / H.
+    Status validateSplitHeads() const;
     // Weights of the embeddings, the learned positions when there are any, and every layer's projections
     // and feed-forward (norms and biases are too few to count).
     double parameterCount() const;

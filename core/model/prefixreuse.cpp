@@ -522,6 +522,13 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
             const Eigen::Index kv0 = c.kvHeadOf(capture.detail->head) * Dh;
             d.k = keys.middleCols(kv0, Dh);
             d.v = values.middleCols(kv0, Dh);
+            if (c.groupsHeads()) {
+                d.keys = keys;
+                d.values = values;
+            } else {
+                d.keys.resize(0, 0);
+                d.values.resize(0, 0);
+            }
             d.scores.bottomRows(n).noalias() = d.q.bottomRows(n) * d.k.transpose();
             d.scores.topRightCorner(p, n).noalias() = d.q.topRows(p) * d.k.bottomRows(n).transpose();
             d.scaled.bottomRows(n) = m * d.scores.bottomRows(n);

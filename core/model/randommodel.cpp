@@ -109,7 +109,7 @@ Result<ModelPtr> makeRandomModel(const RandomModelSpec& s)
     c.positional = PositionalKind::Sinusoidal;
     c.norm = NormPlacement::PreLN;
     c.activation = Activation::GeluTanh;
-    if (Status problem = c.validate(); !problem.ok()) return Result<ModelPtr>::fail("random model: " + problem.error());
+    if (Status problem = c.validateSplitHeads(); !problem.ok()) return Result<ModelPtr>::fail("random model: " + problem.error());
     // Keep a random model's weights under 2 GB of floats: sizes are user input.
     const double floats = double(c.vocabSize) * c.dModel + double(c.contextLength) * c.dModel +
                           double(c.layers) * (4.0 * c.dModel * c.dModel + 2.0 * c.dModel * c.dFF);

@@ -48,13 +48,13 @@ void StoredTensor::rowsToFloats(Eigen::Index first, Eigen::Index count, float* o
 void StoredWeights::loadLayer(int layer, LayerWeights& out) const
 {
     const StoredLayer& s = layers[static_cast<std::size_t>(layer)];
-    const Eigen::Index D = s.wq.cols, kv = s.wk.rows, F = s.gate.rows;
+    const Eigen::Index D = s.wq.cols, inner = s.wq.rows, kv = s.wk.rows, F = s.gate.rows;
     vectorOrZero(s.attentionNorm, D, out.ln1Gain);
     vectorOrZero({}, D, out.ln1Bias);
     linear(s.wq, out.wq);
     linear(s.wk, out.wk);
     linear(s.wv, out.wv);
-    vectorOrZero(s.bq, D, out.bq);
+    vectorOrZero(s.bq, inner, out.bq);
     vectorOrZero(s.bk, kv, out.bk);
     vectorOrZero(s.bv, kv, out.bv);
     linear(s.wo, out.wo);

@@ -83,7 +83,7 @@ Result<HeadFactors> headFactors(const Model& model, CircuitStack stack, int laye
     const std::vector<CircuitStack> stacks = weights.stacks();
     if (std::find(stacks.begin(), stacks.end(), stack) == stacks.end())
         return Result<HeadFactors>::fail(std::string("this model has no ") + toString(stack) + " heads.");
-    if (layer < 0 || layer >= weights.layers(stack) || head < 0 || head >= weights.heads())
+    if (layer < 0 || layer >= weights.layers(stack) || head < 0 || head >= weights.heads(stack))
         return Result<HeadFactors>::fail("there is no head " + std::to_string(layer) + "." + std::to_string(head) + " in this model's " +
                                          toString(stack) + " stack.");
     return Result<HeadFactors>::ok(std::move(weights.layerFactors(stack, layer)[std::size_t(head)]));
@@ -92,20 +92,23 @@ Result<HeadFactors> headFactors(const Model& model, CircuitStack stack, int laye
 Result<Circuits> readCircuits(const Model& model, const CircuitFilter& filter)
 {
     CircuitWeights weights(model);
-    const int H = weights.heads();
-    int mostLayers = 0;
-    for (const CircuitStack s : weights.stacks()) mostLayers = std::max(mostLayers, weights.layers(s));
+    int mostLayers = 0, mostHeads = 0;
+    for (const CircuitStack s : weights.stacks()) {
+        mostLayers = std::max(mostLayers, weights.layers(s));
+        mostHeads = std::max(mostHeads, weights.heads(s));
+    }
     if (filter.layer && (*filter.layer < 0 || *filter.layer >= mostLayers))
         return Result<Circuits>::fail("there is no layer " + std::to_string(*filter.layer) + ": the model has " + std::to_string(mostLayers) + ".");
-    if (filter.head && (*filter.head < 0 || *filter.head >= H))
-        return Result<Circuits>::fail("there is no head " + std::to_string(*filter.head) + ": the model has " + std::to_string(H) + " a layer.");
+    if (filter.head && (*filter.head < 0 || *filter.head >= mostHeads))
+        return Result<Circuits>::fail("there is no head " + std::to_string(*filter.head) + ": the model has " + std::to_string(mostHeads) +
+                                      " a layer.");
 
     Circuits out;
     out.unrotatedQueryKey = model.config.positional == PositionalKind::Rotary;
     out.scaleInQuery = model.config.scaleFolded;
     const auto keepHead = [&](int h) { return !filter.head || *filter.head == h; };
     for (const CircuitStack stack : weights.stacks()) {
-        const int L = weights.layers(stack);
+        const int L = weights.layers(stack), H = weights.heads(stack);
         const bool compose = filter.composition && stack != CircuitStack::Cross && L > 1;
         if (compose && weights.postNorm(stack)) out.approximateComposition = true;
         const bool copies = filter.copying && weights.hasUnembedding(stack);

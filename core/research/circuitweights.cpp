@@ -55,6 +55,12 @@ bool CircuitWeights::postNorm(CircuitStack stack) const
     return m_model.decoder->norm == NormPlacement::PostLN;
 }
 
+int CircuitWeights::heads(CircuitStack stack) const
+{
+    const bool decoder = stack == CircuitStack::Decoder || stack == CircuitStack::Cross;
+    return decoder && m_model.decoder ? m_model.decoder->heads : m_model.config.heads;
+}
+
 RowVector CircuitWeights::encoderOutputGain()
 {
     const int D = m_model.config.dModel, L = m_model.config.layers;
@@ -66,7 +72,8 @@ RowVector CircuitWeights::encoderOutputGain()
 std::vector<HeadFactors> CircuitWeights::layerFactors(CircuitStack stack, int l)
 {
     const ModelConfig& c = m_model.config;
-    const int D = c.dModel, H = c.heads, Dh = c.dHead;
+    const bool decoder = (stack == CircuitStack::Decoder || stack == CircuitStack::Cross) && m_model.decoder;
+    const int D = c.dModel, H = heads(stack), Dh = decoder ? m_model.decoder->dHead : c.dHead;
     const Matrix *wq = nullptr, *wk = nullptr, *wv = nullptr, *wo = nullptr;
     RowVector gainQ, gainKV;
     if (stack == CircuitStack::Self || stack == CircuitStack::Encoder) {

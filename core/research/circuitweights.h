@@ -17,7 +17,7 @@ public:
 
     std::vector<CircuitStack> stacks() const;  // Self, or Encoder, Decoder, Cross
     int layers(CircuitStack stack) const;
-    int heads() const { return m_model.config.heads; }
+    int heads(CircuitStack stack) const;  // the decoder's sublayers may have heads of their own (BART)
     bool postNorm(CircuitStack stack) const;
     // Every head of layer `l` of `stack`, H of them.
     std::vector<HeadFactors> layerFactors(CircuitStack stack, int l);

@@ -80,6 +80,48 @@ double roleScore(const RoleScores& s, HeadRole role)
     return kNaN;
 }
 
+namespace {
+
+double& roleField(RoleScores& s, HeadRole role)
+{
+    switch (role) {
+    case HeadRole::PreviousToken: return s.previousToken;
+    case HeadRole::FirstToken: return s.firstToken;
+    case HeadRole::Self: return s.self;
+    case HeadRole::DuplicateToken: return s.duplicateToken;
+    case HeadRole::Induction: break;
+    }
+    return s.induction;
+}
+
+} // namespace
+
+std::vector<GroupRoleScores> rolesByKeyValueGroup(const HeadRoleScores& scores, const ModelConfig& config)
+{
+    std::vector<GroupRoleScores> out;
+    const int size = scores.heads == config.heads ? config.groupSize() : 1;
+    for (int l = 0; l < scores.layers; ++l)
+        for (int first = 0; first < scores.heads; first += size) {
+            GroupRoleScores g{l, first / size, first, first + size - 1, {}, {}};
+            for (int r = 0; r < kHeadRoleCount; ++r) {
+                const HeadRole role = static_cast<HeadRole>(r);
+                double sum = 0.0, top = kNaN;
+                int counted = 0;
+                for (int h = first; h <= g.lastHead; ++h) {
+                    const double v = roleScore(scores.at(l, h), role);
+                    if (!std::isfinite(v)) continue;
+                    sum += v;
+                    top = counted == 0 ? v : std::max(top, v);
+                    ++counted;
+                }
+                roleField(g.mean, role) = counted > 0 ? sum / counted : kNaN;
+                roleField(g.max, role) = top;
+            }
+            out.push_back(g);
+        }
+    return out;
+}
+
 RoleScores measureRoles(const Matrix& A, const std::vector<int>& ids)
 {
     const int T = static_cast<int>(ids.size());

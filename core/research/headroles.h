@@ -56,6 +56,15 @@ struct HeadRoleScores {
     const RoleScores& at(int layer, int head) const { return scores[static_cast<std::size_t>(layer * heads + head)]; }
 };
 
+// Grouped-query models: one key/value group's query heads summarised, each role's mean and largest score
+// over the heads that measured it (NaN where none did).
+struct GroupRoleScores {
+    int layer = 0, kvHead = 0, firstHead = 0, lastHead = 0;  // query heads firstHead..lastHead read kvHead
+    RoleScores mean, max;
+};
+// One entry per layer and key/value head, in that order (a model that shares none has one head per group).
+std::vector<GroupRoleScores> rolesByKeyValueGroup(const HeadRoleScores& scores, const ModelConfig& config);
+
 // Runs the model on the sentence and on the probe under `settings` (mask, ablation and all).
 Result<HeadRoleScores> computeHeadRoles(const Model& model, const std::vector<int>& ids,
                                         const AttentionSettings& settings, std::uint64_t probeSeed);

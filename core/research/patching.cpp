@@ -49,7 +49,8 @@ Result<ActivationPatching> activationPatching(const Model& model, const std::vec
     if (answer == wrong) return R::fail("the answer and the wrong token are the same, so their logit difference is always 0.");
 
     const int L = c.layers, H = c.heads, T = static_cast<int>(clean.size()), Dh = c.dHead;
-    const int total = (L + 1) * T + L * H;
+    const int groups = c.groupsHeads() ? c.keyValueHeads() : 0, perGroup = c.groupSize();
+    const int total = (L + 1) * T + L * H + L * groups;
     ForwardTrace trace;
     Workspace ws;
     // The metric of one run, from the next-token logits it leaves in `trace`.
@@ -104,6 +105,17 @@ Result<ActivationPatching> activationPatching(const Model& model, const std::vec
             headPatch.headOutput = cleanHeads[std::size_t(l)].middleCols(h * Dh, Dh);
             if (Status s = forward(model, corrupted, settings, run, headPatch, trace, ws); !s.ok()) return R::fail(s.error());
             out.head(l, h) = out.normalised(metric());
+        }
+    // A grouped-query model's query heads of one group, which read the same keys and values, patched together.
+    out.group.resize(L, groups);
+    headPatch.headCount = perGroup;
+    for (int l = 0; l < L; ++l)
+        for (int g = 0; g < groups; ++g) {
+            if (!next()) return R::fail(stopped);
+            headPatch.head = HeadSelection{l, g * perGroup};
+            headPatch.headOutput = cleanHeads[std::size_t(l)].middleCols(g * perGroup * Dh, perGroup * Dh);
+            if (Status s = forward(model, corrupted, settings, run, headPatch, trace, ws); !s.ok()) return R::fail(s.error());
+            out.group(l, g) = out.normalised(metric());
         }
     if (keepGoing) keepGoing(total, total);
     return R::ok(std::move(out));

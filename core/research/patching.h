@@ -7,9 +7,10 @@
 //   residual: the stream entering block l at position t (row L: the stream leaving the last block, as the
 //             final norm reads it) replaced by the clean run's;
 //   heads:    what head (l, h) hands to W_O (its weighted sum of values) replaced by the clean run's at
-//             every position.
+//             every position;
+//   groups:   in a grouped-query model, every query head of key/value group (l, g) so replaced at once.
 //
-// Dimension letters: T tokens, L layers, H heads.
+// Dimension letters: T tokens, L layers, H heads, Hkv key/value heads.
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ struct ActivationPatching {
     double corruptedDiff = 0.0;  // the same after the corrupted prompt
     Eigen::MatrixXd residual;    // (L + 1, T) normalised recovery of each stream patch
     Eigen::MatrixXd head;        // (L, H) normalised recovery of each head patch
+    Eigen::MatrixXd group;       // (L, Hkv) the same for each key/value group's heads together; empty (0, 0) in
+                                 //          a model whose query heads share nothing
     // (diff - corruptedDiff) / (cleanDiff - corruptedDiff)
     double normalised(double diff) const { return (diff - corruptedDiff) / (cleanDiff - corruptedDiff); }
 };
@@ -38,7 +41,7 @@ struct ActivationPatching {
 // one token; otherwise a sentence naming `role` ("the answer token") and what the text encodes to.
 Result<int> tokenIdOf(const Tokenizer& tokenizer, const std::string& spelling, const std::string& role);
 
-// Runs (L + 1) * T + L * H patched passes. Fails with a sentence for an encoder, prompts of different or
+// Runs (L + 1) * T + L * H patched passes, and L * Hkv more in a grouped-query model. Fails with a sentence for an encoder, prompts of different or
 // zero length, an id outside the vocabulary, answer equal to wrong, clean and corrupted runs whose metrics
 // are equal (nothing to recover), or input the forward pass refuses. `keepGoing(done, total)` is asked
 // before each pass; returning false stops with a failure saying so.

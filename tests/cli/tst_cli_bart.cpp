@@ -117,6 +117,37 @@ private slots:
         QVERIFY(std::abs(first.at("p").get<double>() - 1.0 / sum) < 1e-6);
     }
 
+    // decoder_attention_heads of its own: each stack's attention has its own head count, and each stack's
+    // kv_head names its own heads; the numbers are the core's, and trace names the decoder's heads.
+    void decoderWithHeadsOfItsOwn()
+    {
+        tinybart::Options o;
+        o.decoderHeads = 4;
+        const QString folder = QString::fromStdString(tinybart::writeFolder(m_tmp, "tiny-bart-4-decoder-heads", o));
+        const nlohmann::json j = run({"attention", "--model", folder, "--source", "the cat sat on the mat", "--text", "the cat"});
+        QVERIFY(!j.is_null());
+        QCOMPARE(j.at("encoder_attention")[0].size(), std::size_t(tinybart::kH));
+        QCOMPARE(j.at("attention")[0].size(), std::size_t(4));
+        QCOMPARE(j.at("cross_attention")[0].size(), std::size_t(4));
+        QCOMPARE(j.at("encoder_kv_head").get<std::vector<int>>(), (std::vector<int>{0, 1}));
+        QCOMPARE(j.at("cross_kv_head").get<std::vector<int>>(), (std::vector<int>{0, 1, 2, 3}));
+        Result<ModelPtr> model = loadModel(folder.toStdString());
+        QVERIFY(model);
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(**model, j.at("source_token_ids").get<std::vector<int>>(), j.at("token_ids").get<std::vector<int>>(),
+                                      AttentionSettings{}, false, trace)
+                    .ok());
+        const numericcheck::Worst crossWeights = worst(j.at("cross_attention"), trace.crossAttention, 4);
+        QVERIFY2(crossWeights.within(1e-6), crossWeights.message("cross_attention").c_str());
+        // The decoder's head 3 exists though the encoder has two heads.
+        const clitest::Run traced = clitest::runCli({"trace", "--model", folder, "--source", "the cat sat", "--text", "the cat",
+                                                     "--layer", "0", "--head", "3"});
+        QCOMPARE(traced.exitCode, 0);
+        const clitest::Run past = clitest::runCli({"trace", "--model", folder, "--source", "the cat sat", "--text", "the cat",
+                                                   "--layer", "0", "--head", "4"});
+        QCOMPARE(past.exitCode, 1);
+    }
+
     void errorsAreOneSentence()
     {
         clitest::Run r = clitest::runCli({"attention", "--model", m_bart, "--text", "the cat"});

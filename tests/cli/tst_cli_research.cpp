@@ -61,9 +61,10 @@ void TestCliResearch::headsShapeAndNumbers()
     const Run r = runCli({"heads", "--model", kSpec, "--text", kText, "--seed", "5"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.err.isEmpty());
-    QVERIFY(r.out.startsWith("{\"heads\":[{\"layer\":0,\"head\":0,\"previous_token\":"));
+    QVERIFY(r.out.startsWith("{\"heads\":[{\"layer\":0,\"head\":0,\"kv_head\":0,\"previous_token\":"));
+    QVERIFY(!parse(r).contains("kv_groups"));  // the built-in model shares no keys and values
     // Key order is part of the format.
-    const QList<QByteArray> order = {"\"layer\"", "\"head\"", "\"previous_token\"", "\"first_token\"", "\"self\"",
+    const QList<QByteArray> order = {"\"layer\"", "\"head\"", "\"kv_head\"", "\"previous_token\"", "\"first_token\"", "\"self\"",
                                      "\"duplicate_token\"", "\"induction\""};
     qsizetype last = -1;
     for (const QByteArray& key : order) {
@@ -78,7 +79,7 @@ void TestCliResearch::headsShapeAndNumbers()
     numericcheck::Worst worst;
     for (const QJsonValue& v : heads) {
         const QJsonObject h = v.toObject();
-        QCOMPARE(h.keys().size(), 7);
+        QCOMPARE(h.keys().size(), 8);  // layer, head, kv_head and the five roles
         const RoleScores& s = core.at(h["layer"].toInt(), h["head"].toInt());
         for (int role = 0; role < kHeadRoleCount; ++role) {
             // A score with nothing to measure is not a finite number in the core and null in the output: that
@@ -338,6 +339,7 @@ void TestCliResearch::patchShapeAndNumbers()
     const ActivationPatching p = *activationPatching(*m, m->tokenizer->encode(clean)->ids, m->tokenizer->encode(corrupted)->ids,
                                                      AttentionSettings{}, answer, wrong);
     QCOMPARE(o["tokens_clean"].toArray().size(), p.tokens);
+    QVERIFY(!o.contains("kv_groups"));  // no key/value groups in the built-in model
     QCOMPARE(o["answer"].toObject()["id"].toInt(), answer);
     QCOMPARE(o["wrong"].toObject()["id"].toInt(), wrong);
     QVERIFY(std::abs(o["clean_diff"].toDouble() - p.cleanDiff) < 1e-12);

@@ -80,8 +80,12 @@ Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, int heads
     const std::size_t D = !opt.marian            ? get("encoder.layernorm_embedding.weight").size()
                           : encoderLayers > 0 ? get("encoder.layers.0.self_attn_layer_norm.weight").size()
                                               : get("decoder.layers.0.self_attn_layer_norm.weight").size();
-    const std::size_t Dh = D / static_cast<std::size_t>(heads);
-    const double multiplier = (opt.sqrtScaling ? 1.0 / std::sqrt(static_cast<double>(Dh)) : 1.0) / opt.temperature;
+    // Each stack's heads split D among themselves: the decoder's may be more or fewer than the encoder's.
+    const int decoderHeads = opt.decoderHeads > 0 ? opt.decoderHeads : heads;
+    const auto multiplierOf = [&](int h) {
+        const std::size_t width = D / static_cast<std::size_t>(h);
+        return (opt.sqrtScaling ? 1.0 / std::sqrt(static_cast<double>(width)) : 1.0) / opt.temperature;
+    };
 
     // Token rows times the embedding scale, plus learned positions offset by two, then layernorm_embedding.
     // Marian: scaled token rows plus the sinusoid at row p, and nothing after.
@@ -116,12 +120,14 @@ Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, int heads
     // One attention block with its post-LN residual: x = LN(x + out_proj(attention(q_proj(x), k_proj(kv), v_proj(kv)))).
     // encoderLayer names the layer whose ablated heads apply (-1 in the decoder, where none do).
     auto block = [&](Rows& x, const Rows& kv, const std::string& p, const std::string& attn, const std::string& normName,
-                     bool causal, const std::vector<bool>& mask, int encoderLayer) {
+                     bool causal, const std::vector<bool>& mask, int encoderLayer, int stackHeads) {
+        const std::size_t Dh = D / static_cast<std::size_t>(stackHeads);
         auto lin = [&](const Rows& in, const std::string& name) {
             return bertref::linear(in, get(p + attn + "." + name + ".weight"), get(p + attn + "." + name + ".bias"));
         };
         Rows context;  // (rows of x, D) every head's output side by side
-        std::vector<Rows> w = attend(lin(x, "q_proj"), lin(kv, "k_proj"), lin(kv, "v_proj"), heads, multiplier, causal, mask, context);
+        std::vector<Rows> w = attend(lin(x, "q_proj"), lin(kv, "k_proj"), lin(kv, "v_proj"), stackHeads, multiplierOf(stackHeads),
+                                     causal, mask, context);
         for (const auto& [layer, head] : opt.ablatedEncoderHeads) {
             if (layer != encoderLayer) continue;
             for (std::size_t e = std::size_t(head) * Dh; e < std::size_t(head + 1) * Dh; ++e) {
@@ -146,7 +152,7 @@ Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, int heads
     Rows x = embed("encoder", sourceIds);  // (S, D)
     for (int l = 0; l < encoderLayers; ++l) {
         const std::string p = "encoder.layers." + std::to_string(l) + ".";
-        result.encoder.push_back(block(x, x, p, "self_attn", "self_attn_layer_norm", false, blocked, l));
+        result.encoder.push_back(block(x, x, p, "self_attn", "self_attn_layer_norm", false, blocked, l, heads));
         feedForward(x, p);
     }
     result.encoderOut = x;
@@ -156,8 +162,8 @@ Result run(const Checkpoint& ck, int encoderLayers, int decoderLayers, int heads
     Rows y = embed("decoder", targetIds);  // (T, D)
     for (int l = 0; l < decoderLayers; ++l) {
         const std::string p = "decoder.layers." + std::to_string(l) + ".";
-        result.decoderSelf.push_back(block(y, y, p, "self_attn", "self_attn_layer_norm", opt.causal, none, -1));
-        result.cross.push_back(block(y, result.encoderOut, p, "encoder_attn", "encoder_attn_layer_norm", false, blocked, -1));
+        result.decoderSelf.push_back(block(y, y, p, "self_attn", "self_attn_layer_norm", opt.causal, none, -1, decoderHeads));
+        result.cross.push_back(block(y, result.encoderOut, p, "encoder_attn", "encoder_attn_layer_norm", false, blocked, -1, decoderHeads));
         feedForward(y, p);
     }
     result.decoderOut = y;

@@ -16,7 +16,8 @@
 // Blocked source positions are keys no query may read, in the encoder's self-attention and in every
 // decoder layer's cross-attention, as Hugging Face applies the encoder's attention mask in both.
 //
-// Dimension letters: S source tokens, T target tokens, D d_model, H heads, Dh = D / H, F ffn dim, V vocabulary.
+// Dimension letters: S source tokens, T target tokens, D d_model, H heads (each stack's own), Dh = D / H, F ffn
+// dim, V vocabulary.
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -48,6 +49,7 @@ struct Options {
     bool marian = false;              // Marian's embeddings and activation (see the top); implies scaleEmbedding
     std::vector<std::pair<int, int>> ablatedEncoderHeads;  // (layer, head): its output before out_proj replaced
     bool ablateByMean = false;        // by its mean over the source positions; zeros otherwise
+    int decoderHeads = 0;             // decoder_attention_heads when it differs from the encoder's (0: the same)
 };
 
 // Marian's fixed position row p (MarianSinusoidalPositionalEmbedding): for j < D / 2 the angle is

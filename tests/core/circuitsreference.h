@@ -239,7 +239,7 @@ inline void sliceLinear(RefHead& x, const std::vector<float>& q, const std::vect
 inline Reference llamaReference(std::vector<NamedTensor>& t, const tinyllama::Spec& s)
 {
     Reference r;
-    r.L = s.layers, r.H = s.heads, r.D = s.dModel, r.Dh = s.dModel / s.heads;
+    r.L = s.layers, r.H = s.heads, r.D = s.dModel, r.Dh = tinyllama::headWidth(s);
     for (int l = 0; l < r.L; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         r.heads.emplace_back();

@@ -33,11 +33,14 @@ struct AttentionDifference {
         return {};
     }
 };
+// `decoderHeads` when the decoder's sublayers have heads of their own (0: as many as the encoder's).
 template <class Reference>
-AttentionDifference attentionDifference(const attnscope::EncoderDecoderTrace& trace, const Reference& ref, int heads)
+AttentionDifference attentionDifference(const attnscope::EncoderDecoderTrace& trace, const Reference& ref, int heads,
+                                        int decoderHeads = 0)
 {
-    return {worst(trace.encoder.attention, ref.encoder, heads), worst(trace.selfAttention, ref.decoderSelf, heads),
-            worst(trace.crossAttention, ref.cross, heads)};
+    const int dh = decoderHeads > 0 ? decoderHeads : heads;
+    return {worst(trace.encoder.attention, ref.encoder, heads), worst(trace.selfAttention, ref.decoderSelf, dh),
+            worst(trace.crossAttention, ref.cross, dh)};
 }
 
 // DecoderSteps over `target` one token at a time against whole passes: every step's cross-attention rows

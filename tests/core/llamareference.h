@@ -7,7 +7,8 @@
 // rotary embedding by rotate_half, repeat_kv for grouped-query heads, causal softmax, o_proj, SwiGLU
 // (down(silu(gate(x)) * up(x))), the final RMSNorm and lm_head (or the tied embedding).
 //
-// Dimension letters: T tokens, D hidden size, H heads, Hkv key/value heads, Dh = D / H, F intermediate size.
+// Dimension letters: T tokens, D hidden size, H heads, Hkv key/value heads, Dh head_dim (D / H when absent),
+// F intermediate size.
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -32,7 +33,7 @@ struct Patch {
     int streamLayer = -1, streamPosition = 0;
     std::vector<double> streamRow;
     int headLayer = -1, head = 0;
-    Rows headOutput;
+    Rows headOutput;  // (T, n*Dh): heads head … head + n − 1 side by side
 };
 
 struct Options {
@@ -83,7 +84,7 @@ public:
         const nlohmann::json& c = m_config;
         const std::string type = c["model_type"];
         const int L = c["num_hidden_layers"], H = c["num_attention_heads"], D = c["hidden_size"];
-        const int Hkv = c.value("num_key_value_heads", H), Dh = D / H, V = c["vocab_size"];
+        const int Hkv = c.value("num_key_value_heads", H), Dh = c.value("head_dim", D / H), V = c["vocab_size"];
         const double eps = c.value("rms_norm_eps", 1e-6);
         const bool tied = c.value("tie_word_embeddings", false);
         const bool qkvBias = type == "qwen2" || c.value("attention_bias", false);
@@ -111,7 +112,7 @@ public:
                 rotate(q, H, Dh, invFreq);
                 rotate(k, Hkv, Dh, invFreq);
             }
-            Rows attnOut(T, std::vector<double>(std::size_t(D), 0.0));
+            Rows attnOut(T, std::vector<double>(std::size_t(H * Dh), 0.0));  // the heads side by side
             std::vector<Rows> heads;
             for (int hd = 0; hd < H; ++hd) {
                 const int g = hd / (H / Hkv);  // repeat_kv: each key/value head serves H / Hkv query heads in a row
@@ -145,8 +146,9 @@ public:
             result.headOutputs.push_back(std::move(outputs));
             if (patch && patch->headLayer == l)
                 for (std::size_t i = 0; i < T; ++i)
-                    for (int e = 0; e < Dh; ++e) attnOut[i][std::size_t(patch->head * Dh + e)] = patch->headOutput[i][std::size_t(e)];
-            // o_proj.weight is (D, D) as (out, in): head hd reads input columns hd*Dh.. of every output row.
+                    for (std::size_t e = 0; e < patch->headOutput[i].size(); ++e)
+                        attnOut[i][std::size_t(patch->head * Dh) + e] = patch->headOutput[i][e];
+            // o_proj.weight is (D, H*Dh) as (out, in): head hd reads input columns hd*Dh.. of every output row.
             const std::vector<double> oWeight = get(p + "self_attn.o_proj.weight");
             std::vector<std::vector<double>> norms;
             for (int hd = 0; hd < H; ++hd) {
@@ -157,7 +159,7 @@ public:
                     for (int d = 0; d < D; ++d) {
                         double out = 0;
                         for (int e = 0; e < Dh; ++e)
-                            out += v[j][std::size_t(g * Dh + e)] * oWeight[std::size_t(d) * std::size_t(D) + std::size_t(hd * Dh + e)];
+                            out += v[j][std::size_t(g * Dh + e)] * oWeight[std::size_t(d) * std::size_t(H * Dh) + std::size_t(hd * Dh + e)];
                         squares += out * out;
                     }
                     perKey[j] = std::sqrt(squares);

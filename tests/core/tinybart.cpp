@@ -41,7 +41,7 @@ nlohmann::json config(int vocabSize, const Options& opt)
 {
     return {{"model_type", "bart"}, {"architectures", {"BartForConditionalGeneration"}}, {"d_model", kD},
             {"encoder_layers", kEncL}, {"decoder_layers", kDecL}, {"encoder_attention_heads", kH},
-            {"decoder_attention_heads", kH}, {"encoder_ffn_dim", kF}, {"decoder_ffn_dim", kF},
+            {"decoder_attention_heads", opt.decoderHeads}, {"encoder_ffn_dim", kF}, {"decoder_ffn_dim", kF},
             {"vocab_size", vocabSize}, {"max_position_embeddings", kC}, {"activation_function", "gelu"},
             {"scale_embedding", opt.scaleEmbedding}, {"bos_token_id", 0}, {"pad_token_id", 1}, {"eos_token_id", 2},
             {"decoder_start_token_id", 2}, {"forced_bos_token_id", 0}, {"tie_word_embeddings", !opt.separateHead},

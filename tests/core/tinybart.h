@@ -52,6 +52,7 @@ struct Options {
     bool separateHead = false;    // tie_word_embeddings false and an lm_head.weight of its own
     bool wrapped = true;          // BartForConditionalGeneration's "model." names and final_logits_bias;
                                   // false: the bare names a BartModel saves, no bias, no head
+    int decoderHeads = kH;        // decoder_attention_heads, which BART lets differ from the encoder's
     std::uint64_t seed = 11;
 };
 

@@ -5,6 +5,8 @@ namespace tinyllama {
 using namespace attnscope;
 namespace fs = std::filesystem;
 
+int headWidth(const Spec& s) { return s.headDim > 0 ? s.headDim : s.dModel / s.heads; }
+
 int vocabSize(const Spec& s) { return tinytok::vocabularySize(tinytok::tokenizerJson(s.tokenizer)) + s.extraVocab; }
 
 nlohmann::json config(const Spec& s)
@@ -16,6 +18,7 @@ nlohmann::json config(const Spec& s)
                         {"vocab_size", vocabSize(s)}, {"hidden_act", "silu"}, {"torch_dtype", "float32"},
                         {"bos_token_id", 1}, {"eos_token_id", 2}};
     if (s.modelType == "llama") c["attention_bias"] = s.attentionBias;
+    if (s.headDim > 0) c["head_dim"] = s.headDim;
     if (s.modelType == "mistral") c["sliding_window"] = nullptr;
     if (s.modelType == "qwen2") c["use_sliding_window"] = false;
     return c;
@@ -40,17 +43,18 @@ std::vector<NamedTensor> tensors(const Spec& s)
         for (auto d : shape) n *= d;
         t.push_back({name, std::move(shape), filled(static_cast<std::size_t>(n), state, scale, offset)});
     };
-    const std::int64_t V = vocabSize(s), D = s.dModel, F = s.dFF, KV = std::int64_t(s.kvHeads) * (s.dModel / s.heads);
+    const std::int64_t V = vocabSize(s), D = s.dModel, F = s.dFF, KV = std::int64_t(s.kvHeads) * headWidth(s),
+                       Q = std::int64_t(s.heads) * headWidth(s);
     add("model.embed_tokens.weight", {V, D}, 1.0f);
     for (int l = 0; l < s.layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         add(p + "input_layernorm.weight", {D}, 0.2f, 1.0f);
-        add(p + "self_attn.q_proj.weight", {D, D}, 0.5f);
+        add(p + "self_attn.q_proj.weight", {Q, D}, 0.5f);
         add(p + "self_attn.k_proj.weight", {KV, D}, 0.5f);
         add(p + "self_attn.v_proj.weight", {KV, D}, 0.3f);
-        add(p + "self_attn.o_proj.weight", {D, D}, 0.3f);
+        add(p + "self_attn.o_proj.weight", {D, Q}, 0.3f);
         if (s.modelType == "qwen2" || s.attentionBias) {
-            add(p + "self_attn.q_proj.bias", {D}, 0.3f);
+            add(p + "self_attn.q_proj.bias", {Q}, 0.3f);
             add(p + "self_attn.k_proj.bias", {KV}, 0.3f);
             add(p + "self_attn.v_proj.bias", {KV}, 0.3f);
         }

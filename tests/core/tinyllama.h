@@ -33,7 +33,9 @@ struct Spec {
     std::string tokenizer = "llama2"; // a tinytok kind
     std::uint64_t seed = 1;
     int extraVocab = 0;               // config vocab_size beyond the tokenizer's (padding rows, as real models have)
+    int headDim = 0;                  // more than 0: config.json's head_dim, heads that many wide (not D / H)
 };
+int headWidth(const Spec& s);         // headDim, or D / H
 
 int vocabSize(const Spec& s);
 

@@ -50,7 +50,7 @@ std::string piece(int id) { return detail::spm().processor.IdToPiece(id); }
 nlohmann::json config(int vocabSize, const Options& opt)
 {
     return {{"model_type", "t5"}, {"architectures", {"T5ForConditionalGeneration"}}, {"d_model", kD},
-            {"d_kv", kDkv}, {"d_ff", kF}, {"num_layers", kEncL}, {"num_decoder_layers", kDecL}, {"num_heads", kH},
+            {"d_kv", opt.dKv}, {"d_ff", kF}, {"num_layers", kEncL}, {"num_decoder_layers", kDecL}, {"num_heads", kH},
             {"vocab_size", vocabSize}, {"relative_attention_num_buckets", kBuckets},
             {"relative_attention_max_distance", kMaxDistance}, {"layer_norm_epsilon", 1e-6},
             {"feed_forward_proj", opt.gated ? "gated-gelu" : "relu"}, {"tie_word_embeddings", opt.tied},
@@ -66,10 +66,10 @@ std::vector<NamedTensor> tensors(int vocabSize, const Options& opt)
     };
     auto norm = [&](const std::string& name) { add(name + ".weight", {kD}, 0.2f, 1.0f); };
     auto attention = [&](const std::string& name, bool relative) {
-        add(name + ".q.weight", {kH * kDkv, kD}, 0.6f);
-        add(name + ".k.weight", {kH * kDkv, kD}, 0.6f);
-        add(name + ".v.weight", {kH * kDkv, kD}, 0.5f);
-        add(name + ".o.weight", {kD, kH * kDkv}, 0.4f);
+        add(name + ".q.weight", {kH * opt.dKv, kD}, 0.6f);
+        add(name + ".k.weight", {kH * opt.dKv, kD}, 0.6f);
+        add(name + ".v.weight", {kH * opt.dKv, kD}, 0.5f);
+        add(name + ".o.weight", {kD, kH * opt.dKv}, 0.4f);
         if (relative) add(name + ".relative_attention_bias.weight", {kBuckets, kH}, 1.5f);
     };
     auto feedForward = [&](const std::string& name) {

@@ -58,6 +58,7 @@ std::string piece(int id);
 struct Options {
     bool gated = false;  // feed_forward_proj "gated-gelu" (wi_0, wi_1) instead of "relu" (wi)
     bool tied = true;    // false: tie_word_embeddings false and an lm_head.weight of its own
+    int dKv = kDkv;      // each head's width; num_heads × d_kv need not be d_model (flan-t5-small's layout)
     std::uint64_t seed = 29;
 };
 

@@ -103,8 +103,12 @@ private slots:
         QTest::addColumn<bool>("sqrtScaling");
         QTest::addColumn<double>("temperature");
         QTest::addColumn<std::vector<int>>("blocked");
-        tinybart::Options tied, scaled, separate, bare;
+        tinybart::Options tied, scaled, separate, bare, moreDecoderHeads, fewerDecoderHeads;
         scaled.scaleEmbedding = true;
+        // decoder_attention_heads apart from the encoder's 2: the decoder's 4 heads of 2, or 1 head of 8.
+        moreDecoderHeads.decoderHeads = 4;
+        fewerDecoderHeads.decoderHeads = 1;
+        fewerDecoderHeads.seed = 41;
         separate.separateHead = true;
         separate.seed = 23;
         bare.wrapped = false;
@@ -116,6 +120,9 @@ private slots:
         QTest::newRow("no sqrt scaling") << tied << true << false << 1.0 << std::vector<int>{};
         QTest::newRow("temperature 3") << separate << true << true << 3.0 << std::vector<int>{};
         QTest::newRow("blocked source keys") << tied << true << true << 1.0 << std::vector<int>{1, 3};
+        QTest::newRow("decoder with 4 heads") << moreDecoderHeads << true << true << 1.0 << std::vector<int>{};
+        QTest::newRow("decoder with 1 head, no sqrt scaling") << fewerDecoderHeads << true << false << 1.0 << std::vector<int>{0};
+        QTest::newRow("decoder with 1 head") << fewerDecoderHeads << true << true << 1.0 << std::vector<int>{};
     }
     void matchesReference()
     {
@@ -148,13 +155,16 @@ private slots:
         ro.prefix = options.wrapped ? "model." : "";
         ro.scaleEmbedding = options.scaleEmbedding;
         ro.separateHead = options.separateHead;
+        ro.decoderHeads = options.decoderHeads;
         const bartref::Result ref =
             bartref::run(ck, tinybart::kEncL, tinybart::kDecL, tinybart::kH, source->ids, target->ids, ro);
 
         const int H = tinybart::kH;
         QCOMPARE(trace.encoder.layers, tinybart::kEncL);
-        QCOMPARE(int(trace.crossAttention.size()), tinybart::kDecL * H);
-        const encdec::AttentionDifference d = encdec::attentionDifference(trace, ref, H);
+        QCOMPARE(trace.encoder.heads, H);
+        QCOMPARE(trace.heads, options.decoderHeads);
+        QCOMPARE(int(trace.crossAttention.size()), tinybart::kDecL * options.decoderHeads);
+        const encdec::AttentionDifference d = encdec::attentionDifference(trace, ref, H, options.decoderHeads);
         QVERIFY2(d.failure(1e-4).empty(), d.failure(1e-4).c_str());
         qInfo("worst differences from the reference: encoder %.2g, decoder self %.2g, cross %.2g", d.encoder.value(), d.self.value(),
               d.cross.value());
@@ -177,6 +187,12 @@ private slots:
             }
         QVERIFY2(blocked.empty() || onBlocked.atMost(1e-5f), onBlocked.message("weight on a blocked key").c_str());  // qFuzzyIsNull's zero
         if (causal) QCOMPARE(trace.self(0, 0)(0, 1), 0.0f);
+        // Generation's one-token steps use the decoder's own heads too: equal to whole passes.
+        if (causal && options.decoderHeads != tinybart::kH) {
+            const encdec::StepDifference steps = encdec::stepsAgainstWholePasses(**model, source->ids, target->ids, s);
+            QVERIFY2(steps.weights.within(1e-5), steps.weights.message("steps' weights").c_str());
+            QVERIFY2(steps.logits.within(1e-5), steps.logits.message("steps' logits").c_str());
+        }
     }
 
     // Ablated heads are the encoder's: its output before out_proj replaced (zeros, or its mean over the
@@ -318,7 +334,7 @@ private slots:
         row("d_model missing", "config:d_model=-", "config.json", "no \"d_model\"");
         row("decoder_layers missing", "config:decoder_layers=-", "config.json", "decoder_layers");
         row("decoder layers absurd", "config:decoder_layers=1000000", "config.json", "decoder_layers 1000000");
-        row("heads differ", "config:decoder_attention_heads=4", "the encoder has 2 heads and the decoder 4", "config.json");
+        row("decoder heads not dividing d_model", "config:decoder_attention_heads=3", "the decoder's heads", "not divisible");
         row("heads not dividing d_model", "config:encoder_attention_heads=3", "config.json", "not divisible");
         row("mBART's pre-LN", "config:normalize_before=true", "pre-LN", "config.json");
         row("start token outside", "config:decoder_start_token_id=100000", "decoder_start_token_id is 100000", "outside");

@@ -143,6 +143,16 @@ private slots:
         s.dtype = DType::F16;
         s.layers = 3;
         models.push_back({"llama, F16, 3 layers", s});
+        // head_dim set apart from hidden_size / heads (8): the attention is 4 × 12 = 48 or 4 × 4 = 16 wide.
+        s = {};
+        s.headDim = 12;
+        models.push_back({"llama, head_dim 12, GQA 4:2", s});
+        s = {};
+        s.modelType = "qwen2";
+        s.tokenizer = "qwen2";
+        s.headDim = 4;
+        s.kvHeads = 1;
+        models.push_back({"qwen2, head_dim 4, multi-query", s});
         const std::vector<Setting> settings = settingsToCheck();
         for (const auto& [name, spec] : models)
             for (std::size_t k = 0; k < settings.size(); ++k)
@@ -280,7 +290,9 @@ private slots:
         QTest::addColumn<std::string>("problem");
         QTest::newRow("no hidden_size") << std::string("config-:hidden_size") << std::string("\"hidden_size\"");
         QTest::newRow("kv heads do not divide heads") << std::string("config:num_key_value_heads=3") << std::string("key/value heads");
-        QTest::newRow("head_dim other than D / H") << std::string("config:head_dim=16") << std::string("head_dim");
+        QTest::newRow("head_dim odd") << std::string("config:head_dim=7") << std::string("even d_head");
+        QTest::newRow("head_dim 0") << std::string("config:head_dim=0") << std::string("d_head is 0");
+        QTest::newRow("head_dim past the projections") << std::string("config:head_dim=16") << std::string("q_proj.weight");
         QTest::newRow("heads a string") << std::string("config:num_attention_heads=\"four\"") << std::string("not a whole number");
         QTest::newRow("rope scaling yarn") << std::string("config:rope_scaling={\"rope_type\": \"yarn\", \"factor\": 4}") << std::string("yarn");
         QTest::newRow("llama3 scaling with low >= high") << std::string("config:rope_scaling={\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 4, \"high_freq_factor\": 1, \"original_max_position_embeddings\": 64}")

@@ -84,6 +84,7 @@ void TestPatching::everyPatchMatchesPlainLoop()
     QCOMPARE(int(p->residual.cols()), T);
     QCOMPARE(int(p->head.rows()), L);
     QCOMPARE(int(p->head.cols()), H);
+    QCOMPARE(p->group.size(), Eigen::Index(0));  // nothing shared: no groups to patch
 
     // The reference's clean run: every stream and every layer's heads' outputs.
     std::vector<reference::Grid> streams, concats;
@@ -193,6 +194,29 @@ void TestPatching::everyPatchMatchesLlamaReference()
             const double expected = normalised(diffOf(ref.run(corrupted, o)));
             QVERIFY2(std::abs(p->head(l, h) - expected) < 1e-4,
                      qPrintable(QString("head %1.%2: %3 vs %4").arg(l).arg(h).arg(p->head(l, h)).arg(expected)));
+        }
+    // Each key/value group's query heads put back together: the reference patches their outputs side by side.
+    const int groupSize = model.config.groupSize(), groups = H / groupSize;
+    QCOMPARE(p->group.rows(), Eigen::Index(L));
+    QCOMPARE(p->group.cols(), Eigen::Index(groups));
+    for (int l = 0; l < L; ++l)
+        for (int g = 0; g < groups; ++g) {
+            llamaref::Patch patch;
+            patch.headLayer = l;
+            patch.head = g * groupSize;
+            patch.headOutput.assign(std::size_t(T), {});
+            for (int h = g * groupSize; h < (g + 1) * groupSize; ++h)
+                for (int t = 0; t < T; ++t) {
+                    const std::vector<double>& part = cleanRun.headOutputs[std::size_t(l)][std::size_t(h)][std::size_t(t)];
+                    patch.headOutput[std::size_t(t)].insert(patch.headOutput[std::size_t(t)].end(), part.begin(), part.end());
+                }
+            llamaref::Options o;
+            o.patch = &patch;
+            const double expected = normalised(diffOf(ref.run(corrupted, o)));
+            QVERIFY2(std::abs(p->group(l, g) - expected) < 1e-4,
+                     qPrintable(QString("group %1.%2: %3 vs %4").arg(l).arg(g).arg(p->group(l, g)).arg(expected)));
+            // A group of more than one head is not any one of its heads.
+            if (groupSize > 1) QVERIFY(std::abs(p->group(l, g) - p->head(l, g * groupSize)) > 1e-6);
         }
     // The whole stream before the final norm, put back at the last position, is the clean run's metric.
     QVERIFY(std::abs(p->residual(L, T - 1) - 1.0) < 1e-4);

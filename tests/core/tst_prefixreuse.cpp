@@ -49,6 +49,7 @@ numericcheck::Worst compareTraces(const ForwardTrace& got, const ForwardTrace& w
         if (!(a.selection == b.selection)) return failed("the detail is of another head");
         const std::pair<Matrix HeadDetail::*, const char*> parts[] = {
             {&HeadDetail::x, "x"}, {&HeadDetail::q, "q"}, {&HeadDetail::k, "k"}, {&HeadDetail::v, "v"},
+            {&HeadDetail::keys, "the group keys"}, {&HeadDetail::values, "the group values"},
             {&HeadDetail::scores, "scores"}, {&HeadDetail::scaled, "scaled"}, {&HeadDetail::masked, "masked"},
             {&HeadDetail::weights, "detail weights"}, {&HeadDetail::headOutput, "head output"}, {&HeadDetail::concat, "concat"},
             {&HeadDetail::attnOutput, "attention output"}, {&HeadDetail::residualIn, "residual in"},

@@ -124,8 +124,13 @@ private slots:
         QTest::addColumn<double>("temperature");
         QTest::addColumn<std::vector<int>>("blocked");
         QTest::addColumn<int>("repeatTarget");
-        tinyt5::Options relu, gated, untied, gatedUntied;
+        tinyt5::Options relu, gated, untied, gatedUntied, wide, narrow;
         gated.gated = true;
+        // num_heads × d_kv other than d_model (8): 2 × 6 = 12 and 2 × 3 = 6, as flan-t5-small's 6 × 64 in 512.
+        wide.gated = true;
+        wide.dKv = 6;
+        narrow.dKv = 3;
+        narrow.seed = 37;
         untied.tied = false;
         untied.seed = 31;
         gatedUntied.gated = true;
@@ -140,6 +145,9 @@ private slots:
         QTest::newRow("blocked source keys") << relu << true << true << 1.0 << std::vector<int>{0, 4} << 1;
         // A target past 64 tokens takes the engine's blocked causal path, which adds the bias block by block.
         QTest::newRow("long target") << gated << true << true << 1.0 << std::vector<int>{} << 14;
+        QTest::newRow("heads wider than d_model") << wide << true << true << 1.0 << std::vector<int>{} << 1;
+        QTest::newRow("heads narrower than d_model") << narrow << true << true << 1.0 << std::vector<int>{} << 1;
+        QTest::newRow("narrower heads, sqrt scaling off") << narrow << true << false << 1.0 << std::vector<int>{} << 1;
     }
     void matchesReference()
     {
@@ -259,7 +267,9 @@ private slots:
         QTest::addColumn<std::string>("change");
         QTest::addColumn<std::string>("expected");
         QTest::newRow("no tokenizer") << std::string("rm spiece.model") << std::string("has neither spiece.model nor tokenizer.json");
-        QTest::newRow("heads do not fill d_model") << std::string("config:num_heads=3") << std::string("num_heads × d_kv = d_model");
+        // 3 heads of d_kv 4 are 12 wide; the file's projections are 8.
+        QTest::newRow("heads wider than the projections") << std::string("config:num_heads=3")
+                                                          << std::string("implies [8, 3]");
         QTest::newRow("unknown feed-forward") << std::string("config:feed_forward_proj=\"gated-swoosh\"")
                                               << std::string("feed_forward_proj is \"gated-swoosh\"");
         QTest::newRow("too few buckets") << std::string("config:relative_attention_num_buckets=2") << std::string("between 4 and 4096 buckets");

@@ -273,6 +273,41 @@ private slots:
         QVERIFY(view.weightsPlot()->title().contains(QStringLiteral("counterfactual")));
     }
 
+    // A decoder deeper (3 layers against 2) or wider (4 heads against 2) than its encoder: the view's grid
+    // reaches every decoder head, though the window's focus stops at the encoder's; a focus chosen elsewhere
+    // takes over again.
+    void bartDecoderHeadsPastTheEncoders()
+    {
+        tinybart::Options wide;
+        wide.decoderHeads = 4;
+        Document doc;
+        doc.setModel(*loadModel(tinybart::writeFolder(m_tmp, "tiny-bart-wide-decoder", wide)));
+        doc.setText(QStringLiteral("the cat sat on the mat"));
+        CrossAttentionView view(&doc);
+        view.setTarget(QStringLiteral("the cat sat"));
+        view.waitForResult();
+        QTRY_VERIFY(view.hasResult());
+        QCOMPARE(view.grid()->layers(), tinybart::kDecL);
+        const Model& m = *doc.model();
+        AttentionSettings causal = doc.settings();
+        causal.mask = MaskKind::Causal;
+        EncoderDecoderTrace trace;
+        QVERIFY(forwardEncoderDecoder(m, encodeSource(m, "the cat sat on the mat")->ids, encodeTarget(m, "the cat sat")->ids, causal,
+                                      false, trace)
+                    .ok());
+        for (const HeadSelection head : {HeadSelection{2, 3}, HeadSelection{2, 0}, HeadSelection{0, 3}}) {
+            emit view.grid()->headClicked(head);
+            view.waitForResult();
+            QTRY_COMPARE(view.result().selection, head);
+            const numericcheck::Worst shown = numericcheck::difference(view.result().weights, trace.cross(head.layer, head.head));
+            QVERIFY2(shown.within(1e-6f), shown.message("cross-attention").c_str());
+        }
+        QCOMPARE(doc.focus(), (HeadSelection{0, 1}));  // the encoder's nearest head
+        doc.setFocus({1, 0});
+        view.waitForResult();
+        QTRY_COMPARE(view.result().selection, (HeadSelection{1, 0}));
+    }
+
     // The Generation view translates the sentence: each written token's cross-attention row over the source
     // (the core's generateTokens under the decoder's causal mask), shown up to the step and not beyond.
     void bartGenerationBuildsTheAlignment()

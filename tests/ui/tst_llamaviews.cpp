@@ -1,7 +1,8 @@
 // The window on a Llama-family folder (written by the core tests' tinyllama.h): token chips spelled as the
 // vocabulary spells them, the heatmap equal to the core's weights, key/value sharing groups outlined on
-// the heads grid with each head's first-token share in its tooltip, and the RoPE panel's curves equal to
-// the core's numbers.
+// the heads grid with each head's first-token share in its tooltip, the heatmap's title naming the group,
+// step by step's keys and values once per group, ablation of a whole group, and the RoPE panel's curves
+// equal to the core's numbers.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -13,7 +14,9 @@
 #include "ui/attention/heatmapview.h"
 #include "ui/document/document.h"
 #include "ui/common/matrixplot.h"
+#include "ui/research/interventions/ablationview.h"
 #include "ui/steps/blockview.h"
+#include "ui/steps/headsview.h"
 #include "ui/steps/ropeview.h"
 #include "ui/export/renderer.h"
 #include "numericcheck.h"
@@ -84,6 +87,71 @@ private slots:
         QCOMPARE(w.grid()->groupSize(), 1);
         QVERIFY(w.grid()->groupRect({0, 0}).isNull());
         QVERIFY(!w.grid()->headToolTip({0, 0}).contains(QStringLiteral("K/V")));
+    }
+
+    void heatmapTitleNamesTheGroup()
+    {
+        MainWindow w;
+        QVERIFY(w.openModel(QString::fromStdString(m_folder)).ok());
+        w.sentenceEdit()->setText(QStringLiteral("the llama hums"));
+        w.document()->setFocus({1, 3});
+        QVERIFY2(w.heatmap()->title().startsWith(QStringLiteral("Layer 1 · query head 3 of KV group 1 (shares keys and values with heads 2–3)")),
+                 qPrintable(w.heatmap()->title()));
+        MainWindow plain;  // the default model shares nothing: plain head numbers
+        plain.sentenceEdit()->setText(QStringLiteral("one two"));
+        QVERIFY2(plain.heatmap()->title().startsWith(QStringLiteral("Layer 0 · head 0 · ")), qPrintable(plain.heatmap()->title()));
+    }
+
+    // Each key/value head's K and V once, equal to what the focused query head of that group read (the
+    // core's own pipeline of that head, run apart), and none for a model that shares nothing.
+    void headsViewShowsKeysAndValuesOncePerGroup()
+    {
+        Document doc;
+        doc.setModel(*loadModel(m_folder));
+        doc.setText(QStringLiteral("the llama hums and the llama sleeps"));
+        HeadsView view(&doc);
+        QCOMPARE(view.groupCount(), 2);
+        for (const HeadSelection focus : {HeadSelection{0, 1}, HeadSelection{1, 2}}) {
+            doc.setFocus(focus);
+            CaptureRequest capture;
+            capture.detail = focus;
+            Result<ForwardTrace> core = forward(*doc.model(), doc.snapshot()->tokens.ids, doc.settings(), capture);
+            QVERIFY(core && core->hasDetail);
+            const int group = doc.model()->config.kvHeadOf(focus.head);
+            QVERIFY(view.groupKeyPlot(group)->shown() == core->detail.k);
+            QVERIFY(view.groupValuePlot(group)->shown() == core->detail.v);
+            QVERIFY(view.groupKeyPlot(group)->title().contains(QStringLiteral("read by heads %1–%2").arg(2 * group).arg(2 * group + 1)));
+            QVERIFY(view.groupKeyPlot(1 - group)->shown() != core->detail.k);
+            QVERIFY(view.headPlot(focus.head)->title().contains(QStringLiteral("KV %1").arg(group)));
+        }
+        doc.setModel(*loadModel("builtin"));
+        QCOMPARE(view.groupCount(), 0);
+    }
+
+    // A click in the ablation grid takes one query head, or with the group chosen every head of its group;
+    // a second click on a fully ablated group brings it back.
+    void ablationTakesAWholeGroup()
+    {
+        Document doc;
+        doc.setModel(*loadModel(m_folder));
+        doc.setText(QStringLiteral("the llama hums"));
+        AblationView view(&doc);
+        view.show();
+        view.waitForResult();
+        QVERIFY(view.unitBox()->isVisibleTo(&view));
+        view.unitBox()->setCurrentIndex(1);
+        emit view.grid()->headClicked({1, 3});
+        QCOMPARE(doc.settings().ablated, (std::vector<AblatedHead>{{1, 2}, {1, 3}}));
+        emit view.grid()->headClicked({1, 2});
+        QVERIFY(doc.settings().ablated.empty());
+        view.unitBox()->setCurrentIndex(0);
+        emit view.grid()->headClicked({0, 0});
+        QCOMPARE(doc.settings().ablated, (std::vector<AblatedHead>{{0, 0}}));
+        doc.toggleAblatedGroup({0, 1});  // half out: the whole group goes out
+        QCOMPARE(doc.settings().ablated, (std::vector<AblatedHead>{{0, 0}, {0, 1}}));
+        doc.setModel(*loadModel("builtin"));
+        view.waitForResult();
+        QVERIFY(!view.unitBox()->isVisibleTo(&view));
     }
 
     void ropeViewShowsCoreNumbers()

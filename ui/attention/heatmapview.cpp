@@ -115,7 +115,9 @@ void HeatmapView::setSnapshot(const SnapshotPtr& snapshot)
     m_placeholder->setVisible(!valid);
     m_titleParts.clear();
     if (snapshot && snapshot->model) {
-        m_titleParts << tr("Layer %1 · head %2").arg(m_head.layer).arg(m_head.head) << settingsSummary(snapshot->settings, snapshot->model && snapshot->model->config.scaleFolded);
+        // "head 5", or in a grouped-query model "query head 5 of KV group 1 (shares keys and values with heads 4–7)".
+        m_titleParts << tr("Layer %1 · %2").arg(m_head.layer).arg(QString::fromStdString(snapshot->model->config.headName(m_head.head)))
+                     << settingsSummary(snapshot->settings, snapshot->model && snapshot->model->config.scaleFolded);
         if (snapshot->display == AttentionDisplay::ValueWeighted) m_titleParts << displayLabel(snapshot->display);
         if (snapshot->wordLevel) m_titleParts << tr("words (mean over a word's tokens of their summed weight)");
         // A mask other than the one the model was trained with (GPT-2 unmasked, BERT causal) is a counterfactual.

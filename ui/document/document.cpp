@@ -410,6 +410,23 @@ void Document::toggleAblatedHead(HeadSelection head)
     setSettings(s);
 }
 
+void Document::toggleAblatedGroup(HeadSelection head)
+{
+    if (!m_model || head.layer < 0 || head.head < 0 || head.layer >= m_model->config.layers || head.head >= m_model->config.heads)
+        return;
+    AttentionSettings s = m_settings;
+    const std::vector<AblatedHead> group = headsOfKeyValueGroup(m_model->config, head.layer, m_model->config.kvHeadOf(head.head));
+    const auto isOut = [&s](const AblatedHead& a) { return std::binary_search(s.ablated.begin(), s.ablated.end(), a); };
+    if (std::all_of(group.begin(), group.end(), isOut)) {
+        std::erase_if(s.ablated, [&group](const AblatedHead& a) { return std::find(group.begin(), group.end(), a) != group.end(); });
+    } else {
+        s.ablated.insert(s.ablated.end(), group.begin(), group.end());
+        std::sort(s.ablated.begin(), s.ablated.end());
+        s.ablated.erase(std::unique(s.ablated.begin(), s.ablated.end()), s.ablated.end());
+    }
+    setSettings(s);
+}
+
 void Document::setAblationMode(AblationMode mode)
 {
     AttentionSettings s = m_settings;

@@ -160,6 +160,9 @@ public slots:
     void clearBlockedKeys();
     // Head ablation, a setting like the mask: knocks the head out of every view's forward pass, or back in.
     void toggleAblatedHead(attnscope::HeadSelection head);
+    // Grouped-query models: every query head of `head`'s key/value group out, or all back in when all were out
+    // (the CLI's --ablate-kv).
+    void toggleAblatedGroup(attnscope::HeadSelection head);
     void setAblationMode(attnscope::AblationMode mode);
     void clearAblation();
     void setFocus(attnscope::HeadSelection focus);

@@ -129,7 +129,7 @@ CrossAttentionView::CrossAttentionView(Document* document, QWidget* parent) : QW
     connect(m_document, &Document::snapshotChanged, gate, &RefreshGate::request);
     connect(m_gridKind, &QComboBox::currentIndexChanged, this, &CrossAttentionView::showGrid);
     connect(m_decoderCausal, &QCheckBox::toggled, gate, &RefreshGate::request);
-    connect(m_grid, &HeadGridView::headClicked, m_document, &Document::setFocus);
+    connect(m_grid, &HeadGridView::headClicked, this, &CrossAttentionView::chooseDecoderHead);
     connect(m_grid, &HeadGridView::headCtrlClicked, m_document, &Document::toggleLinesHead);
     recompute();
 }
@@ -165,9 +165,18 @@ HeadSelection CrossAttentionView::focusSharpestHead()
     if (!m_outcome) return {-1, -1};
     const SharpestHead sharpest = sharpestCrossHead(m_outcome->result);  // per token, whatever the Words switch shows
     if (sharpest.head.layer < 0) return sharpest.head;
-    m_document->setFocus(sharpest.head);
+    chooseDecoderHead(sharpest.head);
     m_document->setAttentionPicture(AttentionPicture::Lines);
     return sharpest.head;
+}
+
+void CrossAttentionView::chooseDecoderHead(HeadSelection head)
+{
+    m_document->setFocus(head);  // clamped to the encoder's layers and heads
+    m_decoderHead = head;
+    m_focusWhenChosen = m_document->focus();
+    m_modelWhenChosen = m_document->model().get();
+    recompute();
 }
 
 void CrossAttentionView::setDecoderCausal(bool causal) { m_decoderCausal->setChecked(causal); }
@@ -212,6 +221,9 @@ void CrossAttentionView::recompute()
     const std::string targetText = m_target->text().toStdString(), sourceText = m_source->text().toStdString();
     const AttentionSettings settings = m_document->settings();
     HeadSelection focus = m_document->snapshot()->focus;
+    // A decoder head chosen here holds until the window's focus (or model) moves away from where it was left.
+    if (m_decoderHead && (m_document->focus() != m_focusWhenChosen || model.get() != m_modelWhenChosen)) m_decoderHead.reset();
+    if (m_decoderHead && real) focus = *m_decoderHead;
     const bool decoderCausal = m_decoderCausal->isChecked();
     auto work = [model, real, targetText, sourceText, settings, focus, decoderCausal](const CancelFlag& cancelled) mutable {
         Outcome o;
@@ -231,8 +243,9 @@ void CrossAttentionView::recompute()
             target = o.answered ? greedyTarget(*model, source->ids, kMaxAnswerTokens, used, options) : encodeTarget(*model, targetText);
             used = decoderSettings(settings, decoderCausal ? DecoderMask::AsTrained : DecoderMask::Unmasked);
             o.decoderCausal = decoderCausal;
-            // The focus names an encoder layer; a decoder with fewer layers shows its last one.
+            // The focus names an encoder head; a decoder with fewer layers or heads shows its last one.
             focus.layer = std::min(focus.layer, model->decoder->layers - 1);
+            focus.head = std::min(focus.head, model->decoder->heads - 1);
         } else {
             target = model->tokenizer->encode(targetText);
         }

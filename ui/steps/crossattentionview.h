@@ -66,6 +66,10 @@ public:
     // An encoder–decoder: focuses the decoder head of the sharpest cross-attention on these sentences
     // (analysis/crossattention.h) and draws it as lines; the head, or {-1, -1} when there is none.
     HeadSelection focusSharpestHead();
+    // An encoder–decoder: shows this decoder head, whose layer or head may lie past the encoder's (a decoder
+    // deeper or wider than its encoder), and moves the window's focus there as far as the encoder has it. A
+    // focus chosen elsewhere afterwards takes over again.
+    void chooseDecoderHead(HeadSelection head);
 
 private:
     struct Outcome {
@@ -101,6 +105,9 @@ private:
     bool m_targetEdited = false;   // decoder-only demonstration: the target no longer follows the sentence
     bool m_sourceEdited = false;   // encoder–decoder: the source no longer follows the sentence
     std::optional<bool> m_real;    // the kind of model the boxes are set up for
+    std::optional<HeadSelection> m_decoderHead;  // chooseDecoderHead's, while the window's focus stays where it put it
+    HeadSelection m_focusWhenChosen{-1, -1};
+    const Model* m_modelWhenChosen = nullptr;
     std::shared_ptr<const CrossAttentionResult> m_result = std::make_shared<const CrossAttentionResult>();
     TokenizedText m_targetTokens, m_sourceTokens;
     // The last outcome as computed, per token; m_result and the tokens above are what is shown (words when

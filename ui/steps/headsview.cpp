@@ -15,6 +15,12 @@ namespace attnscope {
 HeadsView::HeadsView(Document* document, QWidget* parent) : QWidget(parent), m_document(document)
 {
     auto* layout = new QVBoxLayout(this);
+    m_groupsRow = new QWidget(this);
+    m_groupsGrid = new QGridLayout(m_groupsRow);
+    m_groupsGrid->setSpacing(2);
+    m_groupsGrid->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_groupsRow, 2);
+    m_groupsRow->hide();
     m_headsRow = new QWidget(this);
     m_headsGrid = new QGridLayout(m_headsRow);
     m_headsGrid->setSpacing(2);
@@ -73,6 +79,51 @@ void HeadsView::setHighlightedHead(int head)
     m_concat->setHighlight(head >= 0 ? QRect(head * Dh, 0, Dh, T) : QRect());
     m_wo->setHighlight(head >= 0 ? QRect(0, head * Dh, D, Dh) : QRect());
     for (int h = 0; h < m_headPlots.size(); ++h) m_headPlots[h]->setHighlight(h == head ? QRect(0, 0, Dh, T) : QRect());
+    // The group whose keys and values the hovered head reads.
+    const int group = head >= 0 && head < snap->model->config.heads ? snap->model->config.kvHeadOf(head) : -1;
+    for (int g = 0; g < m_groupKeys.size(); ++g) {
+        m_groupKeys[g]->setHighlight(g == group ? QRect(0, 0, Dh, T) : QRect());
+        m_groupValues[g]->setHighlight(g == group ? QRect(0, 0, Dh, T) : QRect());
+    }
+}
+
+void HeadsView::showGroups(const Snapshot& snap)
+{
+    const ModelConfig& c = snap.model->config;
+    const HeadDetail& d = snap.trace.detail;
+    const int Hkv = c.keyValueHeads(), Dh = c.dHead;
+    const bool shown = c.groupsHeads() && d.keys.cols() == Eigen::Index(Hkv) * Dh && d.values.cols() == d.keys.cols();
+    const int groups = shown ? Hkv : 0;
+    auto makePlot = [this] {
+        auto* p = new MatrixPlot(m_groupsRow);
+        p->setShowColorScale(false);
+        p->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        p->setMinimumSize(kMinimumHeadSize, kMinimumHeadSize);
+        return p;
+    };
+    while (m_groupKeys.size() < groups) {
+        const int column = int(m_groupKeys.size());
+        m_groupKeys.append(makePlot());
+        m_groupValues.append(makePlot());
+        m_groupsGrid->addWidget(m_groupKeys.back(), 0, column);
+        m_groupsGrid->addWidget(m_groupValues.back(), 1, column);
+    }
+    while (m_groupKeys.size() > groups) {
+        delete m_groupKeys.takeLast();
+        delete m_groupValues.takeLast();
+    }
+    m_groupsRow->setVisible(shown);
+    if (!shown) return;
+    const QStringList tokens = tokenLabels(snap.tokens.tokens);
+    using S = MatrixPlot::Scale;
+    for (int g = 0; g < groups; ++g) {
+        const int first = g * c.groupSize(), last = first + c.groupSize() - 1;
+        const QString readers = first == last ? tr("head %1").arg(first) : tr("heads %1–%2").arg(first).arg(last);
+        m_groupKeys[g]->setTitle(tr("K, KV group %1 (read by %2)").arg(g).arg(readers));
+        m_groupKeys[g]->setMatrix(d.keys.middleCols(g * Dh, Dh), S::Symmetric, g == 0 ? tokens : QStringList());
+        m_groupValues[g]->setTitle(tr("V, KV group %1").arg(g));
+        m_groupValues[g]->setMatrix(d.values.middleCols(g * Dh, Dh), S::Symmetric, g == 0 ? tokens : QStringList());
+    }
 }
 
 void HeadsView::refresh()
@@ -104,6 +155,7 @@ void HeadsView::refresh()
         plots << m_concat << m_wo << m_output;
         for (MatrixPlot* p : plots) p->clear();
         m_hint->setText(onlyFocusKept(*snap));
+        m_groupsRow->hide();
         m_headsRow->hide();
         m_bottom->hide();
         return;
@@ -114,24 +166,30 @@ void HeadsView::refresh()
     const int Dh = snap->model->config.dHead;
     const QStringList tokens = tokenLabels(snap->tokens.tokens);
     using S = MatrixPlot::Scale;
+    const ModelConfig& c = snap->model->config;
+    showGroups(*snap);
     for (int h = 0; h < H; ++h) {
         const Matrix slice = d.concat.middleCols(h * Dh, Dh);  // (T, Dh)
-        m_headPlots[h]->setTitle(QStringLiteral("head %1%2").arg(h).arg(h == d.selection.head ? QStringLiteral(" ★") : QString()));
+        // In a grouped-query model each head says which group's keys and values it read.
+        const QString group = c.groupsHeads() ? tr(" · KV %1").arg(c.kvHeadOf(h)) : QString();
+        m_headPlots[h]->setTitle(QStringLiteral("head %1%2%3").arg(h).arg(group, h == d.selection.head ? QStringLiteral(" ★") : QString()));
         // The tokens label the first head of each row.
         m_headPlots[h]->setMatrix(slice, S::Symmetric, h % headsPerRow(H) == 0 ? tokens : QStringList());
     }
     const QString shape = QStringLiteral("Each head's output is T×d_head = %1×%2. ").arg(d.concat.rows()).arg(Dh);
     const Matrix wo = snap->model->outputProjection(d.selection.layer);
-    const int groupSize = H / snap->model->config.keyValueHeads();
+    const int groupSize = c.groupSize();
     m_hint->setText(shape + (groupSize > 1
-                        ? QStringLiteral("Each head reads its own d_head-wide slice of Q, and shares its slice of K and V with "
-                                         "the %1 heads of its group (grouped-query attention); their outputs are laid side by "
-                                         "side and mixed by W_O. Hover a head to see its slice.").arg(groupSize)
+                        ? QStringLiteral("Each head reads its own d_head-wide slice of Q, and shares one K and one V (the top "
+                                         "row, once per group) with the %1 heads of its group (grouped-query attention); their "
+                                         "outputs are laid side by side and mixed by W_O. Hover a head to see its slice and "
+                                         "the keys and values it read.").arg(groupSize)
                         : QStringLiteral("Each head reads its own d_head-wide slice of Q, K, V; their outputs are laid side by "
                                          "side and mixed by W_O. Hover a head to see its slice.")));
-    m_concat->setTitle(QStringLiteral("concat (T×d_model = %1×%2)").arg(d.concat.rows()).arg(d.concat.cols()));
+    // The heads side by side are H·d_head wide, which is d_model in most models but not all (flan-t5-small).
+    m_concat->setTitle(QStringLiteral("concat (T×H·d_head = %1×%2)").arg(d.concat.rows()).arg(d.concat.cols()));
     m_concat->setMatrix(d.concat, S::Symmetric, tokens);
-    m_wo->setTitle(QStringLiteral("W_O of layer %1 (d_model×d_model = %2×%3)").arg(d.selection.layer).arg(wo.rows()).arg(wo.cols()));
+    m_wo->setTitle(QStringLiteral("W_O of layer %1 (H·d_head×d_model = %2×%3)").arg(d.selection.layer).arg(wo.rows()).arg(wo.cols()));
     m_wo->setMatrix(wo, S::Symmetric);
     m_output->setTitle(QStringLiteral("attention output (T×d_model = %1×%2)").arg(d.attnOutput.rows()).arg(d.attnOutput.cols()));
     m_output->setMatrix(d.attnOutput, S::Symmetric, tokens);

@@ -405,10 +405,15 @@ void MainWindow::updateStatus()
     const ModelPtr& model = m_document->model();
     // The model, its architecture and how it was trained (an encoder sees both ways, a decoder only back).
     QString name = model ? QString::fromStdString(modelDescription(model->config)) : tr("no model");
-    if (model && model->isEncoderDecoder())
-        name = tr("%1 (%2, encoder–decoder: %3 + %4 layers × %5 heads; the decoder causal, with cross-attention)")
-                   .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture))
-                   .arg(model->config.layers).arg(model->decoder->layers).arg(model->config.heads);
+    if (model && model->isEncoderDecoder()) {
+        const int encoderHeads = model->config.heads, decoderHeads = model->decoder->heads;
+        const QString sizes = encoderHeads == decoderHeads
+                                  ? tr("%1 + %2 layers × %3 heads").arg(model->config.layers).arg(model->decoder->layers).arg(encoderHeads)
+                                  : tr("%1 layers × %2 heads + %3 layers × %4 heads")
+                                        .arg(model->config.layers).arg(encoderHeads).arg(model->decoder->layers).arg(decoderHeads);
+        name = tr("%1 (%2, encoder–decoder: %3; the decoder causal, with cross-attention)")
+                   .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture), sizes);
+    }
     const AttentionSettings& settings = m_document->settings();
     const QString ablated = settings.ablated.empty() ? QString() : tr("   ·   ablated heads %1").arg(ablationText(settings));
     m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")

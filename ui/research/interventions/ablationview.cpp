@@ -24,7 +24,8 @@ QString ablationText(const AttentionSettings& s)
 }
 
 AblationView::AblationView(Document* document, QWidget* parent)
-    : ResearchView(document, parent), m_grid(new HeadGridView), m_mode(new QComboBox), m_clear(new QPushButton(tr("Clear"))),
+    : ResearchView(document, parent), m_grid(new HeadGridView), m_mode(new QComboBox), m_unit(new QComboBox),
+      m_clear(new QPushButton(tr("Clear"))),
       m_ablated(new QLabel), m_predictions(new QTableWidget), m_kl(new QLabel), m_change(new MatrixPlot)
 {
     m_mode->addItem(tr("zero the output"), int(AblationMode::Zero));
@@ -32,8 +33,22 @@ AblationView::AblationView(Document* document, QWidget* parent)
     m_mode->setToolTip(tr("What replaces an ablated head's output before W_O"));
     // A flow, so beside a lesson or at twice the type the controls break into lines instead of making the
     // page wider than its window.
+    m_unit->addItem(tr("one query head"), false);
+    m_unit->addItem(tr("its whole KV group"), true);
+    m_unit->setObjectName(QStringLiteral("ablation-unit"));
+    m_unit->setToolTip(tr("In a grouped-query model several query heads read one key/value head: a click can knock out the "
+                          "head alone, or every query head of its group (--ablate-kv L.G on the command line)."));
+    // Shown for models whose query heads share keys and values.
+    m_unitRow = new QWidget;
+    auto* unitRow = new QHBoxLayout(m_unitRow);
+    unitRow->setContentsMargins(0, 0, 0, 0);
+    unitRow->addWidget(new QLabel(tr("A click takes")));
+    unitRow->addWidget(m_unit);
+    m_unitRow->hide();
     auto* top = new FlowLayout;
-    top->addWidget(new QLabel(tr("Click heads to knock them out. Replace by")));
+    top->addWidget(new QLabel(tr("Click heads to knock them out.")));
+    top->addWidget(m_unitRow);
+    top->addWidget(new QLabel(tr("Replace by")));
     top->addWidget(m_mode);
     top->addWidget(m_clear);
     top->addWidget(m_ablated);
@@ -61,7 +76,10 @@ AblationView::AblationView(Document* document, QWidget* parent)
     column->addWidget(split, 1);
     column->addWidget(makeStatusLabel());
 
-    connect(m_grid, &HeadGridView::headClicked, document, &Document::toggleAblatedHead);
+    connect(m_grid, &HeadGridView::headClicked, this, [this, document](HeadSelection head) {
+        if (m_unit->isVisibleTo(this) && m_unit->currentData().toBool()) document->toggleAblatedGroup(head);
+        else document->toggleAblatedHead(head);
+    });
     m_mode->setObjectName(QStringLiteral("ablation-mode"));
     m_mode->setToolTip(tr("What replaces a knocked-out head's output: zeros, or its mean over the sentence, which disturbs the model less."));
     m_clear->setToolTip(tr("Put every ablated head back, so the model runs whole again."));
@@ -98,6 +116,7 @@ ResearchJob AblationView::job(const SnapshotPtr& snapshot)
 void AblationView::showResult(const SnapshotPtr& snapshot, const ResearchResultPtr& result)
 {
     m_grid->setSnapshot(snapshot);
+    m_unitRow->setVisible(snapshot->model && snapshot->model->config.groupsHeads());
     followSettings(snapshot->settings);
     const auto* r = dynamic_cast<const AblationResult*>(result.get());
     m_predictions->setRowCount(0);

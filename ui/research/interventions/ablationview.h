@@ -24,6 +24,8 @@ public:
 
     HeadGridView* grid() const { return m_grid; }
     QComboBox* modeBox() const { return m_mode; }
+    // Grouped-query models: whether a click knocks out one query head or its whole key/value group.
+    QComboBox* unitBox() const { return m_unit; }
     QTableWidget* predictions() const { return m_predictions; }
     MatrixPlot* changePlot() const { return m_change; }
     QLabel* klLabel() const { return m_kl; }
@@ -37,6 +39,8 @@ private:
 
     HeadGridView* m_grid;
     QComboBox* m_mode;
+    QComboBox* m_unit;
+    QWidget* m_unitRow;  // "A click takes" and m_unit
     QPushButton* m_clear;
     QLabel* m_ablated;
     QTableWidget* m_predictions;

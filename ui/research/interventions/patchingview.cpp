@@ -49,7 +49,7 @@ int favouredByCorruption(const Eigen::RowVectorXf& clean, const Eigen::RowVector
 PatchingView::PatchingView(Document* document, QWidget* parent)
     : ResearchView(document, parent), m_corrupted(new QLineEdit), m_answer(new QLineEdit), m_wrong(new QLineEdit),
       m_copy(new QPushButton(tr("Copy the sentence"))), m_metric(new QLabel), m_residual(new MatrixPlot),
-      m_heads(new MatrixPlot)
+      m_heads(new MatrixPlot), m_groups(new MatrixPlot)
 {
     m_corrupted->setPlaceholderText(tr("the sentence with a word changed, as many tokens long"));
     m_answer->setPlaceholderText(tr("the sentence's top next token"));
@@ -75,7 +75,8 @@ PatchingView::PatchingView(Document* document, QWidget* parent)
     auto* note = new QLabel(tr("The sentence is the clean prompt. 0 (white): the patch restores nothing; 1 (red): all "
                                "of the clean run's logit difference."));
     note->setWordWrap(true);
-    QSplitter* split = proportionalSplit(Qt::Horizontal, {m_residual, m_heads}, {3, 2});
+    QSplitter* split = proportionalSplit(Qt::Horizontal, {m_residual, m_heads, m_groups}, {3, 2, 1});
+    m_groups->hide();  // shown for models whose query heads share keys and values
     auto* column = new QVBoxLayout(this);
     column->addLayout(inputs);
     column->addWidget(split, 1);
@@ -147,10 +148,11 @@ void PatchingView::showResult(const SnapshotPtr&, const ResearchResultPtr& resul
     const auto* r = dynamic_cast<const PatchingResult*>(result.get());
     if (!r) {
         m_metric->clear();
-        for (MatrixPlot* plot : {m_residual, m_heads}) {
+        for (MatrixPlot* plot : {m_residual, m_heads, m_groups}) {
             plot->setMatrix(Matrix(), MatrixPlot::Scale::Symmetric);
             plot->setTitle(QString());
         }
+        m_groups->hide();
         return;
     }
     const ActivationPatching& p = r->patching;
@@ -162,9 +164,18 @@ void PatchingView::showResult(const SnapshotPtr&, const ResearchResultPtr& resul
     m_residual->setTitle(tr("The residual stream put back at one position, by layer"));
     m_heads->setMatrix(p.head.cast<float>(), MatrixPlot::Scale::Symmetric, layerLabels(p.layers), headLabels(p.heads));
     m_heads->setTitle(tr("One head's output put back at every position"));
-    // One scale for both grids, reaching at least ±1, so a colour means the same recovery on either side.
-    const double reach = std::max({1.0, p.residual.cwiseAbs().maxCoeff(), p.head.size() > 0 ? p.head.cwiseAbs().maxCoeff() : 0.0});
-    for (MatrixPlot* plot : {m_residual, m_heads}) {
+    // A grouped-query model: the query heads of each key/value group put back together.
+    m_groups->setVisible(p.group.size() > 0);
+    if (p.group.size() > 0) {
+        QStringList groups;
+        for (int g = 0; g < p.group.cols(); ++g) groups << tr("KV %1").arg(g);
+        m_groups->setMatrix(p.group.cast<float>(), MatrixPlot::Scale::Symmetric, layerLabels(p.layers), groups);
+        m_groups->setTitle(tr("A key/value group's heads put back together"));
+    }
+    // One scale for the grids, reaching at least ±1, so a colour means the same recovery on every side.
+    const double reach = std::max({1.0, p.residual.cwiseAbs().maxCoeff(), p.head.size() > 0 ? p.head.cwiseAbs().maxCoeff() : 0.0,
+                                   p.group.size() > 0 ? p.group.cwiseAbs().maxCoeff() : 0.0});
+    for (MatrixPlot* plot : {m_residual, m_heads, m_groups}) {
         plot->colorMap()->setDataRange(QCPRange(-reach, reach));
         plot->replot(QCustomPlot::rpQueuedReplot);
     }

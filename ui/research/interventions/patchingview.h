@@ -33,6 +33,7 @@ public:
     QLineEdit* wrongEdit() const { return m_wrong; }
     MatrixPlot* residualPlot() const { return m_residual; }
     MatrixPlot* headPlot() const { return m_heads; }
+    MatrixPlot* groupPlot() const { return m_groups; }  // grouped-query models: each key/value group's heads at once
     QLabel* metricLabel() const { return m_metric; }
 
 protected:
@@ -47,6 +48,7 @@ private:
     QLabel* m_metric;
     MatrixPlot* m_residual;
     MatrixPlot* m_heads;
+    MatrixPlot* m_groups;
 };
 
 } // namespace attnscope

@@ -33,14 +33,6 @@ namespace {
 
 using tinyneox::Spec;
 
-// Token ids spread over the vocabulary, the same for every model.
-std::vector<int> someIds(int count, int vocab)
-{
-    std::vector<int> ids;
-    for (int i = 0; i < count; ++i) ids.push_back((i * 37 + 11) % vocab);
-    return ids;
-}
-
 struct Setting {
     const char* name;
     AttentionSettings settings;
@@ -66,23 +58,11 @@ std::vector<Setting> settingsToCheck()
 class TestGptNeoxLoader : public QObject {
     Q_OBJECT
     QTemporaryDir m_tmp;
-    std::map<std::string, std::string> m_folders;  // row name -> folder
+    fixture::Folders<Spec> m_folders{m_tmp.path().toStdString(), &tinyneox::writeFolder};
 
-    std::string folder(const std::string& name, const Spec& spec)
-    {
-        auto it = m_folders.find(name);
-        if (it == m_folders.end()) it = m_folders.emplace(name, tinyneox::writeFolder(m_tmp, name, spec)).first;
-        return it->second;
-    }
-
+    std::string folder(const std::string& name, const Spec& spec) { return m_folders.folder(name, spec); }
     // A fresh copy of a good folder to break.
-    std::string copyOf(const std::string& name, const Spec& spec = {})
-    {
-        const std::string dir = m_tmp.filePath(QString::fromStdString("bad/" + name)).toStdString();
-        fs::remove_all(dir);
-        tinyneox::writeFolder(m_tmp.filePath("bad").toStdString(), name, spec);
-        return dir;
-    }
+    std::string copyOf(const std::string& name, const Spec& spec = {}) { return m_folders.copyOf(name, spec); }
 
 private slots:
     void initTestCase() { QVERIFY(m_tmp.isValid()); }
@@ -142,7 +122,7 @@ private slots:
         Result<ModelPtr> model = loadModel(dir);
         QVERIFY2(model, model.error().c_str());
         QVERIFY((*model)->weights.stored != nullptr);
-        const std::vector<int> ids = someIds(12, (*model)->config.vocabSize);
+        const std::vector<int> ids = fixture::spreadIds(12, (*model)->config.vocabSize);
 
         CaptureRequest capture;
         capture.nextTokenLogits = true;
@@ -172,7 +152,7 @@ private slots:
     {
         Result<ModelPtr> m = loadModel(folder("steps", Spec{}));
         QVERIFY2(m, m.error().c_str());
-        const std::vector<int> ids = someIds(9, (*m)->config.vocabSize);
+        const std::vector<int> ids = fixture::spreadIds(9, (*m)->config.vocabSize);
         CaptureRequest capture;
         capture.detail = HeadSelection{1, 2};
         Result<ForwardTrace> t = forward(**m, ids, {}, capture);
@@ -210,7 +190,7 @@ private slots:
         Result<ModelPtr> a = loadModel(one), b = loadModel(four);
         QVERIFY2(a, a.error().c_str());
         QVERIFY2(b, b.error().c_str());
-        const numericcheck::Worst w = tracecompare::modelsDiffer(**a, **b, someIds(10, (*a)->config.vocabSize));
+        const numericcheck::Worst w = tracecompare::modelsDiffer(**a, **b, fixture::spreadIds(10, (*a)->config.vocabSize));
         QVERIFY2(w.within(1e-7), w.message("one file against four shards").c_str());
     }
 

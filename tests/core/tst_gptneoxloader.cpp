@@ -85,8 +85,9 @@ private slots:
         models.push_back({"parallel, partial_rotary_factor 0.5, rope_theta 1000 (new names)", s});
         s = {};
         s.rotaryPct = 1.0;
+        s.rotaryBase = 500.0;  // the old name for the base, where more than one pair shows it
         s.parallelResidual = false;
-        models.push_back({"sequential, rotary_pct 1.0", s});
+        models.push_back({"sequential, rotary_pct 1.0, rotary_emb_base 500", s});
         s = {};
         s.dtype = DType::F16;
         models.push_back({"parallel, F16", s});
@@ -144,6 +145,49 @@ private slots:
         QVERIFY2(worst.within(1e-4), worst.message("attention").c_str());
         QVERIFY2(worstLogit.within(1e-4), worstLogit.message("next-token logits").c_str());
         QVERIFY2(worstStream.within(1e-4), worstStream.message("residual stream").c_str());
+    }
+
+    // The control for the rows above: with the same weights, the residual and the rotary width each change
+    // the logits by far more than the 1e-4 the comparisons allow, so a loader that ignored either would fail.
+    void variantsDifferByMoreThanTheTolerance_data()
+    {
+        QTest::addColumn<Spec>("baseline");
+        QTest::addColumn<Spec>("variant");
+        Spec s;
+        s.parallelResidual = false;
+        QTest::newRow("sequential residual") << Spec{} << s;
+        s = {};
+        s.rotaryPct = 0.5;
+        QTest::newRow("rotary_pct 0.5") << Spec{} << s;
+        s = {};
+        s.rotaryPct = 1.0;
+        QTest::newRow("rotary_pct 1.0") << Spec{} << s;
+        // At rotary_pct 0.25 an 8-wide head turns one pair, whose frequency is base^0 = 1 whatever the base:
+        // the base shows only from two pairs on.
+        Spec whole;
+        whole.rotaryPct = 1.0;
+        s = whole;
+        s.rotaryBase = 100.0;
+        QTest::newRow("rotary_emb_base 100, whole head") << whole << s;
+    }
+    void variantsDifferByMoreThanTheTolerance()
+    {
+        QFETCH(Spec, baseline);
+        QFETCH(Spec, variant);
+        const std::string base = folder(std::string("control-base-") + QTest::currentDataTag(), baseline);
+        const std::string other = folder(std::string("control-") + QTest::currentDataTag(), variant);
+        Result<ModelPtr> a = loadModel(base), b = loadModel(other);
+        QVERIFY2(a, a.error().c_str());
+        QVERIFY2(b, b.error().c_str());
+        CaptureRequest capture;
+        capture.nextTokenLogits = true;
+        const std::vector<int> ids = fixture::spreadIds(12, (*a)->config.vocabSize);
+        Result<ForwardTrace> ta = forward(**a, ids, {}, capture), tb = forward(**b, ids, {}, capture);
+        QVERIFY(ta && tb);
+        numericcheck::Worst apart;
+        apart.add(ta->nextLogits, tb->nextLogits);
+        qDebug("%s moves the logits by up to %.2e", QTest::currentDataTag(), apart.value());
+        QVERIFY2(apart.exceeds(1e-2), apart.message("the two variants").c_str());
     }
 
     // The focused head's step-by-step pipeline under the parallel residual: the feed-forward read the

@@ -439,6 +439,63 @@ def seeds_llama_folder():
     put("gelu", dict(llama, hidden_act="gelu"), tensor_file(tensors), sp)
 
 
+# GPT-NeoX (Pythia) folders go through the same target: loadModelFolder hands them to their own loader.
+NEOX_TINY = {"model_type": "gpt_neox", "hidden_size": 8, "intermediate_size": 12, "num_hidden_layers": 1,
+             "num_attention_heads": 2, "max_position_embeddings": 16, "layer_norm_eps": 1e-5, "rotary_pct": 0.5,
+             "rotary_emb_base": 10000, "use_parallel_residual": True, "hidden_act": "gelu", "tie_word_embeddings": False}
+
+
+def neox_tensors(config, seed):
+    rnd = random.Random(seed)
+    V, D, F = config["vocab_size"], config["hidden_size"], config["intermediate_size"]
+
+    def t(name, *shape, offset=0.0):
+        n = 1
+        for s in shape:
+            n *= s
+        return (name, list(shape), [offset + rnd.uniform(-0.5, 0.5) for _ in range(n)])
+
+    out = [t("gpt_neox.embed_in.weight", V, D)]
+    for i in range(config["num_hidden_layers"]):
+        p = "gpt_neox.layers.%d." % i
+        for norm in ("input_layernorm", "post_attention_layernorm"):
+            out += [t(p + norm + ".weight", D, offset=1.0), t(p + norm + ".bias", D)]
+        out += [t(p + "attention.query_key_value.weight", 3 * D, D), t(p + "attention.query_key_value.bias", 3 * D),
+                t(p + "attention.dense.weight", D, D), t(p + "attention.dense.bias", D),
+                t(p + "mlp.dense_h_to_4h.weight", F, D), t(p + "mlp.dense_h_to_4h.bias", F),
+                t(p + "mlp.dense_4h_to_h.weight", D, F), t(p + "mlp.dense_4h_to_h.bias", D)]
+    out += [t("gpt_neox.final_layer_norm.weight", D, offset=1.0), t("gpt_neox.final_layer_norm.bias", D)]
+    if not config.get("tie_word_embeddings", False):
+        out.append(t("embed_out.weight", V, D))
+    return out
+
+
+def seeds_neox_folder():
+    def put(name, config, weights=b"", tokenizer=b"", index=b"", shard=b""):
+        parts = [json.dumps(config).encode(), weights, json.dumps(tokenizer, ensure_ascii=False).encode() if tokenizer else b"",
+                 b"", index, shard]
+        write("llama_folder", name, SEP.join(parts))
+
+    bl = pipeline("smollm")
+    neox = dict(NEOX_TINY, vocab_size=pipeline_vocab_size(bl) + 2)
+    tensors = neox_tensors(neox, 7)
+    put("neox-f32", neox, tensor_file(tensors), bl)
+    sequential = dict(neox, use_parallel_residual=False, rotary_pct=1.0)
+    put("neox-sequential-bf16", sequential, tensor_file(tensors, "BF16"), bl)
+    renamed = {k: v for k, v in neox.items() if k not in ("rotary_pct", "rotary_emb_base")}
+    put("neox-new-names-f16", dict(renamed, partial_rotary_factor=0.5, rope_theta=500.0), tensor_file(tensors, "F16"), bl)
+    index = json.dumps({"metadata": {}, "weight_map": {name: "model-00001-of-00001.safetensors" for name, _, _ in tensors}}).encode()
+    put("neox-sharded", neox, b"", bl, index, tensor_file(tensors, "BF16"))
+    # Hostile folders: each is refused with a sentence.
+    put("neox-missing-embed-out", neox, tensor_file(tensors[:-1]), bl)
+    swapped = [(n, list(reversed(shape)) if n.endswith("query_key_value.weight") else shape, v) for n, shape, v in tensors]
+    put("neox-qkv-shape", neox, tensor_file(swapped), bl)
+    put("neox-rotary-odd", dict(neox, rotary_pct=0.75), tensor_file(tensors), bl)
+    put("neox-rotary-zero", dict(neox, rotary_pct=0), tensor_file(tensors), bl)
+    put("neox-rope-yarn", dict(neox, rope_scaling={"rope_type": "yarn", "factor": 4}), tensor_file(tensors), bl)
+    put("neox-layers-absurd", dict(neox, num_hidden_layers=1000000), tensor_file(tensors), bl)
+
+
 # ---- BERT-family folders ----
 
 # Specials first, as BERT's vocabularies have them, then punctuation, whole words, pieces and a few
@@ -1149,6 +1206,7 @@ if __name__ == "__main__":
     seeds_folder()
     seeds_llama_tokenizer()
     seeds_llama_folder()
+    seeds_neox_folder()
     seeds_bert_folder()
     seeds_bart_folder()
     seeds_marian_folder()

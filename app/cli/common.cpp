@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
@@ -10,6 +11,7 @@
 #include "core/model/encoderdecoder.h"
 #include "core/model/trainingmask.h"
 #include "core/open/openmodel.h"
+#include "core/research/headroles.h"
 
 namespace attnscope::cli {
 
@@ -249,6 +251,38 @@ void print(const nlohmann::ordered_json& j)
 {
     // Token strings are valid UTF-8 by construction; "replace" keeps a stray byte from aborting the dump.
     std::cout << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+}
+
+void putRoleScores(nlohmann::ordered_json& into, const RoleScores& scores)
+{
+    for (int r = 0; r < kHeadRoleCount; ++r) {
+        const double score = roleScore(scores, static_cast<HeadRole>(r));
+        if (std::isfinite(score)) into[roleKey(static_cast<HeadRole>(r))] = score;
+        else into[roleKey(static_cast<HeadRole>(r))] = nullptr;
+    }
+}
+
+nlohmann::ordered_json headRoleRows(const HeadRoleScores& roles, const ModelConfig& config)
+{
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (int l = 0; l < roles.layers; ++l)
+        for (int h = 0; h < roles.heads; ++h) {
+            nlohmann::ordered_json head = {{"layer", l}, {"head", h}, {"kv_head", config.kvHeadOf(h)}};
+            putRoleScores(head, roles.at(l, h));
+            heads.push_back(std::move(head));
+        }
+    return heads;
+}
+
+std::uint64_t readProbeSeed(const Args& args)
+{
+    if (!args.has("--seed")) return 1;
+    const std::string text = args.get("--seed");
+    std::uint64_t seed = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+    if (ec != std::errc() || end != text.data() + text.size())
+        throw Failure{kExitUsage, "--seed must be a whole number from 0 up, not '" + text + "'."};
+    return seed;
 }
 
 } // namespace attnscope::cli

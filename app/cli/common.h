@@ -2,6 +2,7 @@
 // What several commands share: the exit codes and the Failure that carries them to main(), reading the
 // text, the model, the attention settings and the focused head from the arguments, and printing JSON.
 // Exit codes: 0 success, 1 bad input or model, 2 bad usage. Errors go to stderr as "error: <sentence>".
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -13,6 +14,10 @@
 #include "core/model/model.h"
 #include "core/result.h"
 #include "core/text/words.h"
+
+namespace attnscope {
+struct HeadRoleScores;
+}
 
 namespace attnscope::cli {
 
@@ -97,5 +102,13 @@ nlohmann::ordered_json wordAttention(int layers, int heads, const std::function<
 
 // One line of JSON on stdout.
 void print(const nlohmann::ordered_json& j);
+
+// Each role's score under its key in `into`, null where the text could not measure it.
+void putRoleScores(nlohmann::ordered_json& into, const RoleScores& scores);
+// The rows the heads command prints, one per head in layer order: {"layer", "head", "kv_head" (the key/value
+// head it reads), and each role's score as putRoleScores puts it}. The checkpoints command prints the same rows.
+nlohmann::ordered_json headRoleRows(const HeadRoleScores& roles, const ModelConfig& config);
+// --seed for the head-role probe: a whole number from 0 up, 1 when not given.
+std::uint64_t readProbeSeed(const Args& args);
 
 } // namespace attnscope::cli

@@ -9,7 +9,10 @@ RopeProfile ropeProfile(const ModelConfig& config, int maxDistance)
 {
     RopeProfile p;
     p.modelIsRotary = config.positional == PositionalKind::Rotary;
-    p.dHead = std::max(2, config.dHead - config.dHead % 2);
+    // Only the turning dimensions depend on distance (the rest add a constant), so a partial rotary (NeoX)
+    // is profiled over its rotary width.
+    const int width = p.modelIsRotary ? config.rotaryWidth() : config.dHead;
+    p.dHead = std::max(2, width - width % 2);
     RopeConfig rope;  // Llama's defaults for a model that has no rotary positions of its own
     if (p.modelIsRotary) rope = config.rope;
     p.theta = rope.theta;

@@ -13,7 +13,7 @@ namespace attnscope {
 
 struct RopeProfile {
     bool modelIsRotary = false;
-    int dHead = 0;                // even; a model's odd d_head is rounded down
+    int dHead = 0;                // the width that turns: even; a model's odd d_head is rounded down, NeoX's rotary_ndims
     double theta = 10000.0;
     bool scaled = false;          // llama3 or linear scaling changed the frequencies
     Eigen::VectorXd baseFrequency;    // (P) theta^(-2i/Dh), radians per position

@@ -38,7 +38,9 @@ nlohmann::ordered_json modelInfo(const Model& model)
         j["rope_theta"] = c.rope.theta;
         j["rope_scaling"] = c.rope.scaling == RopeConfig::Scaling::Llama3 ? "llama3"
                             : c.rope.scaling == RopeConfig::Scaling::Linear ? "linear" : "none";
+        j["rotary_dims"] = c.rotaryWidth();  // of each head's d_head; fewer under GPT-NeoX's rotary_pct
     }
+    if (c.parallelResidual) j["parallel_residual"] = true;
     if (c.positional == PositionalKind::RelativeBuckets) {
         j["relative_buckets"] = c.relativeBuckets;
         j["relative_max_distance"] = c.relativeMaxDistance;

@@ -146,7 +146,9 @@ Result<HubModelRef> parseHubSpec(std::string_view spec)
 Result<std::string> resolveCachedSnapshot(const std::string& cache, const HubModelRef& ref)
 {
     using R = Result<std::string>;
-    const std::string hint = " Download it with `attnscope-cli download " + ref.repo + "` (or Model > Download… in the window, or any Hugging Face client) into '" + cache + "'.";
+    const std::string revisionOption = ref.revision == "main" ? std::string() : " --revision " + ref.revision;
+    const std::string hint = " Download it with `attnscope-cli download " + ref.repo + revisionOption +
+                             "` (or Model > Download… in the window, or any Hugging Face client) into '" + cache + "'.";
     const fs::path repoDir = fs::path(cache) / hubRepoFolderName(ref.repo);
     std::error_code ec;
     if (!fs::is_directory(repoDir, ec)) return R::fail("the Hugging Face cache '" + cache + "' does not hold the model " + ref.repo + "." + hint);

@@ -2,18 +2,14 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstring>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include "core/compute/memoryfit.h"
 #include "core/io/modelfolder.h"
-#include "core/model/memoryneed.h"
-#include "core/io/checkpointfiles.h"
+#include "core/io/storedtensormapper.h"
 #include "core/io/tensorsource.h"
 #include "core/model/storedweights.h"
-#include "core/text/bpetokenizer.h"
 #include "core/text/filetext.h"
 
 namespace attnscope {
@@ -62,93 +58,6 @@ Status readRope(const nlohmann::json& j, const std::string& file, RopeConfig& ro
                            ", which AttnScope does not implement (it implements \"linear\" and \"llama3\").");
 }
 
-// A tensor from the checkpoint with the shape the config implies, or a sentence saying what is wrong.
-class TensorMapper {
-public:
-    TensorMapper(const CheckpointFiles& files, Model& model) : m_files(files), m_model(model) {}
-
-    // Finds `name` (with or without the "model." prefix a bare LlamaModel omits); `shape` is row-major.
-    StoredTensor get(const std::string& name, std::vector<std::int64_t> shape, bool required = true)
-    {
-        if (!m_error.empty()) return {};
-        std::string error;
-        CheckpointFiles::Found f = m_files.find(name, error);
-        if (!f.tensor && error.empty() && name.starts_with("model.")) f = m_files.find(name.substr(6), error);
-        if (!f.tensor) {
-            if (!error.empty()) m_error = error;
-            else if (required) m_error = "the tensor '" + name + "' is missing from " + m_files.description() + ".";
-            return {};
-        }
-        if (f.tensor->shape != shape) {
-            m_error = "the tensor '" + f.tensor->name + "' in '" + f.file->path() + "' has shape " + shapeText(f.tensor->shape) +
-                      " but config.json implies " + shapeText(shape) + ".";
-            return {};
-        }
-        StoredTensor t;
-        t.data = f.file->bytes(*f.tensor);
-        t.dtype = f.tensor->dtype;
-        t.rows = shape.size() == 2 ? shape[0] : 1;
-        t.cols = shape.back();
-        noteNonFinite(t, f.tensor->name, f.file->path());
-        return t;
-    }
-
-    const std::string& error() const { return m_error; }
-
-private:
-    // The model still loads, so a person can look at what the rest of it does; the warning says where.
-    void noteNonFinite(const StoredTensor& t, const std::string& name, const std::string& path)
-    {
-        // All-ones exponent bits mean infinity or NaN, in each of the three formats; a zero mantissa is infinity.
-        const std::size_t n = static_cast<std::size_t>(t.size());
-        std::int64_t at = -1;
-        std::uint32_t mantissa = 0;
-        if (t.dtype == DType::F32) {
-            at = firstAllOnes<std::uint32_t>(t.data, n, 0x7F800000u);
-            if (at >= 0) mantissa = bitsAt<std::uint32_t>(t.data, at) & 0x7FFFFFu;
-        } else {
-            const std::uint16_t exponent = t.dtype == DType::BF16 ? 0x7F80u : 0x7C00u;
-            at = firstAllOnes<std::uint16_t>(t.data, n, exponent);
-            if (at >= 0) mantissa = bitsAt<std::uint16_t>(t.data, at) & (t.dtype == DType::BF16 ? 0x7Fu : 0x3FFu);
-        }
-        if (at >= 0)
-            m_model.warnings.push_back("the tensor '" + name + "' in '" + path + "' holds " + (mantissa ? "NaN" : "an infinity") +
-                                       ", first at flat index " + std::to_string(at) + ".");
-    }
-
-    template <class Bits>
-    static Bits bitsAt(const unsigned char* data, std::int64_t i)
-    {
-        Bits b;
-        std::memcpy(&b, data + static_cast<std::size_t>(i) * sizeof(Bits), sizeof(Bits));
-        return b;
-    }
-
-    // The first element whose bits under `mask` are all ones, or -1. Reading every byte of a 2 GB model
-    // is most of opening it, so: copy a block into an aligned buffer, test it with a branch-free loop the
-    // compiler vectorises, and look for the exact index only in the (rare) block that has one.
-    template <class Bits>
-    static std::int64_t firstAllOnes(const unsigned char* data, std::size_t n, Bits mask)
-    {
-        constexpr std::size_t kBlock = 4096;
-        alignas(64) Bits block[kBlock];
-        for (std::size_t begin = 0; begin < n; begin += kBlock) {
-            const std::size_t k = std::min(kBlock, n - begin);
-            std::memcpy(block, data + begin * sizeof(Bits), k * sizeof(Bits));
-            Bits any = 0;
-            for (std::size_t i = 0; i < k; ++i) any |= static_cast<Bits>((block[i] & mask) == mask);
-            if (!any) continue;
-            for (std::size_t i = 0; i < k; ++i)
-                if ((block[i] & mask) == mask) return static_cast<std::int64_t>(begin + i);
-        }
-        return -1;
-    }
-
-    const CheckpointFiles& m_files;
-    Model& m_model;
-    std::string m_error;
-};
-
 } // namespace
 
 Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* layoutOut)
@@ -175,20 +84,11 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
     auto step = [&problem](Status p) {
         if (problem.ok()) problem = std::move(p);
     };
-    step(readConfigSize(j, "num_hidden_layers", file, c.layers));
-    step(readConfigSize(j, "num_attention_heads", file, c.heads));
-    step(readConfigSize(j, "hidden_size", file, c.dModel));
-    step(readConfigSize(j, "intermediate_size", file, c.dFF));
-    step(readConfigSize(j, "vocab_size", file, c.vocabSize));
-    step(readConfigSize(j, "max_position_embeddings", file, c.contextLength, false));
+    step(readDecoderSizes(j, file, c));
     c.kvHeads = c.heads;
     step(readConfigSize(j, "num_key_value_heads", file, c.kvHeads, false));
-    double eps = 1e-6;
-    step(readConfigNumber(j, "rms_norm_eps", file, eps));
-    // Checked as a double: converting a double past float's range is undefined behaviour.
-    if (problem.ok() && !(eps > 0.0 && eps < 1.0))
-        step(Status::failure(file + " gives \"rms_norm_eps\" as " + quoteJsonValue(nlohmann::json(eps)) + "; it must be between 0 and 1."));
-    c.layerNormEps = problem.ok() ? static_cast<float>(eps) : 0.0f;
+    c.layerNormEps = 1e-6f;
+    step(readConfigEpsilon(j, "rms_norm_eps", file, c.layerNormEps));
     step(readConfigBool(j, "tie_word_embeddings", file, c.tiedEmbeddings));
     if (problem.ok()) step(readRope(j, file, c.rope));
     bool attentionBias = false, mlpBias = false;
@@ -234,32 +134,15 @@ Result<ModelConfig> readLlamaConfig(const std::string& configPath, LlamaLayout* 
 Result<ModelPtr> loadLlamaFolder(const std::string& folder)
 {
     using R = Result<ModelPtr>;
-    std::error_code ec;
     const fs::path dir(folder);
     LlamaLayout layout;
     Result<ModelConfig> config = readLlamaConfig((dir / "config.json").string(), &layout);
     if (!config) return R::fail(config.error());
 
-    // The tokenizer first: it is small, and a folder without one cannot show anything.
-    const fs::path tokenizerPath = dir / "tokenizer.json", tokenizerConfigPath = dir / "tokenizer_config.json";
-    if (!fs::exists(tokenizerPath, ec))
-        return R::fail("the model folder '" + folder + "' has no tokenizer.json (AttnScope reads the Llama family's "
-                       "tokenizer from it; a tokenizer.model alone is not enough).");
-    Result<std::shared_ptr<const BpeTokenizer>> tokenizer = BpeTokenizer::fromTokenizerFiles(
-        tokenizerPath.string(), fs::exists(tokenizerConfigPath, ec) ? tokenizerConfigPath.string() : std::string());
-    if (!tokenizer) return R::fail(tokenizer.error());
-    if ((*tokenizer)->vocabSize() > config->vocabSize)
-        return R::fail("the tokenizer in '" + folder + "' has ids up to " + std::to_string((*tokenizer)->vocabSize() - 1) +
-                       " but config.json's vocab_size is " + std::to_string(config->vocabSize) + ".");
-
-    Result<CheckpointFiles> files = CheckpointFiles::open(folder);
-    if (!files) return R::fail(files.error());
-    // The weights stay in the files' precision, mapped: what they hold is what the model needs. Refused
-    // before the weights are touched when the machine cannot hold them.
-    double mappedBytes = 0;
-    for (const SafetensorsFile& f : files->files()) mappedBytes += double(f.dataBytes());
-    if (Status fits = checkMemoryFits(memoryNeed(*config, mappedBytes), "the model in '" + folder + "'"); !fits.ok())
-        return R::fail(fits.error());
+    Result<StoredFolder> opened = openStoredFolder(
+        folder, *config, "AttnScope reads the Llama family's tokenizer from it; a tokenizer.model alone is not enough");
+    if (!opened) return R::fail(opened.error());
+    const CheckpointFiles& files = opened->files;
 
     auto model = std::make_shared<Model>();
     model->config = *config;
@@ -268,8 +151,8 @@ Result<ModelPtr> loadLlamaFolder(const std::string& folder)
     const std::int64_t V = c.vocabSize, D = c.dModel, F = c.dFF, KV = std::int64_t(c.keyValueHeads()) * c.dHead, Q = c.innerWidth();
 
     auto stored = std::make_shared<StoredWeights>();
-    for (const SafetensorsFile& f : files->files()) stored->files.push_back(f.mapping());
-    TensorMapper map(*files, *model);
+    keepMappings(files, *stored);
+    StoredTensorMapper map(files, *model, "model.");
     stored->embedding = map.get("model.embed_tokens.weight", {V, D});
     if (!c.tiedEmbeddings) stored->unembedding = map.get("lm_head.weight", {V, D});
     stored->layers.resize(static_cast<std::size_t>(c.layers));
@@ -300,7 +183,7 @@ Result<ModelPtr> loadLlamaFolder(const std::string& folder)
     norm.rowsToFloats(0, 1, model->weights.lnfGain.data());
     model->weights.lnfBias = RowVector::Zero(D);
     model->weights.stored = std::move(stored);
-    model->tokenizer = *tokenizer;
+    model->tokenizer = opened->tokenizer;
     for (std::string& note : layout.notes) model->warnings.push_back(std::move(note));
     assert(model->checkShapes().ok());
     model->finalize();

@@ -9,6 +9,7 @@
 #include "core/io/encoderdecoderloader.h"
 #include "core/io/t5loader.h"
 #include "core/io/gpt2loader.h"
+#include "core/io/gptneoxloader.h"
 #include "core/io/llamaloader.h"
 #include "core/io/translatorloader.h"
 #include "core/io/wordmodel.h"
@@ -40,7 +41,7 @@ Result<std::string> readModelType(const std::string& folder)
 
 bool isSupportedModelType(const std::string& type)
 {
-    static const char* const kTypes[] = {"gpt2", "bert", "distilbert", "llama", "qwen2", "mistral", "attnscope", "attnscope-translator", "bart", "marian", "t5"};
+    static const char* const kTypes[] = {"gpt2", "bert", "distilbert", "llama", "qwen2", "mistral", "gpt_neox", "attnscope", "attnscope-translator", "bart", "marian", "t5"};
     return std::find(std::begin(kTypes), std::end(kTypes), type) != std::end(kTypes);
 }
 
@@ -57,13 +58,14 @@ Result<ModelPtr> loadModelFolder(const std::string& folder)
     if (*type == "gpt2") return loadGpt2Folder(folder);
     if (*type == "bert" || *type == "distilbert") return loadBertFolder(folder, *type);
     if (*type == "llama" || *type == "qwen2" || *type == "mistral") return loadLlamaFolder(folder);
+    if (*type == "gpt_neox") return loadGptNeoxFolder(folder);
     if (*type == "attnscope") return loadWordModelFolder(folder);
     if (*type == "attnscope-translator") return loadTranslatorFolder(folder);
     if (*type == "bart" || *type == "marian") return loadEncoderDecoderFolder(folder, *type);
     if (*type == "t5") return loadT5Folder(folder);
     return R::fail("the model folder '" + folder + "' holds a model of type " + quoteJsonValue(nlohmann::json(*type)) +
                    "; AttnScope opens GPT-2 (model_type \"gpt2\"), BERT-family (\"bert\", \"distilbert\"), "
-                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), BART, Marian and T5 encoder–decoders (\"bart\", \"marian\", \"t5\") and its own trained models (\"attnscope\", \"attnscope-translator\").");
+                   "Llama-family (\"llama\", \"qwen2\", \"mistral\"), GPT-NeoX (\"gpt_neox\", Pythia), BART, Marian and T5 encoder–decoders (\"bart\", \"marian\", \"t5\") and its own trained models (\"attnscope\", \"attnscope-translator\").");
 }
 
 } // namespace attnscope

@@ -64,6 +64,26 @@ Status readConfigBool(const nlohmann::json& config, const char* key, const std::
     return {};
 }
 
+Status readConfigEpsilon(const nlohmann::json& config, const char* key, const std::string& file, float& out)
+{
+    double eps = out;
+    if (Status bad = readConfigNumber(config, key, file, eps); !bad.ok()) return bad;
+    if (!(eps > 0.0 && eps < 1.0))
+        return Status::failure(file + " gives \"" + key + "\" as " + quoteJsonValue(nlohmann::json(eps)) + "; it must be between 0 and 1.");
+    out = static_cast<float>(eps);
+    return {};
+}
+
+Status readDecoderSizes(const nlohmann::json& config, const std::string& file, ModelConfig& c)
+{
+    const std::pair<const char*, int*> required[] = {{"num_hidden_layers", &c.layers}, {"num_attention_heads", &c.heads},
+                                                     {"hidden_size", &c.dModel}, {"intermediate_size", &c.dFF},
+                                                     {"vocab_size", &c.vocabSize}};
+    for (const auto& [key, out] : required)
+        if (Status bad = readConfigSize(config, key, file, *out); !bad.ok()) return bad;
+    return readConfigSize(config, "max_position_embeddings", file, c.contextLength, false);
+}
+
 Status readEndTokenIds(const nlohmann::json& config, const std::string& file, int vocabSize, std::vector<int>& out)
 {
     out.clear();

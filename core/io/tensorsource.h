@@ -33,6 +33,14 @@ Status readConfigSize(const nlohmann::json& config, const char* key, const std::
 Status readConfigNumber(const nlohmann::json& config, const char* key, const std::string& file, double& out);
 Status readConfigBool(const nlohmann::json& config, const char* key, const std::string& file, bool& out);
 
+// A norm's epsilon: a number strictly between 0 and 1 (checked as a double, since converting one past
+// float's range is undefined behaviour); absent or null leaves `out` as it is.
+Status readConfigEpsilon(const nlohmann::json& config, const char* key, const std::string& file, float& out);
+
+// The sizes decoder configs name alike (the Llama family, GPT-NeoX): num_hidden_layers, num_attention_heads,
+// hidden_size, intermediate_size and vocab_size, and max_position_embeddings when given.
+Status readDecoderSizes(const nlohmann::json& config, const std::string& file, ModelConfig& c);
+
 // eos_token_id: one id or a list of them (Llama 3.1 has three), each inside the vocabulary; absent or null
 // leaves `out` empty.
 Status readEndTokenIds(const nlohmann::json& config, const std::string& file, int vocabSize, std::vector<int>& out);

@@ -485,6 +485,9 @@ bool forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
 
         if (iv.head && iv.head->layer == l) ws.concat.middleCols(iv.head->head * Dh, iv.headOutput.cols()) = iv.headOutput;
         if (capture.headOutputs) trace.headOutputs[static_cast<std::size_t>(l)] = ws.concat;
+        // Parallel residual (NeoX): the feed-forward's input is the layer's input, normalised here, before the
+        // attention's output joins the stream; the heads are done with ws.x.
+        if (c.parallelResidual) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
         parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, addToResidual(ws),
                          &ws.packedRows, ws.products.data());  // ws.h += the attention's output
         if (detailHere) {
@@ -505,8 +508,8 @@ bool forwardPass(const Model& model, const std::vector<int>& ids, const Attentio
         if (detailHere) d.residualMid = ws.h;
 
         // 4. Feed-forward sublayer: expand to F, activate, project back, add to the residual stream.
-        if (preLN) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
-        else ws.x = ws.h;
+        if (preLN && !c.parallelResidual) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);  // parallel: done above
+        else if (!preLN) ws.x = ws.h;
         feedForward(c, lw, ws);  // ws.h += the feed-forward's output
         if (!preLN) {
             normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);

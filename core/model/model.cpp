@@ -102,7 +102,7 @@ void Model::finalize()
     // sinusoidal override is a comparison, so it covers the first few thousand.
     const bool rotary = config.positional == PositionalKind::Rotary;
     sinusoidal = sinusoidalTable(rotary ? std::min(config.contextLength, kMaxRotarySinusoidal) : config.contextLength, config.dModel);
-    if (rotary) ropeFrequencies = ropeInverseFrequencies(config.rope, config.dHead);
+    if (rotary) ropeFrequencies = ropeInverseFrequencies(config.rope, config.rotaryWidth());
     packLayers();
     // The tied unembedding is read whole for every pass's next-token logits (154 MB in GPT-2 small), and a
     // stream that long reads faster on 2 MB pages than on 4 KB ones. The model itself keeps it alive while

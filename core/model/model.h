@@ -22,7 +22,7 @@ struct Model : std::enable_shared_from_this<Model> {
     std::vector<std::string> warnings;  // e.g. non-finite weights found on load, with where
     Matrix sinusoidal;                  // (C, D) derived table for the "sinusoidal" positional override
                                         //        (rotary models: the first kMaxRotarySinusoidal rows)
-    Eigen::VectorXd ropeFrequencies;    // (Dh/2) rotary inverse frequencies; empty unless positions are rotary
+    Eigen::VectorXd ropeFrequencies;    // (R/2) rotary inverse frequencies; empty unless positions are rotary
     static constexpr int kMaxRotarySinusoidal = 4096;
     // Encoder–decoder models (model/encoderdecoder.h): everything above is the encoder, this the decoder.
     std::shared_ptr<const DecoderStack> decoder;

@@ -37,6 +37,9 @@ Status ModelConfig::validate() const
                                std::to_string(heads) + ").");
     if (positional == PositionalKind::Rotary) {
         if (dHead % 2 != 0) return Status::failure("rotary positions need an even d_head, not " + std::to_string(dHead) + ".");
+        if (rotaryDims < 0 || rotaryDims > dHead || rotaryDims % 2 != 0)
+            return Status::failure("the rotary width (" + std::to_string(rotaryDims) + " dimensions of each head) must be even and at most d_head (" +
+                                   std::to_string(dHead) + ").");
         if (!(rope.theta > 1.0 && rope.theta < 1e12)) return Status::failure("rope_theta must be between 1 and 1e12.");
         if (!(rope.factor >= 1.0 && rope.factor < 1e6)) return Status::failure("the rope scaling factor must be between 1 and 1e6.");
         if (rope.scaling == RopeConfig::Scaling::Llama3 &&
@@ -45,6 +48,8 @@ Status ModelConfig::validate() const
             return Status::failure("the llama3 rope scaling needs 0 < low_freq_factor < high_freq_factor and a positive "
                                    "original_max_position_embeddings.");
     }
+    if (parallelResidual && norm != NormPlacement::PreLN)
+        return Status::failure("a parallel residual needs pre-layer-norm blocks.");
     if (positional == PositionalKind::RelativeBuckets &&
         (relativeBuckets < 4 || relativeBuckets > 4096 || relativeMaxDistance <= relativeBuckets / 2 ||
          relativeMaxDistance > kMaxContext * 64))

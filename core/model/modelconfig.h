@@ -62,6 +62,16 @@ struct ModelConfig {
     // RelativeBuckets: how many buckets, and the offset from which the last bucket holds every longer one.
     int relativeBuckets = 32;
     int relativeMaxDistance = 128;
+    // GPT-NeoX additions; the defaults leave every other family as it was.
+    // Rotary positions turn only the first R dimensions of each head (R even, R <= Dh; NeoX's rotary_ndims,
+    // Dh * rotary_pct), the rest pass through unturned; 0 means the whole head.
+    int rotaryDims = 0;
+    // The feed-forward reads the layer's input, not the stream after attention, and both sublayers add to
+    // it: x + attn(ln1(x)) + mlp(ln2(x)) (NeoX's use_parallel_residual) instead of GPT-2's two steps.
+    bool parallelResidual = false;
+
+    // R, the width rotary positions turn in each head.
+    int rotaryWidth() const { return rotaryDims > 0 ? rotaryDims : dHead; }
 
     // Hkv, the key/value heads: query head h reads key/value head h / (H / Hkv) (grouped-query attention).
     int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }

@@ -494,6 +494,9 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
         for (const AblatedHead& a : settings.ablated)  // zero ablation: mean ablation makes a whole pass
             if (a.layer == l) ws.concat.middleCols(a.head * Dh, Dh).setZero();
         if (capture.headOutputs) trace.headOutputs[static_cast<std::size_t>(l)].bottomRows(n) = ws.concat;
+        // Parallel residual (NeoX): the feed-forward's input is the layer's input, normalised here, before the
+        // attention's output joins the stream; the heads are done with ws.x.
+        if (c.parallelResidual) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
         parallelProducts({Product{&ws.concat, &lw.wo, &lw.bo, &ws.proj, packed ? &packed->wo : nullptr}}, addToResidual(ws),
                          &ws.packedRows, ws.products.data());
         if (detailHere) {
@@ -506,8 +509,8 @@ void forwardRows(const Model& model, const std::vector<int>& ids, Eigen::Index p
         }
         if (detailHere) d.residualMid.bottomRows(n) = ws.h;
 
-        if (preLN) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);
-        else ws.x = ws.h;
+        if (preLN && !c.parallelResidual) normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);  // parallel: done above
+        else if (!preLN) ws.x = ws.h;
         feedForward(c, lw, ws);
         if (!preLN) {
             normalize(c, ws.h, lw.ln2Gain, lw.ln2Bias, ws.x);

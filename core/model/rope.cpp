@@ -6,17 +6,17 @@
 
 namespace attnscope {
 
-Eigen::VectorXd ropeBaseFrequencies(double theta, int dHead)
+Eigen::VectorXd ropeBaseFrequencies(double theta, int width)
 {
-    const int P = dHead / 2;
+    const int P = width / 2;
     Eigen::VectorXd omega(P);
-    for (int i = 0; i < P; ++i) omega[i] = std::pow(theta, -2.0 * i / dHead);
+    for (int i = 0; i < P; ++i) omega[i] = std::pow(theta, -2.0 * i / width);
     return omega;
 }
 
-Eigen::VectorXd ropeInverseFrequencies(const RopeConfig& rope, int dHead)
+Eigen::VectorXd ropeInverseFrequencies(const RopeConfig& rope, int width)
 {
-    Eigen::VectorXd omega = ropeBaseFrequencies(rope.theta, dHead);
+    Eigen::VectorXd omega = ropeBaseFrequencies(rope.theta, width);
     switch (rope.scaling) {
     case RopeConfig::Scaling::None: break;
     case RopeConfig::Scaling::Linear:
@@ -63,11 +63,12 @@ void ropeTables(const Eigen::VectorXd& omega, Eigen::Index tokens, Matrix& cos, 
 
 void applyRotary(const Matrix& cos, const Matrix& sin, int dHead, Matrix& x, Eigen::Index first)
 {
-    const Eigen::Index T = x.rows(), P = dHead / 2, heads = x.cols() / dHead;
-    assert(cos.rows() >= first + T && cos.cols() == P);
+    // The tables' width says how many pairs turn: Dh/2 for a whole head, fewer for NeoX's partial rotary.
+    const Eigen::Index T = x.rows(), P = cos.cols(), heads = x.cols() / dHead;
+    assert(cos.rows() >= first + T && 2 * P <= dHead);
     for (Eigen::Index h = 0; h < heads; ++h)
         for (Eigen::Index i = 0; i < P; ++i) {
-            // Pair (a, b) = (i, i + Dh/2) of head h turns as a 2-D vector: (a, b) -> (a cos - b sin, b cos + a sin).
+            // Pair (a, b) = (i, i + R/2) of head h turns as a 2-D vector: (a, b) -> (a cos - b sin, b cos + a sin).
             float* a = x.col(h * dHead + i).data();
             float* b = x.col(h * dHead + P + i).data();
             const float* c = cos.col(i).data() + first;

@@ -48,24 +48,57 @@ void StoredTensor::rowsToFloats(Eigen::Index first, Eigen::Index count, float* o
 void StoredWeights::loadLayer(int layer, LayerWeights& out) const
 {
     const StoredLayer& s = layers[static_cast<std::size_t>(layer)];
-    const Eigen::Index D = s.wq.cols, inner = s.wq.rows, kv = s.wk.rows, F = s.gate.rows;
+    const bool fused = s.qkv.present();
+    // D from W_O (D, H·Dh as stored); the heads' width from W_Q, which need not be D (head_dim).
+    const Eigen::Index D = s.wo.rows, inner = fused ? D : s.wq.rows, kv = fused ? D : s.wk.rows, F = s.gate.rows;
     vectorOrZero(s.attentionNorm, D, out.ln1Gain);
-    vectorOrZero({}, D, out.ln1Bias);
-    linear(s.wq, out.wq);
-    linear(s.wk, out.wk);
-    linear(s.wv, out.wv);
-    vectorOrZero(s.bq, inner, out.bq);
-    vectorOrZero(s.bk, kv, out.bk);
-    vectorOrZero(s.bv, kv, out.bv);
+    vectorOrZero(s.attentionNormBias, D, out.ln1Bias);
+    if (fused) {
+        splitFusedQkv(s, out);
+    } else {
+        linear(s.wq, out.wq);
+        linear(s.wk, out.wk);
+        linear(s.wv, out.wv);
+        vectorOrZero(s.bq, inner, out.bq);
+        vectorOrZero(s.bk, kv, out.bk);
+        vectorOrZero(s.bv, kv, out.bv);
+    }
     linear(s.wo, out.wo);
     vectorOrZero(s.bo, D, out.bo);
     vectorOrZero(s.mlpNorm, D, out.ln2Gain);
-    vectorOrZero({}, D, out.ln2Bias);
+    vectorOrZero(s.mlpNormBias, D, out.ln2Bias);
     linear(s.gate, out.w1);
-    vectorOrZero({}, F, out.b1);
-    linear(s.up, out.w3);
+    vectorOrZero(s.gateBias, F, out.b1);
+    if (s.up.present()) linear(s.up, out.w3);
+    else ensureShape(out.w3, 0, 0);
     linear(s.down, out.w2);
-    vectorOrZero({}, D, out.b2);
+    vectorOrZero(s.downBias, D, out.b2);
+}
+
+void StoredWeights::splitFusedQkv(const StoredLayer& s, LayerWeights& out) const
+{
+    // Output o of the column-major (D, D) W_Q is column o, D contiguous floats: exactly stored row o of a
+    // [out, in] tensor. So head h's Dh query rows of the fused tensor convert straight into columns
+    // h*Dh.. of W_Q, and likewise for keys and values, with no staging copy.
+    const Eigen::Index D = s.qkv.cols, Dh = fusedHeadWidth, H = D / Dh;
+    assert(Dh > 0 && H * Dh == D && s.qkv.rows == 3 * D);
+    Matrix* parts[3] = {&out.wq, &out.wk, &out.wv};
+    RowVector* biases[3] = {&out.bq, &out.bk, &out.bv};
+    for (int part = 0; part < 3; ++part) {
+        ensureShape(*parts[part], D, D);
+        ensureShape(*biases[part], D);
+    }
+    const std::size_t biasBytes = s.qkvBias.present() ? byteSize(s.qkvBias.dtype) : 0;
+    for (Eigen::Index h = 0; h < H; ++h)
+        for (int part = 0; part < 3; ++part) {
+            const Eigen::Index row = h * 3 * Dh + part * Dh;  // the first of this head's rows of this part
+            s.qkv.rowsToFloats(row, Dh, parts[part]->data() + h * Dh * D);
+            float* bias = biases[part]->data() + h * Dh;
+            if (s.qkvBias.present())
+                toFloat32(s.qkvBias.data + static_cast<std::size_t>(row) * biasBytes, s.qkvBias.dtype, static_cast<std::size_t>(Dh), bias);
+            else
+                std::fill(bias, bias + Dh, 0.0f);
+        }
 }
 
 Matrix StoredWeights::outputProjection(int layer) const

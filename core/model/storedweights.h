@@ -29,14 +29,21 @@ struct StoredTensor {
     void rowsToFloats(Eigen::Index first, Eigen::Index count, float* out) const;
 };
 
-// One layer of a Llama-layout model, by role.
+// One layer of a Llama-layout or GPT-NeoX-layout model, by role.
 struct StoredLayer {
-    StoredTensor attentionNorm, mlpNorm;  // [1, D] RMSNorm gains
-    StoredTensor wq, wo;                  // [D, D]
-    StoredTensor wk, wv;                  // [Hkv*Dh, D]
+    StoredTensor attentionNorm, mlpNorm;  // [1, D] norm gains (RMSNorm's, or LayerNorm's)
+    StoredTensor attentionNormBias, mlpNormBias;  // [1, D] LayerNorm biases; absent under RMSNorm
+    StoredTensor wq, wo;                  // [D, D]; wq absent when qkv holds it
+    StoredTensor wk, wv;                  // [Hkv*Dh, D]; absent when qkv holds them
     StoredTensor bq, bk, bv, bo;          // [1, out]; absent unless the config has them (Qwen2: q, k, v)
-    StoredTensor gate, up;                // [F, D]
+    // GPT-NeoX's fused query_key_value: [3D, D] with rows grouped per head, [H, 3, Dh]: head h's query rows
+    // are h*3*Dh .. h*3*Dh+Dh-1, its key rows the next Dh, its value rows the Dh after. qkvBias the same
+    // order, [1, 3D]. Absent in the Llama layout.
+    StoredTensor qkv, qkvBias;
+    StoredTensor gate, up;                // [F, D]; gate is the first projection, up absent when ungated (NeoX)
+    StoredTensor gateBias;                // [1, F]; absent unless the layer has it (NeoX)
     StoredTensor down;                    // [D, F]
+    StoredTensor downBias;                // [1, D]; absent unless the layer has it (NeoX)
 };
 
 class StoredWeights {
@@ -45,9 +52,10 @@ public:
     StoredTensor embedding;    // [V, D]
     StoredTensor unembedding;  // [V, D]; absent when tied to the embedding
     std::vector<StoredLayer> layers;
+    int fusedHeadWidth = 0;    // Dh, for splitting a fused qkv per head; 0 when no layer has one
 
     // Converts layer `layer` into `out` (x W orientation; absent biases become zeros, LayerNorm biases are
-    // zero for RMSNorm). Matrices are resized only when their shape changes, so a warm `out` is reused
+    // zero for RMSNorm; a fused qkv is split into W_Q, W_K and W_V; w3 is left empty when ungated). Matrices are resized only when their shape changes, so a warm `out` is reused
     // without allocating.
     void loadLayer(int layer, LayerWeights& out) const;
 
@@ -65,6 +73,7 @@ public:
     void logits(const Matrix& x, Matrix& logits, Matrix& chunk) const;
 
 private:
+    void splitFusedQkv(const StoredLayer& s, LayerWeights& out) const;
     template <class Rows, class Out>
     void chunkedLogits(const Rows& x, Out& logits, Matrix& chunk) const;
 };

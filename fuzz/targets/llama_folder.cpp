@@ -1,5 +1,5 @@
-// A whole Llama-family model folder: config.json, model.safetensors, tokenizer.json, tokenizer_config.json,
-// model.safetensors.index.json and one shard, model-00001-of-00001.safetensors (separated by
+// A whole Llama-family or GPT-NeoX model folder (loadModelFolder dispatches on model_type): config.json,
+// model.safetensors, tokenizer.json, tokenizer_config.json, model.safetensors.index.json and one shard, model-00001-of-00001.safetensors (separated by
 // fuzzing::kPartSeparator lines; an empty part leaves that file out, so a folder without model.safetensors
 // is read through its index). A folder that loads must hold weights of the shapes its config declares, a
 // tokenizer whose ids fit the vocabulary, and run a forward pass over one token to one logit per id.

@@ -1,5 +1,6 @@
 #pragma once
-// A small stand-in for the Hugging Face hub on 127.0.0.1, for the download tests: the revision API, the
+// A small stand-in for the Hugging Face hub on 127.0.0.1, for the download tests: the revision API (main and
+// any branches added, as Pythia publishes its checkpoints), the
 // resolve endpoint (small files answered directly with a git-blob ETag, large ones redirected to /cdn/SHA256
 // with X-Linked-Etag and X-Linked-Size, as the hub sends LFS files to its CDN) and range requests. It can
 // misbehave on purpose: drop a connection after some bytes, stall, send bytes that do not match the hash,
@@ -70,6 +71,12 @@ public:
     {
         QMutexLocker lock(&m_mutex);
         m_repos[name] = std::move(repo);
+    }
+    // A branch of `name` other than main (Pythia's step1000), with its own commit and files.
+    void addBranch(const QByteArray& name, const QByteArray& branch, Repo repo)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_branches[name][branch] = std::move(repo);
     }
     void setFaults(Faults f)
     {
@@ -154,12 +161,11 @@ private:
             const QByteArray rest = r.path.mid(12);
             const qsizetype at = rest.indexOf("/revision/");
             const QByteArray name = rest.left(at), revision = rest.mid(at + 10);
-            const auto it = m_repos.find(name);
-            if (at < 0 || it == m_repos.end() || (revision != "main" && revision != it->second.commit))
-                return reply(s, 404, "Not Found", {}, "{\"error\":\"Repository not found\"}", !head_);
-            QByteArray json = "{\"id\":\"" + name + "\",\"sha\":\"" + it->second.commit + "\",\"siblings\":[";
+            const Repo* repo = at < 0 ? nullptr : findRepo(name, revision);
+            if (!repo) return reply(s, 404, "Not Found", {}, "{\"error\":\"Repository not found\"}", !head_);
+            QByteArray json = "{\"id\":\"" + name + "\",\"sha\":\"" + repo->commit + "\",\"siblings\":[";
             bool firstFile = true;
-            for (const auto& [file, content] : it->second.files) {
+            for (const auto& [file, content] : repo->files) {
                 json += QByteArray(firstFile ? "" : ",") + "{\"rfilename\":\"" + file + "\"}";
                 firstFile = false;
             }
@@ -169,8 +175,8 @@ private:
         // /cdn/SHA256: an LFS file's bytes
         if (r.path.startsWith("/cdn/")) {
             const QByteArray hash = r.path.mid(5);
-            for (const auto& [name, repo] : m_repos)
-                for (const auto& [file, content] : repo.files)
+            for (const Repo* repo : allRepos())
+                for (const auto& [file, content] : repo->files)
                     if (content.lfs && sha256(content.bytes) == hash) return sendBody(s, r, file, content.bytes, head_);
             return reply(s, 404, "Not Found", {}, {}, !head_);
         }
@@ -180,10 +186,9 @@ private:
             const QByteArray name = r.path.mid(1, resolve - 1);
             const QByteArray rest = r.path.mid(resolve + 9);
             const QByteArray commit = rest.left(rest.indexOf('/')), file = rest.mid(rest.indexOf('/') + 1);
-            const auto it = m_repos.find(name);
-            if (it == m_repos.end() || commit != it->second.commit || !it->second.files.count(file))
-                return reply(s, 404, "Not Found", {}, {}, !head_);
-            const RepoFile& f = it->second.files.at(file);
+            const Repo* repo = findRepo(name, commit);
+            if (!repo || commit != repo->commit || !repo->files.count(file)) return reply(s, 404, "Not Found", {}, {}, !head_);
+            const RepoFile& f = repo->files.at(file);
             if (f.lfs) {
                 const QByteArray hash = sha256(f.bytes);
                 return reply(s, 302, "Found",
@@ -197,6 +202,26 @@ private:
             return sendBody(s, r, file, f.bytes, false);
         }
         reply(s, 404, "Not Found", {}, {}, !head_);
+    }
+
+    // The repository `name` at `revision`: main, a branch added with addBranch, or either's commit.
+    const Repo* findRepo(const QByteArray& name, const QByteArray& revision) const
+    {
+        if (const auto it = m_repos.find(name); it != m_repos.end() && (revision == "main" || revision == it->second.commit))
+            return &it->second;
+        if (const auto b = m_branches.find(name); b != m_branches.end())
+            for (const auto& [branch, repo] : b->second)
+                if (revision == branch || revision == repo.commit) return &repo;
+        return nullptr;
+    }
+
+    std::vector<const Repo*> allRepos() const
+    {
+        std::vector<const Repo*> out;
+        for (const auto& [name, repo] : m_repos) out.push_back(&repo);
+        for (const auto& [name, branches] : m_branches)
+            for (const auto& [branch, repo] : branches) out.push_back(&repo);
+        return out;
     }
 
     // The body, or the part a range asks for, misbehaving as the faults say.
@@ -249,6 +274,7 @@ private:
     QSemaphore m_ready;
     quint16 m_port = 0;
     std::map<QByteArray, Repo> m_repos;
+    std::map<QByteArray, std::map<QByteArray, Repo>> m_branches;  // name -> branch -> its repository
     Faults m_faults;
     std::vector<Request> m_requests;
 };

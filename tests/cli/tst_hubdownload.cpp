@@ -17,6 +17,7 @@
 #include "core/io/modelfolder.h"
 #include "core/model/model.h"
 #include "tinygpt2.h"
+#include "tinyneox.h"
 #include "core/open/openmodel.h"
 
 using namespace attnscope;
@@ -41,6 +42,19 @@ hubtest::Repo tinyRepo(const QTemporaryDir& tmp, const std::string& name, std::u
     repo.files["model.safetensors"] = {readAll(fs::path(folder) / "model.safetensors"), true};
     repo.files["pytorch_model.bin"] = {QByteArray(1000, 'p'), true};
     repo.files["README.md"] = {"# tiny", false};
+    return repo;
+}
+
+// A tiny GPT-NeoX folder as one revision of a hub repository.
+hubtest::Repo tinyNeoxRepo(const QTemporaryDir& tmp, const std::string& name, std::uint64_t seed, const QByteArray& commit)
+{
+    tinyneox::Spec spec;
+    spec.seed = seed;
+    const std::string folder = tinyneox::writeFolder(tmp, name, spec);
+    hubtest::Repo repo;
+    repo.commit = commit;
+    for (const char* f : {"config.json", "tokenizer.json", "tokenizer_config.json"}) repo.files[f] = {readAll(fs::path(folder) / f), false};
+    repo.files["model.safetensors"] = {readAll(fs::path(folder) / "model.safetensors"), true};
     return repo;
 }
 
@@ -96,6 +110,11 @@ private slots:
         pickled.files["config.json"] = {"{}", false};
         pickled.files["pytorch_model.bin"] = {QByteArray(100, 'p'), true};
         m_server.addRepo("old-org/pickled", pickled);
+        // Training checkpoints as branches, as Pythia publishes them; one early branch kept only a pickle.
+        m_server.addBranch("test-org/tiny-pythia", "step1000", tinyNeoxRepo(m_tmp, "step1000", 11, QByteArray(40, 'c')));
+        m_server.addBranch("test-org/tiny-pythia", "step2000", tinyNeoxRepo(m_tmp, "step2000", 12, QByteArray(40, 'd')));
+        pickled.commit = QByteArray(40, 'e');
+        m_server.addBranch("test-org/tiny-pythia", "step0", pickled);
     }
 
     void init()
@@ -334,6 +353,48 @@ private slots:
         for (const hubtest::Request& r : m_server.requests()) QCOMPARE(r.proxiedHost, QByteArray("hub.invalid"));
         QCOMPARE(readAll(repoDir(cache) / "snapshots" / m_commit.toStdString() / "model.safetensors"),
                  readAll(fs::path(m_plain) / "model.safetensors"));
+    }
+
+    // Each training checkpoint downloads as its revision into its own snapshot, with refs/stepN naming it, opens
+    // as hf:REPO@stepN, and `checkpoints` then reads both revisions in step order, each row as `heads` on its
+    // snapshot. A revision with only a pickle gets the sentence main gets.
+    void downloadsTrainingCheckpointsAsRevisions()
+    {
+        const fs::path cache = freshCache("checkpoints");
+        clitest::RunOptions options;
+        options.environment = environment(cache);
+        for (const char* step : {"step2000", "step1000"}) {
+            const clitest::Run run = clitest::runCli({"download", "test-org/tiny-pythia", "--revision", step}, options);
+            QVERIFY(run.finished);
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+        }
+        const fs::path repo = cache / "models--test-org--tiny-pythia";
+        QCOMPARE(readAll(repo / "refs" / "step1000"), QByteArray(40, 'c'));
+        QCOMPARE(readAll(repo / "refs" / "step2000"), QByteArray(40, 'd'));
+
+        const QString text = "the dog sleeps ; the dog sleeps";
+        const clitest::Run cli = clitest::runCli({"checkpoints", "--model", "hf:test-org/tiny-pythia", "--revisions", "step2000,step1000",
+                                                  "--text", text}, options);
+        QVERIFY2(cli.finished && cli.exitCode == 0, cli.err.constData());
+        const nlohmann::json j = nlohmann::json::parse(cli.out.toStdString());
+        QCOMPARE(j["revisions"].size(), std::size_t(2));
+        const char* const commits[] = {"cccccccccccccccccccccccccccccccccccccccc", "dddddddddddddddddddddddddddddddddddddddd"};
+        for (std::size_t i = 0; i < 2; ++i) {
+            const nlohmann::json& r = j["revisions"][i];
+            QCOMPARE(r["step"].get<int>(), int(1000 * (i + 1)));
+            QCOMPARE(r["commit"].get<std::string>(), std::string(commits[i]));
+            const std::string snapshot = (repo / "snapshots" / commits[i]).string();
+            const clitest::Run heads = clitest::runCli({"heads", "--model", QString::fromStdString(snapshot), "--text", text}, options);
+            QVERIFY2(heads.finished && heads.exitCode == 0, heads.err.constData());
+            QCOMPARE(r["heads"], nlohmann::json::parse(heads.out.toStdString())["heads"]);
+            // The weights' hash is the hub's own name for the file: the blob the snapshot links to.
+            QCOMPARE(r["weights_sha256"].get<std::string>(), fs::read_symlink(fs::path(snapshot) / "model.safetensors").filename().string());
+        }
+
+        const clitest::Run pickle = clitest::runCli({"download", "test-org/tiny-pythia", "--revision", "step0"}, options);
+        QVERIFY(pickle.finished);
+        QCOMPARE(pickle.exitCode, 1);
+        QVERIFY2(pickle.err.contains("only PyTorch pickles"), pickle.err.constData());
     }
 
     void refusalsAreSentences_data()

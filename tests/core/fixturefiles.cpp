@@ -17,6 +17,13 @@ std::vector<float> filled(std::size_t n, std::uint64_t& state, float scale)
     return v;
 }
 
+std::vector<int> spreadIds(int count, int vocab)
+{
+    std::vector<int> ids;
+    for (int i = 0; i < count; ++i) ids.push_back((i * 37 + 11) % vocab);
+    return ids;
+}
+
 void writeText(const std::filesystem::path& path, const std::string& text)
 {
     std::ofstream out(path, std::ios::binary);

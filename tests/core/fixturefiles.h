@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,37 @@ public:
 private:
     std::uint64_t m_seed;
     std::int64_t m_width;
+};
+
+// Token ids spread over the vocabulary, (i * 37 + 11) mod vocab, the same for every model of that size.
+std::vector<int> spreadIds(int count, int vocab);
+
+// The folders a loader's test writes: each good one once under its name (`folder`), and fresh copies to
+// break (`copyOf`, under bad/). `Write` is a family's writeFolder(root, name, spec).
+template <class Spec>
+class Folders {
+public:
+    using Write = std::string (*)(const std::string& root, const std::string& name, const Spec& spec);
+    Folders(std::string root, Write write) : m_root(std::move(root)), m_write(write) {}
+
+    std::string folder(const std::string& name, const Spec& spec)
+    {
+        auto it = m_written.find(name);
+        if (it == m_written.end()) it = m_written.emplace(name, m_write(m_root, name, spec)).first;
+        return it->second;
+    }
+
+    std::string copyOf(const std::string& name, const Spec& spec = {})
+    {
+        const std::filesystem::path bad = std::filesystem::path(m_root) / "bad";
+        std::filesystem::remove_all(bad / name);
+        return m_write(bad.string(), name, spec);
+    }
+
+private:
+    std::string m_root;
+    Write m_write;
+    std::map<std::string, std::string> m_written;  // name -> folder
 };
 
 // The changes to a written folder that every family's bad-folder rows share: "config:KEY=JSON" (KEY=-

@@ -1,6 +1,8 @@
 // The bodies of gpt2reference.h's functions, compiled once into the tests' fixture library.
 #include "gpt2reference.h"
 
+#include <filesystem>
+
 namespace gpt2ref {
 using Rows = std::vector<std::vector<double>>;
 
@@ -16,6 +18,47 @@ Rows layerNorm(const Rows& x, const std::vector<double>& gain, const std::vector
         for (std::size_t d = 0; d < x[t].size(); ++d) out[t][d] = (x[t][d] - mean) / std::sqrt(var + eps) * gain[d] + bias[d];
     }
     return out;
+}
+
+Rows linear(const Rows& x, const std::vector<double>& w, const std::vector<double>& b)
+{
+    const std::size_t in = x.empty() ? 0 : x[0].size(), out = in == 0 ? 0 : w.size() / in;
+    Rows y(x.size(), std::vector<double>(out, 0.0));
+    for (std::size_t t = 0; t < x.size(); ++t)
+        for (std::size_t o = 0; o < out; ++o) {
+            double s = b.empty() ? 0.0 : b[o];
+            for (std::size_t i = 0; i < in; ++i) s += w[o * in + i] * x[t][i];
+            y[t][o] = s;
+        }
+    return y;
+}
+
+void addInto(Rows& h, const Rows& delta)
+{
+    for (std::size_t t = 0; t < h.size(); ++t)
+        for (std::size_t d = 0; d < h[t].size(); ++d) h[t][d] += delta[t][d];
+}
+
+Folder::Folder(const std::string& folder)
+{
+    namespace fs = std::filesystem;
+    if (fs::exists(fs::path(folder) / "model.safetensors")) {
+        m_single = std::make_shared<Checkpoint>((fs::path(folder) / "model.safetensors").string());
+        return;
+    }
+    std::ifstream idx(fs::path(folder) / "model.safetensors.index.json");
+    const nlohmann::json j = nlohmann::json::parse(idx);
+    std::map<std::string, std::shared_ptr<Checkpoint>> shards;  // file -> its parsed checkpoint
+    for (const auto& [tensor, file] : j["weight_map"].items()) {
+        auto& ck = shards[file.get<std::string>()];
+        if (!ck) ck = std::make_shared<Checkpoint>((fs::path(folder) / file.get<std::string>()).string());
+        m_shardOf[tensor] = ck;
+    }
+}
+
+std::vector<double> Folder::get(const std::string& name) const
+{
+    return m_single ? m_single->get(name) : m_shardOf.at(name)->get(name);
 }
 
 Rows affine(const Rows& x, const std::vector<double>& w, const std::vector<double>& b)

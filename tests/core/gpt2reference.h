@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,6 +82,23 @@ private:
 using Rows = std::vector<std::vector<double>>;  // (T, N)
 
 Rows layerNorm(const Rows& x, const std::vector<double>& gain, const std::vector<double>& bias, double eps);
+
+// y = x W^T + b with W as nn.Linear stores it, row-major [out, in]; no bias when b is empty.
+Rows linear(const Rows& x, const std::vector<double>& w, const std::vector<double>& b);
+
+// h += delta, element by element.
+void addInto(Rows& h, const Rows& delta);
+
+// A model folder's checkpoint: its model.safetensors, or the shards its model.safetensors.index.json names.
+class Folder {
+public:
+    explicit Folder(const std::string& folder);
+    std::vector<double> get(const std::string& name) const;
+
+private:
+    std::shared_ptr<Checkpoint> m_single;
+    std::map<std::string, std::shared_ptr<Checkpoint>> m_shardOf;  // tensor -> its shard
+};
 
 // y = x W + b with W row-major [in, out].
 Rows affine(const Rows& x, const std::vector<double>& w, const std::vector<double>& b);

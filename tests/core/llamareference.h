@@ -23,6 +23,8 @@
 
 namespace llamaref {
 
+using gpt2ref::addInto;
+using gpt2ref::linear;
 using gpt2ref::Rows;
 
 // A change to one run, as activation patching makes it: the stream entering block `streamLayer` (L: the
@@ -55,29 +57,13 @@ struct Result {
 
 class Model {
 public:
-    explicit Model(const std::string& folder)
+    explicit Model(const std::string& folder) : m_weights(folder)
     {
-        namespace fs = std::filesystem;
-        std::ifstream in(fs::path(folder) / "config.json");
+        std::ifstream in(std::filesystem::path(folder) / "config.json");
         m_config = nlohmann::json::parse(in);
-        const fs::path index = fs::path(folder) / "model.safetensors.index.json";
-        if (fs::exists(fs::path(folder) / "model.safetensors")) {
-            m_single = std::make_shared<gpt2ref::Checkpoint>((fs::path(folder) / "model.safetensors").string());
-        } else {
-            std::ifstream idx(index);
-            const nlohmann::json j = nlohmann::json::parse(idx);
-            for (const auto& [tensor, file] : j["weight_map"].items()) {
-                auto& ck = m_shards[file.get<std::string>()];
-                if (!ck) ck = std::make_shared<gpt2ref::Checkpoint>((fs::path(folder) / file.get<std::string>()).string());
-                m_shardOf[tensor] = ck;
-            }
-        }
     }
 
-    std::vector<double> get(const std::string& name) const
-    {
-        return m_single ? m_single->get(name) : m_shardOf.at(name)->get(name);
-    }
+    std::vector<double> get(const std::string& name) const { return m_weights.get(name); }
 
     Result run(const std::vector<int>& ids, const Options& opt) const
     {
@@ -168,7 +154,7 @@ public:
             }
             result.valueNorms.push_back(std::move(norms));
             const Rows o = linear(attnOut, oWeight, oBias ? get(p + "self_attn.o_proj.bias") : std::vector<double>());
-            add(h, o);
+            addInto(h, o);
             const Rows m = rmsNorm(h, get(p + "post_attention_layernorm.weight"), eps);
             Rows gate = linear(m, get(p + "mlp.gate_proj.weight"), {});
             const Rows up = linear(m, get(p + "mlp.up_proj.weight"), {});
@@ -177,7 +163,7 @@ public:
                     const double g = gate[t][f];
                     gate[t][f] = g / (1.0 + std::exp(-g)) * up[t][f];  // silu(g) * up
                 }
-            add(h, linear(gate, get(p + "mlp.down_proj.weight"), {}));
+            addInto(h, linear(gate, get(p + "mlp.down_proj.weight"), {}));
         }
         result.streams.push_back(h);
         if (patch && patch->streamLayer == L) h[std::size_t(patch->streamPosition)] = patch->streamRow;
@@ -250,30 +236,8 @@ private:
         return out;
     }
 
-    // y = x W^T + b with W as nn.Linear stores it, row-major [out, in].
-    static Rows linear(const Rows& x, const std::vector<double>& w, const std::vector<double>& b)
-    {
-        const std::size_t in = x.empty() ? 0 : x[0].size(), out = w.size() / in;
-        Rows y(x.size(), std::vector<double>(out, 0.0));
-        for (std::size_t t = 0; t < x.size(); ++t)
-            for (std::size_t o = 0; o < out; ++o) {
-                double s = b.empty() ? 0.0 : b[o];
-                for (std::size_t i = 0; i < in; ++i) s += w[o * in + i] * x[t][i];
-                y[t][o] = s;
-            }
-        return y;
-    }
-
-    static void add(Rows& h, const Rows& delta)
-    {
-        for (std::size_t t = 0; t < h.size(); ++t)
-            for (std::size_t d = 0; d < h[t].size(); ++d) h[t][d] += delta[t][d];
-    }
-
     nlohmann::json m_config;
-    std::shared_ptr<gpt2ref::Checkpoint> m_single;
-    std::map<std::string, std::shared_ptr<gpt2ref::Checkpoint>> m_shards;
-    std::map<std::string, std::shared_ptr<gpt2ref::Checkpoint>> m_shardOf;
+    gpt2ref::Folder m_weights;
 };
 
 } // namespace llamaref

@@ -13,6 +13,7 @@
 
 #include "core/io/llamaloader.h"
 #include "core/io/modelfolder.h"
+#include "fixturefiles.h"
 #include "llamareference.h"
 #include "numericcheck.h"
 #include "tracecompare.h"
@@ -32,14 +33,6 @@ Q_DECLARE_METATYPE(tinyllama::Spec)
 namespace {
 
 using tinyllama::Spec;
-
-// Token ids spread over the vocabulary, the same for every model (all tinyllama vocabularies are larger).
-std::vector<int> someIds(int count, int vocab)
-{
-    std::vector<int> ids;
-    for (int i = 0; i < count; ++i) ids.push_back((i * 37 + 11) % vocab);
-    return ids;
-}
 
 struct Setting {
     const char* name;
@@ -79,23 +72,11 @@ std::vector<double> softmax(const Eigen::RowVectorXf& logits)
 class TestLlamaLoader : public QObject {
     Q_OBJECT
     QTemporaryDir m_tmp;
-    std::map<std::string, std::string> m_folders;  // row name -> folder
+    fixture::Folders<Spec> m_folders{m_tmp.path().toStdString(), &tinyllama::writeFolder};
 
-    std::string folder(const std::string& name, const Spec& spec)
-    {
-        auto it = m_folders.find(name);
-        if (it == m_folders.end()) it = m_folders.emplace(name, tinyllama::writeFolder(m_tmp, name, spec)).first;
-        return it->second;
-    }
-
+    std::string folder(const std::string& name, const Spec& spec) { return m_folders.folder(name, spec); }
     // A fresh copy of a good folder to break.
-    std::string copyOf(const std::string& name, const Spec& spec = {})
-    {
-        const std::string dir = m_tmp.filePath(QString::fromStdString("bad/" + name)).toStdString();
-        fs::remove_all(dir);
-        tinyllama::writeFolder(m_tmp.filePath("bad").toStdString(), name, spec);
-        return dir;
-    }
+    std::string copyOf(const std::string& name, const Spec& spec = {}) { return m_folders.copyOf(name, spec); }
 
 private slots:
     void initTestCase() { QVERIFY(m_tmp.isValid()); }
@@ -168,7 +149,7 @@ private slots:
         Result<ModelPtr> model = loadModel(dir);
         QVERIFY2(model, model.error().c_str());
         QVERIFY((*model)->weights.stored != nullptr);
-        const std::vector<int> ids = someIds(12, (*model)->config.vocabSize);
+        const std::vector<int> ids = fixture::spreadIds(12, (*model)->config.vocabSize);
 
         CaptureRequest capture;
         capture.nextTokenLogits = true;
@@ -245,7 +226,7 @@ private slots:
         QCOMPARE((*m)->config.contextLength, 16);
         QCOMPARE((*m)->warnings.size(), std::size_t(1));
         QVERIFY2((*m)->warnings[0].find("sliding window") != std::string::npos, (*m)->warnings[0].c_str());
-        QVERIFY(!forward(**m, someIds(17, 50), {}, {}));
+        QVERIFY(!forward(**m, fixture::spreadIds(17, 50), {}, {}));
     }
 
     void nonFiniteWeightsLoadWithAWarning()
@@ -425,7 +406,7 @@ private slots:
         const std::string dir = folder(tied ? "loss-tied" : "loss-untied", s);
         Result<ModelPtr> m = loadModel(dir);
         QVERIFY2(m, m.error().c_str());
-        const std::vector<int> ids = someIds(9, (*m)->config.vocabSize);
+        const std::vector<int> ids = fixture::spreadIds(9, (*m)->config.vocabSize);
         Result<double> loss = sentenceLoss(**m, ids, {});
         QVERIFY2(loss, loss.error().c_str());
         const llamaref::Model ref(dir);

@@ -1,7 +1,8 @@
 // Prefix reuse (model/prefixreuse.h): after seeded random edits (tokens appended, deleted at the end, changed
 // in the second half, changed at the start), the pass that recomputes only the rows after the unchanged
 // prefix is compared with a fresh whole pass on every causal family (GPT-2 layout, Llama with rotary
-// positions and grouped keys, the built-in model, a BERT folder under the causal mask, stored BF16 weights),
+// positions and grouped keys, the built-in model, a BERT folder under the causal mask, stored BF16 weights,
+// GPT-NeoX with partial rotary and the parallel residual, and with the sequential one),
 // under windows, sinks, blocked keys and zero ablation: every weight, the logits, the fully masked rows, the
 // focused head's whole pipeline, the residual streams, the heads' outputs and the value norms. Reuse must
 // also happen (a pass that always fell back would pass the comparison), and must not where a row's inputs
@@ -18,6 +19,7 @@
 #include "numericcheck.h"
 #include "tinybert.h"
 #include "tinyllama.h"
+#include "tinyneox.h"
 
 using namespace attnscope;
 
@@ -111,6 +113,11 @@ class TestPrefixReuse : public QObject {
             tinyllama::Spec s;
             if (name == "llama-bf16") s.dtype = DType::BF16;
             m = testing::load(tinyllama::writeFolder(m_tmp, name.toStdString(), s).c_str());
+        } else if (name == "neox" || name == "neox-sequential") {
+            tinyneox::Spec s;
+            s.parallelResidual = name == "neox";
+            s.dtype = DType::F16;
+            m = testing::load(tinyneox::writeFolder(m_tmp, name.toStdString(), s).c_str());
         } else if (name == "bert") {
             m = testing::load(tinybert::writeFolder(m_tmp, "bert", tinybert::Family::Bert).c_str());
         }
@@ -135,6 +142,8 @@ private slots:
         QTest::newRow("llama, window") << "llama" << "window:5" << 0 << true << 60;
         QTest::newRow("llama, research capture") << "llama" << "causal" << 1 << false << 60;
         QTest::newRow("llama bf16 stored") << "llama-bf16" << "causal" << 0 << true << 60;
+        QTest::newRow("gpt-neox, partial rotary, parallel residual") << "neox" << "causal" << 0 << true << 60;
+        QTest::newRow("gpt-neox, sequential residual, research capture") << "neox-sequential" << "window:5" << 1 << false << 60;
         QTest::newRow("built-in") << "builtin" << "causal" << 0 << false << 60;
         QTest::newRow("bert under the causal mask") << "bert" << "causal" << 0 << true << 30;
         QTest::newRow("bert, research capture, sinks") << "bert" << "sinks:1,window:3" << 1 << false << 30;

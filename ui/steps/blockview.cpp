@@ -28,10 +28,12 @@ struct StepInfo {
 };
 
 // A step's title for this model: post-LN blocks (BERT) have their own names, and two steps depend on the
-// architecture: GPT-2's layer norm and activation, Llama's RMSNorm and SwiGLU.
+// architecture: GPT-2's layer norm and activation, Llama's RMSNorm and SwiGLU; GPT-NeoX's parallel residual
+// normalises the stream that came in, not the one after attention.
 QString stepTitle(const StepInfo& s, const ModelConfig& c)
 {
     const QString name = QString::fromLatin1(s.name);
+    if (name == QLatin1String("ln2") && c.parallelResidual) return QStringLiteral("layer norm of the stream in (parallel residual)");
     if (name == QLatin1String("ln2") && c.normKind == NormKind::RmsNorm) return QStringLiteral("RMSNorm");
     if (name == QLatin1String("ff_hidden") && c.activation == Activation::SwiGlu)
         return QStringLiteral("FFN: silu(x W_1) ⊙ x W_3 (SwiGLU)");

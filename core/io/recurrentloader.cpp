@@ -63,15 +63,17 @@ Result<RecurrentModelPtr> loadRecurrentModel(const std::string& where, const std
     Result<SafetensorsFile> file = SafetensorsFile::fromBytes(where + "/model.safetensors", std::move(safetensors));
     if (!file) return R::fail(file.error());
     const Eigen::Index V = c.vocabSize, Hd = c.hidden;
-    Eigen::MatrixXf inputBias, hiddenBias, outputBias;
+    Eigen::MatrixXf inputBias, hiddenBias, projectionBias, outputBias;
     for (Status s : {readTensor(*file, where, "embedding.weight", V, Hd, model->tokenEmbedding),
                      readTensor(*file, where, "gru.weight_ih", Hd, 3 * Hd, model->inputWeights),
                      readTensor(*file, where, "gru.weight_hh", Hd, 3 * Hd, model->hiddenWeights),
                      readTensor(*file, where, "gru.bias_ih", 0, 3 * Hd, inputBias), readTensor(*file, where, "gru.bias_hh", 0, 3 * Hd, hiddenBias),
-                     readTensor(*file, where, "output.bias", 0, V, outputBias)})
+                     readTensor(*file, where, "output.weight", Hd, Hd, model->outputWeights),
+                     readTensor(*file, where, "output.projection_bias", 0, Hd, projectionBias), readTensor(*file, where, "output.bias", 0, V, outputBias)})
         if (!s.ok()) return R::fail(s.error());
     model->inputBias = inputBias.row(0);
     model->hiddenBias = hiddenBias.row(0);
+    model->outputProjectionBias = projectionBias.row(0);
     model->outputBias = outputBias.row(0);
     model->tokenizer = std::make_shared<const VocabTokenizer>(std::move(*tokenizer));
     if (Status s = model->checkShapes(); !s.ok()) return R::fail(s.error());

@@ -20,7 +20,7 @@ Status RecurrentConfig::validate() const
 double RecurrentConfig::parameterCount() const
 {
     const double V = vocabSize, Hd = hidden;
-    return V * Hd + 2 * Hd * 3 * Hd + 2 * 3 * Hd + V;
+    return V * Hd + 2 * Hd * 3 * Hd + 2 * 3 * Hd + Hd * Hd + Hd + V;
 }
 
 Status RecurrentModel::checkShapes() const
@@ -35,7 +35,8 @@ Status RecurrentModel::checkShapes() const
                      shape("input weights", inputWeights.rows(), inputWeights.cols(), Hd, 3 * Hd),
                      shape("hidden weights", hiddenWeights.rows(), hiddenWeights.cols(), Hd, 3 * Hd),
                      shape("input bias", 1, inputBias.size(), 1, 3 * Hd), shape("hidden bias", 1, hiddenBias.size(), 1, 3 * Hd),
-                     shape("output bias", 1, outputBias.size(), 1, V)})
+                     shape("output weights", outputWeights.rows(), outputWeights.cols(), Hd, Hd),
+                     shape("output projection bias", 1, outputProjectionBias.size(), 1, Hd), shape("output bias", 1, outputBias.size(), 1, V)})
         if (!s.ok()) return s;
     return {};
 }
@@ -74,8 +75,11 @@ Result<RecurrentTrace> runRecurrent(const RecurrentModel& model, const std::vect
         out.hidden.row(t) = h;
         out.updateGate.row(t) = z.matrix();
     }
-    // 3. Tied unembedding: logits = H E^T + b_out.
-    out.logits.noalias() = out.hidden * model.tokenEmbedding.transpose();  // (T, V)
+    // 3. The projection, then the tied unembedding: logits = (H P + c) E^T + b_out.
+    Eigen::MatrixXf projected(T, Hd);  // (T, Hd)
+    projected.noalias() = out.hidden * model.outputWeights;
+    projected.rowwise() += model.outputProjectionBias;
+    out.logits.noalias() = projected * model.tokenEmbedding.transpose();  // (T, V)
     out.logits.rowwise() += model.outputBias;
     return R::ok(std::move(out));
 }

@@ -15,7 +15,9 @@
 //   z = sigmoid(x W_z + b_iz + h U_z + b_hz)          update gate
 //   n = tanh(x W_n + b_in + r * (h U_n + b_hn))       candidate
 //   h' = (1 - z) * n + z * h
-// and the next token's logits are h' E^T + b_out, E the token embedding.
+// and the next token's logits are (h' P + c) E^T + b_out, E the token embedding: the projection P gives the
+// tied unembedding a scale of its own, as the transformer's final layer norm gain does (a state of tanh
+// values alone bounds every logit by its embedding row's length).
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +45,8 @@ struct RecurrentModel {
     Eigen::MatrixXf hiddenWeights;   // (Hd, 3 Hd) U, gates r | z | n
     Eigen::RowVectorXf inputBias;    // (3 Hd)
     Eigen::RowVectorXf hiddenBias;   // (3 Hd)
+    Eigen::MatrixXf outputWeights;   // (Hd, Hd) P
+    Eigen::RowVectorXf outputProjectionBias;  // (Hd) c
     Eigen::RowVectorXf outputBias;   // (V)
     std::shared_ptr<const Tokenizer> tokenizer;
 

@@ -30,6 +30,8 @@ GruLayout makeGruLayout(const GruConfig& c)
     layout.hiddenWeights = add("gru.weight_hh", Hd, 3 * Hd, true);
     layout.inputBias = add("gru.bias_ih", 1, 3 * Hd, false);
     layout.hiddenBias = add("gru.bias_hh", 1, 3 * Hd, false);
+    layout.outputWeights = add("output.weight", Hd, Hd, true);
+    layout.outputProjectionBias = add("output.projection_bias", 1, Hd, false);
     layout.outputBias = add("output.bias", 1, c.vocab, false);
     return layout;
 }
@@ -42,7 +44,7 @@ Vec<S> initialGruParameters(const GruConfig& c, const GruLayout& layout, unsigne
     const TensorSlot& e = layout.tensors[static_cast<std::size_t>(layout.embedding)];
     const double sd = 1.0 / std::sqrt(double(c.hidden));
     for (Eigen::Index i = 0; i < e.size(); ++i) p[e.offset + i] = static_cast<S>(sd * random.normal());
-    for (int k : {layout.inputWeights, layout.hiddenWeights}) {
+    for (int k : {layout.inputWeights, layout.hiddenWeights, layout.outputWeights}) {
         const TensorSlot& t = layout.tensors[static_cast<std::size_t>(k)];
         for (Eigen::Index i = 0; i < t.size(); ++i) p[t.offset + i] = static_cast<S>(sd * (2.0 * random.uniform() - 1.0));
     }
@@ -64,7 +66,7 @@ void GruNetwork<S>::resize(int B, int T)
     const Eigen::Index N = Eigen::Index(B) * T, Hd = m_config.hidden, V = m_config.vocab;
     m_inputs.resize(static_cast<std::size_t>(N));
     m_targets.resize(static_cast<std::size_t>(N));
-    for (Mat<S>* m : {&m_x, &m_ghn, &m_r, &m_z, &m_n, &m_dh, &m_dx}) m->resize(N, Hd);
+    for (Mat<S>* m : {&m_x, &m_ghn, &m_r, &m_z, &m_n, &m_y, &m_dy, &m_dh, &m_dx}) m->resize(N, Hd);
     m_gi.resize(N, 3 * Hd);
     m_dgi.resize(N, 3 * Hd);
     m_h.resize(N + B, Hd);
@@ -107,9 +109,10 @@ S GruNetwork<S>::run(const Vec<S>& params, const int* tokens, int B, int T, S lo
                                      m_z.middleRows(at, B).array() * m_h.middleRows(at, B).array()).matrix();
     }
 
-    // 4. Tied unembedding plus the output bias, then cross-entropy against the next ids.
+    // 4. The projection, the tied unembedding plus the output bias, then cross-entropy against the next ids.
     const auto states = m_h.bottomRows(N);  // (N, Hd)
-    m_probsT.noalias() = E * states.transpose();  // (V, N)
+    linearForward<S>(states, M(lay.outputWeights), R(lay.outputProjectionBias), m_y);
+    m_probsT.noalias() = E * m_y.transpose();  // (V, N)
     m_probsT.colwise() += R(lay.outputBias).transpose();
     S loss = 0;
     for (Eigen::Index n = 0; n < N; ++n) {
@@ -118,16 +121,18 @@ S GruNetwork<S>::run(const Vec<S>& params, const int* tokens, int B, int T, S lo
     }
     if (!gradient) return loss;
 
-    // 5. Backward through the output: d = (p - onehot) w; dE += d states, db_out += row sums, dstates = d^T E.
+    // 5. Backward through the output: d = (p - onehot) w; dE += d y, db_out += row sums, dy = d^T E, then
+    //    through the projection to the states.
     Vec<S>& g = *gradient;
     auto dM = [&](int i) { return matrixOf(g, lay.tensors[static_cast<std::size_t>(i)]); };
     auto dR = [&](int i) { return rowOf(g, lay.tensors[static_cast<std::size_t>(i)]); };
     Eigen::Map<Mat<S>> dE = dM(lay.embedding), dU = dM(lay.hiddenWeights);
     for (Eigen::Index n = 0; n < N; ++n) m_probsT(m_targets[static_cast<std::size_t>(n)], n) -= S(1);
     m_probsT *= lossWeight;
-    dE.noalias() += m_probsT * states;  // (V, Hd)
+    dE.noalias() += m_probsT * m_y;  // (V, Hd)
     dR(lay.outputBias) += m_probsT.rowwise().sum().transpose();
-    m_dh.noalias() = m_probsT.transpose() * E;  // (N, Hd)
+    m_dy.noalias() = m_probsT.transpose() * E;  // (N, Hd)
+    linearBackward<S>(states, M(lay.outputWeights), m_dy, dM(lay.outputWeights), dR(lay.outputProjectionBias), m_dh);
 
     // 6. Through time, last step first. m_dCarry holds the gradient reaching h_t from step t + 1; added to the
     //    output's, it is the state's whole gradient. m_dx serves as the step's scratch (B rows).

@@ -31,14 +31,15 @@ struct GruConfig {
 
 struct GruLayout {
     std::vector<TensorSlot> tensors;  // names as the model folder stores them
-    int embedding = 0, inputWeights = 0, hiddenWeights = 0, inputBias = 0, hiddenBias = 0, outputBias = 0;
+    int embedding = 0, inputWeights = 0, hiddenWeights = 0, inputBias = 0, hiddenBias = 0, outputWeights = 0, outputProjectionBias = 0,
+        outputBias = 0;
     Eigen::Index total = 0;
 };
 
 GruLayout makeGruLayout(const GruConfig& config);
 
 // The initial weights from a seeded generator: the embedding N(0, 1/Hd) (so a row has about unit length),
-// the two gate matrices uniform in +-1/sqrt(Hd) as PyTorch's GRU draws them, biases 0.
+// the two gate matrices and the output projection uniform in +-1/sqrt(Hd) as PyTorch draws them, biases 0.
 template <class S> Vec<S> initialGruParameters(const GruConfig& config, const GruLayout& layout, unsigned long long seed);
 
 template <class S>
@@ -65,9 +66,11 @@ private:
     Mat<S> m_ghn;                          // (N, Hd) h U_n + b_hn, kept for the backward of the reset gate
     Mat<S> m_r, m_z, m_n;                  // (N, Hd) gates and candidate
     Mat<S> m_h;                            // (N + B, Hd) the zero start state, then the state after each step
+    Mat<S> m_y;                            // (N, Hd) the states projected, h P + c
     Mat<S> m_probsT;                       // (V, N)
     // Backward scratch.
     Mat<S> m_gh;                           // (B, G) one step's hidden half of the gates
+    Mat<S> m_dy;                           // (N, Hd) the loss's gradient on each projected state
     Mat<S> m_dh;                           // (N, Hd) the loss's gradient on each state from the output
     Mat<S> m_dgi;                          // (N, G) gradient of the gates' pre-activations
     Mat<S> m_dCarry;                       // (B, Hd) gradient flowing back into the previous state

@@ -91,6 +91,8 @@ RecurrentModelPtr GruTrainer::toModel(const std::string& name) const
     model->hiddenWeights = M(m_layout.hiddenWeights);
     model->inputBias = R(m_layout.inputBias);
     model->hiddenBias = R(m_layout.hiddenBias);
+    model->outputWeights = M(m_layout.outputWeights);
+    model->outputProjectionBias = R(m_layout.outputProjectionBias);
     model->outputBias = R(m_layout.outputBias);
     model->tokenizer = m_tokenizer;
     assert(model->checkShapes().ok());

@@ -50,10 +50,16 @@ Rows referenceLogits(const RecurrentModel& m, const std::vector<int>& ids, Rows*
         }
         h = next;
         if (states) states->push_back(h);
+        std::vector<double> y(static_cast<std::size_t>(Hd));
+        for (int j = 0; j < Hd; ++j) {
+            double s = m.outputProjectionBias[j];
+            for (int k = 0; k < Hd; ++k) s += h[static_cast<std::size_t>(k)] * m.outputWeights(k, j);
+            y[static_cast<std::size_t>(j)] = s;
+        }
         std::vector<double> row(static_cast<std::size_t>(V));
         for (int v = 0; v < V; ++v) {
             double s = m.outputBias[v];
-            for (int k = 0; k < Hd; ++k) s += h[static_cast<std::size_t>(k)] * m.tokenEmbedding(v, k);
+            for (int k = 0; k < Hd; ++k) s += y[static_cast<std::size_t>(k)] * m.tokenEmbedding(v, k);
             row[static_cast<std::size_t>(v)] = s;
         }
         logits.push_back(row);
@@ -90,6 +96,8 @@ RecurrentModel modelFromParameters(const GruConfig& c, const GruLayout& lay, con
     m.hiddenWeights = M(lay.hiddenWeights);
     m.inputBias = M(lay.inputBias).row(0);
     m.hiddenBias = M(lay.hiddenBias).row(0);
+    m.outputWeights = M(lay.outputWeights);
+    m.outputProjectionBias = M(lay.outputProjectionBias).row(0);
     m.outputBias = M(lay.outputBias).row(0);
     return m;
 }
@@ -358,6 +366,7 @@ void TestGru::trainedFolderOpensAsTheSameModel()
     // Bit for bit: the folder holds the float weights as they were.
     QVERIFY((*loaded)->tokenEmbedding == inMemory->tokenEmbedding);
     QVERIFY((*loaded)->hiddenWeights == inMemory->hiddenWeights);
+    QVERIFY((*loaded)->outputWeights == inMemory->outputWeights);
     QVERIFY((*loaded)->outputBias == inMemory->outputBias);
     Result<TokenizedText> ids = (*loaded)->tokenizer->encode("the dog sat . it");
     QVERIFY(ids.hasValue());

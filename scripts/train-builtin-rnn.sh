@@ -34,6 +34,7 @@ start=$(date +%s)
   --seed 1 --log-every 250
 end=$(date +%s)
 echo "trained in $((end - start)) s"
+"$cli" recall --model "$out" --probe pronoun --distances 0,1,2,4,8,16,32 --sentences 100
 
 files=(config.json model.safetensors vocab.txt)
 if [ "$mode" = --check ]; then

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text/bpetokenizer.h"
 #include "core/text/vocabtokenizer.h"
 #include "core/train/corpus.h"
 #include "core/train/lexicon.h"
@@ -37,6 +38,7 @@ private slots:
     void promptsHaveTheirShape();
     void probeSentencesAreNeverInTheTrainingCorpus();
     void knownAnswersGiveKnownScores();
+    void subwordAnswersAreTheirFirstToken();
     void badOptionsAreRefused();
 };
 
@@ -176,6 +178,38 @@ void TestRecall::knownAnswersGiveKnownScores()
     pc.add(ind->pCorrect, std::vector<double>{rest, rest});
     QVERIFY2(acc.within(1e-12), acc.message().c_str());
     QVERIFY2(pc.within(1e-7), pc.message().c_str());
+}
+
+void TestRecall::subwordAnswersAreTheirFirstToken()
+{
+    // GPT-2's tokenizer: " barked" after the prompt is its own first token (with the space), found by
+    // tokenizing the answer after a space here, independently of how measureRecall finds it.
+    Result<std::shared_ptr<const BpeTokenizer>> gpt2 = BpeTokenizer::fromVocabAndMerges(ATTNSCOPE_GPT2_TOKENIZER_DIR "/vocab.json",
+                                                                                        ATTNSCOPE_GPT2_TOKENIZER_DIR "/merges.txt");
+    QVERIFY2(gpt2.hasValue(), gpt2.hasValue() ? "" : gpt2.error().c_str());
+    const Tokenizer& t = **gpt2;
+    const int barked = t.encode(" barked")->ids.front();
+    Eigen::RowVectorXf logits = Eigen::RowVectorXf::Zero(t.vocabSize());
+    logits[barked] = 30.0f;  // all but certain
+    auto next = [&](const std::vector<int>& ids) -> Result<Eigen::RowVectorXf> {
+        if (ids.empty()) return Result<Eigen::RowVectorXf>::fail("nothing to read.");
+        return Result<Eigen::RowVectorXf>::ok(logits);
+    };
+    RecallOptions o;
+    o.sentences = 30;
+    o.distances = {2};
+    Result<RecallResult> r = measureRecall(t, next, o);
+    QVERIFY2(r.hasValue(), r.hasValue() ? "" : r.error().c_str());
+    int barks = 0;
+    for (const std::string& s : heldOutSentences(30, o.seed)) {
+        const std::vector<std::string> w = words(s);
+        for (const Animal& a : lexicon().animals)
+            if (std::find(w.begin(), w.end(), a.singular) != w.end() && std::find(a.sounds.begin(), a.sounds.end(), "barked") != a.sounds.end())
+                ++barks;
+    }
+    QVERIFY(barks > 0 && barks < 30);
+    QCOMPARE(r->accuracy[0], barks / 30.0);
+    QVERIFY2(std::abs(r->pCorrect[0] - barks / 30.0) < 1e-6, qPrintable(QString::number(r->pCorrect[0])));
 }
 
 void TestRecall::badOptionsAreRefused()

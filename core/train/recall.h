@@ -1,12 +1,13 @@
 #pragma once
-// How far back a causal language model can still use a clue: the recall probes behind `attnscope-cli recall`
-// and the Why attention comparison. Each probe sentence comes from the built-in corpus's generator
+// How far back a causal language model can still use a clue: the recall probes behind `attnscope-cli recall`,
+// run on the built-in transformer and the recurrent baseline alike. Each probe sentence comes from the built-in corpus's generator
 // (heldOutSentences: held-out (animal, surface) pairs, a seed the training corpus never used), and a
 // controlled number of filler words is put between the clue and the place where it is needed:
 //   pronoun:   "the dog sat on the rug" + d fillers + "because it" -> any sound the generator gives a dog
 //              ("barked", "growled", ...), so the answer depends on the animal d + 4 or more words back;
 //   induction: the whole sentence + d fillers + its words up to the animal again -> the word that followed
-//              the animal the first time (its posture), which only copying can know.
+//              the animal the first time (its posture): the grammar narrows it to a few postures, and only
+//              copying pins it down.
 // Fillers are prepositional phrases of places ("near the old house behind the red park ..."), cut to d
 // words: no animal, no person, nothing that answers. For each distance: accuracy (the most probable next
 // token is an answer) and p_correct (the answers' total probability; for a sub-word tokenizer an answer is
@@ -38,7 +39,8 @@ struct RecallPrompt {
     std::string text;
     std::vector<std::string> answers;
 };
-// The prompts of sentence `index` (0-based) at filler distance `distance`, as measureRecall builds them.
+// Every probe sentence's prompt at filler distance `distance`, in the generator's order, as measureRecall
+// builds them.
 std::vector<RecallPrompt> recallPrompts(const RecallOptions& options, int distance);
 
 struct RecallResult {

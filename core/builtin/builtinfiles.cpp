@@ -28,4 +28,10 @@ std::shared_ptr<const std::string> builtinTranslatorFile(std::string_view name)
     return resourceFile(QStringLiteral("builtin-translator"), name);
 }
 
+std::shared_ptr<const std::string> builtinRecurrentFile(std::string_view name)
+{
+    if (name != "config.json" && name != "model.safetensors" && name != "vocab.txt") return nullptr;
+    return resourceFile(QStringLiteral("builtin-rnn"), name);
+}
+
 } // namespace attnscope

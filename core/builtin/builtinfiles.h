@@ -15,4 +15,7 @@ std::shared_ptr<const std::string> builtinModelFile(std::string_view name);
 // The same for the built-in translator (resources/builtin-translator), which also has "lexicon.tsv".
 std::shared_ptr<const std::string> builtinTranslatorFile(std::string_view name);
 
+// The same for the built-in recurrent model (resources/builtin-rnn).
+std::shared_ptr<const std::string> builtinRecurrentFile(std::string_view name);
+
 } // namespace attnscope

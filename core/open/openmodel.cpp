@@ -3,9 +3,13 @@
 #include "core/builtin/builtinfiles.h"
 #include "core/hub/hfcache.h"
 #include "core/io/modelfolder.h"
+#include "core/io/recurrentloader.h"
 #include "core/io/translatorloader.h"
 #include "core/io/wordmodel.h"
 #include "core/model/randommodel.h"
+#include "core/text/filetext.h"
+
+#include <filesystem>
 
 namespace attnscope {
 
@@ -29,8 +33,47 @@ Result<ModelPtr> loadBuiltinTranslator()
     return loadTranslator("the built-in translator", "builtin-translator", *config, weights, *vocab);
 }
 
+Result<RecurrentModelPtr> loadBuiltinRecurrentModel()
+{
+    const std::shared_ptr<const std::string> config = builtinRecurrentFile("config.json");
+    const std::shared_ptr<const std::string> weights = builtinRecurrentFile("model.safetensors");
+    const std::shared_ptr<const std::string> vocab = builtinRecurrentFile("vocab.txt");
+    if (!config || !weights || !vocab) return Result<RecurrentModelPtr>::fail("this build of AttnScope has no built-in recurrent model.");
+    return loadRecurrentModel("the built-in recurrent model", "builtin-rnn", *config, weights, *vocab);
+}
+
+bool isRecurrentSpec(std::string_view spec)
+{
+    if (spec == "builtin-rnn") return true;
+    if (spec == "builtin" || spec == "builtin-translator" || spec.starts_with("random") || isHubSpec(spec)) return false;
+    // A folder: its config.json says what it holds.
+    std::error_code ec;
+    const std::filesystem::path config = std::filesystem::path(std::string(spec)) / "config.json";
+    if (!std::filesystem::is_regular_file(config, ec)) return false;
+    Result<std::string> text = readSmallFile(config.string(), kMaxConfigBytes);
+    return text.hasValue() && isRecurrentConfig(*text);
+}
+
+Result<RecurrentModelPtr> loadRecurrentModelSpec(std::string_view spec)
+{
+    if (spec == "builtin-rnn") {
+        // Loaded once, like the built-in model.
+        static const Result<RecurrentModelPtr> builtin = loadBuiltinRecurrentModel();
+        return builtin;
+    }
+    if (!isRecurrentSpec(spec))
+        return Result<RecurrentModelPtr>::fail("'" + std::string(spec) + "' is not a recurrent model (builtin-rnn, or a folder of model_type \"attnscope-gru\").");
+    return loadRecurrentModelFolder(std::string(spec));
+}
+
+std::string noAttentionSentence(std::string_view name)
+{
+    return std::string(name) + " is a recurrent network (a GRU): it has no attention to show, only a hidden state carried from token to token.";
+}
+
 Result<ModelPtr> loadModel(std::string_view spec)
 {
+    if (isRecurrentSpec(spec)) return Result<ModelPtr>::fail(noAttentionSentence(spec));
     if (spec == "random" || spec.starts_with("random:")) {
         Result<RandomModelSpec> parsed = parseRandomSpec(spec);
         if (!parsed) return Result<ModelPtr>::fail(parsed.error());

@@ -1,6 +1,7 @@
 #include "core/train/corpus.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/model/randommodel.h"
 #include "core/train/lexicon.h"
@@ -464,6 +465,20 @@ std::vector<PronounProbe> pronounProbes()
             probes.push_back(std::move(p));
         }
     return probes;
+}
+
+std::vector<std::string> corpusWords(std::string_view line)
+{
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+        std::size_t j = i;
+        while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+        if (j > i) out.emplace_back(line.substr(i, j - i));
+        i = j;
+    }
+    return out;
 }
 
 std::vector<std::string> heldOutSentences(int count, std::uint64_t seed)

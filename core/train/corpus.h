@@ -23,6 +23,9 @@ struct CorpusOptions {
 // Lower-case words and punctuation separated by single spaces, one document per line, '\n' after each.
 std::string generateCorpus(const CorpusOptions& options);
 
+// The words and punctuation of one line of such text (or of any text), split at white space.
+std::vector<std::string> corpusWords(std::string_view line);
+
 // Pairs of (animal, surface) that the corpus never puts together in the "because it" shape, so the
 // pronoun head can be measured on sentences the model was not trained on. About one pair in five.
 bool isHeldOutPair(std::string_view animal, std::string_view surface);

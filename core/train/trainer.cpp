@@ -57,10 +57,15 @@ AdamWSettings adamWSettings(const TrainOptions& o)
 Status TrainOptions::validate() const
 {
     if (Status p = network.validate(); !p.ok()) return p;
+    return validateRun(network.context);
+}
+
+Status TrainOptions::validateRun(int context) const
+{
     if (steps < 1 || steps > 10'000'000) return Status::failure("the number of steps must be between 1 and 10,000,000.");
     if (batchSequences < 1 || batchSequences > 4096) return Status::failure("the batch must hold between 1 and 4,096 sequences.");
-    if (sequenceLength < 2 || sequenceLength > network.context)
-        return Status::failure("the sequence length must be between 2 and the context (" + std::to_string(network.context) + ").");
+    if (sequenceLength < 2 || sequenceLength > context)
+        return Status::failure("the sequence length must be between 2 and the context (" + std::to_string(context) + ").");
     if (!(learningRate > 0 && learningRate < 1)) return Status::failure("the learning rate must be between 0 and 1.");
     if (!(minLearningRate >= 0 && minLearningRate <= learningRate)) return Status::failure("the final learning rate must be between 0 and the peak.");
     if (warmupSteps < 0) return Status::failure("the warm-up cannot be negative.");
@@ -180,51 +185,42 @@ double Trainer::learningRateAt(int step) const
     return scheduledLearningRate(step, o.steps, o.warmupSteps, o.learningRate, o.minLearningRate);
 }
 
-void Trainer::fillBatch(int step)
+void drawBatch(const TrainingData& data, std::uint64_t seed, int step, int B, int T, std::vector<int>& batch)
 {
-    // The batch of a step depends only on the seed and the step, so a resumed run draws what the
-    // uninterrupted one would have drawn.
-    const int B = m_options.batchSequences, T = m_options.sequenceLength;
-    SeededRandom random(m_options.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(step) + 1);
-    const std::vector<std::int64_t>& starts = m_data->documentStarts;
-    const std::int64_t last = static_cast<std::int64_t>(m_data->tokens.size()) - (T + 1);
+    SeededRandom random(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(step) + 1);
+    const std::vector<std::int64_t>& starts = data.documentStarts;
+    const std::int64_t last = static_cast<std::int64_t>(data.tokens.size()) - (T + 1);
     // Documents that start late enough cannot fill a sequence; they are sampled from the tail of the stream.
     std::size_t usable = 0;
     while (usable < starts.size() && starts[usable] <= last) ++usable;
     for (int b = 0; b < B; ++b) {
         const std::int64_t from = usable > 0 ? starts[random.nextU64() % usable] : last;
-        std::copy_n(m_data->tokens.begin() + from, T + 1, m_batch.begin() + static_cast<std::ptrdiff_t>(b) * (T + 1));
+        std::copy_n(data.tokens.begin() + from, T + 1, batch.begin() + static_cast<std::ptrdiff_t>(b) * (T + 1));
     }
+}
+
+void Trainer::fillBatch(int step)
+{
+    drawBatch(*m_data, m_options.seed, step, m_options.batchSequences, m_options.sequenceLength, m_batch);
 }
 
 StepReport Trainer::step()
 {
     const auto started = std::chrono::steady_clock::now();
     const TrainOptions& o = m_options;
-    const int B = o.batchSequences, T = o.sequenceLength, S = o.shards;
+    const int B = o.batchSequences, T = o.sequenceLength;
     fillBatch(m_step);
 
     // 1. Forward and backward, shard by shard. Each shard has its own network (activations) and gradient,
-    //    so shards run on threads without sharing anything they write.
+    //    so shards run on threads without sharing anything they write; they are summed in shard order.
     const float weight = 1.0f / static_cast<float>(B * T);
-    std::vector<double> losses(static_cast<std::size_t>(S), 0.0);
-    auto runShard = [&](int s) {
-        const int first = s * B / S, count = (s + 1) * B / S - first;
-        Vec<float>& g = m_gradients[static_cast<std::size_t>(s)];
-        g.setZero();
-        losses[static_cast<std::size_t>(s)] = m_networks[static_cast<std::size_t>(s)]->run(
-            m_params, m_batch.data() + static_cast<std::ptrdiff_t>(first) * (T + 1), count, T, weight, &g);
-    };
-    runShards(S, o.threads, runShard);
-    // 2. Sum in shard order: the same additions in the same order whatever the number of threads.
+    const double loss = sumShards(m_gradients, B, o.threads, [&](int s, int first, int count, Vec<float>& g) {
+        return m_networks[static_cast<std::size_t>(s)]->run(m_params, m_batch.data() + static_cast<std::ptrdiff_t>(first) * (T + 1), count, T,
+                                                            weight, &g);
+    });
     Vec<float>& grad = m_gradients[0];
-    double loss = losses[0];
-    for (int s = 1; s < S; ++s) {
-        grad += m_gradients[static_cast<std::size_t>(s)];
-        loss += losses[static_cast<std::size_t>(s)];
-    }
 
-    // 3. Clip, then one AdamW step.
+    // 2. Clip, then one AdamW step.
     const double lr = learningRateAt(m_step);
     const double norm = m_adam.update(m_params, grad, m_step + 1, lr, adamWSettings(o));
     ++m_step;

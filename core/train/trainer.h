@@ -35,6 +35,9 @@ struct TrainOptions {
     int threads = 2;  // how many of the parts run at once
 
     Status validate() const;  // fails with a sentence when not usable
+    // Everything but the network: the schedule, the batch and the optimiser, for a network whose longest
+    // input is `context` (the recurrent trainer, grutrainer.h, shares these options with its own network).
+    Status validateRun(int context) const;
 };
 
 // The corpus as the trainer reads it: one token stream, each document starting with <bos>.
@@ -62,6 +65,11 @@ struct PreparedCorpus {
 // Fails with a sentence: a vocabulary file that cannot be read, a text that is not UTF-8 or too short.
 Result<PreparedCorpus> prepareCorpus(std::string_view corpus, int vocabularySize, int sequenceLength,
                                      const std::string& vocabularyFile = {});
+
+// The B sequences of T + 1 ids that step `step` of a run with this seed trains on, each starting at a
+// document's <bos>: they depend only on the seed and the step, so a resumed run draws what the uninterrupted
+// one would have drawn. `batch` holds B (T + 1) ids.
+void drawBatch(const TrainingData& data, std::uint64_t seed, int step, int B, int T, std::vector<int>& batch);
 
 struct StepReport {
     int step = 0;                // steps done after this one

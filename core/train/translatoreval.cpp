@@ -1,22 +1,16 @@
 #include "core/train/translatoreval.h"
 
 #include <set>
-#include <sstream>
 
 #include "core/model/encoderdecoder.h"
 #include "core/model/generate.h"
+#include "core/train/corpus.h"
 
 namespace attnscope::train {
 
 namespace {
 
-std::vector<std::string> words(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string w; in >> w;) out.push_back(w);
-    return out;
-}
+std::vector<std::string> words(const std::string& text) { return corpusWords(text); }
 
 } // namespace
 

@@ -162,27 +162,17 @@ void TranslatorTrainer::fillBatch(int step)
 TranslatorStep TranslatorTrainer::step()
 {
     const TranslatorTrainOptions& o = m_options;
-    const int B = o.batchPairs, S = o.shards;
+    const int B = o.batchPairs;
     fillBatch(m_step);
 
-    // 1. Forward and backward, shard by shard, each with its own activations and gradient.
+    // 1. Forward and backward, shard by shard, each with its own activations and gradient, summed in
+    //    shard order.
     const float weight = 1.0f / static_cast<float>(m_batch.target.size());
-    std::vector<double> losses(static_cast<std::size_t>(S), 0.0);
-    auto runShard = [&](int s) {
-        const int first = s * B / S, count = (s + 1) * B / S - first;
-        Vec<float>& g = m_gradients[static_cast<std::size_t>(s)];
-        g.setZero();
-        losses[static_cast<std::size_t>(s)] = m_networks[static_cast<std::size_t>(s)]->run(m_params, m_batch, first, count, weight, &g);
-    };
-    runShards(S, o.threads, runShard);
-    // 2. Sum in shard order, the same additions whatever the number of threads.
+    const double loss = sumShards(m_gradients, B, o.threads, [&](int s, int first, int count, Vec<float>& g) {
+        return m_networks[static_cast<std::size_t>(s)]->run(m_params, m_batch, first, count, weight, &g);
+    });
     Vec<float>& grad = m_gradients[0];
-    double loss = losses[0];
-    for (int s = 1; s < S; ++s) {
-        grad += m_gradients[static_cast<std::size_t>(s)];
-        loss += losses[static_cast<std::size_t>(s)];
-    }
-    // 3. Clip, then one AdamW step.
+    // 2. Clip, then one AdamW step.
     const double lr = scheduledLearningRate(m_step, o.steps, o.warmupSteps, o.learningRate, o.minLearningRate);
     const double norm = m_adam.update(m_params, grad, m_step + 1, lr, o.adam);
     ++m_step;

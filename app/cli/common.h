@@ -17,6 +17,7 @@
 
 namespace attnscope {
 struct HeadRoleScores;
+struct RoleScores;
 }
 
 namespace attnscope::cli {

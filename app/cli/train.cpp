@@ -31,6 +31,7 @@ void declare(Options& o)
     o.value("--threads", "K", "threads (2 by default; the result does not depend on it)");
     o.value("--log-every", "N", "print progress every N steps (50 by default)");
     o.value("--save-every", "N", "write the model and the training state every N steps (500 by default)");
+    o.value("--checkpoints", "DIR", "also keep the model at each save (and before the first step) as DIR/stepN, a series for Research > Checkpoints");
     o.flag("--resume", "continue the run whose training state is in --out");
 }
 
@@ -74,9 +75,17 @@ int run(const Args& args)
     train::Trainer& trainer = **made;
     const std::string name = fs::path(out).filename().empty() ? fs::path(out).parent_path().filename().string()
                                                               : fs::path(out).filename().string();
+    const std::string checkpoints = args.has("--checkpoints") ? args.get("--checkpoints") : std::string();
+    // Each kept checkpoint is a model folder of its own, named by its step as Pythia's revisions are.
+    auto keep = [&] {
+        if (checkpoints.empty()) return;
+        const std::string folder = (fs::path(checkpoints) / ("step" + std::to_string(trainer.stepsDone()))).string();
+        if (Status s = trainer.writeModelFolder(folder, name); !s.ok()) throw Failure{kExitInput, s.error()};
+    };
     auto save = [&] {
         if (Status s = trainer.writeModelFolder(out, name); !s.ok()) throw Failure{kExitInput, s.error()};
         if (Status s = trainer.writeState(out); !s.ok()) throw Failure{kExitInput, s.error()};
+        keep();
     };
     nlohmann::ordered_json start;
     start["corpus_tokens"] = shared->tokens.size();
@@ -86,6 +95,8 @@ int run(const Args& args)
     start["parameters"] = trainer.parameters().size();
     start["start_step"] = trainer.stepsDone();
     print(start);
+
+    if (trainer.stepsDone() == 0) keep();
 
     double loss = 0, tokensPerSecond = 0;
     int averaged = 0;

@@ -27,6 +27,7 @@ private slots:
     void settingsChangeTheOutput();
     void tokenizeAndInfo();
     void textFileAndStdin();
+    void trainKeepsCheckpoints();
     void errors_data();
     void errors();
 };
@@ -210,6 +211,31 @@ void TestCli::textFileAndStdin()
     const Run bad = runCli({"attention", "--text-file", "-"}, piped);
     QCOMPARE(bad.exitCode, 1);
     QVERIFY2(bad.err.startsWith("error: the text is not valid UTF-8 (byte 3 is 0xe9)."), bad.err.constData());
+}
+
+// `train --checkpoints DIR` keeps the model before the first step and at every save as DIR/stepN, a series the
+// Checkpoints view reads in step order; the last is the model --out holds.
+void TestCli::trainKeepsCheckpoints()
+{
+    QTemporaryDir dir;
+    const QString corpus = dir.filePath("corpus.txt"), out = dir.filePath("model"), kept = dir.filePath("kept");
+    QCOMPARE(runCli({"corpus", "--out", corpus, "--documents", "200", "--seed", "3"}).exitCode, 0);
+    const Run r = runCli({"train", "--corpus", corpus, "--out", out, "--checkpoints", kept, "--layers", "1", "--heads", "2", "--d-model", "16",
+                          "--context", "16", "--sequence-length", "16", "--batch", "2", "--steps", "5", "--save-every", "2",
+                          "--warmup", "1", "--log-every", "5", "--threads", "1"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(QDir(kept).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name), QStringList({"step0", "step2", "step4", "step5"}));
+    auto bytes = [](const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    QCOMPARE(bytes(kept + "/step5/model.safetensors"), bytes(out + "/model.safetensors"));
+    QVERIFY(bytes(kept + "/step0/model.safetensors") != bytes(kept + "/step2/model.safetensors"));
+    for (const char* step : {"step0", "step2", "step4", "step5"}) {
+        Result<ModelPtr> m = loadModel((kept + "/" + step).toStdString());
+        QVERIFY2(m, m ? "" : m.error().c_str());
+        QCOMPARE((*m)->config.heads, 2);
+    }
 }
 
 void TestCli::errors_data()

@@ -4,6 +4,7 @@
 // exportData writes for the document.
 #include <QApplication>
 #include <QClipboard>
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -13,11 +14,13 @@
 #include <QMimeData>
 #include <QStandardPaths>
 #include <QSvgRenderer>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
 
 #include "numericcheck.h"
+#include "tinyneox.h"
 #include "ui/attention/heatmapview.h"
 #include "ui/drawing/colormap.h"
 #include "ui/document/document.h"
@@ -97,6 +100,24 @@ private slots:
         QTemporaryDir dir;
         Document doc;
         doc.setText(kSentence);
+        const QByteArray cache = qgetenv("HF_HUB_CACHE");
+        if (view == QLatin1String("checkpoints")) {
+            // Checkpoints draws a repository of the Hugging Face cache with several revisions: two tiny GPT-NeoX
+            // snapshots as plain folders, each named by a ref.
+            const std::string repo = dir.filePath(QStringLiteral("hub/models--t--tiny")).toStdString();
+            for (const char* step : {"step1", "step2"}) {
+                const std::string commit(40, step[4]);
+                tinyneox::Spec spec;
+                spec.seed = std::uint64_t(step[4]);
+                tinyneox::writeFolder(repo + "/snapshots", commit, spec);
+                QVERIFY(QDir().mkpath(QString::fromStdString(repo + "/refs")));
+                QFile ref(QString::fromStdString(repo + "/refs/" + step));
+                QVERIFY(ref.open(QIODevice::WriteOnly));
+                ref.write(commit.c_str());
+            }
+            qputenv("HF_HUB_CACHE", dir.filePath(QStringLiteral("hub")).toUtf8());
+        }
+        const auto restoreCache = qScopeGuard([&] { qputenv("HF_HUB_CACHE", cache); });
         if (view == QLatin1String("ablation")) {
             // The ablation view measures what knocking heads out changes, so it needs one knocked out.
             AttentionSettings s = doc.settings();

@@ -94,7 +94,7 @@ void TestResearch::windowHasTheResearchTab()
     QVERIFY(index >= 0);
     auto* research = qobject_cast<ResearchTab*>(tabs->widget(index));
     QVERIFY(research);
-    QCOMPARE(research->count(), 11);
+    QCOMPARE(research->count(), 12);
     // With room, the instruments are listed down the left side, each title whole and read as written.
     window.resize(1280, 720);
     window.show();
@@ -743,7 +743,9 @@ void TestResearch::corpusFilesAreCheckedWithASentence()
 void TestResearch::renderEveryView_data()
 {
     QTest::addColumn<QString>("view");
-    for (const ViewEntry& v : researchViews()) QTest::newRow(qPrintable(v.name)) << v.name;
+    // Checkpoints draws a series from the Hugging Face cache: tst_checkpoints renders it on a cache of its own.
+    for (const ViewEntry& v : researchViews())
+        if (v.name != QStringLiteral("checkpoints")) QTest::newRow(qPrintable(v.name)) << v.name;
 }
 
 void TestResearch::renderEveryView()

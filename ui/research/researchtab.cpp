@@ -18,10 +18,11 @@ namespace attnscope {
 
 namespace {
 
-// Ten instruments do not fit one bar of tabs (their titles elided to a few letters), so a research tab with
+// A dozen instruments do not fit one bar of tabs (their titles elided to a few letters), so a research tab with
 // room lists them down its left side, one per line, read as written rather than turned on end; a narrow one
 // (beside a lesson, in presenter mode's large type) keeps the bar along the top, where every pixel of width
-// goes to the page. A proxy of the window's style sizes and draws side tabs as if they lay along the top and
+// goes to the page, and where the titles are then a little too wide for it (presenter mode beside a lesson on
+// a 1024-pixel screen), each is shortened with "…" rather than the bar scrolling; hovering a tab names it. A proxy of the window's style sizes and draws side tabs as if they lay along the top and
 // changes nothing else (a style sheet would also stop the list following presenter mode's larger font).
 
 // The tab an option describes when it lies down a side, else null.
@@ -41,11 +42,14 @@ QStyleOptionTab alongTop(const QStyleOptionTab& tab)
 
 class SideTabsStyle : public QProxyStyle {
 public:
-    // Along the top (a narrow tab), less space around each title keeps every tab on the bar.
+    // Little space beside each title: down the side, 2 px; along the top (a narrow tab), none beyond the tab's
+    // frame, which keeps every tab on the bar (twelve titles at presenter mode's type, each shortened to two
+    // letters and "…", just fit the 648 px beside a lesson on a 1024-pixel screen).
     int pixelMetric(PixelMetric metric, const QStyleOption* option, const QWidget* widget) const override
     {
         const int base = QProxyStyle::pixelMetric(metric, option, widget);
-        return metric == PM_TabBarTabHSpace ? std::min(base, 2) : base;
+        if (metric != PM_TabBarTabHSpace) return base;
+        return sideTab(option) ? std::min(base, 2) : 0;
     }
 
     QSize sizeFromContents(ContentsType type, const QStyleOption* option, const QSize& size, const QWidget* widget) const override
@@ -89,6 +93,7 @@ ResearchTab::ResearchTab(Document* document, QWidget* parent) : DocumentTabs(doc
     m_rollout = page<RolloutView>();
     m_attribution = page<AttributionView>();
     m_qkMap = page<QkMapView>();
+    for (int i = 0; i < count(); ++i) setTabToolTip(i, tabText(i).remove(QLatin1Char('&')));
     followWidth();
     auto* side = new SideTabsStyle;
     side->setParent(tabBar());
@@ -113,6 +118,9 @@ void ResearchTab::followWidth()
 {
     const TabPosition wanted = width() >= sideListWidth() ? QTabWidget::West : QTabWidget::North;
     if (tabPosition() != wanted) setTabPosition(wanted);
+    const bool top = wanted == QTabWidget::North;
+    tabBar()->setElideMode(top ? Qt::ElideRight : Qt::ElideNone);
+    tabBar()->setUsesScrollButtons(!top);
 }
 
 } // namespace attnscope

@@ -7,6 +7,7 @@
 #include "ui/document/document.h"
 #include "ui/research/interventions/ablationview.h"
 #include "ui/research/readouts/attributionview.h"
+#include "ui/research/checkpoints/checkpointsview.h"
 #include "ui/research/corpus/corpusview.h"
 #include "ui/research/generationview.h"
 #include "ui/research/corpus/headrolesview.h"
@@ -78,6 +79,16 @@ void captureMapQuery(const QWidget* tabs, RenderOptions& options)
     if (const QkMapView* map = tabs->findChild<QkMapView*>()) options.query = map->selectedQuery();
 }
 
+// Reads every checkpoint of the chosen series; a cache without a series is nothing to draw.
+Status waitForCheckpoints(QWidget* view, Document&, const RenderOptions&)
+{
+    auto* checkpoints = qobject_cast<CheckpointsView*>(view);
+    if (!checkpoints->series())
+        return Status::failure("the Hugging Face cache has no repository with two or more revisions to show as checkpoints.");
+    checkpoints->waitForAll();
+    return {};
+}
+
 } // namespace
 
 const ViewList& researchViews()
@@ -95,6 +106,7 @@ const ViewList& researchViews()
         {QStringLiteral("patching"), QObject::tr("Patching"), tab, true, makeView<PatchingView>, preparePatching, waitForResult, capturePatching},
         {QStringLiteral("generation"), QObject::tr("Generation"), tab, true, makeView<GenerationView>, checkToken, waitForResult, {}},
         {QStringLiteral("corpus"), QObject::tr("Corpus"), tab, true, makeView<CorpusView>, {}, waitForResult, {}},
+        {QStringLiteral("checkpoints"), QObject::tr("Checkpoints"), tab, true, makeView<CheckpointsView>, {}, waitForCheckpoints, {}},
     };
     return views;
 }

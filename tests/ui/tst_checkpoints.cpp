@@ -218,6 +218,27 @@ private slots:
         }
     }
 
+    // Ablated heads name the window's model's heads: they apply to checkpoints of its layers and heads only.
+    void ablationFollowsTheWindowsShape()
+    {
+        for (const auto& [spec, applies] : {std::pair{"random:layers=2,heads=4,d_model=32,seed=1", true},
+                                            std::pair{"random:layers=3,heads=4,d_model=32,seed=1", false}}) {
+            Document document;
+            Result<ModelPtr> model = loadModel(spec);
+            QVERIFY(model);
+            document.setModel(*model, QString::fromLatin1(spec));
+            document.setText(QStringLiteral("the cat sat on the mat"));
+            document.toggleAblatedHead({0, 1});
+            document.waitForIdle();
+            CheckpointsView view(&document);
+            view.waitForAll();
+            for (const CheckpointReadingPtr& r : view.readings()) {
+                QVERIFY(r && r->snapshot);
+                QCOMPARE(r->snapshot->settings.ablated.size(), std::size_t(applies ? 1 : 0));
+            }
+        }
+    }
+
     // As a picture (File > Export View, `attnscope-cli render --view checkpoints`): every revision read first.
     void rendersAsAPicture()
     {

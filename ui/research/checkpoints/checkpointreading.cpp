@@ -19,11 +19,7 @@ CheckpointReadingPtr readCheckpoint(const CachedCheckpoint& checkpoint, const Ch
     }
     if (cancelled) return reading;
     AttentionSettings settings = input.settings;
-    for (const AblatedHead& a : settings.ablated)
-        if (a.layer >= (*model)->config.layers || a.head >= (*model)->config.heads) {
-            settings.ablated.clear();
-            break;
-        }
+    if ((*model)->config.layers != input.ablationLayers || (*model)->config.heads != input.ablationHeads) settings.ablated.clear();
     focus.layer = std::clamp(focus.layer, 0, std::max(0, (*model)->config.layers - 1));
     focus.head = std::clamp(focus.head, 0, std::max(0, (*model)->config.heads - 1));
     auto [snapshot, error] = computeSnapshot(*model, input.text, settings, focus, 0, AttentionDisplay::Weights, false,

@@ -24,11 +24,12 @@ struct CheckpointReading {
 };
 using CheckpointReadingPtr = std::shared_ptr<const CheckpointReading>;
 
-// What the readings of a series are made with: the text, the settings (ablation only when the document's
-// model has the checkpoints' layers and heads, since it names the document's heads) and the probe seed.
+// What the readings of a series are made with: the text, the settings and the probe seed. The ablated heads
+// are the window's model's, so they apply only to a checkpoint of that model's layers and heads.
 struct CheckpointInput {
     QString text;
     AttentionSettings settings;
+    int ablationLayers = 0, ablationHeads = 0;  // the shape of the model settings.ablated names
     std::uint64_t probeSeed = 1;
     bool operator==(const CheckpointInput&) const = default;
 };

@@ -218,14 +218,10 @@ CheckpointInput CheckpointsView::currentInput() const
     CheckpointInput input;
     input.text = m_document->text();
     input.settings = m_document->settings();
-    const ModelPtr& model = m_document->model();
-    const CheckpointReadingPtr* any = nullptr;
-    for (const CheckpointReadingPtr& r : m_readings)
-        if (r && r->snapshot) any = &r;
-    // Ablation names the window's heads; it applies only to checkpoints of the same shape (readCheckpoint
-    // also drops it where a head is missing).
-    if (model && any && ((*any)->roles.layers != model->config.layers || (*any)->roles.heads != model->config.heads))
-        input.settings.ablated.clear();
+    if (const ModelPtr& model = m_document->model()) {
+        input.ablationLayers = model->config.layers;
+        input.ablationHeads = model->config.heads;
+    }
     return input;
 }
 

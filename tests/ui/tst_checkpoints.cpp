@@ -9,6 +9,7 @@
 //  - downloads fetch missing revisions one after another, each read as it lands; a revision the hub lacks
 //    stops the queue with a sentence.
 #include <QCryptographicHash>
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -183,9 +184,20 @@ private slots:
                     QVERIFY(drawn == want || (std::isnan(drawn) && std::isnan(want)));
                 }
         }
-        // The x axis is the step: logarithmic, each revision at its step.
+        // The x axis is the step, each revision at its step: linear for steps within three decades, logarithmic
+        // when a person asks (and, by default, for Pythia's steps 0, 1, 2, 4, …, 143000).
         QVERIFY(view.rolePlot()->stepAxis());
+        QVERIFY(!view.rolePlot()->logarithmic());
         QCOMPARE(view.rolePlot()->positions(), std::vector<double>({1000, 2000, 3000}));
+        view.logarithmicBox()->setChecked(true);
+        QVERIFY(view.rolePlot()->logarithmic());
+        QCOMPARE(view.rolePlot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(view.rolePlot()->positions(), std::vector<double>({1000, 2000, 3000}));
+        std::vector<CachedCheckpoint> pythia;
+        for (const std::string& name : {"step0", "step1", "step143000"}) pythia.push_back({name, "", "", trainingStep(name)});
+        QVERIFY(CheckpointsPlot::spansDecades(pythia));
+        pythia.erase(pythia.begin() + 1);  // 0 and 143000: one step above 0 spans nothing
+        QVERIFY(!CheckpointsPlot::spansDecades(pythia));
 
         // step3000 serves step2000's weights: flagged where it is shown and in the status line.
         QCOMPARE(view.identicalWeights(), std::vector<int>({-1, -1, 1}));
@@ -231,7 +243,11 @@ private slots:
             document.toggleAblatedHead({0, 1});
             document.waitForIdle();
             CheckpointsView view(&document);
+            // The view follows the window's focused head.
+            document.setFocus({1, 3});
+            QCOMPARE(view.focusedHead(), (HeadSelection{1, 3}));
             view.waitForAll();
+            QCOMPARE(view.grid()->focusedHead(), (HeadSelection{1, 3}));
             for (const CheckpointReadingPtr& r : view.readings()) {
                 QVERIFY(r && r->snapshot);
                 QCOMPARE(r->snapshot->settings.ablated.size(), std::size_t(applies ? 1 : 0));

@@ -24,6 +24,9 @@ CheckpointsPlot::CheckpointsPlot(QWidget* parent) : QCustomPlot(parent)
 {
     yAxis->setRange(0, 1);
     setMinimumSize(200, 160);
+    // The legend names the strong line and the dashed one; the thin grey lines are every other head.
+    legend->setVisible(true);
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     connect(this, &QCustomPlot::mousePress, this, &CheckpointsPlot::onClick);
 }
 
@@ -36,8 +39,17 @@ void CheckpointsPlot::setSeries(const std::vector<CachedCheckpoint>& checkpoints
     const int n = int(checkpoints.size());
     m_stepAxis = n > 0 && std::all_of(checkpoints.begin(), checkpoints.end(), [](const CachedCheckpoint& c) { return c.step.has_value(); });
     m_x.assign(std::size_t(n), 0.0);
+    m_log = m_stepAxis && m_logChoice.value_or(spansDecades(checkpoints));
+    if (m_stepAxis && !m_log) {
+        for (int i = 0; i < n; ++i) m_x[std::size_t(i)] = double(*checkpoints[std::size_t(i)].step);
+        const double top = std::max(1.0, *std::max_element(m_x.begin(), m_x.end()));
+        xAxis->setScaleType(QCPAxis::stLinear);
+        xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        xAxis->setRange(-0.03 * top, 1.03 * top);
+        xAxis->setLabel(tr("training step"));
+    }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    if (m_stepAxis) {
+    if (m_log) {
         for (int i = 0; i < n; ++i) m_x[std::size_t(i)] = *checkpoints[std::size_t(i)].step > 0 ? double(*checkpoints[std::size_t(i)].step) : 0.5;
         const double top = *std::max_element(m_x.begin(), m_x.end());
         const double bottom = *std::min_element(m_x.begin(), m_x.end());
@@ -45,8 +57,8 @@ void CheckpointsPlot::setSeries(const std::vector<CachedCheckpoint>& checkpoints
         for (double d = 1; d <= top * 10; d *= 10) ticker->addTick(d, decadeLabel(d));
         xAxis->setScaleType(QCPAxis::stLogarithmic);
         xAxis->setRange(bottom / 1.6, top * 1.6);
-        xAxis->setLabel(tr("training step (logarithmic; step 0 drawn at ½)"));
-    } else {
+        xAxis->setLabel(bottom < 1 ? tr("training step (logarithmic; step 0 drawn at ½)") : tr("training step (logarithmic)"));
+    } else if (!m_stepAxis) {
         // Every revision's name, thinned so that at most about 12 labels share the axis.
         const int every = std::max(1, (n + 11) / 12);
         for (int i = 0; i < n; ++i) {
@@ -57,7 +69,7 @@ void CheckpointsPlot::setSeries(const std::vector<CachedCheckpoint>& checkpoints
         xAxis->setRange(-0.5, std::max(0.5, n - 0.5));
         xAxis->setLabel(tr("checkpoint, in training order"));
     }
-    xAxis->setTicker(ticker);
+    if (m_log || !m_stepAxis) xAxis->setTicker(ticker);
     yAxis->setLabel(tr("%1 score").arg(QString::fromLatin1(roleName(role))));
     yAxis->setRange(0, 1);
 
@@ -74,8 +86,9 @@ void CheckpointsPlot::setSeries(const std::vector<CachedCheckpoint>& checkpoints
         QCPGraph* g = addGraph();
         const bool focused = head == focus;
         g->setPen(focused ? QPen(QColor(0x1f, 0x5f, 0xbf), 3) : QPen(QColor(150, 150, 150, 150), 1));
-        g->setName(tr("L%1 H%2").arg(head.layer).arg(head.head));
+        g->setName(tr("layer %1, head %2 (the others grey)").arg(head.layer).arg(head.head));
         g->setScatterStyle(focused ? QCPScatterStyle(QCPScatterStyle::ssDisc, 6) : QCPScatterStyle());
+        if (!focused) g->removeFromLegend();
         for (int i = 0; i < n; ++i) {
             const CheckpointReadingPtr& r = readings[std::size_t(i)];
             // Only readings of this series' shape: a folder may mix models.
@@ -106,6 +119,17 @@ void CheckpointsPlot::setSeries(const std::vector<CachedCheckpoint>& checkpoints
         line->setPen(QPen(QColor(0x20, 0x20, 0x20), 1, Qt::DotLine));
     }
     replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool CheckpointsPlot::spansDecades(const std::vector<CachedCheckpoint>& checkpoints)
+{
+    std::int64_t low = 0, high = 0;
+    for (const CachedCheckpoint& c : checkpoints) {
+        if (!c.step || *c.step <= 0) continue;
+        low = low == 0 ? *c.step : std::min(low, *c.step);
+        high = std::max(high, *c.step);
+    }
+    return low > 0 && high >= 1000 * low;
 }
 
 double CheckpointsPlot::plotted(HeadSelection head, int checkpoint) const

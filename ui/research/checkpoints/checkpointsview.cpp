@@ -1,5 +1,6 @@
 #include "ui/research/checkpoints/checkpointsview.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -37,7 +38,8 @@ QString shortHash(const std::string& hash) { return hash.size() < 12 ? QString::
 
 CheckpointsView::CheckpointsView(Document* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_seriesBox(new QComboBox), m_folderButton(new QPushButton(tr("Folder…"))),
-      m_rescanButton(new QPushButton(tr("Rescan"))), m_roleBox(new QComboBox), m_slider(new QSlider(Qt::Horizontal)),
+      m_rescanButton(new QPushButton(tr("Rescan"))), m_roleBox(new QComboBox), m_logBox(new QCheckBox(tr("Logarithmic steps"))),
+      m_slider(new QSlider(Qt::Horizontal)),
       m_revision(new QLabel), m_grid(new HeadGridView), m_head(new MatrixPlot), m_plot(new CheckpointsPlot),
       m_downloads(new CheckpointDownloads), m_note(new QLabel), m_status(new QLabel)
 {
@@ -49,6 +51,7 @@ CheckpointsView::CheckpointsView(Document* document, QWidget* parent)
     for (int r = 0; r < kHeadRoleCount; ++r) m_roleBox->addItem(QString::fromLatin1(roleName(static_cast<HeadRole>(r))), r);
     m_roleBox->setCurrentIndex(int(HeadRole::Induction));
     m_roleBox->setToolTip(tr("The head-role score plotted against the training step."));
+    m_logBox->setToolTip(tr("Draw the training step on a logarithmic axis, as Pythia's early checkpoints (steps 1, 2, 4, …) need."));
     m_slider->setPageStep(1);
     m_slider->setTickPosition(QSlider::TicksBelow);
     m_slider->setToolTip(tr("The checkpoint shown, in training order."));
@@ -64,9 +67,8 @@ CheckpointsView::CheckpointsView(Document* document, QWidget* parent)
     top->addWidget(m_folderButton);
     top->addWidget(m_rescanButton);
     top->addPair(new QLabel(tr("Plot")), m_roleBox);
-    auto* left = new QSplitter(Qt::Vertical);
-    left->addWidget(m_grid);
-    left->addWidget(m_head);
+    top->addWidget(m_logBox);
+    QSplitter* left = proportionalSplit(Qt::Vertical, {m_grid, m_head}, {3, 2});
     QSplitter* split = proportionalSplit(Qt::Horizontal, {left, m_plot}, {1, 1});
     auto* column = new QVBoxLayout(this);
     column->addLayout(top);
@@ -90,6 +92,11 @@ CheckpointsView::CheckpointsView(Document* document, QWidget* parent)
             QMessageBox::warning(this, tr("Checkpoints"), QString::fromStdString(s.error()));
     });
     connect(m_roleBox, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+    connect(m_logBox, &QCheckBox::toggled, this, [this](bool on) {
+        m_plot->setLogarithmic(on);
+        redraw();
+    });
+    connect(document, &Document::focusChanged, this, &CheckpointsView::setFocusedHead);
     connect(m_slider, &QSlider::valueChanged, this, [this] {
         redraw();
         readNext();  // the shown checkpoint is read first, when it has not been
@@ -209,6 +216,14 @@ void CheckpointsView::seriesChosen()
         m_downloads->setRepository(QString::fromStdString(s->name), names);
     }
     m_downloads->setEnabled(!s || s->cached);
+    {
+        // The axis a series' steps call for, until a person chooses otherwise.
+        const QSignalBlocker block(m_logBox);
+        const bool steps = s && std::all_of(s->checkpoints.begin(), s->checkpoints.end(), [](const CachedCheckpoint& c) { return c.step.has_value(); });
+        m_logBox->setEnabled(steps);
+        m_logBox->setChecked(steps && CheckpointsPlot::spansDecades(s->checkpoints));
+        m_plot->setLogarithmic(m_logBox->isChecked());
+    }
     redraw();
     readNext();
 }

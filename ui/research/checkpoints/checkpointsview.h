@@ -65,6 +65,7 @@ public:
     CheckpointsPlot* rolePlot() const { return m_plot; }
     QSlider* slider() const { return m_slider; }
     QComboBox* seriesBox() const { return m_seriesBox; }
+    QCheckBox* logarithmicBox() const { return m_logBox; }
     QLabel* revisionLabel() const { return m_revision; }
     QLabel* statusLabel() const { return m_status; }
     CheckpointDownloads* downloads() const { return m_downloads; }
@@ -96,6 +97,7 @@ private:
     QPushButton* m_folderButton;
     QPushButton* m_rescanButton;
     QComboBox* m_roleBox;
+    QCheckBox* m_logBox;
     QSlider* m_slider;
     QLabel* m_revision;
     HeadGridView* m_grid;

@@ -1,6 +1,9 @@
 #include "ui/lab/cluepathplot.h"
 
 #include "ui/common/matrixplot.h"
+#include "ui/common/plottitles.h"
+#include "ui/drawing/cellmap.h"
+#include "ui/drawing/colorbar.h"
 #include "ui/drawing/colormap.h"
 #include "ui/lab/labplot.h"
 
@@ -14,7 +17,7 @@ QCPColorMap* addHeatmap(QCustomPlot* plot, QCPAxisRect* rect, int row, double lo
                         const QString& label, QCPMarginGroup* columns)
 {
     plot->plotLayout()->addElement(row, 0, rect);
-    auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    auto* map = new CellMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));  // cells as vectors in SVG and PDF
     auto* scale = new QCPColorScale(plot);
     plot->plotLayout()->addElement(row, 1, scale);
     scale->setType(QCPAxis::atRight);
@@ -22,6 +25,7 @@ QCPColorMap* addHeatmap(QCustomPlot* plot, QCPAxisRect* rect, int row, double lo
     scale->setGradient(gradient);
     scale->axis()->setLabel(label);
     scale->setBarWidth(12);
+    ColorBar::install(scale);  // a vector bar in SVG and PDF
     map->setColorScale(scale);
     map->setGradient(gradient);
     map->setDataRange(QCPRange(low, high));
@@ -75,7 +79,10 @@ CluePathPlot::CluePathPlot(QWidget* parent) : QCustomPlot(parent)
     m_attentionMap = addHeatmap(this, m_attentionRect, 3, 0.0, 1.0, ColorMap::gradient(), tr("weight"), columns);
     plotLayout()->setRowStretchFactor(0, 0.001);
     plotLayout()->setRowStretchFactor(2, 0.001);
-    // The same height for both maps: each head's row needs a label's height (12 heads for the built-in model).
+    // The heads' map gets more of the height: each head's row needs a label's height (12 heads for the built-in
+    // model), while the state's 176 units are read as a texture.
+    plotLayout()->setRowStretchFactor(1, 0.7);
+    plotLayout()->setRowStretchFactor(3, 1.3);
     plotLayout()->setColumnStretchFactor(1, 0.001);
     m_hiddenRect->axis(QCPAxis::atLeft)->setLabel(tr("hidden unit"));
     m_attentionRect->axis(QCPAxis::atLeft)->setLabel(tr("head"));
@@ -107,8 +114,6 @@ void CluePathPlot::showPath(const train::CluePath& c)
                                .arg(Hd).arg(c.stateUpdates));
 
     // 2. The transformer: each head's weights from the last token, head l H + h at row l H + h from the top.
-    m_attentionMap->setGradient(ColorMap::gradient());  // the weights ramp of the moment (a preference)
-    m_attentionMap->colorScale()->setGradient(ColorMap::gradient());
     labplot::fillHeatmap(m_attentionMap, c.lastRow, nullptr);  // (L H, T)
     QStringList heads;
     for (int r = 0; r < rows; ++r) heads << QStringLiteral("L%1 H%2").arg(r / c.heads).arg(r % c.heads);
@@ -126,6 +131,10 @@ void CluePathPlot::showPath(const train::CluePath& c)
     }
     labplot::replot(this);
 }
+
+QString CluePathPlot::hiddenTitle() const { return fullTitle(m_hiddenTitle); }
+
+QString CluePathPlot::attentionTitle() const { return fullTitle(m_attentionTitle); }
 
 void CluePathPlot::clearPath()
 {

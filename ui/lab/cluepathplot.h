@@ -23,8 +23,9 @@ public:
 
     QCPColorMap* hiddenMap() const { return m_hiddenMap; }        // (Hd rows, T columns): unit u at row u from the top
     QCPColorMap* attentionMap() const { return m_attentionMap; }  // (L H rows, T columns): head l H + h at row l H + h from the top
-    QString hiddenTitle() const { return m_hiddenTitle->text(); }
-    QString attentionTitle() const { return m_attentionTitle->text(); }
+    // The titles as set, before any line breaks that fit them to the plot.
+    QString hiddenTitle() const;
+    QString attentionTitle() const;
 
 private:
     QCPAxisRect* m_hiddenRect;

@@ -40,6 +40,8 @@ Status settleWhyAttention(QWidget* view, Document&, const RenderOptions&)
 {
     auto* why = qobject_cast<WhyAttentionView*>(view);
     why->waitForResults();
+    // The results set the words under and over the plots: their new heights are laid out before the picture.
+    QCoreApplication::sendPostedEvents();
     if (!why->curves() || !why->curves()->error.isEmpty())
         return Status::failure(why->curves() ? why->curves()->error.toStdString() : std::string("the recall measurement did not finish."));
     return {};

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/common/flowlayout.h"
 #include "ui/common/matrixplot.h"
+#include "ui/common/plottitles.h"
 #include "ui/drawing/colormap.h"
 #include "core/open/openmodel.h"
 
@@ -74,9 +76,11 @@ WhyAttentionView::WhyAttentionView(Document* document, QWidget* parent)
       m_caption(new QLabel(this)), m_recallPlot(labplot::makePlot(this)), m_pathPlot(new CluePathPlot(this))
 {
     m_probeBox->setObjectName(QStringLiteral("recall-probe"));
-    m_probeBox->addItem(tr("pronoun: “the dog … because it” → its sound"), int(train::RecallProbe::Pronoun));
-    m_probeBox->addItem(tr("induction: a sentence repeated → the word after the animal"), int(train::RecallProbe::Induction));
-    m_probeBox->setToolTip(tr("Which clue the models must carry across the filler words."));
+    m_probeBox->addItem(tr("pronoun"), int(train::RecallProbe::Pronoun));
+    m_probeBox->addItem(tr("induction"), int(train::RecallProbe::Induction));
+    m_probeBox->setToolTip(tr("Which clue the models must carry across the filler words. Pronoun: “the dog sat on the rug” + fillers + "
+                              "“because it” → one of the dog's sounds. Induction: the sentence, the fillers, then the sentence again up to "
+                              "its animal → the word that followed the animal the first time."));
     m_sentenceBox->setObjectName(QStringLiteral("recall-sentence"));
     m_sentenceBox->setRange(1, m_sentences);
     m_sentenceBox->setToolTip(tr("Which held-out probe sentence the right-hand pictures trace."));
@@ -85,14 +89,10 @@ WhyAttentionView::WhyAttentionView(Document* document, QWidget* parent)
     setDistance(2);  // where the transformer still finds the clue about half the time and the GRU has lost it
     m_distanceBox->setToolTip(tr("Filler words put between the clue and the prediction in the traced sentence."));
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Probe:"), this));
-    controls->addWidget(m_probeBox);
-    controls->addStretch(1);
-    controls->addWidget(new QLabel(tr("Traced sentence:"), this));
-    controls->addWidget(m_sentenceBox);
-    controls->addWidget(new QLabel(tr("with filler words:"), this));
-    controls->addWidget(m_distanceBox);
+    auto* controls = new FlowLayout;  // breaks into rows beside a lesson or at presenter mode's type
+    controls->addPair(new QLabel(tr("Probe:"), this), m_probeBox);
+    controls->addPair(new QLabel(tr("Traced sentence:"), this), m_sentenceBox);
+    controls->addPair(new QLabel(tr("with filler words:"), this), m_distanceBox);
 
     for (QLabel* label : {m_status, m_verdict, m_prompt, m_caption}) {
         label->setWordWrap(true);
@@ -117,16 +117,18 @@ WhyAttentionView::WhyAttentionView(Document* document, QWidget* parent)
     auto* right = new QVBoxLayout;
     right->addWidget(m_prompt);
     right->addWidget(m_pathPlot, 1);
-    auto* plots = new QHBoxLayout;
-    plots->addLayout(left, 2);
-    plots->addLayout(right, 3);
+    m_plots = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_plots->addLayout(left, 2);
+    m_plots->addLayout(right, 3);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(m_status);
-    layout->addLayout(plots, 1);
+    layout->addLayout(m_plots, 1);
     layout->addWidget(m_caption);
 
     buildRecallPlot();
+    // Titles wrap to their plots in a picture as in the window (which fits its own plots' titles too).
+    fitPlotTitles(this);
     m_status->setText(tr("The measurement starts when this view is first shown."));
 
     connect(m_probeBox, &QComboBox::currentIndexChanged, this, [this] {
@@ -162,7 +164,7 @@ void WhyAttentionView::buildRecallPlot()
                 addCurve(p, kRecurrentColor, Qt::SolidLine, QCPScatterStyle::ssCircle, tr("GRU: accuracy")),
                 addCurve(p, kRecurrentColor, Qt::DashLine, QCPScatterStyle::ssSquare, tr("GRU: p(correct)"))};
     p->legend->setVisible(true);
-    p->legend->setWrap(2);
+    p->legend->setWrap(1);  // one entry a line: the plot is narrow beside a lesson
     p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     p->plotLayout()->addElement(2, 0, p->legend);
     p->plotLayout()->setRowStretchFactor(2, 0.001);
@@ -204,6 +206,16 @@ train::RecallOptions WhyAttentionView::recallOptions() const
     o.distances = distances();
     o.sentences = m_sentences;
     return o;
+}
+
+void WhyAttentionView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Side by side where the page has the room, one above the other where it has not. The page's width
+    // decides, not the view's own: in its scroll area the view is never narrower than its minimum.
+    const int room = parentWidget() ? parentWidget()->width() : width();
+    const auto direction = room >= kSideBySideWidth ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (m_plots->direction() != direction) m_plots->setDirection(direction);
 }
 
 void WhyAttentionView::showEvent(QShowEvent* event)

@@ -22,6 +22,7 @@
 #include "core/train/cluepath.h"
 #include "core/train/recall.h"
 
+class QBoxLayout;
 class QComboBox;
 class QLabel;
 class QSpinBox;
@@ -40,6 +41,7 @@ public:
     explicit WhyAttentionView(Document* document, QWidget* parent = nullptr);
 
     static constexpr int kSentences = 100;  // probe sentences per distance, as the CLI's default
+    static constexpr int kSideBySideWidth = 900;  // narrower pages put the path under the recall plot
     static const std::vector<int>& distances();  // 0, 1, 2, 4, 8, 16, 32 filler words
 
     // The probe plotted and traced; the probe sentence (0-based, of sentences()) and the distance traced.
@@ -70,6 +72,7 @@ public:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void buildRecallPlot();
@@ -96,6 +99,7 @@ private:
     QLabel* m_verdict;
     QLabel* m_prompt;
     QLabel* m_caption;
+    QBoxLayout* m_plots;  // the recall plot and the clue's path
     QCustomPlot* m_recallPlot;
     CluePathPlot* m_pathPlot;
     QCPTextElement* m_recallTitle;

@@ -127,6 +127,7 @@ void TestWhyAttention::curvesAreMeasureRecall()
         QCOMPARE(graphKeys(view.curve(i)), (std::vector<double>{0, 1, 2, 3, 4, 5, 6}));  // one column per distance
     }
     QVERIFY2(worst.within(1e-12), worst.message().c_str());
+    qInfo("curves: %s", worst.message().c_str());
     // The curves are shares and probabilities.
     for (int i = 0; i < 4; ++i)
         for (double v : graphValues(view.curve(i))) QVERIFY2(v >= 0.0 && v <= 1.0, qPrintable(QString::number(v)));
@@ -184,6 +185,7 @@ void TestWhyAttention::heatmapsAreTheModelsOwnNumbers()
     worst.label("hidden state");
     worst.add(drawn, run->hidden.cast<double>());
     QVERIFY2(worst.within(1e-12), worst.message().c_str());  // the same floats: no difference at all
+    qInfo("hidden state: %s", worst.message().c_str());
 
     // 2. Every head's attention row from the last token, (L H, T), against a pass that keeps every head.
     Result<ForwardTrace> trace = forward(*t, tokens->ids, AttentionSettings{}, CaptureRequest{});
@@ -202,6 +204,7 @@ void TestWhyAttention::heatmapsAreTheModelsOwnNumbers()
             QVERIFY(std::abs(got.sum() - 1.0) < 1e-5);
         }
     QVERIFY2(rowWorst.within(1e-6), rowWorst.message().c_str());
+    qInfo("attention rows: %s", rowWorst.message().c_str());
 
     // 3. The clue: the first token that is the clue word itself (a word tokenizer), and the path length
     //    stated is the number of tokens after it.

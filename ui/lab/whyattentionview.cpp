@@ -78,9 +78,8 @@ WhyAttentionView::WhyAttentionView(Document* document, QWidget* parent)
     m_probeBox->setObjectName(QStringLiteral("recall-probe"));
     m_probeBox->addItem(tr("pronoun"), int(train::RecallProbe::Pronoun));
     m_probeBox->addItem(tr("induction"), int(train::RecallProbe::Induction));
-    m_probeBox->setToolTip(tr("Which clue the models must carry across the filler words. Pronoun: “the dog sat on the rug” + fillers + "
-                              "“because it” → one of the dog's sounds. Induction: the sentence, the fillers, then the sentence again up to "
-                              "its animal → the word that followed the animal the first time."));
+    m_probeBox->setToolTip(tr("Which clue must cross the fillers: the animal before “because it” (pronoun), or the word after "
+                              "the animal in a sentence said again (induction)."));
     m_sentenceBox->setObjectName(QStringLiteral("recall-sentence"));
     m_sentenceBox->setRange(1, m_sentences);
     m_sentenceBox->setToolTip(tr("Which held-out probe sentence the right-hand pictures trace."));

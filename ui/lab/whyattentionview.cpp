@@ -99,6 +99,8 @@ WhyAttentionView::WhyAttentionView(Document* document, QWidget* parent)
     }
     m_prompt->setTextFormat(Qt::RichText);
     m_recallPlot->setObjectName(QStringLiteral("recall-plot"));
+    // Room for the curves above their legend of four lines, also when the path is laid out under the plot.
+    m_recallPlot->setMinimumHeight(380);
     m_pathPlot->setObjectName(QStringLiteral("clue-path"));
     m_caption->setText(tr(
         "What this measures: held-out sentences (made by the built-in corpus's generator from a seed its training never used) "

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "core/open/openmodel.h"
+#include "core/train/cluepath.h"
 #include "core/train/recall.h"
 
 namespace attnscope::cli::recallCommand {
@@ -47,24 +48,13 @@ int run(const Args& args)
     Result<train::RecallResult> result = Result<train::RecallResult>::fail("");
     if (isRecurrentSpec(spec)) {
         const RecurrentModelPtr model = orFail(loadRecurrentModelSpec(spec), kExitInput);
-        result = train::measureRecall(*model->tokenizer, [&](const std::vector<int>& ids) -> Result<Eigen::RowVectorXf> {
-            Result<RecurrentTrace> t = runRecurrent(*model, ids);
-            if (!t) return Result<Eigen::RowVectorXf>::fail(t.error());
-            return Result<Eigen::RowVectorXf>::ok(t->logits.row(t->tokens - 1));
-        }, o);
+        result = train::measureRecall(*model->tokenizer, train::recurrentNextLogits(*model), o);
     } else {
         const ModelPtr model = openModel(args);
         if (!model->config.causal || model->isEncoderDecoder())
             throw Failure{kExitInput, "recall needs a model that predicts the next token from the tokens before it; " + model->config.name +
                                           (model->isEncoderDecoder() ? " is an encoder–decoder." : " is an encoder.")};
-        CaptureRequest capture;
-        capture.allAttention = false;
-        capture.nextTokenLogits = true;
-        result = train::measureRecall(*model->tokenizer, [&](const std::vector<int>& ids) -> Result<Eigen::RowVectorXf> {
-            Result<ForwardTrace> t = forward(*model, ids, AttentionSettings{}, capture);
-            if (!t) return Result<Eigen::RowVectorXf>::fail(t.error());
-            return Result<Eigen::RowVectorXf>::ok(t->nextLogits);
-        }, o);
+        result = train::measureRecall(*model->tokenizer, train::transformerNextLogits(*model), o);
     }
     if (!result) throw Failure{kExitInput, result.error()};
     nlohmann::ordered_json j;

@@ -81,16 +81,49 @@ std::vector<RecallPrompt> recallPrompts(const RecallOptions& options, int distan
             prompt.push_back("because");
             prompt.push_back("it");
             for (std::string_view s : animal->sounds) p.answers.emplace_back(s);
+            p.clueWord = static_cast<int>(animalAt);
         } else {
             prompt = words;
             prompt.insert(prompt.end(), filler.begin(), filler.end());
             prompt.insert(prompt.end(), words.begin(), words.begin() + static_cast<std::ptrdiff_t>(animalAt) + 1);
             p.answers.push_back(words[animalAt + 1]);
+            p.clueWord = static_cast<int>(animalAt) + 1;
         }
         p.text = joinWords(prompt);
         prompts.push_back(std::move(p));
     }
     return prompts;
+}
+
+Result<PromptScore> scorePrompt(const Tokenizer& tokenizer, const NextTokenLogits& next, const RecallPrompt& p)
+{
+    using R = Result<PromptScore>;
+    Result<TokenizedText> prompt = tokenizer.encode(p.text);
+    if (!prompt) return R::fail(prompt.error());
+    // 1. Each answer's first token: the token that follows the prompt's when the answer is appended
+    //    after a space (a word tokenizer's word; GPT-2's " barked" or its first piece).
+    std::vector<int> answerIds;
+    for (const std::string& a : p.answers) {
+        Result<TokenizedText> longer = tokenizer.encode(p.text + " " + a);
+        if (!longer) return R::fail(longer.error());
+        const std::vector<int>& ids = longer->ids;
+        if (ids.size() <= prompt->ids.size() || !std::equal(prompt->ids.begin(), prompt->ids.end(), ids.begin()))
+            return R::fail("the tokenizer does not split \"" + p.text + " " + a + "\" after \"" + p.text + "\", so its answer has no token of its own.");
+        const int id = ids[prompt->ids.size()];
+        if (std::find(answerIds.begin(), answerIds.end(), id) == answerIds.end()) answerIds.push_back(id);
+    }
+    // 2. The model's distribution after the prompt.
+    Result<Eigen::RowVectorXf> logits = next(prompt->ids);
+    if (!logits) return R::fail(logits.error());
+    Eigen::VectorXd probs = logits->transpose().cast<double>();  // (V)
+    softmaxInPlace(probs.col(0));
+    Eigen::Index best = 0;
+    probs.maxCoeff(&best);
+    PromptScore score;
+    for (int id : answerIds) score.pCorrect += probs[id];
+    score.top = static_cast<int>(best);
+    score.correct = std::find(answerIds.begin(), answerIds.end(), score.top) != answerIds.end();
+    return R::ok(score);
 }
 
 Result<RecallResult> measureRecall(const Tokenizer& tokenizer, const NextTokenLogits& next, const RecallOptions& options)
@@ -109,31 +142,10 @@ Result<RecallResult> measureRecall(const Tokenizer& tokenizer, const NextTokenLo
         if (prompts.empty()) return R::fail("the corpus generator gave no probe sentence.");
         double correct = 0, probability = 0;
         for (const RecallPrompt& p : prompts) {
-            Result<TokenizedText> prompt = tokenizer.encode(p.text);
-            if (!prompt) return R::fail(prompt.error());
-            // 1. Each answer's first token: the token that follows the prompt's when the answer is appended
-            //    after a space (a word tokenizer's word; GPT-2's " barked" or its first piece).
-            std::vector<int> answerIds;
-            for (const std::string& a : p.answers) {
-                Result<TokenizedText> longer = tokenizer.encode(p.text + " " + a);
-                if (!longer) return R::fail(longer.error());
-                const std::vector<int>& ids = longer->ids;
-                if (ids.size() <= prompt->ids.size() || !std::equal(prompt->ids.begin(), prompt->ids.end(), ids.begin()))
-                    return R::fail("the tokenizer does not split \"" + p.text + " " + a + "\" after \"" + p.text + "\", so its answer has no token of its own.");
-                const int id = ids[prompt->ids.size()];
-                if (std::find(answerIds.begin(), answerIds.end(), id) == answerIds.end()) answerIds.push_back(id);
-            }
-            // 2. The model's distribution after the prompt.
-            Result<Eigen::RowVectorXf> logits = next(prompt->ids);
-            if (!logits) return R::fail(logits.error());
-            Eigen::VectorXd probs = logits->transpose().cast<double>();  // (V)
-            softmaxInPlace(probs.col(0));
-            Eigen::Index best = 0;
-            probs.maxCoeff(&best);
-            double mass = 0;
-            for (int id : answerIds) mass += probs[id];
-            probability += mass;
-            correct += std::find(answerIds.begin(), answerIds.end(), static_cast<int>(best)) != answerIds.end() ? 1.0 : 0.0;
+            Result<PromptScore> score = scorePrompt(tokenizer, next, p);
+            if (!score) return R::fail(score.error());
+            probability += score->pCorrect;
+            correct += score->correct ? 1.0 : 0.0;
         }
         out.accuracy.push_back(correct / static_cast<double>(prompts.size()));
         out.pCorrect.push_back(probability / static_cast<double>(prompts.size()));

@@ -34,10 +34,12 @@ struct RecallOptions {
 };
 constexpr int kMaxRecallDistance = 512;
 
-// One probe sentence at one distance: the prompt's text and the words any of which is right.
+// One probe sentence at one distance: the prompt's text, the words any of which is right, and the word the
+// answer depends on (pronoun: the animal; induction: the word that followed the animal the first time).
 struct RecallPrompt {
-    std::string text;
+    std::string text;  // words separated by single spaces
     std::vector<std::string> answers;
+    int clueWord = -1;  // index of the clue among the text's words
 };
 // Every probe sentence's prompt at filler distance `distance`, in the generator's order, as measureRecall
 // builds them.
@@ -53,6 +55,16 @@ struct RecallResult {
 
 // The next-token logits (V) a causal model gives after `ids`, or a sentence why not.
 using NextTokenLogits = std::function<Result<Eigen::RowVectorXf>(const std::vector<int>& ids)>;
+
+// How a model answered one prompt: whether its most probable next token is an answer's first token, the
+// answers' total probability, and that most probable token.
+struct PromptScore {
+    bool correct = false;
+    double pCorrect = 0.0;
+    int top = -1;
+};
+// Scores `prompt` as measureRecall scores each of its prompts. Fails as measureRecall does for one prompt.
+Result<PromptScore> scorePrompt(const Tokenizer& tokenizer, const NextTokenLogits& next, const RecallPrompt& prompt);
 
 // Fails with a sentence: no distance, a distance out of range, a sentence count outside 1..10,000, a prompt
 // the tokenizer refuses, a prompt whose words do not tokenize as a prefix of the prompt and its answer, or

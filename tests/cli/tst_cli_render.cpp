@@ -27,7 +27,7 @@ void TestCliRender::render_data()
     QTest::newRow("unknown display is usage") << base + QStringList{"--view", "grid", "--display", "norms"} << "x.png" << 2;
     QTest::newRow("heatmap PDF") << base + QStringList{"--view", "heatmap", "--positional", "none"} << "h.pdf" << 0;
     const QStringList size = {"--width", "500", "--height", "400"};
-    for (const char* view : {"saturation", "why-sqrt-dk", "jacobian", "histogram", "dashboard", "compare", "pipeline",
+    for (const char* view : {"saturation", "why-sqrt-dk", "jacobian", "histogram", "dashboard", "compare", "why-attention", "pipeline",
                              "cell", "heads", "block", "positional", "cross"})
         QTest::newRow(qPrintable(QString("%1 PNG through the render command").arg(view)))
             << base + QStringList{"--view", view} + size << "v.png" << 0;

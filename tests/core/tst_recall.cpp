@@ -89,6 +89,11 @@ void TestRecall::promptsHaveTheirShape()
         QVERIFY(std::equal(s.begin(), s.end(), q.begin()));
         QVERIFY(std::equal(s.begin(), s.begin() + std::ptrdiff_t(animalAt) + 1, q.end() - std::ptrdiff_t(animalAt) - 1));
         QCOMPARE(induction[std::size_t(i)].answers, std::vector<std::string>{s[animalAt + 1]});
+        // The clue each prompt names: the animal for the pronoun, the word to copy for induction.
+        QCOMPARE(pronoun[std::size_t(i)].clueWord, int(animalAt));
+        QCOMPARE(p[std::size_t(pronoun[std::size_t(i)].clueWord)], std::string(animal->singular));
+        QCOMPARE(induction[std::size_t(i)].clueWord, int(animalAt) + 1);
+        QCOMPARE(q[std::size_t(induction[std::size_t(i)].clueWord)], s[animalAt + 1]);
         // A longer distance extends the filler of a shorter one rather than drawing another.
         const std::vector<std::string> l = words(longest[std::size_t(i)].text);
         QVERIFY(std::equal(p.begin(), p.end() - 2, l.begin()));

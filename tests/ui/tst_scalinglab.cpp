@@ -23,6 +23,7 @@
 #include "ui/lab/scalinglab.h"
 #include "ui/lab/scorehistogramview.h"
 #include "core/analysis/stats.h"
+#include "ui/lab/whyattentionview.h"
 #include "ui/lab/whysqrtdkview.h"
 #include "waits.h"
 
@@ -65,7 +66,7 @@ private slots:
     void dashboardClickFocuses();
     void histogramShowsTheRow();
     void whySqrtDkNumbers();
-    void labHasSixTabs();
+    void labHasSevenTabs();
     void hiddenTabsCatchUpWhenShown();
     void renderLabView_data();
     void renderLabView();
@@ -481,14 +482,15 @@ void TestScalingLab::whySqrtDkNumbers()
     QCOMPARE(view.variance().scaled, v.scaled);
 }
 
-void TestScalingLab::labHasSixTabs()
+void TestScalingLab::labHasSevenTabs()
 {
     Document doc;
     attnscope::testing::useRandomModel(doc);
     doc.setText(kText);
     ScalingLab lab(&doc);
-    QCOMPARE(lab.count(), 6);
-    QVERIFY(lab.saturation() && lab.whySqrtDk() && lab.jacobian() && lab.histogram() && lab.dashboard() && lab.compare());
+    QCOMPARE(lab.count(), 7);
+    QVERIFY(lab.saturation() && lab.whySqrtDk() && lab.jacobian() && lab.histogram() && lab.dashboard() && lab.compare() &&
+            lab.whyAttention());
 }
 
 void TestScalingLab::hiddenTabsCatchUpWhenShown()

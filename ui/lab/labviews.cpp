@@ -11,6 +11,7 @@
 #include "ui/lab/saturationview.h"
 #include "ui/lab/scorehistogramview.h"
 #include "ui/lab/sweepviewbase.h"
+#include "ui/lab/whyattentionview.h"
 #include "ui/lab/whysqrtdkview.h"
 
 namespace attnscope {
@@ -34,6 +35,18 @@ Status settleCompare(QWidget* view, Document& document, const RenderOptions& opt
     return {};
 }
 
+// Both recall measurements run on the pool: a picture waits for them.
+Status settleWhyAttention(QWidget* view, Document&, const RenderOptions&)
+{
+    auto* why = qobject_cast<WhyAttentionView*>(view);
+    why->waitForResults();
+    // The results set the words under and over the plots: their new heights are laid out before the picture.
+    QCoreApplication::sendPostedEvents();
+    if (!why->curves() || !why->curves()->error.isEmpty())
+        return Status::failure(why->curves() ? why->curves()->error.toStdString() : std::string("the recall measurement did not finish."));
+    return {};
+}
+
 } // namespace
 
 const ViewList& labViews()
@@ -46,6 +59,7 @@ const ViewList& labViews()
         {QStringLiteral("histogram"), QObject::tr("Row scores"), tab, true, makeView<ScoreHistogramView>, {}, waitForSweep, {}},
         {QStringLiteral("dashboard"), QObject::tr("Dashboard"), tab, true, makeView<SaturationDashboard>, {}, waitForSweep, {}},
         {QStringLiteral("compare"), QObject::tr("Compare A/B"), tab, true, makeView<CompareView>, {}, settleCompare, {}},
+        {QStringLiteral("why-attention"), QObject::tr("Why attention"), tab, true, makeView<WhyAttentionView>, {}, settleWhyAttention, {}},
     };
     return views;
 }

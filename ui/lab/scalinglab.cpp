@@ -6,6 +6,7 @@
 #include "ui/lab/saturationdashboard.h"
 #include "ui/lab/saturationview.h"
 #include "ui/lab/scorehistogramview.h"
+#include "ui/lab/whyattentionview.h"
 #include "ui/lab/whysqrtdkview.h"
 
 namespace attnscope {
@@ -18,6 +19,7 @@ ScalingLab::ScalingLab(Document* document, QWidget* parent) : DocumentTabs(docum
     m_histogram = page<ScoreHistogramView>();
     m_dashboard = page<SaturationDashboard>();
     m_compare = page<CompareView>();
+    m_whyAttention = page<WhyAttentionView>();
 }
 
 } // namespace attnscope

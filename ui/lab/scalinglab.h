@@ -12,6 +12,7 @@ class JacobianView;
 class ScoreHistogramView;
 class SaturationDashboard;
 class CompareView;
+class WhyAttentionView;
 
 class ScalingLab : public DocumentTabs {
     Q_OBJECT
@@ -24,6 +25,7 @@ public:
     ScoreHistogramView* histogram() const { return m_histogram; }
     SaturationDashboard* dashboard() const { return m_dashboard; }
     CompareView* compare() const { return m_compare; }
+    WhyAttentionView* whyAttention() const { return m_whyAttention; }
 
 private:
     SaturationView* m_saturation;
@@ -32,6 +34,7 @@ private:
     ScoreHistogramView* m_histogram;
     SaturationDashboard* m_dashboard;
     CompareView* m_compare;
+    WhyAttentionView* m_whyAttention;
 };
 
 } // namespace attnscope

@@ -26,7 +26,7 @@
 #include "ui/common/flowlayout.h"
 #include "ui/document/tabnames.h"
 #include "ui/lab/compareview.h"
-#include "ui/lab/sweepviewbase.h"
+#include "ui/lab/saturation/sweepviewbase.h"
 #include "layoutaudit.h"
 #include "ui/attention/linespanel.h"
 #include "ui/attention/linesview.h"

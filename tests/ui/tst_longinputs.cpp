@@ -14,7 +14,7 @@
 #include "ui/attention/headgridview.h"
 #include "ui/attention/heatmapview.h"
 #include "ui/common/matrixplot.h"
-#include "ui/lab/scorehistogramview.h"
+#include "ui/lab/saturation/scorehistogramview.h"
 #include "ui/steps/blockview.h"
 #include "ui/steps/cellview.h"
 #include "ui/steps/headsview.h"

@@ -1,4 +1,4 @@
-// The Why attention view (ui/lab/whyattentionview.h): its four curves are measureRecall's for the built-in
+// The Why attention view (ui/lab/whyattention/whyattentionview.h): its four curves are measureRecall's for the built-in
 // transformer and builtin-rnn, computed here with the models' own passes; the GRU heatmap is runRecurrent's
 // hidden state for the traced prompt, cell for cell; the attention heatmap is the transformer trace's last
 // row of every head; the path length it states is the count of tokens after the clue, found here by the
@@ -16,7 +16,7 @@
 #include "numericcheck.h"
 #include "ui/document/document.h"
 #include "ui/lab/labplot.h"
-#include "ui/lab/whyattentionview.h"
+#include "ui/lab/whyattention/whyattentionview.h"
 
 using namespace attnscope;
 

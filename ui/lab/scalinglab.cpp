@@ -1,13 +1,13 @@
 #include "ui/lab/scalinglab.h"
 
 #include "ui/lab/compareview.h"
-#include "ui/lab/jacobianview.h"
+#include "ui/lab/saturation/jacobianview.h"
 #include "ui/lab/labviews.h"
-#include "ui/lab/saturationdashboard.h"
-#include "ui/lab/saturationview.h"
-#include "ui/lab/scorehistogramview.h"
-#include "ui/lab/whyattentionview.h"
-#include "ui/lab/whysqrtdkview.h"
+#include "ui/lab/saturation/saturationdashboard.h"
+#include "ui/lab/saturation/saturationview.h"
+#include "ui/lab/saturation/scorehistogramview.h"
+#include "ui/lab/whyattention/whyattentionview.h"
+#include "ui/lab/saturation/whysqrtdkview.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "ui/lab/saturationdashboard.h"
+#include "ui/lab/saturation/saturationdashboard.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ui/common/latesttask.h"
-#include "ui/lab/cluepathplot.h"
+#include "ui/lab/whyattention/cluepathplot.h"
 #include "ui/document/document.h"
 #include "ui/lab/labplot.h"
 #include "core/model/recurrentmodel.h"

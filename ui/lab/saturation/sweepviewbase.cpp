@@ -1,4 +1,4 @@
-#include "ui/lab/sweepviewbase.h"
+#include "ui/lab/saturation/sweepviewbase.h"
 
 #include <algorithm>
 #include <QVBoxLayout>

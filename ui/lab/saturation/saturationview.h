@@ -1,7 +1,7 @@
 #pragma once
 // View 1: the focused head's mean row entropy and mean max weight against the score multiplier, with the
 // uniform maximum (mean ln n) as a reference and the random unit-variance q, k baseline dashed.
-#include "ui/lab/sweepviewbase.h"
+#include "ui/lab/saturation/sweepviewbase.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "ui/lab/whysqrtdkview.h"
+#include "ui/lab/saturation/whysqrtdkview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

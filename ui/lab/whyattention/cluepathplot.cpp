@@ -1,4 +1,4 @@
-#include "ui/lab/cluepathplot.h"
+#include "ui/lab/whyattention/cluepathplot.h"
 
 #include "ui/common/matrixplot.h"
 #include "ui/common/plottitles.h"

@@ -1,4 +1,4 @@
-#include "ui/lab/scorehistogramview.h"
+#include "ui/lab/saturation/scorehistogramview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -1,4 +1,4 @@
-#include "ui/lab/whyattentionview.h"
+#include "ui/lab/whyattention/whyattentionview.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -2,7 +2,7 @@
 // View 3: the vanishing gradient. The mean Frobenius norm of the softmax Jacobian diag(p) - p p^T over the
 // focused head's rows, against the score multiplier: as the rows saturate the norm, and with it the
 // gradient that reaches the scores, collapses to 0.
-#include "ui/lab/sweepviewbase.h"
+#include "ui/lab/saturation/sweepviewbase.h"
 
 namespace attnscope {
 

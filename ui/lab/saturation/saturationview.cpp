@@ -1,4 +1,4 @@
-#include "ui/lab/saturationview.h"
+#include "ui/lab/saturation/saturationview.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "ui/lab/jacobianview.h"
+#include "ui/lab/saturation/jacobianview.h"
 
 #include <algorithm>
 #include <cmath>

@@ -168,6 +168,7 @@ private slots:
                     worst.add(t.weights(l, h), ref.attention[std::size_t(l)][std::size_t(h)]);
                 }
             QVERIFY2(worst.within(1e-4), worst.message().c_str());
+            qInfo("%s attention against the reference: %s", names[i], worst.message().c_str());
 
             // Roles: the core's measurement of the revision opened on its own.
             Result<ModelPtr> model = loadModel("hf:" + std::string(kRepo) + "@" + names[i]);

@@ -37,10 +37,7 @@ int run(const Args& args)
     const std::string spec = "hf:" + repo + (args.has("--revision") ? "@" + args.get("--revision") : std::string());
     const HubModelRef ref = orFail(parseHubSpec(spec), kExitUsage);
 
-    HubDownloadOptions options;
-    options.cache = huggingFaceCacheFolder();
-    options.endpoint = huggingFaceEndpoint();
-    options.token = huggingFaceToken();
+    HubDownloadOptions options = hubDownloadOptionsFromEnvironment();
     if (const char* stall = std::getenv("ATTNSCOPE_HUB_STALL_MS"); stall && std::atoi(stall) > 0) options.stallMs = std::atoi(stall);
 
     int qtArgc = 1;

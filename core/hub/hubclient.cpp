@@ -38,6 +38,15 @@ QByteArray header(QNetworkReply* reply, const char* name) { return reply->rawHea
 
 } // namespace
 
+HubDownloadOptions hubDownloadOptionsFromEnvironment()
+{
+    HubDownloadOptions options;
+    options.cache = huggingFaceCacheFolder();
+    options.endpoint = huggingFaceEndpoint();
+    options.token = huggingFaceToken();
+    return options;
+}
+
 HubDownload::HubDownload(std::string repo, std::string revision, HubDownloadOptions options, QObject* parent)
     : QObject(parent), m_repo(std::move(repo)), m_revision(std::move(revision)), m_options(std::move(options)),
       m_network(new QNetworkAccessManager(this))

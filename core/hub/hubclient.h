@@ -42,6 +42,10 @@ struct HubDownloadOptions {
     int attempts = 5;      // tries per file before the download gives up
 };
 
+// The options the hub's own clients take from the environment: the cache (huggingFaceCacheFolder), the
+// endpoint (HF_ENDPOINT) and the token (HF_TOKEN or the token file); the rest as above.
+HubDownloadOptions hubDownloadOptionsFromEnvironment();
+
 struct HubDownloadProgress {
     std::string file;                   // the file being fetched
     std::int64_t fileReceived = 0, fileSize = 0;

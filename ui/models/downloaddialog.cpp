@@ -112,10 +112,7 @@ void DownloadDialog::startDownload()
         return;
     }
     m_spec = spec;
-    HubDownloadOptions options;
-    options.cache = huggingFaceCacheFolder();
-    options.endpoint = huggingFaceEndpoint();
-    options.token = huggingFaceToken();
+    HubDownloadOptions options = hubDownloadOptionsFromEnvironment();
     delete m_download;
     m_download = new HubDownload(ref->repo, ref->revision, options, this);
     connect(m_download, &HubDownload::progress, this, &DownloadDialog::showProgress);

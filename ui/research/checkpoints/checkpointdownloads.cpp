@@ -123,10 +123,7 @@ void CheckpointDownloads::cancelDownloads()
 
 void CheckpointDownloads::startNext()
 {
-    HubDownloadOptions options;
-    options.cache = huggingFaceCacheFolder();
-    options.endpoint = huggingFaceEndpoint();
-    options.token = huggingFaceToken();
+    HubDownloadOptions options = hubDownloadOptionsFromEnvironment();
     m_download = new HubDownload(m_queueRepo.toStdString(), m_queue.front().toStdString(), options, this);
     connect(m_download, &HubDownload::progress, this, &CheckpointDownloads::showProgress);
     connect(m_download, &HubDownload::finished, this, &CheckpointDownloads::oneFinished);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trains the built-in translator from scratch and writes it to resources/builtin-translator, bit for bit
 # what is committed there when run on the same kind of machine with the same build (x86-64 with AVX-512, the
-# README's native Release build): the parallel corpus comes from core/train/translation.cpp with a fixed
+# README's native Release build): the parallel corpus comes from core/train/translator/translation.cpp with a fixed
 # seed, the weights start from a fixed seed, batches depend only on the seed and the step, and the gradient
 # is summed over a fixed number of shards in a fixed order, so neither timing nor the number of threads
 # changes a bit. The last line printed holds the held-out scores (docs/builtin-model.md).

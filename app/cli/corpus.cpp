@@ -1,7 +1,7 @@
-// attnscope-cli corpus: writes the built-in corpus, generated from the grammar in core/train/lexicon.cpp.
+// attnscope-cli corpus: writes the built-in corpus, generated from the grammar in core/train/corpus/lexicon.cpp.
 #include "common.h"
-#include "core/io/atomicfile.h"
-#include "core/train/corpus.h"
+#include "core/io/formats/atomicfile.h"
+#include "core/train/corpus/corpus.h"
 
 namespace attnscope::cli::corpusCommand {
 namespace {

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "common.h"
-#include "core/io/atomicfile.h"
+#include "core/io/formats/atomicfile.h"
 #include "core/dataexport/dataexport.h"
 #include "core/model/encoderdecoder.h"
 

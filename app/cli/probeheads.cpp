@@ -1,6 +1,6 @@
 // attnscope-cli probe-heads: the built-in model's head claims, measured on text it was not trained on.
 #include "common.h"
-#include "core/train/headprobes.h"
+#include "core/train/probes/headprobes.h"
 
 namespace attnscope::cli::probeheadsCommand {
 namespace {

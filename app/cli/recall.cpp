@@ -1,12 +1,12 @@
 // attnscope-cli recall: how well a causal model still uses a clue when filler words are put between the
-// clue and the place it is needed (core/train/recall.h), for a transformer or the recurrent baseline alike.
+// clue and the place it is needed (core/train/probes/recall.h), for a transformer or the recurrent baseline alike.
 // Prints {"probe", "distances", "accuracy", "p_correct", "sentences"}.
 #include <charconv>
 
 #include "common.h"
 #include "core/open/openmodel.h"
-#include "core/train/cluepath.h"
-#include "core/train/recall.h"
+#include "core/train/probes/cluepath.h"
+#include "core/train/probes/recall.h"
 
 namespace attnscope::cli::recallCommand {
 namespace {

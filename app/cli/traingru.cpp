@@ -7,7 +7,7 @@
 #include "common.h"
 #include "core/limits.h"
 #include "core/text/filetext.h"
-#include "core/train/grutrainer.h"
+#include "core/train/recurrent/grutrainer.h"
 
 namespace attnscope::cli::trainGruCommand {
 namespace {

@@ -8,10 +8,10 @@
 #include <iostream>
 
 #include "common.h"
-#include "core/io/translatorloader.h"
-#include "core/train/translation.h"
-#include "core/train/translatoreval.h"
-#include "core/train/translatortrainer.h"
+#include "core/io/loaders/translatorloader.h"
+#include "core/train/translator/translation.h"
+#include "core/train/translator/translatoreval.h"
+#include "core/train/translator/translatortrainer.h"
 
 namespace attnscope::cli::traintranslatorCommand {
 namespace {

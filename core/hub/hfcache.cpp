@@ -8,8 +8,8 @@
 #include <set>
 #include <tuple>
 
-#include "core/io/checkpointfiles.h"
-#include "core/io/hubfoldername.h"
+#include "core/io/formats/checkpointfiles.h"
+#include "core/io/formats/hubfoldername.h"
 #include "core/io/modelfolder.h"
 #include "core/text/filetext.h"
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/io/hubfoldername.h"
+#include "core/io/formats/hubfoldername.h"
 #include "core/result.h"
 
 namespace attnscope {

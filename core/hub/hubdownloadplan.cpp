@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/hub/hfcache.h"
-#include "core/io/atomicfile.h"
+#include "core/io/formats/atomicfile.h"
 #include "core/text/filetext.h"
 
 namespace attnscope {

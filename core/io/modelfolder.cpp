@@ -5,15 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/bertloader.h"
-#include "core/io/encoderdecoderloader.h"
-#include "core/io/t5loader.h"
-#include "core/io/gpt2loader.h"
-#include "core/io/gptneoxloader.h"
-#include "core/io/llamaloader.h"
-#include "core/io/translatorloader.h"
-#include "core/io/wordmodel.h"
-#include "core/io/tensorsource.h"
+#include "core/io/loaders/bertloader.h"
+#include "core/io/loaders/encoderdecoderloader.h"
+#include "core/io/loaders/t5loader.h"
+#include "core/io/loaders/gpt2loader.h"
+#include "core/io/loaders/gptneoxloader.h"
+#include "core/io/loaders/llamaloader.h"
+#include "core/io/loaders/translatorloader.h"
+#include "core/io/loaders/wordmodel.h"
+#include "core/io/formats/tensorsource.h"
 #include "core/text/filetext.h"
 
 namespace attnscope {

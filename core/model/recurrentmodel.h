@@ -1,6 +1,6 @@
 #pragma once
 // A recurrent language model a person can run beside the transformers: AttnScope's built-in GRU
-// (`builtin-rnn`, trained by core/train/grunetwork.h on the built-in model's corpus and vocabulary). It has no
+// (`builtin-rnn`, trained by core/train/recurrent/grunetwork.h on the built-in model's corpus and vocabulary). It has no
 // attention: the only thing that carries a token's information to a later position is the hidden state,
 // updated once per token. So it is not a `Model` (model.h describes a transformer) and the views and
 // commands that draw attention refuse it; the next-token distribution and its hidden state over the steps

@@ -3,9 +3,9 @@
 #include "core/builtin/builtinfiles.h"
 #include "core/hub/hfcache.h"
 #include "core/io/modelfolder.h"
-#include "core/io/recurrentloader.h"
-#include "core/io/translatorloader.h"
-#include "core/io/wordmodel.h"
+#include "core/io/loaders/recurrentloader.h"
+#include "core/io/loaders/translatorloader.h"
+#include "core/io/loaders/wordmodel.h"
 #include "core/model/randommodel.h"
 #include "core/text/filetext.h"
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/atomicfile.h"
+#include "core/io/formats/atomicfile.h"
 #include "core/scene/jsonfields.h"
 #include "core/text/filetext.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/result.h"
 #include "core/train/kernels.h"
 

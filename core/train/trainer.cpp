@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/atomicfile.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/atomicfile.h"
+#include "core/io/formats/safetensors.h"
 #include "core/model/randommodel.h"
 #include "core/text/filetext.h"
 #include "core/train/shards.h"

@@ -2,7 +2,7 @@
 // naming the file, or accepted with sizes that pass ModelConfig::validate (so nothing downstream can be
 // asked for an absurd allocation).
 #include "fuzzing.h"
-#include "core/io/gpt2loader.h"
+#include "core/io/loaders/gpt2loader.h"
 #include "core/io/modelfolder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

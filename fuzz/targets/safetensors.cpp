@@ -2,7 +2,7 @@
 // buffer. Whatever the bytes, open() either refuses with a sentence naming the file or returns tensors
 // that lie inside the buffer, do not overlap, and convert to exactly numel() floats.
 #include "fuzzing.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

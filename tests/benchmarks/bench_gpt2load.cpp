@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text/bpetokenizer.h"
-#include "core/io/gpt2loader.h"
-#include "core/io/safetensors.h"
+#include "core/io/loaders/gpt2loader.h"
+#include "core/io/formats/safetensors.h"
 
 using namespace attnscope;
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/model/forward.h"
 #include "core/model/model.h"
 #include "tinytokenizers.h"

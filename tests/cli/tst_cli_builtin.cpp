@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
-#include "core/train/corpus.h"
-#include "core/train/translation.h"
+#include "core/train/corpus/corpus.h"
+#include "core/train/translator/translation.h"
 
 using namespace attnscope;
 

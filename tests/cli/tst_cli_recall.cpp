@@ -12,14 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/model/forward.h"
 #include "core/open/openmodel.h"
 #include "core/text/filetext.h"
 #include "core/text/vocabtokenizer.h"
-#include "core/train/corpus.h"
-#include "core/train/lexicon.h"
-#include "core/train/recall.h"
+#include "core/train/corpus/corpus.h"
+#include "core/train/corpus/lexicon.h"
+#include "core/train/probes/recall.h"
 
 using namespace attnscope;
 

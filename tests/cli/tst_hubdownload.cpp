@@ -13,7 +13,7 @@
 #include "clirunner.h"
 #include "core/hub/hfcache.h"
 #include "hubserver.h"
-#include "core/io/checkpointfiles.h"
+#include "core/io/formats/checkpointfiles.h"
 #include "core/io/modelfolder.h"
 #include "core/model/model.h"
 #include "tinygpt2.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "tinygpt2.h"
 #include "tinybert.h"
 #include "tinyllama.h"

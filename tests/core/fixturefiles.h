@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 
 namespace fixture {
 

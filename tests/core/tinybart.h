@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixturefiles.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "tinytokenizers.h"
 
 namespace tinybart {

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixturefiles.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 
 namespace tinybert {
 

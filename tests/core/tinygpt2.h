@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixturefiles.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 
 namespace tinygpt2 {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "fixturefiles.h"
 #include "tinytokenizers.h"
 

@@ -33,7 +33,7 @@
 #include <sentencepiece_trainer.h>
 
 #include "fixturefiles.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 
 namespace tinymarian {
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 
 namespace tinyneox {
 

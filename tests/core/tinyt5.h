@@ -25,7 +25,7 @@
 #include <sentencepiece_trainer.h>
 
 #include "fixturefiles.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "tinymarian.h"
 
 namespace tinyt5 {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/model/forward.h"
 #include "numericcheck.h"
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "childprocess.h"
-#include "core/io/atomicfile.h"
+#include "core/io/formats/atomicfile.h"
 
 using namespace attnscope;
 

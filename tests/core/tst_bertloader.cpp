@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "bertreference.h"
-#include "core/io/bertloader.h"
-#include "core/io/safetensors.h"
+#include "core/io/loaders/bertloader.h"
+#include "core/io/formats/safetensors.h"
 #include "core/model/forward.h"
 #include "core/model/maskedlm.h"
 #include "core/model/trainingmask.h"

@@ -31,9 +31,9 @@
 #include "childprocess.h"
 
 #include "fuzzing.h"
-#include "core/io/gpt2loader.h"
+#include "core/io/loaders/gpt2loader.h"
 #include "core/io/modelfolder.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/text/bpetokenizer.h"
 
 using namespace attnscope;

@@ -7,7 +7,7 @@
 #include "core/model/model.h"
 #include "core/model/nexttokens.h"
 #include "core/model/trainingmask.h"
-#include "core/train/headprobes.h"
+#include "core/train/probes/headprobes.h"
 #include "core/open/openmodel.h"
 
 using namespace attnscope;

@@ -16,7 +16,7 @@
 
 #include "core/open/openmodel.h"
 #include "core/research/circuits.h"
-#include "core/train/headprobes.h"
+#include "core/train/probes/headprobes.h"
 #include "circuitsreference.h"
 #include "numericcheck.h"
 #include "tinybart.h"

@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/forward.h"
-#include "core/io/gpt2loader.h"
+#include "core/io/loaders/gpt2loader.h"
 #include "gpt2reference.h"
 #include "core/model/nexttokens.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/text/filetext.h"
 #include "tinygpt2.h"
 #include "numericcheck.h"

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/gptneoxloader.h"
+#include "core/io/loaders/gptneoxloader.h"
 #include "core/io/modelfolder.h"
 #include "core/model/forward.h"
 #include "core/model/storedweights.h"

@@ -1,4 +1,4 @@
-// The recurrent baseline (core/model/recurrentmodel.h, core/train/grunetwork.h): its forward pass against
+// The recurrent baseline (core/model/recurrentmodel.h, core/train/recurrent/grunetwork.h): its forward pass against
 // plain loops written from the GRU's equations in double precision, its backward pass (backpropagation
 // through time) against central finite differences, and its training: the same weights bit for bit
 // whatever the number of threads, a folder that opens as the model the trainer had, a loss that falls.
@@ -9,11 +9,11 @@
 #include <cstring>
 #include <vector>
 
-#include "core/io/recurrentloader.h"
+#include "core/io/loaders/recurrentloader.h"
 #include "core/model/randommodel.h"
 #include "core/model/recurrentmodel.h"
-#include "core/train/grunetwork.h"
-#include "core/train/grutrainer.h"
+#include "core/train/recurrent/grunetwork.h"
+#include "core/train/recurrent/grutrainer.h"
 #include "numericcheck.h"
 
 using namespace attnscope;

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/llamaloader.h"
+#include "core/io/loaders/llamaloader.h"
 #include "core/io/modelfolder.h"
 #include "fixturefiles.h"
 #include "llamareference.h"

@@ -1,4 +1,4 @@
-// The recall probes (core/train/recall.h): their sentences never occur in the built-in model's training
+// The recall probes (core/train/probes/recall.h): their sentences never occur in the built-in model's training
 // corpus, their prompts have the shape the probe promises at every distance, and the scores of a model whose
 // answers are known in advance are what a count by hand gives.
 #include <QtTest>
@@ -8,9 +8,9 @@
 
 #include "core/text/bpetokenizer.h"
 #include "core/text/vocabtokenizer.h"
-#include "core/train/corpus.h"
-#include "core/train/lexicon.h"
-#include "core/train/recall.h"
+#include "core/train/corpus/corpus.h"
+#include "core/train/corpus/lexicon.h"
+#include "core/train/probes/recall.h"
 #include "numericcheck.h"
 
 using namespace attnscope;

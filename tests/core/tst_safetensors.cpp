@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 
 #include "childprocess.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "numericcheck.h"
 
 using namespace attnscope;

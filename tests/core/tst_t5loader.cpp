@@ -16,7 +16,7 @@
 #include "encdeccompare.h"
 #include "numericcheck.h"
 #include "fuzzing.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/model/encoderdecoder.h"
 #include "core/model/forward.h"
 #include "core/model/relativebias.h"

@@ -16,10 +16,10 @@
 #include "core/model/model.h"
 #include "core/model/randommodel.h"
 #include "core/text/vocabtokenizer.h"
-#include "core/train/corpus.h"
-#include "core/train/lexicon.h"
+#include "core/train/corpus/corpus.h"
+#include "core/train/corpus/lexicon.h"
 #include "core/train/trainer.h"
-#include "core/train/translation.h"
+#include "core/train/translator/translation.h"
 #include "core/open/openmodel.h"
 #include "numericcheck.h"
 

@@ -9,7 +9,7 @@
 #include "core/model/randommodel.h"
 #include "core/train/kernels.h"
 #include "core/train/network.h"
-#include "core/train/translatornetwork.h"
+#include "core/train/translator/translatornetwork.h"
 #include "numericcheck.h"
 
 using namespace attnscope;

@@ -13,11 +13,11 @@
 
 #include "core/builtin/builtinfiles.h"
 #include "core/io/modelfolder.h"
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/model/encoderdecoder.h"
 #include "core/model/generate.h"
-#include "core/train/translatoreval.h"
-#include "core/train/translatortrainer.h"
+#include "core/train/translator/translatoreval.h"
+#include "core/train/translator/translatortrainer.h"
 #include "core/open/openmodel.h"
 #include "numericcheck.h"
 

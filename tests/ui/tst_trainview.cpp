@@ -20,7 +20,7 @@
 #include "ui/document/document.h"
 #include "core/model/forward.h"
 #include "core/text/vocabtokenizer.h"
-#include "core/train/corpus.h"
+#include "core/train/corpus/corpus.h"
 #include "ui/training/trainsession.h"
 #include "ui/training/trainstate.h"
 #include "ui/training/trainview.h"

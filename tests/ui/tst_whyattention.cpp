@@ -11,8 +11,8 @@
 
 #include "core/model/forward.h"
 #include "core/open/openmodel.h"
-#include "core/train/lexicon.h"
-#include "core/train/recall.h"
+#include "core/train/corpus/lexicon.h"
+#include "core/train/probes/recall.h"
 #include "numericcheck.h"
 #include "ui/document/document.h"
 #include "ui/lab/labplot.h"
@@ -35,7 +35,7 @@ RecurrentModelPtr recurrent()
 }
 
 // The reference measurements: each model's own pass, written out here rather than taken from the core's
-// adapters (core/train/cluepath.h) that the view uses.
+// adapters (core/train/probes/cluepath.h) that the view uses.
 train::RecallResult referenceRecall(const train::RecallOptions& options, bool gru)
 {
     const ModelPtr t = transformer();

@@ -15,7 +15,7 @@
 #include "ui/drawing/vectorcontrols.h"
 #include "ui/drawing/vectorpaint.h"
 #include "ui/common/latesttask.h"
-#include "core/io/atomicfile.h"
+#include "core/io/formats/atomicfile.h"
 
 namespace attnscope {
 

@@ -17,7 +17,7 @@
 #include <algorithm>
 
 #include "ui/common/latesttask.h"
-#include "core/io/atomicfile.h"
+#include "core/io/formats/atomicfile.h"
 #include "ui/document/document.h"
 #include "ui/document/sentence.h"
 #include "core/model/encoderdecoder.h"

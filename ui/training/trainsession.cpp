@@ -7,7 +7,7 @@
 #include "core/text/filetext.h"
 #include "core/limits.h"
 #include "core/train/trainer.h"
-#include "core/train/corpus.h"
+#include "core/train/corpus/corpus.h"
 #include "ui/training/trainstate.h"
 
 namespace attnscope {

@@ -7,7 +7,7 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "core/io/safetensors.h"
+#include "core/io/formats/safetensors.h"
 #include "core/train/trainer.h"
 
 namespace attnscope {

@@ -1,6 +1,6 @@
 #pragma once
 // The right half of the Why attention view: for one probe prompt, the path its clue takes to the prediction
-// (core/train/cluepath.h), as two heatmaps over the same token columns. Above, the GRU's hidden state after
+// (core/train/probes/cluepath.h), as two heatmaps over the same token columns. Above, the GRU's hidden state after
 // each step, on a fixed [-1, 1] scale (every unit is a blend of tanh values); below, every transformer head's
 // attention from the last token, on the weights' [0, 1] scale. The clue's column is outlined in both.
 //
@@ -9,7 +9,7 @@
 
 #include <qcustomplot.h>
 
-#include "core/train/cluepath.h"
+#include "core/train/probes/cluepath.h"
 
 namespace attnscope {
 

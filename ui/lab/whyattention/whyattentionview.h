@@ -1,8 +1,8 @@
 #pragma once
-// View 7: why attention at all. The same held-out probe sentences (core/train/recall.h) through the built-in
+// View 7: why attention at all. The same held-out probe sentences (core/train/probes/recall.h) through the built-in
 // transformer and the recurrent baseline builtin-rnn, with a controlled number of filler words between the
 // clue and the prediction: accuracy and p(correct answer) against that distance for both (left). Beside it,
-// for one probe sentence at one distance, the path the clue takes (core/train/cluepath.h): the GRU's hidden
+// for one probe sentence at one distance, the path the clue takes (core/train/probes/cluepath.h): the GRU's hidden
 // state over the steps, the only thing that carries the clue forward, against every transformer head's
 // attention from the last token straight back to the clue.
 //
@@ -19,8 +19,8 @@
 #include "ui/document/document.h"
 #include "ui/lab/labplot.h"
 #include "core/model/recurrentmodel.h"
-#include "core/train/cluepath.h"
-#include "core/train/recall.h"
+#include "core/train/probes/cluepath.h"
+#include "core/train/probes/recall.h"
 
 class QBoxLayout;
 class QComboBox;

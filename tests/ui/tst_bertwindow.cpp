@@ -5,6 +5,7 @@
 // the decoder's own sublayer, the Generation view translates the sentence with the core's alignment built
 // row by row, and every view draws. Then T5: the √dₖ box says the factor is folded into W_Q, and every view
 // draws a model whose positions are relative buckets.
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -60,6 +61,11 @@ private slots:
         m_headless = QString::fromStdString(tinybert::writeFolder(
             m_tmp, "headless", tinybert::Family::DistilBert, tinybert::tensors(tinybert::Family::DistilBert, V, 3, false)));
         m_bart = QString::fromStdString(tinybart::writeFolder(m_tmp, "tiny-bart"));
+        // An empty Hugging Face cache, whatever this machine's holds: Research > Checkpoints then has no series
+        // and refuses with its sentence (tst_checkpoints draws it from a cache of its own).
+        QVERIFY(QDir(m_tmp.path()).mkpath(QStringLiteral("empty-hf-cache")));
+        qputenv("HF_HUB_CACHE", m_tmp.filePath(QStringLiteral("empty-hf-cache")).toUtf8());
+        qputenv("HF_HUB_OFFLINE", "1");
     }
 
     void opensAsAnUnmaskedEncoder()

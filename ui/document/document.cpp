@@ -1,5 +1,6 @@
 #include "ui/document/document.h"
 #include "ui/document/wordsnapshot.h"
+#include "ui/document/recurrentrun.h"
 #include "core/open/openmodel.h"
 
 #include <QCoreApplication>
@@ -304,7 +305,16 @@ void Document::setModel(ModelPtr model, const QString& spec)
 {
     if (!model) return;
     m_modelSpec = spec;  // before the early return: the same shared model may be reopened under another spec
-    if (model == m_model) return;
+    const bool closesRecurrent = m_recurrent != nullptr;
+    m_recurrent.reset();
+    if (closesRecurrent) emit recurrentModelChanged(m_recurrent);
+    if (model == m_model) {
+        if (closesRecurrent) {
+            emit modelChanged(m_model);  // the transformer kept under the recurrent model is shown again
+            request();
+        }
+        return;
+    }
     // A model trained with another mask than the last one (BERT after GPT-2, or back) opens under its own:
     // none for encoders, causal for decoders. The causal toggle then shows the other as a counterfactual.
     const bool newTraining = !m_model || trainingMask(m_model->config) != trainingMask(model->config);
@@ -614,14 +624,15 @@ void Document::request()
     // a whole pass: the passes requested before it are of no use to it and stop at their next head or layer
     // (on a long text, a temperature dragged or a head clicked waited for a whole pass of seconds first). A
     // request that changes only the text lets them finish: the pass before reuses the one before it.
-    const PassInputs inputs{m_model, m_settings, m_focus, m_display, m_everyHeadBytes};
+    const PassInputs inputs{m_model, m_recurrent, m_settings, m_focus, m_display, m_everyHeadBytes};
     if (!(inputs == m_lastPass)) {
         m_passStop->store(true);
         m_passStop = std::make_shared<std::atomic<bool>>(false);
         m_lastPass = inputs;
     }
-    auto work = [model = m_model, text = m_text, settings = m_settings, focus = m_focus, display = m_display,
+    auto work = [model = m_model, recurrent = m_recurrent, text = m_text, settings = m_settings, focus = m_focus, display = m_display,
                  generation, budget = m_everyHeadBytes, stop = m_passStop, words = m_wordLevel](const CancelFlag&) {
+        if (recurrent) return computeRecurrentSnapshot(recurrent, text, generation);
         return computeSnapshot(model, text, settings, focus, generation, display, true, budget, stop.get(), words);
     };
     auto show = [this](std::pair<SnapshotPtr, QString> result) { accept(std::move(result.first), std::move(result.second)); };

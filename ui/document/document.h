@@ -21,6 +21,7 @@
 #include "core/model/maskedlm.h"
 #include "core/model/model.h"
 #include "core/model/nexttokens.h"
+#include "core/model/recurrentmodel.h"
 #include "core/scene/scene.h"
 #include "core/text/tokenizer.h"
 #include "core/text/words.h"
@@ -48,6 +49,9 @@ enum class AttentionPicture { Heatmap, Lines };
 struct Snapshot {
     static constexpr int kNextTokens = 5;
     ModelPtr model;
+    // Instead of `model`, the recurrent model the pass ran (document/recurrentrun.h): then the snapshot has
+    // tokens and next tokens only, its trace empty and `model` null.
+    RecurrentModelPtr recurrent;
     TokenizedText tokens;
     AttentionSettings settings;
     HeadSelection focus;
@@ -100,7 +104,12 @@ public:
     ~Document() override;
 
     const QString& text() const { return m_text; }
+    // The transformer. While a recurrent model is open (below) it stays here, for the Train tab, and the
+    // views that show attention give noAttentionSentence instead (document/noattentionpage.h).
     const ModelPtr& model() const { return m_model; }
+    // The recurrent model open instead of the transformer (builtin-rnn, a folder of model_type
+    // "attnscope-gru"), or null: the passes then run it (document/recurrentrun.h) and setModel closes it.
+    const RecurrentModelPtr& recurrentModel() const { return m_recurrent; }
     // How the model was opened (builtin, random:..., a folder), for scenes; empty for a model made in the
     // window (the Train tab's), which no spec can load again.
     const QString& modelSpec() const { return m_modelSpec; }
@@ -146,6 +155,7 @@ public slots:
     // Cuts the text to prefixThatFits(): the GUI's answer to an input longer than the model's context.
     void truncateToContext();
     void setModel(attnscope::ModelPtr model, const QString& spec = QString());
+    void setRecurrentModel(attnscope::RecurrentModelPtr model, const QString& spec);
     void setSettings(const attnscope::AttentionSettings& settings);
     void setMask(attnscope::MaskKind mask);
     // The sliding window and its sinks under the causal mask (0, 0: none; see AttentionSettings).
@@ -203,6 +213,7 @@ public:
 signals:
     void textChanged(const QString& text);
     void modelChanged(const attnscope::ModelPtr& model);
+    void recurrentModelChanged(const attnscope::RecurrentModelPtr& model);  // null: back to the transformer
     void settingsChanged(const attnscope::AttentionSettings& settings);
     void focusChanged(attnscope::HeadSelection focus);
     void attentionDisplayChanged(attnscope::AttentionDisplay display);
@@ -221,6 +232,7 @@ private:
 
     QString m_text;
     ModelPtr m_model;
+    RecurrentModelPtr m_recurrent;
     QString m_modelSpec;
     AttentionSettings m_settings;
     HeadSelection m_focus;
@@ -253,6 +265,7 @@ private:
     // What the last request computed besides the text, to tell which requests make a whole pass anyway.
     struct PassInputs {
         ModelPtr model;
+        RecurrentModelPtr recurrent;
         AttentionSettings settings;
         HeadSelection focus;
         AttentionDisplay display = AttentionDisplay::Weights;

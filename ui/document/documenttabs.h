@@ -4,6 +4,7 @@
 #include <QScrollArea>
 #include <QTabWidget>
 
+#include "ui/document/noattentionpage.h"
 #include "ui/document/tabnames.h"
 #include "ui/document/viewregistry.h"
 
@@ -51,7 +52,8 @@ public:
             QWidget* view = entry.make(document, area);
             view->setObjectName(entry.name);
             area->setWidget(view);
-            addTab(area, entry.title);
+            // A view of attention gives one sentence instead while the document holds a recurrent model.
+            addTab(entry.withoutAttention ? static_cast<QWidget*>(area) : new NoAttentionPage(document, area, this), entry.title);
         }
     }
 

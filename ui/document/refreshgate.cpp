@@ -3,6 +3,8 @@
 #include <QEvent>
 #include <QWidget>
 
+#include "ui/document/noattentionpage.h"
+
 namespace attnscope {
 
 RefreshGate::RefreshGate(QWidget* view, std::function<void()> refresh)
@@ -13,7 +15,8 @@ RefreshGate::RefreshGate(QWidget* view, std::function<void()> refresh)
 
 void RefreshGate::request()
 {
-    if (m_view->window()->isVisible() && !m_view->isVisible()) {
+    // A view behind the sentence of a recurrent model has nothing to compute (its snapshot has no attention).
+    if ((m_view->window()->isVisible() && !m_view->isVisible()) || NoAttentionPage::covers(m_view)) {
         m_pending = true;
         return;
     }

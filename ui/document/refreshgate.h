@@ -1,7 +1,8 @@
 #pragma once
 // Keeps hidden views from recomputing on every keystroke: request() refreshes the view now when it can be
 // seen, or when it is not in any shown window at all (tests, headless rendering); a view hidden behind
-// another tab of a shown window is refreshed the next time it is shown.
+// another tab of a shown window, or behind the sentence of a NoAttentionPage, is refreshed the next time it is
+// shown.
 #include <QObject>
 #include <functional>
 

@@ -1,4 +1,5 @@
 #include "ui/document/tabnames.h"
+#include "ui/document/noattentionpage.h"
 
 #include <QScrollArea>
 #include <QTabWidget>
@@ -48,6 +49,7 @@ QWidget* pageView(const QTabWidget* tabs, int index)
 {
     if (!tabs || index < 0 || index >= tabs->count()) return nullptr;
     QWidget* page = tabs->widget(index);
+    if (const auto* gate = qobject_cast<const NoAttentionPage*>(page)) page = gate->content();
     if (const auto* area = qobject_cast<const QScrollArea*>(page); area && area->widget()) return area->widget();
     return page;
 }

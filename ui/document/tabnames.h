@@ -33,7 +33,7 @@ int pageIndex(const QTabWidget* tabs, const QString& name);
 // The tab widget a page holds its views in (a DocumentTabs), or null for a page with one view.
 QTabWidget* viewTabs(QWidget* page);
 // The view on page `index` of `tabs`: the page itself, or the view inside it when the page is the scroll
-// area that DocumentTabs puts each view in. Null when there is no such page.
+// area that DocumentTabs puts each view in (through the NoAttentionPage around it). Null when there is no such page.
 QWidget* pageView(const QTabWidget* tabs, int index);
 
 } // namespace attnscope

@@ -63,6 +63,9 @@ struct ViewEntry {
     // For an export of what is on screen: reads the view's own state (not the document's) from the window
     // into the options (the same fields prepare takes). May be empty.
     std::function<void(const QWidget* window, RenderOptions& options)> capture;
+    // True for a view that has something to show for a recurrent model (Why attention loads both models
+    // itself); the others give noAttentionSentence in its place while one is open (document/noattentionpage.h).
+    bool withoutAttention = false;
 };
 
 using ViewList = std::vector<ViewEntry>;

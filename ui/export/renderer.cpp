@@ -8,6 +8,7 @@
 #include "core/limits.h"
 #include "ui/attention/attentionviews.h"
 #include "ui/common/exportimage.h"
+#include "ui/document/recurrentrun.h"
 #include "ui/document/tabnames.h"
 #include "ui/lab/labviews.h"
 #include "ui/research/researchviews.h"
@@ -65,6 +66,9 @@ Status renderView(const QString& view, Document& document, const RenderOptions& 
 {
     if (Status request = checkRenderRequest(view, options); !request.ok()) return request;
     const ViewEntry& entry = *findView(view);
+    // The window gives this sentence in the view's place (document/noattentionpage.h); a picture cannot.
+    if (const RecurrentModelPtr& recurrent = document.recurrentModel(); recurrent && !entry.withoutAttention)
+        return Status::failure(noAttentionText(*recurrent).toStdString());
 
     if (const ModelPtr& model = document.model(); model && (options.layer >= 0 || options.head >= 0)) {
         HeadSelection focus = document.focus();

@@ -59,7 +59,7 @@ const ViewList& labViews()
         {QStringLiteral("histogram"), QObject::tr("Row scores"), tab, true, makeView<ScoreHistogramView>, {}, waitForSweep, {}},
         {QStringLiteral("dashboard"), QObject::tr("Dashboard"), tab, true, makeView<SaturationDashboard>, {}, waitForSweep, {}},
         {QStringLiteral("compare"), QObject::tr("Compare A/B"), tab, true, makeView<CompareView>, {}, settleCompare, {}},
-        {QStringLiteral("why-attention"), QObject::tr("Why attention"), tab, true, makeView<WhyAttentionView>, {}, settleWhyAttention, {}},
+        {QStringLiteral("why-attention"), QObject::tr("Why attention"), tab, true, makeView<WhyAttentionView>, {}, settleWhyAttention, {}, true},
     };
     return views;
 }

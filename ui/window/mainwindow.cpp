@@ -24,6 +24,7 @@
 #include <optional>
 
 #include "ui/common/plottitles.h"
+#include "ui/document/noattentionpage.h"
 #include "ui/document/tabnames.h"
 #include "ui/window/controlpanel.h"
 #include "ui/attention/headgridview.h"
@@ -145,7 +146,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     overview->setStretchFactor(0, 3);
     overview->setStretchFactor(1, 1);
     auto* attention = new QSplitter(Qt::Horizontal);
-    attention->addWidget(focused);
+    // A recurrent model has no heads: the focused head's place gives the sentence, the grid goes, the
+    // next-token list stays (the pages of the other tabs do the same, document/documenttabs.h).
+    attention->addWidget(new NoAttentionPage(m_document, focused));
     attention->addWidget(overview);
     attention->setStretchFactor(0, 3);
     attention->setStretchFactor(1, 2);
@@ -219,6 +222,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     connect(m_document, &Document::wordLevelChanged, this, [this] { showSnapshot(m_document->snapshot()); });
     connect(m_document, &Document::errorChanged, this, &MainWindow::showError);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
+    const auto followRecurrent = [this] {
+        const bool recurrent = m_document->recurrentModel() != nullptr;
+        m_grid->setVisible(!recurrent);
+        m_controls->setEnabled(!recurrent);  // the attention settings change nothing in a GRU
+        updateStatus();
+    };
+    connect(m_document, &Document::recurrentModelChanged, this, followRecurrent);
+    followRecurrent();
     // The built-in translator cannot read the default sentence ("it" and "barked" are not in its English):
     // a window still on it moves to one the translator reads. A sentence a person typed stays.
     connect(m_document, &Document::modelChanged, this, [this] {
@@ -332,13 +343,13 @@ Status MainWindow::openModel(const QString& spec)
     // task as openModelInBackground's: an open asked for meanwhile, either way, is the newer one and wins.
     statusBar()->showMessage(tr("Opening %1…").arg(spec));
     auto outcome = std::make_shared<std::optional<Status>>();
-    m_opening.submit([spec](const CancelFlag&) { return loadModelSpec(spec); }, [this, spec, outcome](Result<ModelPtr> loaded) {
+    m_opening.submit([spec](const CancelFlag&) { return openModelSpec(spec); }, [this, spec, outcome](Result<OpenedModel> loaded) {
         statusBar()->clearMessage();
         if (!loaded) {
             *outcome = Status::failure(loaded.error());
             return;
         }
-        m_document->setModel(*loaded, spec);
+        showOpened(*loaded, spec);
         *outcome = Status{};
     });
     m_opening.waitWithEvents();
@@ -350,22 +361,28 @@ void MainWindow::openModelInBackground(const QString& spec)
 {
     statusBar()->showMessage(tr("Opening %1…").arg(spec));
     // A newer open, in the background or not, replaces this one while it loads.
-    m_opening.submit([spec](const CancelFlag&) { return loadModelSpec(spec); }, [this, spec](Result<ModelPtr> loaded) {
+    m_opening.submit([spec](const CancelFlag&) { return openModelSpec(spec); }, [this, spec](Result<OpenedModel> loaded) {
         statusBar()->clearMessage();
         if (!loaded) {
             emit modelOpenFinished(spec, false);
             QMessageBox::warning(this, tr("Cannot load the model"), coreSentence(loaded.error()));
             return;
         }
-        m_document->setModel(*loaded, spec);
+        showOpened(*loaded, spec);
         emit modelOpenFinished(spec, true);
         // A model that loads but had something to say (e.g. non-finite weights) says it once, here.
-        if (!(*loaded)->warnings.empty()) {
+        if (loaded->model && !loaded->model->warnings.empty()) {
             QStringList lines;
-            for (const std::string& w : (*loaded)->warnings) lines << coreSentence(w);
+            for (const std::string& w : loaded->model->warnings) lines << coreSentence(w);
             QMessageBox::warning(this, tr("The model loaded with warnings"), lines.join(QLatin1Char('\n')));
         }
     });
+}
+
+void MainWindow::showOpened(const OpenedModel& opened, const QString& spec)
+{
+    if (opened.recurrent) m_document->setRecurrentModel(opened.recurrent, spec);
+    else m_document->setModel(opened.model, spec);
 }
 
 void MainWindow::showSnapshot(const SnapshotPtr& snapshot)
@@ -414,14 +431,19 @@ void MainWindow::updateStatus()
         name = tr("%1 (%2, encoder–decoder: %3; the decoder causal, with cross-attention)")
                    .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture), sizes);
     }
+    if (const RecurrentModelPtr& recurrent = m_document->recurrentModel())
+        name = tr("%1 (a GRU, a state of %2 numbers: no attention; the Train tab trains a transformer)")
+                   .arg(QString::fromStdString(recurrent->config.name))
+                   .arg(recurrent->config.hidden);
     const AttentionSettings& settings = m_document->settings();
-    const QString ablated = settings.ablated.empty() ? QString() : tr("   ·   ablated heads %1").arg(ablationText(settings));
-    m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms   ·   render %4 ms")
+    const QString ablated = settings.ablated.empty() || m_document->recurrentModel() ? QString() : tr("   ·   ablated heads %1").arg(ablationText(settings));
+    // The render time is the heatmap's, which a recurrent model does not draw.
+    const QString render = m_document->recurrentModel() ? QString() : tr("   ·   render %1 ms").arg(m_renderMs, 0, 'f', 2);
+    m_status->setText(tr("%1 tokens   ·   %2   ·   compute %3 ms")
                           .arg(s ? int(s->tokens.ids.size()) : 0)
                           .arg(name)
-                          .arg(s ? s->computeMs : 0.0, 0, 'f', 2)
-                          .arg(m_renderMs, 0, 'f', 2) +
-                      ablated);
+                          .arg(s ? s->computeMs : 0.0, 0, 'f', 2) +
+                      render + ablated);
 }
 
 void MainWindow::moveFocus(int dLayer, int dHead)

@@ -5,6 +5,7 @@
 #include <QMainWindow>
 
 #include "ui/document/document.h"
+#include "ui/document/recurrentrun.h"
 #include "ui/common/latesttask.h"
 
 class QLabel;
@@ -77,6 +78,7 @@ protected:
 private:
     void nameAndExplainControls();
     void showSnapshot(const SnapshotPtr& snapshot);
+    void showOpened(const OpenedModel& opened, const QString& spec);  // into the document, either kind
     void showError(const QString& error);
     void updateStatus();
     void fitChips(int needed);
@@ -84,7 +86,7 @@ private:
     void followPlace();
 
     Document* m_document;
-    LatestTask<Result<ModelPtr>> m_opening{this};  // the newest open, waited for or not; older ones are dropped
+    LatestTask<Result<OpenedModel>> m_opening{this};  // the newest open, waited for or not; older ones are dropped
     QLineEdit* m_sentence;
     TokenChips* m_chips;
     QScrollArea* m_chipScroll;

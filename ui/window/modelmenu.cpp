@@ -39,6 +39,9 @@ ModelMenu::ModelMenu(MainWindow* window) : QObject(window), m_window(window)
     translator->setObjectName(QStringLiteral("open-builtin-translator"));
     translator->setStatusTip(tr("An encoder–decoder AttnScope trained to translate English into a small invented language: "
                                 "its cross-attention is the alignment between the two."));
+    QAction* recurrent = menu->addAction(tr("Built-in re&current (no attention)"), this, [this] { open(QStringLiteral("builtin-rnn")); });
+    recurrent->setObjectName(QStringLiteral("open-builtin-rnn"));
+    recurrent->setStatusTip(tr("builtin-rnn, a GRU trained on the built-in model's corpus: its next tokens, and no attention to show."));
     menu->addAction(tr("&Random model…"), this, [this] {
         RandomModelDialog dialog(m_window);
         if (dialog.exec() == QDialog::Accepted) open(dialog.spec());

@@ -54,8 +54,6 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
-        // An empty Hugging Face cache, whatever this machine's holds: Checkpoints then has no series to draw.
-        qputenv("HF_HUB_CACHE", m_tmp.filePath(QStringLiteral("empty-hub")).toUtf8());
         m_bert = QString::fromStdString(tinybert::writeFolder(m_tmp, "tiny-bert", tinybert::Family::Bert));
         const int V = int(tinybert::vocabulary().size());
         m_headless = QString::fromStdString(tinybert::writeFolder(

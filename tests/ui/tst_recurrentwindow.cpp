@@ -14,6 +14,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "numericcheck.h"
 #include "core/model/forward.h"
 #include "core/open/openmodel.h"
 #include "ui/attention/headgridview.h"
@@ -65,12 +66,12 @@ QString compareShown(const NextTokenView& view, const Expected& e)
 {
     const std::vector<NextToken>& shown = view.shown();
     if (shown.size() != e.ids.size()) return QStringLiteral("%1 next tokens shown, %2 expected").arg(shown.size()).arg(e.ids.size());
-    double worst = 0.0;
+    numericcheck::Worst worst;  // a NaN fails it
     for (std::size_t i = 0; i < shown.size(); ++i) {
         if (shown[i].id != e.ids[i]) return QStringLiteral("row %1 shows id %2, expected %3").arg(i).arg(shown[i].id).arg(e.ids[i]);
-        worst = std::max(worst, std::abs(shown[i].p - e.p[i]));
+        worst.add(shown[i].p, e.p[i], long(i));
     }
-    if (worst > 1e-5) return QStringLiteral("worst probability difference %1").arg(worst);
+    if (!worst.within(1e-5)) return QString::fromStdString(worst.message("probability"));
     return {};
 }
 
@@ -207,10 +208,10 @@ void TestRecurrentWindow::theTransformerComesBackWithItsHeatmap()
     QVERIFY(trace);
     const Matrix& weights = trace->weights(doc.focus().layer, doc.focus().head);  // (T, T)
     QCOMPARE(w.heatmap()->tokenCount(), int(weights.rows()));
-    double worst = 0.0;
+    numericcheck::Worst worst;  // a NaN fails it
     for (int q = 0; q < weights.rows(); ++q)
-        for (int k = 0; k < weights.cols(); ++k) worst = std::max(worst, std::abs(w.heatmap()->cellValue(q, k) - double(weights(q, k))));
-    QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("worst heatmap difference %1").arg(worst)));
+        for (int k = 0; k < weights.cols(); ++k) worst.add(w.heatmap()->cellValue(q, k), double(weights(q, k)), q, k);
+    QVERIFY2(worst.within(1e-6), worst.message("heatmap").c_str());
     QVERIFY2(!statusText(w).contains(QStringLiteral("GRU")), qPrintable(statusText(w)));
 }
 

@@ -352,18 +352,7 @@ void CheckpointsView::redraw()
 
     if (r && r->snapshot) {
         m_grid->setSnapshot(r->snapshot);
-        const HeadRoleScores& roles = r->roles;
-        const std::vector<std::vector<HeadRole>> badges = roleBadges(roles);
-        std::vector<QStringList> badgeText(badges.size());
-        std::vector<QString> tips(badges.size());
-        for (int l = 0; l < roles.layers; ++l)
-            for (int h = 0; h < roles.heads; ++h) {
-                const std::size_t i = std::size_t(l * roles.heads + h);
-                for (HeadRole b : badges[i]) badgeText[i] << QString::fromLatin1(roleBadge(b));
-                tips[i] = tr("Layer %1, head %2 at %3\n").arg(l).arg(h).arg(where) + describeRoles(roles.at(l, h));
-            }
-        m_grid->setBadges(std::move(badgeText));
-        m_grid->setHeadToolTips(std::move(tips));
+        showRoleBadges(*m_grid, r->roles, tr("at %1").arg(where));
         const ForwardTrace& t = r->snapshot->trace;
         const HeadSelection f{std::min(m_focus.layer, t.layers - 1), std::min(m_focus.head, t.heads - 1)};
         m_grid->setFocusedHead(f);

@@ -50,6 +50,23 @@ QString describeRoles(const RoleScores& s)
     return parts.join(QStringLiteral("\n"));
 }
 
+void showRoleBadges(HeadGridView& grid, const HeadRoleScores& roles, const QString& where)
+{
+    const std::vector<std::vector<HeadRole>> badges = roleBadges(roles);
+    std::vector<QStringList> badgeText(badges.size());
+    std::vector<QString> tips(badges.size());
+    for (int l = 0; l < roles.layers; ++l)
+        for (int h = 0; h < roles.heads; ++h) {
+            const std::size_t i = std::size_t(l * roles.heads + h);
+            for (HeadRole role : badges[i]) badgeText[i] << QString::fromLatin1(roleBadge(role));
+            const QString head = where.isEmpty() ? HeadRolesView::tr("Layer %1, head %2").arg(l).arg(h)
+                                                 : HeadRolesView::tr("Layer %1, head %2 %3").arg(l).arg(h).arg(where);
+            tips[i] = head + QLatin1Char('\n') + describeRoles(roles.at(l, h));
+        }
+    grid.setBadges(std::move(badgeText));
+    grid.setHeadToolTips(std::move(tips));
+}
+
 HeadRolesView::HeadRolesView(Document* document, QWidget* parent)
     : ResearchView(document, parent), m_grid(new HeadGridView), m_table(new QTableWidget), m_seed(new QSpinBox)
 {
@@ -120,18 +137,12 @@ void HeadRolesView::showResult(const SnapshotPtr& snapshot, const ResearchResult
     }
     const HeadRoleScores& roles = r->value;
     const std::vector<std::vector<HeadRole>> badges = roleBadges(roles);
-    std::vector<QStringList> badgeText(badges.size());
-    std::vector<QString> tips(badges.size());
     m_table->setRowCount(roles.layers * roles.heads);
     for (int l = 0; l < roles.layers; ++l)
         for (int h = 0; h < roles.heads; ++h) {
             const std::size_t i = std::size_t(l * roles.heads + h);
             QStringList names;
-            for (HeadRole role : badges[i]) {
-                badgeText[i] << QString::fromLatin1(roleBadge(role));
-                names << QString::fromLatin1(roleName(role));
-            }
-            tips[i] = tr("Layer %1, head %2\n").arg(l).arg(h) + describeRoles(roles.at(l, h));
+            for (HeadRole role : badges[i]) names << QString::fromLatin1(roleName(role));
             const int row = int(i);
             m_table->setItem(row, 0, new ScoreItem(l, 0));
             m_table->setItem(row, 1, new ScoreItem(h, 0));
@@ -139,8 +150,7 @@ void HeadRolesView::showResult(const SnapshotPtr& snapshot, const ResearchResult
             m_table->setItem(row, 2 + kHeadRoleCount, new QTableWidgetItem(names.join(QStringLiteral(", "))));
         }
     m_table->setSortingEnabled(true);
-    m_grid->setBadges(std::move(badgeText));
-    m_grid->setHeadToolTips(std::move(tips));
+    showRoleBadges(*m_grid, roles);
 
     const RoleScores& c = roles.chance;
     m_note->setText(tr("Previous token, first token and self are measured on %1; duplicate token and induction on a probe of "

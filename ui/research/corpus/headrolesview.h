@@ -35,5 +35,8 @@ private:
 
 // "previous token 0.41, first token 0.12, …" for a head's tooltip.
 QString describeRoles(const RoleScores& scores);
+// Each head's role badges on the grid, and its five scores as its tooltip ("Layer l, head h", then `where`
+// when given, such as "at step 3,000").
+void showRoleBadges(HeadGridView& grid, const HeadRoleScores& roles, const QString& where = {});
 
 } // namespace attnscope

@@ -432,7 +432,7 @@ void MainWindow::updateStatus()
                    .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture), sizes);
     }
     if (const RecurrentModelPtr& recurrent = m_document->recurrentModel())
-        name = tr("%1 (a GRU, a state of %2 numbers: no attention; the Train tab trains a transformer)")
+        name = tr("%1 (a GRU, a state of %2 numbers: no attention)")
                    .arg(QString::fromStdString(recurrent->config.name))
                    .arg(recurrent->config.hidden);
     const AttentionSettings& settings = m_document->settings();

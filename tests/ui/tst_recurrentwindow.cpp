@@ -164,6 +164,7 @@ private slots:
     void theTransformerComesBackWithItsHeatmap();
     void theTrainTabTrainsTheGru();
     void theStartButtonTrainsTheGruOfThePreset();
+    void aTextPastTheGrusLengthOffersToKeepWhatFits();
 };
 
 void TestRecurrentWindow::nextTokensAreTheGrusAndFollowTyping()
@@ -370,6 +371,38 @@ void TestRecurrentWindow::theStartButtonTrainsTheGruOfThePreset()
     first.add(reports.at(0).at(0).value<train::StepReport>().loss, reference->step().loss);
     QVERIFY2(first.atMost(0.0), first.message("first loss").c_str());
     QVERIFY(!hasSavedTraining(folder.path()));
+}
+
+// Past the GRU's 1,024 tokens: runRecurrent's sentence and, as for a transformer, the offer to keep the
+// first tokens, which leaves exactly the GRU's length and its prediction for that prefix.
+void TestRecurrentWindow::aTextPastTheGrusLengthOffersToKeepWhatFits()
+{
+    MainWindow w;
+    QVERIFY(showWithGru(w));
+    const RecurrentModelPtr model = *loadRecurrentModelSpec("builtin-rnn");
+    const int limit = model->config.contextLength;
+    QString text;
+    while (int(model->tokenizer->encode(text.toStdString())->ids.size()) <= limit) text += QStringLiteral("the dog sat on the rug because it barked . ");
+    const int tokens = int(model->tokenizer->encode(text.toStdString())->ids.size());
+    w.sentenceEdit()->setText(text);
+    w.document()->waitForIdle();
+    QCoreApplication::processEvents();
+    QVERIFY(w.errorLabel()->isVisibleTo(&w));
+    const QString banner = w.errorLabel()->text();
+    QVERIFY2(banner.contains(QStringLiteral("%1 tokens").arg(tokens)) && banner.contains(QStringLiteral("at most %1").arg(limit)), qPrintable(banner));
+    QCOMPARE(w.document()->tokensOverContext(), tokens - limit);
+    QVERIFY(w.truncateButton()->isVisibleTo(&w));
+    QCOMPARE(w.truncateButton()->text(), QStringLiteral("Keep the first %1 tokens").arg(limit));
+    QTest::mouseClick(w.truncateButton(), Qt::LeftButton);
+    w.document()->waitForIdle();
+    QCoreApplication::processEvents();
+    QVERIFY2(w.document()->error().isEmpty(), qPrintable(w.document()->error()));
+    QVERIFY(!w.truncateButton()->isVisibleTo(&w));
+    const QString kept = w.sentenceEdit()->text();
+    QVERIFY(text.startsWith(kept));
+    QCOMPARE(int(model->tokenizer->encode(kept.toStdString())->ids.size()), limit);
+    const QString differs = compareShown(*w.nextTokens(), expectedNextTokens(kept, Snapshot::kNextTokens));
+    QVERIFY2(differs.isEmpty(), qPrintable(differs));
 }
 
 QTEST_MAIN(TestRecurrentWindow)

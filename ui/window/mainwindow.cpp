@@ -411,8 +411,7 @@ void MainWindow::showError(const QString& error)
     m_error->setVisible(!error.isEmpty());
     const int over = error.isEmpty() ? 0 : m_document->tokensOverContext();
     if (over > 0)
-        m_truncate->setText(tr("Keep the first %1 tokens")
-                                .arg(m_document->settings().effectiveTokenLimit(m_document->model()->config.contextLength)));
+        m_truncate->setText(tr("Keep the first %1 tokens").arg(m_document->tokenLimit()));
     m_truncate->setVisible(over > 0);
 }
 

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QStandardPaths>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QtTest>
 #include <algorithm>
@@ -185,6 +186,13 @@ void TestRecurrentWindow::nextTokensAreTheGrusAndFollowTyping()
     // The two sentences predict different things, so the list really followed the typing.
     QVERIFY(expectedNextTokens(QStringLiteral("the dog sat on the rug because it"), 1).ids !=
             expectedNextTokens(QStringLiteral("the cat sat on the mat and"), 1).ids);
+    // Opened before the window was shown: the overview gets the list's width once the window has a size.
+    auto* split = qobject_cast<QSplitter*>(w.grid()->parentWidget()->parentWidget());
+    QVERIFY(split);
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_COMPARE(split->sizes().value(1), w.nextTokens()->sizeHint().width());
 }
 
 void TestRecurrentWindow::everyViewOfAttentionGivesTheSentence()
@@ -245,6 +253,10 @@ void TestRecurrentWindow::theTransformerComesBackWithItsHeatmap()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.sentenceEdit()->setText(QStringLiteral("the dog sat on the rug because it"));
+    // The Attention tab's split between the focused head and the overview (the grid over the next-token list).
+    auto* split = qobject_cast<QSplitter*>(w.grid()->parentWidget()->parentWidget());
+    QVERIFY(split);
+    const QList<int> before = split->sizes();
     // From the Model menu, as a person opens it.
     QAction* entry = w.findChild<QAction*>(QStringLiteral("open-builtin-rnn"));
     QVERIFY(entry);
@@ -255,7 +267,11 @@ void TestRecurrentWindow::theTransformerComesBackWithItsHeatmap()
     w.document()->waitForIdle();
     QVERIFY(w.document()->recurrentModel());
     QVERIFY(!w.heatmap()->isVisibleTo(&w));
+    // Without the grid the overview keeps only the next-token list's width; the sentence has the rest.
+    QCOMPARE(split->sizes().value(1), w.nextTokens()->sizeHint().width());
+    QVERIFY(split->sizes().value(0) > split->sizes().value(1));
     QVERIFY(w.openModel(QStringLiteral("builtin")).ok());
+    QCOMPARE(split->sizes(), before);
     w.document()->waitForIdle();
     QVERIFY(!w.document()->recurrentModel());
     QVERIFY(w.heatmap()->isVisibleTo(&w));

@@ -42,6 +42,7 @@
 #include "ui/steps/stepbystep.h"
 #include "ui/training/trainview.h"
 #include "ui/window/sentencevalidator.h"
+#include "ui/window/overviewsplit.h"
 #include "ui/window/tokenchips.h"
 #include "core/model/trainingmask.h"
 #include "ui/presenter/presentermode.h"
@@ -222,6 +223,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     connect(m_document, &Document::wordLevelChanged, this, [this] { showSnapshot(m_document->snapshot()); });
     connect(m_document, &Document::errorChanged, this, &MainWindow::showError);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
+    new OverviewSplit(m_document, attention, m_nextTokens);  // the list's width while the grid is hidden
     const auto followRecurrent = [this] {
         const bool recurrent = m_document->recurrentModel() != nullptr;
         m_grid->setVisible(!recurrent);

@@ -1,29 +1,43 @@
 // The window with the recurrent model builtin-rnn open: its next-token list against a top-k of runRecurrent's
 // last logits made here by plain loops; every view of attention gives the one sentence instead (and nothing
 // on screen says NaN); typing updates the list; opening the built-in transformer again brings the heatmap
-// back with the core's weights.
+// back with the core's weights. The Train tab, with the GRU open, trains a GRU: its losses, curve and
+// snapshots are GruTrainer's own, bit for bit, and "Use in every tab" makes the trained GRU the one the
+// window's next-token list runs.
 #include <QAction>
+#include <QDir>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QRegularExpression>
 #include <QLineEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
 #include <QStandardPaths>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
+#include <qcustomplot.h>
+
 #include "numericcheck.h"
 #include "core/model/forward.h"
 #include "core/open/openmodel.h"
+#include "core/train/corpus/corpus.h"
+#include "core/train/recurrent/grutrainer.h"
 #include "ui/attention/headgridview.h"
 #include "ui/attention/heatmapview.h"
 #include "ui/attention/nexttokenview.h"
 #include "ui/document/noattentionpage.h"
 #include "ui/export/renderer.h"
+#include "ui/training/trainpresets.h"
+#include "ui/training/trainstate.h"
+#include "ui/training/trainview.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/tokenchips.h"
+#include "tinyrun.h"
 #include "waits.h"
 
 using namespace attnscope;
@@ -35,11 +49,10 @@ struct Expected {
     std::vector<double> p;    // their softmax probabilities over the whole vocabulary
 };
 
-// The GRU's prediction after the last token, independently of the window: the model's own pass, then a
+// A GRU's prediction after the last token, independently of the window: the model's own pass, then a
 // softmax in double precision by plain loops and a full sort.
-Expected expectedNextTokens(const QString& text, int k)
+Expected expectedNextTokens(const RecurrentModelPtr& model, const QString& text, int k)
 {
-    const RecurrentModelPtr model = *loadRecurrentModelSpec("builtin-rnn");
     const Result<TokenizedText> tokens = model->tokenizer->encode(text.toStdString());
     const Result<RecurrentTrace> run = runRecurrent(*model, tokens->ids);
     const int V = int(run->logits.cols());
@@ -59,6 +72,55 @@ Expected expectedNextTokens(const QString& text, int k)
         e.p.push_back(p[std::size_t(order[std::size_t(i)])]);
     }
     return e;
+}
+
+Expected expectedNextTokens(const QString& text, int k) { return expectedNextTokens(*loadRecurrentModelSpec("builtin-rnn"), text, k); }
+
+// A GRU run small enough for a test: a few steps of width 16 (the decoder's shape in tinyRun is unused).
+TrainRunSettings tinyGruRun(int steps)
+{
+    TrainRunSettings s = testing::tinyRun(steps);
+    s.gru = train::GruConfig{.hidden = 16, .vocab = 0, .context = 64};
+    return s;
+}
+
+// The window on screen with builtin-rnn open and its first pass done.
+bool showWithGru(MainWindow& w)
+{
+    w.resize(1400, 900);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w) || !w.openModel(QStringLiteral("builtin-rnn")).ok()) return false;
+    w.document()->waitForIdle();
+    return w.document()->recurrentModel() != nullptr;
+}
+
+// The same run straight through the core, in the test's thread, before any step.
+std::unique_ptr<train::GruTrainer> referenceGru(const TrainRunSettings& s)
+{
+    const std::string corpus = train::generateCorpus({s.corpusDocuments, s.options.seed});
+    const Result<train::PreparedCorpus> ready = train::prepareCorpus(corpus, train::kDefaultVocabularySize, s.options.sequenceLength);
+    return std::move(*train::GruTrainer::create({*s.gru, s.options}, ready->tokenizer, ready->data));
+}
+
+// Every tensor of two GRUs, exactly (a NaN differs from everything, itself included).
+QString differentGru(const RecurrentModel& got, const RecurrentModel& want)
+{
+    const std::pair<const Eigen::MatrixXf*, const Eigen::MatrixXf*> matrices[] = {
+        {&got.tokenEmbedding, &want.tokenEmbedding}, {&got.inputWeights, &want.inputWeights},
+        {&got.hiddenWeights, &want.hiddenWeights},   {&got.outputWeights, &want.outputWeights}};
+    const std::pair<const Eigen::RowVectorXf*, const Eigen::RowVectorXf*> rows[] = {
+        {&got.inputBias, &want.inputBias}, {&got.hiddenBias, &want.hiddenBias},
+        {&got.outputProjectionBias, &want.outputProjectionBias}, {&got.outputBias, &want.outputBias}};
+    numericcheck::Worst worst;
+    for (std::size_t i = 0; i < std::size(matrices); ++i) {
+        worst.label("matrix %zu", i);
+        worst.add(*matrices[i].first, *matrices[i].second);
+    }
+    for (std::size_t i = 0; i < std::size(rows); ++i) {
+        worst.label("bias %zu", i);
+        worst.add(*rows[i].first, *rows[i].second);
+    }
+    return worst.atMost(0.0) ? QString() : QString::fromStdString(worst.message("weights"));
 }
 
 // Fails with the first row that differs.
@@ -101,6 +163,9 @@ private slots:
     void nextTokensAreTheGrusAndFollowTyping();
     void everyViewOfAttentionGivesTheSentence();
     void theTransformerComesBackWithItsHeatmap();
+    void theTrainTabTrainsTheGru();
+    void theStartButtonTrainsTheGruOfThePreset();
+    void aTextPastTheGrusLengthOffersToKeepWhatFits();
 };
 
 void TestRecurrentWindow::nextTokensAreTheGrusAndFollowTyping()
@@ -121,16 +186,19 @@ void TestRecurrentWindow::nextTokensAreTheGrusAndFollowTyping()
     // The two sentences predict different things, so the list really followed the typing.
     QVERIFY(expectedNextTokens(QStringLiteral("the dog sat on the rug because it"), 1).ids !=
             expectedNextTokens(QStringLiteral("the cat sat on the mat and"), 1).ids);
+    // Opened before the window was shown: the overview gets the list's width once the window has a size.
+    auto* split = qobject_cast<QSplitter*>(w.grid()->parentWidget()->parentWidget());
+    QVERIFY(split);
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_COMPARE(split->sizes().value(1), w.nextTokens()->sizeHint().width());
 }
 
 void TestRecurrentWindow::everyViewOfAttentionGivesTheSentence()
 {
     MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(w.openModel(QStringLiteral("builtin-rnn")).ok());
-    w.document()->waitForIdle();
+    QVERIFY(showWithGru(w));
     const QString sentence = QString::fromStdString(noAttentionSentence("builtin-rnn"));
     // One gated page per registered page of attention, and one for the Attention tab's focused head.
     int expected = 1;
@@ -185,6 +253,10 @@ void TestRecurrentWindow::theTransformerComesBackWithItsHeatmap()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.sentenceEdit()->setText(QStringLiteral("the dog sat on the rug because it"));
+    // The Attention tab's split between the focused head and the overview (the grid over the next-token list).
+    auto* split = qobject_cast<QSplitter*>(w.grid()->parentWidget()->parentWidget());
+    QVERIFY(split);
+    const QList<int> before = split->sizes();
     // From the Model menu, as a person opens it.
     QAction* entry = w.findChild<QAction*>(QStringLiteral("open-builtin-rnn"));
     QVERIFY(entry);
@@ -195,7 +267,11 @@ void TestRecurrentWindow::theTransformerComesBackWithItsHeatmap()
     w.document()->waitForIdle();
     QVERIFY(w.document()->recurrentModel());
     QVERIFY(!w.heatmap()->isVisibleTo(&w));
+    // Without the grid the overview keeps only the next-token list's width; the sentence has the rest.
+    QCOMPARE(split->sizes().value(1), w.nextTokens()->sizeHint().width());
+    QVERIFY(split->sizes().value(0) > split->sizes().value(1));
     QVERIFY(w.openModel(QStringLiteral("builtin")).ok());
+    QCOMPARE(split->sizes(), before);
     w.document()->waitForIdle();
     QVERIFY(!w.document()->recurrentModel());
     QVERIFY(w.heatmap()->isVisibleTo(&w));
@@ -213,6 +289,136 @@ void TestRecurrentWindow::theTransformerComesBackWithItsHeatmap()
         for (int k = 0; k < weights.cols(); ++k) worst.add(w.heatmap()->cellValue(q, k), double(weights(q, k)), q, k);
     QVERIFY2(worst.within(1e-6), worst.message("heatmap").c_str());
     QVERIFY2(!statusText(w).contains(QStringLiteral("GRU")), qPrintable(statusText(w)));
+}
+
+void TestRecurrentWindow::theTrainTabTrainsTheGru()
+{
+    MainWindow w;
+    QVERIFY(showWithGru(w));
+    QVERIFY(w.document()->setPlace(QStringLiteral("train")));
+    TrainView* view = w.findChild<TrainView*>();
+    QVERIFY(view);
+    QTemporaryDir folder;  // where a decoder's run would be kept: a GRU's run must leave it empty
+    view->setStateFolder(folder.path());
+    QVERIFY(view->offersRecurrent());
+    QVERIFY(view->showsNoHeads());
+    QVERIFY(view->runSettings().gru.has_value());
+
+    const int steps = 12;
+    const TrainRunSettings run = tinyGruRun(steps);
+    QSignalSpy reports(view->session(), &TrainSession::stepDone);
+    view->startRun(run);
+    QTRY_VERIFY_WITH_TIMEOUT(view->session()->state() == TrainSession::State::Finished, testing::kWorkTimeoutMs);
+
+    // 1. Every step's loss is the core trainer's, bit for bit, and the curve is their moving average (the
+    //    tab's twenty-step one, made here again).
+    std::unique_ptr<train::GruTrainer> reference = referenceGru(run);
+    QCOMPARE(int(reports.size()), steps);
+    numericcheck::Worst losses, curve;
+    const QCPGraphDataContainer& drawn = *view->lossPlot()->graph(0)->data();
+    QCOMPARE(drawn.size(), steps);
+    double smoothed = 0.0;
+    for (int i = 0; i < steps; ++i) {
+        const double want = reference->step().loss;
+        smoothed = i == 0 ? want : 0.95 * smoothed + 0.05 * want;
+        losses.add(reports.at(i).at(0).value<train::StepReport>().loss, want, long(i));
+        curve.add((drawn.constBegin() + i)->value, smoothed, long(i));
+    }
+    QVERIFY2(losses.atMost(0.0), losses.message("loss").c_str());
+    // The average is the same formula in two places, which the compiler may contract differently (FMA).
+    QVERIFY2(curve.within(1e-12), curve.message("curve").c_str());
+
+    // 2. The snapshot shown is the last step's weights, the grid's place says why there are no heads, and
+    //    nothing was written where a decoder's run is kept.
+    QCOMPARE(view->shownStep(), steps);
+    QVERIFY(view->showsNoHeads());
+    QVERIFY2(view->noHeadsText().contains(QStringLiteral("is a recurrent network (a GRU)")), qPrintable(view->noHeadsText()));
+    QVERIFY(!view->probeSnapshot());
+    QVERIFY2(view->statusLabel()->text().contains(QStringLiteral("not kept on disk")), qPrintable(view->statusLabel()->text()));
+    QVERIFY(!hasSavedTraining(folder.path()));
+    QVERIFY(QDir(folder.path()).isEmpty());
+
+    // 3. Use in every tab: the window runs the trained GRU, and its next-token list is that model's.
+    view->useButton()->click();
+    const RecurrentModelPtr trained = w.document()->recurrentModel();
+    QVERIFY(trained);
+    const QString differs = differentGru(*trained, *reference->toModel("reference"));
+    QVERIFY2(differs.isEmpty(), qPrintable(differs));
+    const QString text = QStringLiteral("the dog sat on the rug because it");
+    QVERIFY(w.document()->setPlace(QStringLiteral("attention")));
+    w.sentenceEdit()->setText(text);
+    w.document()->waitForIdle();
+    QVERIFY2(w.document()->error().isEmpty(), qPrintable(w.document()->error()));
+    const QString shown = compareShown(*w.nextTokens(), expectedNextTokens(trained, text, Snapshot::kNextTokens));
+    QVERIFY2(shown.isEmpty(), qPrintable(shown));
+    // The trained GRU predicts otherwise than builtin-rnn, so the list really changed model.
+    const Expected builtin = expectedNextTokens(text, Snapshot::kNextTokens);
+    QVERIFY(!compareShown(*w.nextTokens(), builtin).isEmpty());
+
+    // 4. Back to a transformer: Start trains a decoder again, and the grid comes back once a run starts.
+    QVERIFY(w.openModel(QStringLiteral("builtin")).ok());
+    QVERIFY(!view->offersRecurrent());
+    QVERIFY(!view->runSettings().gru.has_value());
+}
+
+void TestRecurrentWindow::theStartButtonTrainsTheGruOfThePreset()
+{
+    MainWindow w;
+    QVERIFY(w.openModel(QStringLiteral("builtin-rnn")).ok());
+    TrainView* view = w.findChild<TrainView*>();
+    QVERIFY(view);
+    QTemporaryDir folder;
+    view->setStateFolder(folder.path());
+    const TrainRunSettings settings = view->runSettings();
+    QVERIFY(settings.gru.has_value());
+    QCOMPARE(settings.gru->hidden, recurrentPresets()[0].dModel);
+    QVERIFY(settings.stateFolder.isEmpty());
+    // Start as a person presses it; pause after the first step, then compare it with the core's first step.
+    QPushButton* start = nullptr;
+    for (QPushButton* b : view->findChildren<QPushButton*>())
+        if (b->text() == QStringLiteral("Start")) start = b;
+    QVERIFY(start);
+    QSignalSpy reports(view->session(), &TrainSession::stepDone);
+    start->click();
+    QVERIFY(reports.wait(testing::kWorkTimeoutMs));
+    view->session()->reset();
+    std::unique_ptr<train::GruTrainer> reference = referenceGru(settings);
+    numericcheck::Worst first;
+    first.add(reports.at(0).at(0).value<train::StepReport>().loss, reference->step().loss);
+    QVERIFY2(first.atMost(0.0), first.message("first loss").c_str());
+    QVERIFY(!hasSavedTraining(folder.path()));
+}
+
+// Past the GRU's 1,024 tokens: runRecurrent's sentence and, as for a transformer, the offer to keep the
+// first tokens, which leaves exactly the GRU's length and its prediction for that prefix.
+void TestRecurrentWindow::aTextPastTheGrusLengthOffersToKeepWhatFits()
+{
+    MainWindow w;
+    QVERIFY(showWithGru(w));
+    const RecurrentModelPtr model = *loadRecurrentModelSpec("builtin-rnn");
+    const int limit = model->config.contextLength;
+    QString text;
+    while (int(model->tokenizer->encode(text.toStdString())->ids.size()) <= limit) text += QStringLiteral("the dog sat on the rug because it barked . ");
+    const int tokens = int(model->tokenizer->encode(text.toStdString())->ids.size());
+    w.sentenceEdit()->setText(text);
+    w.document()->waitForIdle();
+    QCoreApplication::processEvents();
+    QVERIFY(w.errorLabel()->isVisibleTo(&w));
+    const QString banner = w.errorLabel()->text();
+    QVERIFY2(banner.contains(QStringLiteral("%1 tokens").arg(tokens)) && banner.contains(QStringLiteral("at most %1").arg(limit)), qPrintable(banner));
+    QCOMPARE(w.document()->tokensOverContext(), tokens - limit);
+    QVERIFY(w.truncateButton()->isVisibleTo(&w));
+    QCOMPARE(w.truncateButton()->text(), QStringLiteral("Keep the first %1 tokens").arg(limit));
+    QTest::mouseClick(w.truncateButton(), Qt::LeftButton);
+    w.document()->waitForIdle();
+    QCoreApplication::processEvents();
+    QVERIFY2(w.document()->error().isEmpty(), qPrintable(w.document()->error()));
+    QVERIFY(!w.truncateButton()->isVisibleTo(&w));
+    const QString kept = w.sentenceEdit()->text();
+    QVERIFY(text.startsWith(kept));
+    QCOMPARE(int(model->tokenizer->encode(kept.toStdString())->ids.size()), limit);
+    const QString differs = compareShown(*w.nextTokens(), expectedNextTokens(kept, Snapshot::kNextTokens));
+    QVERIFY2(differs.isEmpty(), qPrintable(differs));
 }
 
 QTEST_MAIN(TestRecurrentWindow)

@@ -371,6 +371,22 @@ void TestScalingLab::compareTwoModelsAndPairsHeads()
     QVERIFY2(view.noteB().contains(QStringLiteral("cannot be opened")), qPrintable(view.noteB()));
     QVERIFY(!view.hasDifference());
     QVERIFY(doc.snapshot()->trace.hasDetail);
+
+    // A recurrent model opens in the window but has no attention for B's pane: refused with its sentence,
+    // nothing drawn, and A stays.
+    view.setBModel(QStringLiteral("builtin-rnn"));
+    view.waitForB();
+    QVERIFY(!view.bModel());
+    QVERIFY(!view.isComputingB());
+    QVERIFY2(view.noteB().contains(QStringLiteral("'builtin-rnn' is a recurrent network (a GRU)")), qPrintable(view.noteB()));
+    QVERIFY2(!view.noteB().contains(QStringLiteral("cannot be opened")), qPrintable(view.noteB()));
+    QVERIFY(!view.hasDifference());
+    QVERIFY(doc.snapshot()->trace.hasDetail);
+    // And B goes back to a transformer as before.
+    view.setBModel(spec);
+    view.waitForB();
+    QVERIFY2(view.bModel(), qPrintable(view.bModelError()));
+    QVERIFY(view.hasDifference());
 }
 
 // Under "weight × ‖value‖" both panes and their difference are the products, each weight times its key's

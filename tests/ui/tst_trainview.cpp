@@ -24,30 +24,14 @@
 #include "ui/training/trainsession.h"
 #include "ui/training/trainstate.h"
 #include "ui/training/trainview.h"
+#include "tinyrun.h"
 #include "waits.h"
 
 using namespace attnscope;
 
 namespace {
 
-TrainRunSettings tinyRun(int steps)
-{
-    TrainRunSettings s;
-    train::TrainOptions& o = s.options;
-    o.network.layers = 2;
-    o.network.heads = 2;
-    o.network.dModel = 16;
-    o.network.dFF = 32;
-    o.network.context = 32;
-    o.sequenceLength = 16;
-    o.batchSequences = 4;
-    o.shards = 2;
-    o.steps = steps;
-    o.warmupSteps = 2;
-    s.corpusDocuments = 300;
-    s.snapshotEvery = 5;
-    return s;
-}
+using attnscope::testing::tinyRun;
 
 // The same run in the test's own thread, straight through the core.
 std::unique_ptr<train::Trainer> reference(const TrainRunSettings& s, int steps)

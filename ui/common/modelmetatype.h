@@ -5,5 +5,7 @@
 #include <QMetaType>
 
 #include "core/model/model.h"
+#include "core/model/recurrentmodel.h"
 
 Q_DECLARE_METATYPE(attnscope::ModelPtr)
+Q_DECLARE_METATYPE(attnscope::RecurrentModelPtr)

@@ -584,20 +584,29 @@ bool Document::setPlace(const QString& tab, const QString& view)
     return true;
 }
 
+int Document::tokenLimit() const
+{
+    if (m_recurrent) return m_recurrent->config.contextLength;
+    return m_model ? m_settings.effectiveTokenLimit(m_model->config.contextLength) : 0;
+}
+
 int Document::tokensOverContext() const
 {
-    if (!m_model || !m_snapshot || m_snapshot->model != m_model) return 0;
-    const int over = int(m_snapshot->tokens.ids.size()) - m_settings.effectiveTokenLimit(m_model->config.contextLength);
+    // Only a snapshot of the model open now counts: one of the model before says nothing about this one.
+    if (!m_snapshot || (m_recurrent ? m_snapshot->recurrent != m_recurrent : !m_model || m_snapshot->model != m_model)) return 0;
+    const int over = int(m_snapshot->tokens.ids.size()) - tokenLimit();
     return over > 0 ? over : 0;
 }
 
 QString Document::prefixThatFits() const
 {
-    if (!m_model) return m_text;
-    auto fits = [this](qsizetype length) {
+    const std::shared_ptr<const Tokenizer> tokenizer = m_recurrent ? m_recurrent->tokenizer : m_model ? m_model->tokenizer : nullptr;
+    if (!tokenizer) return m_text;
+    const int limit = tokenLimit();
+    auto fits = [this, &tokenizer, limit](qsizetype length) {
         const QByteArray utf8 = m_text.left(length).toUtf8();
-        Result<TokenizedText> t = m_model->tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
-        return t && int(t->ids.size()) <= m_settings.effectiveTokenLimit(m_model->config.contextLength);
+        Result<TokenizedText> t = tokenizer->encode(std::string_view(utf8.constData(), std::size_t(utf8.size())));
+        return t && int(t->ids.size()) <= limit;
     };
     if (fits(m_text.size())) return m_text;
     // Token counts grow with the prefix, so binary search the longest prefix (in UTF-16 units) that fits;

@@ -144,8 +144,10 @@ public:
     // Snapshot::kEveryHeadBytes unless set: tests reach the one-head pass of a long text with a small model.
     void setEveryHeadBytes(double bytes) { m_everyHeadBytes = bytes; }
 
-    // How many tokens the current text has past the token limit (the model's context unless the settings set
-    // a lower one; 0 when it fits), from the latest snapshot.
+    // The most tokens a pass reads: the transformer's context unless the settings set a lower limit; a
+    // recurrent model's own contextLength while one is open (the attention settings mean nothing to it).
+    int tokenLimit() const;
+    // How many tokens the current text has past tokenLimit() (0 when it fits), from the latest snapshot.
     int tokensOverContext() const;
     // The longest prefix of the text whose tokens fit that limit (the text itself when it fits).
     QString prefixThatFits() const;

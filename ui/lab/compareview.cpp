@@ -24,6 +24,7 @@
 #include "ui/drawing/colormap.h"
 #include "core/model/forward.h"
 #include "core/model/trainingmask.h"
+#include "core/open/openmodel.h"
 #include "ui/lab/labdata.h"
 #include "ui/document/refreshgate.h"
 #include "core/analysis/stats.h"
@@ -269,6 +270,17 @@ void CompareView::loadBModel()
         return;
     }
     const bool person = std::exchange(m_chosenByPerson, false);
+    // Compare draws two heads' weights and their difference: a recurrent model has no head to draw, so B
+    // refuses it with one sentence rather than "cannot be opened" (it opens, in the window, fine). Only its
+    // config.json is read here; the weights are never loaded.
+    if (isRecurrentSpec(spec.toStdString())) {
+        m_loading.drop();
+        m_bModelError = tr("B's model '%1' is a recurrent network (a GRU): Compare sets two models' attention side by side, and it has none.")
+                            .arg(shortModelName(spec));
+        recompute();
+        if (person) QMessageBox::warning(this, tr("B cannot be a recurrent model"), m_bModelError);
+        return;
+    }
     m_loading.submit(
         [spec](const CancelFlag&) { return loadModelSpec(spec); },
         [this, spec, person](Result<ModelPtr> loaded) {

@@ -8,6 +8,7 @@
 #include "core/limits.h"
 #include "core/train/trainer.h"
 #include "core/train/corpus/corpus.h"
+#include "core/train/recurrent/grutrainer.h"
 #include "ui/training/trainstate.h"
 
 namespace attnscope {
@@ -15,6 +16,7 @@ namespace attnscope {
 TrainSession::TrainSession(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<train::StepReport>();
+    qRegisterMetaType<RecurrentModelPtr>();
 }
 
 TrainSession::~TrainSession() { stopWorker(); }
@@ -125,6 +127,47 @@ void TrainSession::run(TrainRunSettings settings, std::vector<double> losses, bo
     corpus = std::string();
     const std::shared_ptr<const VocabTokenizer> tokenizer = ready->tokenizer;
     const std::shared_ptr<const train::TrainingData> shared = ready->data;
+    const auto announce = [&](qint64 parameters) {
+        post([this, tokens = int(shared->tokens.size()), v = tokenizer->vocabSize(), parameters] {
+            setState(State::Running);
+            emit prepared(tokens, v, parameters);
+        });
+    };
+    const auto name = [](int step) { return "training, step " + std::to_string(step); };
+
+    // 3. Steps until done, stopped or reset; a pause waits here between steps. The same loop for both
+    //    trainers: `save` keeps the run on disk, `snapshot` hands the weights to the view.
+    const auto train = [&](auto& trainer, const auto& save, const auto& snapshot) {
+        while (!trainer.finished() && !m_stop) {
+            if (m_paused) {
+                save();  // a paused run is on disk, in case the program is ended while it waits
+                std::unique_lock lock(m_pauseMutex);
+                m_pauseChanged.wait(lock, [this] { return !m_paused || m_stop; });
+                if (m_stop) break;
+            }
+            const train::StepReport r = trainer.step();
+            losses.push_back(r.loss);
+            post([this, r] { emit stepDone(r); });
+            if (r.step % settings.saveEvery == 0 || trainer.finished()) save();
+            if (r.step % settings.snapshotEvery == 0 || trainer.finished()) snapshot(r.step);
+        }
+        if (trainer.finished() && !m_stop) post([this] { setState(State::Finished); });
+    };
+
+    if (settings.gru) {
+        // A GRU run: fresh weights only (there is no state to resume), never on disk.
+        Q_ASSERT(!resume && settings.stateFolder.isEmpty());
+        Result<std::unique_ptr<train::GruTrainer>> made = train::GruTrainer::create({*settings.gru, settings.options}, tokenizer, shared);
+        if (!made) return fail(made.error());
+        train::GruTrainer& trainer = **made;
+        const auto snapshot = [&](int step) {
+            post([this, step, m = trainer.toModel(name(step))] { emit recurrentSnapshotReady(step, m); });
+        };
+        announce(qint64(trainer.parameters().size()));
+        snapshot(0);
+        return train(trainer, [] {}, snapshot);
+    }
+
     // The same corpus gives the same vocabulary and tokens, so a saved run goes on exactly where it was.
     Result<std::unique_ptr<train::Trainer>> made =
         resume ? train::Trainer::resume(QFile::encodeName(settings.stateFolder).toStdString(), settings.options, tokenizer, shared)
@@ -143,34 +186,14 @@ void TrainSession::run(TrainRunSettings settings, std::vector<double> losses, bo
         }
         post([this, step = trainer.stepsDone()] { emit saved(step); });
     };
-    post([this, tokens = int(shared->tokens.size()), v = tokenizer->vocabSize(), p = qint64(trainer.parameters().size())] {
-        setState(State::Running);
-        emit prepared(tokens, v, p);
-    });
+    const auto snapshot = [&](int step) {
+        post([this, step, m = trainer.toModel(name(step))] { emit snapshotReady(step, m); });
+    };
+    announce(qint64(trainer.parameters().size()));
     if (resume) post([this, step = trainer.stepsDone(), losses] { emit continued(step, losses); });
-    post([this, step = trainer.stepsDone(), m = trainer.toModel("training, step " + std::to_string(trainer.stepsDone()))] {
-        emit snapshotReady(step, m);
-    });
+    snapshot(trainer.stepsDone());
     if (!resume) save();  // a new run replaces whatever was saved before at once
-
-    // 3. Steps until done, stopped or reset; a pause waits here between steps.
-    while (!trainer.finished() && !m_stop) {
-        if (m_paused) {
-            save();  // a paused run is on disk, in case the program is ended while it waits
-            std::unique_lock lock(m_pauseMutex);
-            m_pauseChanged.wait(lock, [this] { return !m_paused || m_stop; });
-            if (m_stop) break;
-        }
-        const train::StepReport r = trainer.step();
-        losses.push_back(r.loss);
-        post([this, r] { emit stepDone(r); });
-        if (r.step % settings.saveEvery == 0 || trainer.finished()) save();
-        if (r.step % settings.snapshotEvery == 0 || trainer.finished()) {
-            ModelPtr model = trainer.toModel("training, step " + std::to_string(r.step));
-            post([this, step = r.step, model] { emit snapshotReady(step, model); });
-        }
-    }
-    if (trainer.finished() && !m_stop) post([this] { setState(State::Finished); });
+    train(trainer, save, snapshot);
 }
 
 } // namespace attnscope

@@ -1,7 +1,8 @@
 #pragma once
-// One training run for the Train tab: the core's Trainer on a worker thread, started, paused, resumed and
-// reset from the GUI thread. The worker reports every step's numbers and, every few hundred steps, a
-// snapshot of the weights as a model the views can run; both arrive on the GUI thread as signals.
+// One training run for the Train tab: the core's Trainer (or, for a recurrent run, its GruTrainer) on a worker
+// thread, started, paused, resumed and reset from the GUI thread. The worker reports every step's numbers
+// and, every few hundred steps, a snapshot of the weights as a model the views can run; both arrive on the
+// GUI thread as signals.
 //
 // The worker lowers its own scheduling priority (and the trainer's threads inherit it), so the window
 // stays responsive while training uses every core.
@@ -12,8 +13,11 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "core/model/model.h"
+#include "core/model/recurrentmodel.h"
+#include "core/train/recurrent/grunetwork.h"
 #include "core/train/trainer.h"
 #include "ui/common/modelmetatype.h"
 
@@ -21,6 +25,10 @@ namespace attnscope {
 
 struct TrainRunSettings {
     train::TrainOptions options;
+    // Set: the run trains this GRU (core/train/recurrent/grutrainer.h) with `options` as its schedule, batch and
+    // optimiser (their `network` unused). Such a run is not kept on disk: the GRU trainer has no state file,
+    // so `stateFolder` must be empty.
+    std::optional<train::GruConfig> gru;
     QString corpusFile;        // empty: the built-in corpus, generated from the grammar
     int corpusDocuments = 60000;
     int snapshotEvery = 100;   // steps between snapshots
@@ -57,6 +65,7 @@ signals:
     void prepared(int corpusTokens, int vocabulary, qint64 parameters);
     void stepDone(const attnscope::train::StepReport& report);
     void snapshotReady(int step, const attnscope::ModelPtr& model);
+    void recurrentSnapshotReady(int step, const attnscope::RecurrentModelPtr& model);  // a GRU run's snapshots
     // A continued run starts at `step`, after these losses (one per step done).
     void continued(int step, const std::vector<double>& losses);
     // The run's state reached the disk at `step` (every saveEvery steps, on pause, at the end).

@@ -11,14 +11,18 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 #include <cmath>
+#include <utility>
 
 #include <qcustomplot.h>
 
 #include "ui/attention/headgridview.h"
 #include "ui/common/flowlayout.h"
 #include "ui/document/preferences.h"
+#include "ui/document/recurrentrun.h"
+#include "ui/training/trainpresets.h"
 #include "ui/training/trainstate.h"
 #include "ui/lab/labplot.h"
 #include "core/research/headroles.h"
@@ -27,16 +31,11 @@ namespace attnscope {
 
 namespace {
 
-// The two sizes offered: the small one forms its induction head in a couple of minutes on two cores;
-// the other is the built-in model's shape.
-struct SizePreset {
-    const char* label;
-    int layers, heads, dModel, context;
-};
-constexpr SizePreset kSizes[] = {
-    {"Small: 2 layers, 4 heads, width 64", 2, 4, 64, 64},
-    {"Built-in size: 3 layers, 4 heads, width 96", 3, 4, 96, 128},
-};
+// What a GRU's snapshot is good for, said where a decoder's heads would be.
+QString useSentence()
+{
+    return QObject::tr("Use in every tab opens the snapshot shown, and the window's next-token list runs it.");
+}
 
 QString duration(qint64 ms)
 {
@@ -60,8 +59,6 @@ TrainView::TrainView(Document* document, QWidget* parent)
     m_corpus->setToolTip(tr("What the model learns from: the grammar-generated corpus the built-in model was trained on, "
                             "or a text file of your own (one document per line)."));
     m_size = new QComboBox;
-    for (const SizePreset& p : kSizes) m_size->addItem(tr(p.label));
-    m_size->setToolTip(tr("The model's shape: a previous-token head and an induction head need at least two layers."));
     m_steps = new QSpinBox;
     m_steps->setRange(100, 100000);
     m_steps->setSingleStep(500);
@@ -114,11 +111,22 @@ TrainView::TrainView(Document* document, QWidget* parent)
     rightColumn->addLayout(probeRow);
     rightColumn->addWidget(m_grid, 1);
     rightColumn->addWidget(m_roles);
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(m_plot);
-    split->addWidget(right);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
+    // A GRU has no heads to watch: its sentence takes the probe's place, as NoAttentionPage's does a view's.
+    m_noHeads = new QLabel;
+    m_noHeads->setObjectName(QStringLiteral("train-no-heads"));
+    m_noHeads->setWordWrap(true);
+    m_noHeads->setAlignment(Qt::AlignCenter);
+    m_noHeads->setMargin(24);
+    // Wrapped to whatever width the splitter gives it: its one-line width must not squeeze the loss curve.
+    m_noHeads->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_probeSide = new QStackedWidget;
+    m_probeSide->addWidget(right);
+    m_probeSide->addWidget(m_noHeads);
+    m_split = new QSplitter(Qt::Horizontal);
+    m_split->addWidget(m_plot);
+    m_split->addWidget(m_probeSide);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 1);
 
     auto* sliderRow = new QHBoxLayout;
     sliderRow->addWidget(new QLabel(tr("Snapshot:")));
@@ -152,7 +160,7 @@ TrainView::TrainView(Document* document, QWidget* parent)
     column->addWidget(m_offer);
     column->addLayout(controls);
     column->addWidget(m_status);
-    column->addWidget(split, 1);
+    column->addWidget(m_split, 1);
     column->addLayout(sliderRow);
 
     connect(m_corpus, &QComboBox::activated, this, [this](int index) {
@@ -168,15 +176,20 @@ TrainView::TrainView(Document* document, QWidget* parent)
     connect(m_start, &QPushButton::clicked, this, &TrainView::startOrPause);
     connect(m_reset, &QPushButton::clicked, this, [this] {
         m_session->reset();
-        discardTraining(m_stateFolder);  // "forget this run": on disk too
+        if (!std::exchange(m_runIsRecurrent, false)) discardTraining(m_stateFolder);  // "forget this run": on disk too (a GRU's never is)
         clearRun();
         refreshOffer();
     });
     // The grid shows what every heatmap shows: the weights, or weight × ‖value‖.
     connect(m_document, &Document::attentionDisplayChanged, this, [this] { showSnapshot(m_shown); });
     connect(m_use, &QPushButton::clicked, this, [this] {
-        if (m_shown >= 0) m_document->setModel(m_snapshots[static_cast<std::size_t>(m_shown)].model);
+        if (m_shown < 0) return;
+        const Saved& s = m_snapshots[static_cast<std::size_t>(m_shown)];
+        if (s.recurrent) m_document->setRecurrentModel(s.recurrent, QString());
+        else m_document->setModel(s.model);
     });
+    // The kind of model Start trains follows the window's, whenever no run is under way.
+    connect(m_document, &Document::recurrentModelChanged, this, &TrainView::offerModels);
     connect(m_session, &TrainSession::stateChanged, this, [this] {
         updateButtons();
         updateStatus();
@@ -205,10 +218,13 @@ TrainView::TrainView(Document* document, QWidget* parent)
         updateStatus();
     });
     connect(m_session, &TrainSession::stepDone, this, &TrainView::addStep);
-    connect(m_session, &TrainSession::snapshotReady, this, &TrainView::addSnapshot);
+    connect(m_session, &TrainSession::snapshotReady, this, [this](int step, const ModelPtr& m) { addSnapshot({step, m, nullptr}); });
+    connect(m_session, &TrainSession::recurrentSnapshotReady, this,
+            [this](int step, const RecurrentModelPtr& m) { addSnapshot({step, nullptr, m}); });
     connect(m_session, &TrainSession::failed, this, [this](const QString& e) { m_status->setText(tr("Training stopped: %1").arg(e)); });
     connect(m_slider, &QSlider::valueChanged, this, &TrainView::showSnapshot);
     connect(m_probe, &QLineEdit::textChanged, this, [this] { showSnapshot(m_shown); });
+    offerModels();
     updateButtons();
     refreshOffer();
 }
@@ -221,6 +237,7 @@ void TrainView::clearRun()
     m_shown = -1;
     m_grid->setSnapshot(nullptr);
     m_roles->clear();
+    showNoHeads(m_offersRecurrent);
     m_slider->setRange(0, 0);
     m_slider->setEnabled(false);
     m_sliderLabel->clear();
@@ -230,6 +247,41 @@ void TrainView::clearRun()
     m_status->setText(tr("Press Start to train a model from random weights."));
     labplot::replot(m_plot);
 }
+
+void TrainView::offerModels()
+{
+    const bool recurrent = m_document->recurrentModel() != nullptr;
+    const TrainSession::State s = m_session->state();
+    const bool idle = s == TrainSession::State::Idle || s == TrainSession::State::Finished || s == TrainSession::State::Failed;
+    if (!idle || (recurrent == m_offersRecurrent && m_size->count() > 0)) return;
+    m_offersRecurrent = recurrent;
+    const QSignalBlocker block(m_size);
+    m_size->clear();
+    for (const TrainPreset& p : recurrent ? recurrentPresets() : transformerPresets()) m_size->addItem(tr(p.label));
+    m_size->setToolTip(recurrent ? tr("The window holds a recurrent model, so Start trains a GRU: the width of its state and "
+                                      "of its embedding (builtin-rnn's is 176).")
+                                 : tr("The model's shape: a previous-token head and an induction head need at least two layers."));
+    m_noHeads->setText(tr("A GRU has no attention: there are no heads to watch forming here, only the loss curve.") + QLatin1Char(' ') +
+                       useSentence());
+    if (m_snapshots.empty()) showNoHeads(recurrent);
+}
+
+void TrainView::showNoHeads(bool on)
+{
+    if (showsNoHeads() == on) return;
+    // A sentence needs less room than a grid of heads: the loss curve, the GRU's one picture, takes two
+    // thirds; a decoder's grid gets back the split it had.
+    const QList<int> sizes = m_split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (on && total > 0) m_gridSizes = sizes;
+    m_probeSide->setCurrentIndex(on ? 1 : 0);
+    if (on) m_split->setSizes(total > 0 ? QList<int>{2 * total / 3, total - 2 * total / 3} : QList<int>{2, 1});
+    else m_split->setSizes(m_gridSizes.isEmpty() ? QList<int>{1, 3} : m_gridSizes);
+}
+
+bool TrainView::showsNoHeads() const { return m_probeSide->currentIndex() == 1; }
+
+QString TrainView::noHeadsText() const { return m_noHeads->text(); }
 
 void TrainView::setStateFolder(const QString& folder)
 {
@@ -276,9 +328,19 @@ Status TrainView::continueSaved()
     if (!saved) return Status::failure(saved.error());
     clearRun();
     m_steps->setValue(saved->settings.options.steps);
-    for (std::size_t i = 0; i < std::size(kSizes); ++i)
-        if (kSizes[i].layers == saved->settings.options.network.layers && kSizes[i].dModel == saved->settings.options.network.dModel)
+    // A saved run is a decoder's (a GRU's is never kept), so the box shows the decoders while it goes on.
+    if (m_offersRecurrent) {
+        m_offersRecurrent = false;
+        const QSignalBlocker block(m_size);
+        m_size->clear();
+        for (const TrainPreset& p : transformerPresets()) m_size->addItem(tr(p.label));
+    }
+    const std::span<const TrainPreset> sizes = transformerPresets();
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        if (sizes[i].layers == saved->settings.options.network.layers && sizes[i].dModel == saved->settings.options.network.dModel)
             m_size->setCurrentIndex(int(i));
+    m_runIsRecurrent = false;
+    showNoHeads(false);
     m_offer->hide();
     m_session->continueSaved(saved->settings, std::move(saved->losses));
     return {};
@@ -292,21 +354,9 @@ void TrainView::discardSaved()
 
 TrainRunSettings TrainView::runSettings() const
 {
-    const SizePreset& p = kSizes[std::max(0, m_size->currentIndex())];
-    TrainRunSettings s;
-    train::TrainOptions& o = s.options;
-    o.network.layers = p.layers;
-    o.network.heads = p.heads;
-    o.network.dModel = p.dModel;
-    o.network.dFF = 4 * p.dModel;
-    o.network.context = p.context;
-    o.sequenceLength = 64;
-    o.steps = m_steps->value();
-    o.minLearningRate = o.learningRate / 10;
-    o.threads = std::max(1, QThread::idealThreadCount());
-    if (m_corpus->currentIndex() == 1) s.corpusFile = m_corpusFile;
-    s.stateFolder = m_stateFolder;
-    return s;
+    const std::span<const TrainPreset> sizes = m_offersRecurrent ? recurrentPresets() : transformerPresets();
+    const TrainPreset& p = sizes[std::size_t(std::clamp(m_size->currentIndex(), 0, int(sizes.size()) - 1))];
+    return presetRun(p, m_steps->value(), m_corpus->currentIndex() == 1 ? m_corpusFile : QString(), m_stateFolder);
 }
 
 void TrainView::startOrPause()
@@ -322,7 +372,9 @@ void TrainView::startOrPause()
 void TrainView::startRun(const TrainRunSettings& settings)
 {
     clearRun();
-    m_offer->hide();  // a new run takes the place of the unfinished one on disk
+    m_runIsRecurrent = settings.gru.has_value();
+    if (!m_runIsRecurrent) m_offer->hide();  // a new run takes the place of the unfinished one on disk
+    showNoHeads(m_runIsRecurrent);
     m_steps->setValue(settings.options.steps);
     m_session->start(settings);
 }
@@ -340,10 +392,10 @@ void TrainView::addStep(const train::StepReport& r)
     updateStatus();
 }
 
-void TrainView::addSnapshot(int step, const ModelPtr& model)
+void TrainView::addSnapshot(const Saved& saved)
 {
     const bool following = m_shown < 0 || m_shown == static_cast<int>(m_snapshots.size()) - 1;
-    m_snapshots.push_back({step, model});
+    m_snapshots.push_back(saved);
     // Past the cap, keep every other one (the first and the latest always stay), so memory stays bounded
     // and the slider still spans the whole run.
     if (static_cast<int>(m_snapshots.size()) > kMaxSnapshots) {
@@ -370,6 +422,14 @@ void TrainView::showSnapshot(int index)
     m_shown = index;
     const Saved& s = m_snapshots[static_cast<std::size_t>(index)];
     m_sliderLabel->setText(tr("step %1").arg(s.step));
+    showNoHeads(s.recurrent != nullptr);
+    if (s.recurrent) {
+        m_noHeads->setText(noAttentionText(*s.recurrent) + QLatin1Char(' ') + useSentence());
+        m_probeSnapshot.reset();
+        m_grid->setSnapshot(nullptr);
+        m_roles->clear();
+        return;
+    }
     // A small model on a short sentence: one forward, well under a millisecond, on this thread.
     auto [snapshot, error] = computeSnapshot(s.model, m_probe->text(), AttentionSettings{}, HeadSelection{}, 0,
                                              m_document->attentionDisplay());
@@ -416,6 +476,7 @@ void TrainView::updateButtons()
     m_start->setToolTip(tr("Start training from random weights; while it runs, pause and resume."));
     m_start->setEnabled(s != TrainSession::State::Preparing);
     const bool idle = s == TrainSession::State::Idle || s == TrainSession::State::Finished || s == TrainSession::State::Failed;
+    if (idle) offerModels();  // the window's model may have changed kind while the run went on
     m_corpus->setEnabled(idle);
     m_size->setEnabled(idle);
     m_steps->setEnabled(idle);
@@ -432,7 +493,8 @@ void TrainView::updateStatus()
     const QString state = m_session->state() == TrainSession::State::Paused ? tr("paused")
                           : m_session->state() == TrainSession::State::Finished ? tr("finished") : tr("training");
     QString kept;
-    if (!m_saveProblem.isEmpty()) kept = tr(" · not saved: %1").arg(m_saveProblem);
+    if (m_runIsRecurrent) kept = tr(" · a GRU run is not kept on disk");
+    else if (!m_saveProblem.isEmpty()) kept = tr(" · not saved: %1").arg(m_saveProblem);
     else if (m_savedStep >= 0) kept = tr(" · saved at step %1").arg(m_savedStep);
     m_status->setText(tr("%1 · step %2 of %3 · loss %4 · %5 tokens/s · %6 · %7 parameters%8")
                           .arg(state)

@@ -3,6 +3,8 @@
 // A live loss curve, the throughput, and the all-heads grid of a probe sentence redrawn from snapshots
 // of the weights every hundred steps; a slider scrubs back through the snapshots; the trained model can
 // be handed to every other tab. Training runs on a worker thread (TrainSession), so the window stays live.
+// While the window holds a recurrent model the tab trains a GRU instead (trainpresets.h): the same corpus,
+// loss curve, snapshots and "Use in every tab", and in the grid's place the sentence that it has no heads.
 #include <QElapsedTimer>
 #include <QWidget>
 #include <vector>
@@ -18,6 +20,8 @@ class QLineEdit;
 class QPushButton;
 class QSlider;
 class QSpinBox;
+class QSplitter;
+class QStackedWidget;
 
 namespace attnscope {
 
@@ -50,6 +54,14 @@ public:
     QSlider* snapshotSlider() const { return m_slider; }
     QPushButton* resetButton() const { return m_reset; }
     QLabel* rolesLabel() const { return m_roles; }
+    QPushButton* useButton() const { return m_use; }
+    QLabel* statusLabel() const { return m_status; }
+    // True when Start trains a GRU: the window held a recurrent model when the tab was last idle.
+    bool offersRecurrent() const { return m_offersRecurrent; }
+    // True when the grid's place shows noHeadsText(): the snapshot shown (or, before one, the run Start
+    // makes) is a GRU's.
+    bool showsNoHeads() const;
+    QString noHeadsText() const;
     int snapshotCount() const { return static_cast<int>(m_snapshots.size()); }
     int shownStep() const;  // the step of the snapshot the grid shows, -1 when none
     const SnapshotPtr& probeSnapshot() const { return m_probeSnapshot; }
@@ -60,11 +72,14 @@ public:
 private:
     struct Saved {
         int step;
-        ModelPtr model;
+        ModelPtr model;                // a decoder's snapshot, or
+        RecurrentModelPtr recurrent;  // a GRU's
     };
+    void offerModels();  // the sizes of the kind the window's model asks for
+    void showNoHeads(bool on);  // the sentence in the grid's place, or the grid
     void startOrPause();
     void addStep(const train::StepReport& r);
-    void addSnapshot(int step, const ModelPtr& model);
+    void addSnapshot(const Saved& saved);
     void showSnapshot(int index);
     void updateButtons();
     void updateStatus();
@@ -89,6 +104,12 @@ private:
     QCPGraph* m_lossGraph;
     QLineEdit* m_probe;
     HeadGridView* m_grid;
+    QSplitter* m_split;           // the loss curve | m_probeSide
+    QList<int> m_gridSizes;       // the split while a grid was shown
+    QStackedWidget* m_probeSide;  // the probe and its grid, or m_noHeads
+    QLabel* m_noHeads;
+    bool m_offersRecurrent = false;
+    bool m_runIsRecurrent = false;
     QLabel* m_roles;
     QSlider* m_slider;
     QLabel* m_sliderLabel;

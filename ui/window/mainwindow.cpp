@@ -42,6 +42,7 @@
 #include "ui/steps/stepbystep.h"
 #include "ui/training/trainview.h"
 #include "ui/window/sentencevalidator.h"
+#include "ui/window/overviewsplit.h"
 #include "ui/window/tokenchips.h"
 #include "core/model/trainingmask.h"
 #include "ui/presenter/presentermode.h"
@@ -222,6 +223,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), m_document(new Do
     connect(m_document, &Document::wordLevelChanged, this, [this] { showSnapshot(m_document->snapshot()); });
     connect(m_document, &Document::errorChanged, this, &MainWindow::showError);
     connect(m_document, &Document::modelChanged, this, &MainWindow::updateStatus);
+    new OverviewSplit(m_document, attention, m_nextTokens);  // the list's width while the grid is hidden
     const auto followRecurrent = [this] {
         const bool recurrent = m_document->recurrentModel() != nullptr;
         m_grid->setVisible(!recurrent);
@@ -411,8 +413,7 @@ void MainWindow::showError(const QString& error)
     m_error->setVisible(!error.isEmpty());
     const int over = error.isEmpty() ? 0 : m_document->tokensOverContext();
     if (over > 0)
-        m_truncate->setText(tr("Keep the first %1 tokens")
-                                .arg(m_document->settings().effectiveTokenLimit(m_document->model()->config.contextLength)));
+        m_truncate->setText(tr("Keep the first %1 tokens").arg(m_document->tokenLimit()));
     m_truncate->setVisible(over > 0);
 }
 
@@ -432,7 +433,7 @@ void MainWindow::updateStatus()
                    .arg(QString::fromStdString(model->config.name), QString::fromStdString(model->config.architecture), sizes);
     }
     if (const RecurrentModelPtr& recurrent = m_document->recurrentModel())
-        name = tr("%1 (a GRU, a state of %2 numbers: no attention; the Train tab trains a transformer)")
+        name = tr("%1 (a GRU, a state of %2 numbers: no attention)")
                    .arg(QString::fromStdString(recurrent->config.name))
                    .arg(recurrent->config.hidden);
     const AttentionSettings& settings = m_document->settings();

@@ -25,9 +25,10 @@ packages=(
   ninja-build                      # the build: schedules every target's files across the cores at once
   dpkg-dev file appstream          # deb_package: cpack's .deb takes its dependencies from dpkg-shlibdeps,
                                    # which CPackDeb runs only where `file` is installed; the AppStream file checked
+  binutils                         # nm for kernel_isolation (g++ brings it too; named because a test runs it)
 )
 # That is every program the build and the tests run: the compilers and linkers above, cmake, cpack and
-# ctest (cmake), dpkg-deb (dpkg, on every Debian), dpkg-shlibdeps and its objdump (dpkg-dev, binutils),
+# ctest (cmake), dpkg-deb (dpkg, on every Debian), dpkg-shlibdeps and its objdump (dpkg-dev, binutils), nm (binutils),
 # `file`, appstreamcli, and the project's own attnscope and attnscope-cli. A fresh Debian 12 root proves
 # the list complete (docs/testing.md#build-and-ci-times).
 

@@ -1,26 +1,32 @@
 #pragma once
-// Products against weights packed once, when the model is loaded, in the order Eigen's matrix kernel
-// reads them. Eigen's own product repacks its right-hand side on every call: for a pass over GPT-2 small
-// at 64 tokens that is a quarter of the time, spent copying 340 MB of weights that never change.
+// Products against weights packed once, when the model is loaded, in the order the matrix kernel reads
+// them. Eigen's own product repacks its right-hand side on every call: for a pass over GPT-2 small at 64
+// tokens that is a quarter of the time, spent copying 340 MB of weights that never change.
+//
+// The arithmetic is done by the kernel set chosen for this processor at start-up (kernels/kernelset.h);
+// packed weights and rows remember the set that packed them, and a product runs on that set.
 #include <Eigen/Core>
 #include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "core/compute/kernels/kernelset.h"
+
 namespace attnscope {
 
 // Depth blocks: the kernel runs over kPackDepth rows of W at a time, so a micro-panel of the packed input
 // stays in the first-level cache.
-constexpr Eigen::Index kPackDepth = 256;
+constexpr Eigen::Index kPackDepth = kernels::kDepthBlock;
 // Row blocks of the packed input, a multiple of the kernel's row step on every instruction set.
-constexpr Eigen::Index kPackRows = 96;
+constexpr Eigen::Index kPackRows = kernels::kRowBlock;
 // A product's column blocks must start at a multiple of this (the kernel's panel width divides it).
 constexpr Eigen::Index kPackColumnStep = 16;
+static_assert(kPackColumnStep % kernels::kPanelWidth == 0, "column blocks must start on a packed panel");
 // Inputs of up to this many rows (short texts) skip Eigen's kernel, whose row panels are then mostly
 // empty: each row is multiplied by the packed weights as they stream past, prefetched. Up to 12 rows that
 // is faster than Eigen's kernel on GPT-2 small's products; much past 16, the rows' accumulators no longer
 // fit in registers and it is far slower.
-constexpr Eigen::Index kShortRows = 12;
+constexpr Eigen::Index kShortRows = kernels::kShortRows;
 
 // Storage for packed weights, aligned to 2 MB from 2 MB on (throws std::bad_alloc when memory runs out).
 // Once it is written, adviseHugePages marks it for 2 MB pages (transparent huge pages in "madvise" mode,
@@ -29,14 +35,41 @@ constexpr Eigen::Index kShortRows = 12;
 std::shared_ptr<float> allocatePackedStorage(Eigen::Index floats);
 void adviseHugePages(const std::shared_ptr<float>& storage, Eigen::Index floats);
 
+// Floats on 64-byte boundaries, for the kernels' packed inputs and packing buffers: the AVX and AVX-512
+// kernel sets store to them with aligned instructions, and Eigen's own vectors are aligned only as far
+// as the instruction set this file is compiled for needs (16 bytes in the portable build). Grows and keeps
+// its size; what it held is not kept across a growth. Copies copy the floats.
+class AlignedFloats {
+public:
+    AlignedFloats() = default;
+    AlignedFloats(const AlignedFloats& other);
+    AlignedFloats& operator=(const AlignedFloats& other);
+    AlignedFloats(AlignedFloats&&) noexcept = default;
+    AlignedFloats& operator=(AlignedFloats&&) noexcept = default;
+
+    float* grown(Eigen::Index size);  // at least `size` floats (throws std::bad_alloc)
+    float* data() { return m_data.get(); }
+    const float* data() const { return m_data.get(); }
+    Eigen::Index size() const { return m_size; }
+
+private:
+    struct Free {
+        void operator()(float* p) const;
+    };
+    std::unique_ptr<float[], Free> m_data;
+    Eigen::Index m_size = 0;
+};
+
 // W (K, N) as the kernel's right-hand side: depth block after depth block, each holding panels of a few
 // columns, row by row. Holds the same numbers as W, so it is as large as W.
 class PackedWeights {
 public:
     PackedWeights() = default;
-    explicit PackedWeights(const Eigen::MatrixXf& w);  // in storage of its own
+    // In storage of its own, by `kernels` (the active set unless a test names one).
+    explicit PackedWeights(const Eigen::MatrixXf& w, const kernels::KernelSet& kernels = kernels::activeKernelSet());
     // In `storage` (storageFloats(w) floats from `at`, 64-byte aligned), which it keeps alive.
-    PackedWeights(const Eigen::MatrixXf& w, std::shared_ptr<float> storage, float* at);
+    PackedWeights(const Eigen::MatrixXf& w, std::shared_ptr<float> storage, float* at,
+                  const kernels::KernelSet& kernels = kernels::activeKernelSet());
     static Eigen::Index storageFloats(const Eigen::MatrixXf& w) { return (w.size() + 15) / 16 * 16; }
 
     Eigen::Index rows() const { return m_rows; }  // K
@@ -49,11 +82,11 @@ public:
         return !empty() && m_source == w.data() && m_rows == w.rows() && m_cols == w.cols();
     }
     const float* data() const { return m_data; }
+    const kernels::KernelSet* kernelSet() const { return m_kernels; }
 
 private:
-    void pack(const Eigen::MatrixXf& w, float* to);
-
     Eigen::Index m_rows = 0, m_cols = 0;
+    const kernels::KernelSet* m_kernels = nullptr;
     const float* m_source = nullptr;
     std::shared_ptr<float> m_storage;
     const float* m_data = nullptr;  // (K*N) inside m_storage
@@ -64,35 +97,34 @@ private:
 class PackedRows {
 public:
     // Packs x's depth block `block` (rows kPackDepth*block onwards of x's columns); call for every block in
-    // [0, depthBlocks(x.cols())) after reserve(x), from any threads.
-    void reserve(const Eigen::MatrixXf& x);
+    // [0, depthBlocks(x.cols())) after reserve(x), from any threads. `kernels` must be the set that packed
+    // the weights x is then multiplied by.
+    void reserve(const Eigen::MatrixXf& x, const kernels::KernelSet& kernels = kernels::activeKernelSet());
     void packBlock(const Eigen::MatrixXf& x, Eigen::Index block);
     static Eigen::Index depthBlocks(Eigen::Index depth) { return (depth + kPackDepth - 1) / kPackDepth; }
 
     Eigen::Index rows() const { return m_rows; }
     Eigen::Index depth() const { return m_depth; }
     // Where depth block k2 (a multiple of kPackDepth) of row block i2 (a multiple of kPackRows) starts.
-    const float* at(Eigen::Index k2, Eigen::Index i2) const { return m_data.data() + offset(k2, i2); }
+    const float* data() const { return m_data.data(); }
+    const kernels::KernelSet* kernelSet() const { return m_kernels; }
     // Up to kShortRows rows are kept instead as each row's values repeated once per column of a weight
     // panel, (rows, depth * panel width) row after row, to multiply a whole panel row in one vector step.
     bool isShort() const { return m_rows <= kShortRows; }
     const float* repeated(Eigen::Index row) const { return m_data.data() + row * m_depth * kPanelWidth; }
 
-    static const Eigen::Index kPanelWidth;  // columns per packed weight panel
+    static constexpr Eigen::Index kPanelWidth = kernels::kPanelWidth;  // columns per packed weight panel
 
 private:
-    Eigen::Index offset(Eigen::Index k2, Eigen::Index i2) const
-    {
-        return k2 * m_rows + i2 * std::min(kPackDepth, m_depth - k2);
-    }
-
     Eigen::Index m_rows = 0, m_depth = 0;
-    Eigen::VectorXf m_data;
+    const kernels::KernelSet* m_kernels = nullptr;
+    AlignedFloats m_data;
 };
 
 // out.middleCols(c0, n) += x w.middleCols(c0, n) with x and w packed (x.depth() == w.rows()); c0 a
-// multiple of kPackColumnStep. Each element's sum runs over the depth in the same order whatever the
-// column block, so splitting the columns between threads changes nothing in the result.
+// multiple of kPackColumnStep; both packed by the same kernel set. Each element's sum runs over the depth in
+// the same order whatever the column block, so splitting the columns between threads changes nothing in
+// the result.
 void multiplyPacked(const PackedRows& x, const PackedWeights& w, Eigen::Index c0, Eigen::Index n,
                     Eigen::MatrixXf& out);
 
@@ -108,13 +140,20 @@ public:
     static void equalize(std::vector<ProductScratch>& all);
 
 private:
-    Eigen::VectorXf m_lhs, m_rhs;
+    AlignedFloats m_lhs, m_rhs;
 };
 
-// out = a b, and out = a b^T, through ProductScratch; out must not overlap a or b.
+// out = a b, and out = a b^T, through ProductScratch, on `kernels`; out must not overlap a or b.
 void multiplyInto(const Eigen::Ref<const Eigen::MatrixXf>& a, const Eigen::Ref<const Eigen::MatrixXf>& b,
-                  Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch);
+                  Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch,
+                  const kernels::KernelSet& kernels = kernels::activeKernelSet());
 void multiplyTransposedInto(const Eigen::Ref<const Eigen::MatrixXf>& a, const Eigen::Ref<const Eigen::MatrixXf>& b,
-                            Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch);
+                            Eigen::Ref<Eigen::MatrixXf> out, ProductScratch& scratch,
+                            const kernels::KernelSet& kernels = kernels::activeKernelSet());
+
+// y = x m^T on `kernels`, for m (n, D), x (D) and y (n): the next-token logits, one position against a block
+// of the embedding table.
+void multiplyTransposedVectorInto(const Eigen::Ref<const Eigen::MatrixXf>& m, const Eigen::Ref<const Eigen::RowVectorXf>& x,
+                                  Eigen::Ref<Eigen::RowVectorXf> y, const kernels::KernelSet& kernels = kernels::activeKernelSet());
 
 } // namespace attnscope

@@ -22,12 +22,15 @@ struct Product {
     const PackedWeights* packed = nullptr;  // w packed (compute/packedproduct.h), or null
 };
 
-// Whether every product can go through the packed kernel: all read the same x and have packed weights.
+// Whether every product can go through the packed kernel: all read the same x and have weights packed by
+// one kernel set.
 template <std::size_t P>
 inline bool allPacked(const Product (&products)[P])
 {
     for (const Product& pr : products)
-        if (!pr.packed || !pr.packed->packs(*pr.w) || pr.x != products[0].x) return false;
+        if (!pr.packed || !pr.packed->packs(*pr.w) || pr.x != products[0].x ||
+            pr.packed->kernelSet() != products[0].packed->kernelSet())
+            return false;
     return true;
 }
 
@@ -62,7 +65,7 @@ inline void parallelProducts(const Product (&products)[P], Finish&& finish, Pack
     const bool packed = rows && allPacked(products);
     if (packed) {
         const Eigen::MatrixXf& x = *products[0].x;
-        rows->reserve(x);
+        rows->reserve(x, *products[0].packed->kernelSet());
         const Eigen::Index depthBlocks = PackedRows::depthBlocks(x.cols());
         // Packing is a copy: worth a second thread only for long inputs (a million floats is 1,300 tokens
         // of GPT-2 small's width).

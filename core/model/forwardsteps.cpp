@@ -219,7 +219,7 @@ void nextTokenLogits(const Model& model, Workspace& ws, ForwardTrace& trace)
         const Eigen::Index V = c.vocabSize;
         ThreadPool::shared().run(static_cast<int>((V + kRows - 1) / kRows), [&](int block, int) {
             const Eigen::Index r0 = block * kRows, n = std::min(kRows, V - r0);
-            trace.nextLogits.segment(r0, n).noalias() = ws.lastRow * w.tokenEmbedding.middleRows(r0, n).transpose();
+            multiplyTransposedVectorInto(w.tokenEmbedding.middleRows(r0, n), ws.lastRow, trace.nextLogits.segment(r0, n));
         });
     }
     trace.hasLogits = true;

@@ -1,8 +1,12 @@
 // Products against weights packed at load: every element against a plain double-precision loop, for
 // shapes that leave partial depth blocks, partial row blocks and columns that are not a multiple of the
-// kernel's panel; column blocks computed separately agree exactly with one whole product; a finalised
-// model has its layers packed and the forward pass gives the same attention with and without them.
+// kernel's panel, on every kernel set this processor runs (baseline, AVX2, AVX-512); column blocks
+// computed separately agree exactly with one whole product; a finalised model has its layers packed and
+// the forward pass gives the same attention with and without them.
 #include <QtTest>
+
+#include <algorithm>
+#include <functional>
 
 
 #include "core/compute/packedproduct.h"
@@ -29,38 +33,89 @@ Eigen::MatrixXd plainProduct(const Eigen::MatrixXf& x, const Eigen::MatrixXf& w,
     return out;
 }
 
+// One data row per kernel set this processor runs, named "<row> on <set>", with the set in column "set".
+void addForEverySet(const char* row, const std::function<void(QTestData&)>& values)
+{
+    for (const kernels::KernelSet* set : kernels::availableKernelSets()) {
+        QTestData& data = QTest::addRow("%s on %s", row, set->name);
+        data << QString::fromLatin1(set->name);
+        values(data);
+    }
+}
+
+const kernels::KernelSet& setNamed(const QString& name)
+{
+    for (const kernels::KernelSet* set : kernels::availableKernelSets())
+        if (name == QLatin1String(set->name)) return *set;
+    qFatal("no kernel set named %s", qPrintable(name));
+}
+
 } // namespace
 
 class TestPackedProduct : public QObject {
     Q_OBJECT
 private slots:
+    void theWidestSetIsChosen()
+    {
+        // Unless ATTNSCOPE_KERNELS names another, the pass runs on the widest set the processor runs, and
+        // the baseline set runs everywhere.
+        const auto sets = kernels::availableKernelSets();
+        QVERIFY(!sets.empty());
+        QCOMPARE(QLatin1String(sets.front()->name), QLatin1String("baseline"));
+        if (qEnvironmentVariableIsEmpty("ATTNSCOPE_KERNELS")) QCOMPARE(&kernels::activeKernelSet(), sets.back());
+        QVERIFY(kernels::kernelChoiceDescription().find(kernels::activeKernelSet().name) == 0);
+        for (const kernels::KernelSet* set : sets) {
+            QVERIFY(set->vectorFloats >= 4 && set->rowStep > 0);
+            QCOMPARE(kPackRows % set->rowStep, Eigen::Index(0));
+        }
+    }
+
+    void everySetPacksWeightsAlike()
+    {
+        // The weights' packed layout is the same for every set (kernelset.h), so it can be checked byte by byte.
+        const Eigen::MatrixXf w = randomMatrix(600, 37, 11);
+        const PackedWeights reference(w, *kernels::availableKernelSets().front());
+        for (const kernels::KernelSet* set : kernels::availableKernelSets()) {
+            const PackedWeights packed(w, *set);
+            QVERIFY2(std::equal(packed.data(), packed.data() + w.size(), reference.data()), set->name);
+        }
+    }
+
     void matchesPlainLoop_data()
     {
+        QTest::addColumn<QString>("set");
         QTest::addColumn<int>("T");
         QTest::addColumn<int>("K");
         QTest::addColumn<int>("N");
-        QTest::newRow("one row, one column") << 1 << 1 << 1;
-        QTest::newRow("GPT-2 shape at 64 tokens, narrowed") << 64 << 768 << 80;
-        QTest::newRow("partial depth block, odd columns") << 5 << 300 << 7;
-        QTest::newRow("rows past one row block") << 97 << 64 << 33;
-        QTest::newRow("three depth blocks and a tail") << 200 << 513 << 131;
-        QTest::newRow("depth below one packet") << 3 << 5 << 18;
-        QTest::newRow("short input at GPT-2 width") << 8 << 768 << 200;
-        QTest::newRow("longest short input, depth past two blocks of chunks") << 12 << 130 << 50;
-        QTest::newRow("one past the short inputs") << 13 << 130 << 50;
+        const auto add = [](const char* row, int T, int K, int N) {
+            addForEverySet(row, [&](QTestData& data) { data << T << K << N; });
+        };
+        add("one row, one column", 1, 1, 1);
+        add("GPT-2 shape at 64 tokens, narrowed", 64, 768, 80);
+        add("partial depth block, odd columns", 5, 300, 7);
+        add("rows past one row block", 97, 64, 33);
+        add("three depth blocks and a tail", 200, 513, 131);
+        add("depth below one packet", 3, 5, 18);
+        add("short input at GPT-2 width", 8, 768, 200);
+        add("longest short input, depth past two blocks of chunks", 12, 130, 50);
+        add("one past the short inputs", 13, 130, 50);
+        add("every short row count's tail lines", 7, 259, 21);
     }
     void matchesPlainLoop()
     {
+        QFETCH(QString, set);
         QFETCH(int, T);
         QFETCH(int, K);
         QFETCH(int, N);
+        const kernels::KernelSet& kernelSet = setNamed(set);
         const Eigen::MatrixXf x = randomMatrix(T, K, 1), w = randomMatrix(K, N, 2), start = randomMatrix(T, N, 3);
-        const PackedWeights packed(w);
+        const PackedWeights packed(w, kernelSet);
         QVERIFY(packed.packs(w));
+        QCOMPARE(packed.kernelSet(), &kernelSet);
         QCOMPARE(packed.rows(), Eigen::Index(K));
         QCOMPARE(packed.cols(), Eigen::Index(N));
         PackedRows rows;
-        rows.reserve(x);
+        rows.reserve(x, kernelSet);
         for (Eigen::Index b = 0; b < PackedRows::depthBlocks(K); ++b) rows.packBlock(x, b);
         Eigen::MatrixXf out = start;  // the kernel adds to what is there
         multiplyPacked(rows, packed, 0, N, out);
@@ -70,14 +125,24 @@ private slots:
         QVERIFY2(worst.within(2e-4 * std::sqrt(double(K))), worst.message().c_str());
     }
 
+    void columnBlocksAgreeWithTheWholeProduct_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("T");
+        addForEverySet("short input", [](QTestData& data) { data << 9; });
+        addForEverySet("long input", [](QTestData& data) { data << 70; });
+    }
     void columnBlocksAgreeWithTheWholeProduct()
     {
         // How the window's threads split a product: blocks starting at multiples of kPackColumnStep.
-        const Eigen::Index T = 70, K = 600, N = 150;
+        QFETCH(QString, set);
+        QFETCH(int, T);
+        const kernels::KernelSet& kernelSet = setNamed(set);
+        const Eigen::Index K = 600, N = 150;
         const Eigen::MatrixXf x = randomMatrix(T, K, 4), w = randomMatrix(K, N, 5);
-        const PackedWeights packed(w);
+        const PackedWeights packed(w, kernelSet);
         PackedRows rows;
-        rows.reserve(x);
+        rows.reserve(x, kernelSet);
         for (Eigen::Index b = 0; b < PackedRows::depthBlocks(K); ++b) rows.packBlock(x, b);
         Eigen::MatrixXf whole = Eigen::MatrixXf::Zero(T, N), blocks = Eigen::MatrixXf::Zero(T, N);
         multiplyPacked(rows, packed, 0, N, whole);
@@ -108,19 +173,26 @@ private slots:
         }
     }
 
+    void scratchProductsMatchPlainLoop_data()
+    {
+        QTest::addColumn<QString>("set");
+        addForEverySet("scores and weighted sum", [](QTestData&) {});
+    }
     void scratchProductsMatchPlainLoop()
     {
         // The attention's products: blocks of larger matrices (outer strides), a b and a b^T, large enough
         // that Eigen would otherwise put its buffers on the heap.
+        QFETCH(QString, set);
+        const kernels::KernelSet& kernelSet = setNamed(set);
         const Eigen::MatrixXf big = randomMatrix(700, 90, 7), other = randomMatrix(650, 80, 8);
         const auto a = big.block(3, 5, 600, 64);      // (600, 64)
         const auto b = other.block(10, 2, 600, 64);   // (600, 64)
         const auto c = other.block(1, 1, 64, 70);     // (64, 70)
         Eigen::MatrixXf host = Eigen::MatrixXf::Constant(610, 620, 9.0f);
         ProductScratch scratch;
-        multiplyTransposedInto(a, b, host.block(4, 6, 600, 600), scratch);
+        multiplyTransposedInto(a, b, host.block(4, 6, 600, 600), scratch, kernelSet);
         Eigen::MatrixXf ab(600, 70);
-        multiplyInto(a, c, ab, scratch);
+        multiplyInto(a, c, ab, scratch, kernelSet);
         const Eigen::MatrixXf zero = Eigen::MatrixXf::Zero(600, 600);
         const numericcheck::Worst t = numericcheck::difference(host.block(4, 6, 600, 600), plainProduct(a, b.transpose(), zero));
         const numericcheck::Worst n = numericcheck::difference(ab, plainProduct(a, c, Eigen::MatrixXf::Zero(600, 70)));
@@ -128,6 +200,28 @@ private slots:
         QVERIFY2(n.within(1e-4), n.message("a b").c_str());
         QCOMPARE(host(0, 0), 9.0f);  // around the block: untouched
         QCOMPARE(host(609, 619), 9.0f);
+    }
+
+    void vectorProductsMatchPlainLoop_data()
+    {
+        QTest::addColumn<QString>("set");
+        addForEverySet("logits block", [](QTestData&) {});
+    }
+    void vectorProductsMatchPlainLoop()
+    {
+        // The next-token logits: a block of rows of the embedding table (an outer stride) against one row.
+        QFETCH(QString, set);
+        const kernels::KernelSet& kernelSet = setNamed(set);
+        const Eigen::MatrixXf table = randomMatrix(1000, 130, 12);
+        const Eigen::RowVectorXf x = randomMatrix(1, 130, 13);
+        Eigen::RowVectorXf y = Eigen::RowVectorXf::Constant(400, 5.0f);
+        multiplyTransposedVectorInto(table.middleRows(300, 397), x, y.segment(1, 397), kernelSet);
+        const Eigen::MatrixXd expected = plainProduct(x, table.middleRows(300, 397).transpose(), Eigen::MatrixXf::Zero(1, 397));
+        const numericcheck::Worst worst = numericcheck::difference(Eigen::MatrixXf(y.segment(1, 397)), expected);
+        QVERIFY2(worst.within(1e-4), worst.message("x table^T").c_str());
+        QCOMPARE(y(0), 5.0f);  // around the block: untouched
+        QCOMPARE(y(398), 5.0f);
+        QCOMPARE(y(399), 5.0f);
     }
 
     void finalisedModelsArePackedAndAgree()

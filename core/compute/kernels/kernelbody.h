@@ -1,0 +1,230 @@
+// The products of one instruction set. Included only by kernelsbaseline.cpp, kernelsavx2.cpp and
+// kernelsavx512.cpp, each of which defines ATTNSCOPE_KERNEL_SET (its name, also the namespace of its code)
+// and is compiled with that set's -m flags. Before anything else is included, Eigen's namespace is renamed
+// for this translation unit: Eigen's templates instantiated here are then this set's own symbols and
+// cannot be merged at link time with the same templates compiled for another set. Only plain pointers
+// cross into the rest of the program (kernelset.h). The file must not include any other header of ours that
+// names Eigen, nor use a standard-library template that is not inlined (tst_kernelisolation checks).
+#ifndef ATTNSCOPE_KERNEL_SET
+#error "define ATTNSCOPE_KERNEL_SET before including kernelbody.h"
+#endif
+
+#define ATTNSCOPE_KERNEL_JOIN2(a, b) a##b
+#define ATTNSCOPE_KERNEL_JOIN(a, b) ATTNSCOPE_KERNEL_JOIN2(a, b)
+#define Eigen ATTNSCOPE_KERNEL_JOIN(attnscope_eigen_, ATTNSCOPE_KERNEL_SET)
+
+#include <Eigen/Core>
+
+#include "core/compute/kernels/kernelset.h"
+
+#if !EIGEN_VERSION_AT_LEAST(3, 4, 0) || EIGEN_VERSION_AT_LEAST(3, 5, 0)
+#error "kernelbody.h uses Eigen 3.4's internal product kernel; check its packing before moving Eigen"
+#endif
+
+namespace attnscope::kernels::ATTNSCOPE_KERNEL_SET {
+
+namespace {
+
+using Traits = Eigen::internal::gebp_traits<float, float>;
+using InputMapper = Eigen::internal::const_blas_data_mapper<float, Index, Eigen::ColMajor>;
+using OutputMapper = Eigen::internal::blas_data_mapper<float, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
+using PackRight = Eigen::internal::gemm_pack_rhs<float, Index, InputMapper, Traits::nr, Eigen::ColMajor>;
+using PackLeft = Eigen::internal::gemm_pack_lhs<float, Index, InputMapper, Traits::mr, Traits::LhsProgress,
+                                                Traits::LhsPacket4Packing, Eigen::ColMajor>;
+using Kernel = Eigen::internal::gebp_kernel<float, float, Index, OutputMapper, Traits::mr, Traits::nr, false, false>;
+
+// Not std::min: a standard template instantiated here would be compiled with this set's flags under the
+// same name as everywhere else, and the linker may keep either copy.
+constexpr Index lesser(Index a, Index b) { return a < b ? a : b; }
+
+// A vector register of floats: 4 (SSE2), 8 (AVX2) or 16 (AVX-512).
+constexpr Index kVector = Eigen::internal::packet_traits<float>::size;
+
+static_assert(Traits::nr == kPanelWidth, "the weights' packed layout is shared by every instruction set");
+static_assert(kRowBlock % Traits::mr == 0, "row blocks must hold whole kernel steps");
+static_assert(kRowBlock % 16 == 0 && kDepthBlock % 16 == 0, "packed blocks must start on a 64-byte boundary");
+static_assert(16 % kVector == 0 && kVector % kPanelWidth == 0, "a cache line holds whole vectors of whole panel rows");
+
+void packWeights(const float* w, Index K, Index N, float* to)
+{
+    const InputMapper source(w, K);
+    PackRight pack;
+    for (Index k2 = 0; k2 < K; k2 += kDepthBlock) {
+        const Index kc = lesser(kDepthBlock, K - k2);
+        pack(to + k2 * N, source.getSubMapper(k2, 0), kc, N);
+    }
+}
+
+void packRows(const float* x, Index ldx, Index rows, Index depth, Index k2, float* to)
+{
+    const Index kc = lesser(kDepthBlock, depth - k2);
+    const InputMapper source(x, ldx);
+    PackLeft pack;
+    for (Index i2 = 0; i2 < rows; i2 += kRowBlock)
+        pack(to + packedRowsOffset(rows, depth, k2, i2), source.getSubMapper(i2, k2), kc, lesser(kRowBlock, rows - i2));
+}
+
+// The short-input product for exactly T rows. In a depth block, a panel of kPanelWidth columns is stored
+// row by row, (kc, kPanelWidth): a vector holds kVector / kPanelWidth rows of the panel, and the matching
+// vector of a repeated input row holds each of those rows' x value kPanelWidth times, so one multiply-add
+// per vector serves the whole panel. Lane l of a row's accumulator then belongs to column l % kPanelWidth.
+// The T accumulators are independent, which hides the multiply-add latency; every weight vector is loaded
+// once for all T rows.
+//
+// The pass is bound by how fast the weights arrive, and the hardware prefetcher alone kept a thread at
+// about half the rate a plain sum reads memory. Each 64-byte line therefore asks for the one `prefetch`
+// floats ahead (KernelTuning): the panels of a depth block are stored one after the other, so that is the
+// stream this loop will read. docs/performance.md ("Short inputs") has the measurement.
+template <int T>
+void shortProduct(const float* x, Index K, const float* w, Index N, Index c0, Index n, float* out, Index ldo,
+                  Index prefetch)
+{
+    using Vector = Eigen::Array<float, kVector, 1>;
+    constexpr Index nr = kPanelWidth;
+    const Index lastFloat = K * N - 1;  // prefetches stay inside the packed weights
+    const Index panelColumns = N / nr * nr;  // columns packed in panels; the rest are packed one by one
+    for (Index k2 = 0; k2 < K; k2 += kDepthBlock) {
+        const Index kc = lesser(kDepthBlock, K - k2);
+        const float* block = w + k2 * N;
+        const Index lines = kc * nr / 16, lined = lines * 16;
+        const float* rows[T];
+        for (int t = 0; t < T; ++t) rows[t] = x + t * K * nr + k2 * nr;
+        for (Index j = c0; j < c0 + n;) {
+            if (j < panelColumns) {
+                const float* panel = block + j * kc;  // (kc, nr) row by row
+                Vector acc[T];
+                for (int t = 0; t < T; ++t) acc[t].setZero();
+                const Index at = panel - w;
+                for (Index i = 0; i < lines; ++i) {
+                    __builtin_prefetch(w + lesser(at + i * 16 + prefetch, lastFloat), 0, 3);
+                    for (Index v = 0; v < 16; v += kVector) {
+                        const Vector wv = Eigen::Map<const Vector>(panel + i * 16 + v);
+                        for (int t = 0; t < T; ++t) acc[t] += wv * Eigen::Map<const Vector>(rows[t] + i * 16 + v);
+                    }
+                }
+                for (int t = 0; t < T; ++t) {
+                    // Lanes c, c + nr, c + 2 nr... belong to column c: folded in that order, in vector steps.
+                    Eigen::Array<float, nr, 1> folded = acc[t].template head<nr>();
+                    for (Index g = 1; g < kVector / nr; ++g) folded += acc[t].template segment<nr>(g * nr);
+                    for (Index c = 0; c < nr; ++c) {
+                        float sum = folded[c];
+                        for (Index e = lined + c; e < kc * nr; e += nr) sum += panel[e] * rows[t][e];  // depth not a multiple of 16 / nr
+                        out[(j + c) * ldo + t] += sum;
+                    }
+                }
+                j += nr;
+            } else {
+                const float* column = block + j * kc;  // (kc)
+                for (int t = 0; t < T; ++t) {
+                    float sum = 0.0f;
+                    for (Index k = 0; k < kc; ++k) sum += column[k] * rows[t][k * nr];
+                    out[j * ldo + t] += sum;
+                }
+                ++j;
+            }
+        }
+    }
+}
+
+template <int... Ts>
+void shortProductFor(Index T, const float* x, Index K, const float* w, Index N, Index c0, Index n, float* out, Index ldo,
+                     Index prefetch, std::integer_sequence<int, Ts...>)
+{
+    // One instantiation per row count, so each row's accumulator stays in a register.
+    ((T == Ts + 1 ? shortProduct<Ts + 1>(x, K, w, N, c0, n, out, ldo, prefetch) : void()), ...);
+}
+
+// Past kShortRows rows, Eigen's kernel over (kDepthBlock, tuning.kernelColumns) slices of the weights: a
+// slice stays in the second-level cache while every row block of x passes over it.
+void multiplyPacked(const float* x, Index T, Index K, const float* w, Index N, Index c0, Index n, float* out, Index ldo,
+                    const KernelTuning& tuning)
+{
+    if (T <= kShortRows) {
+        shortProductFor(T, x, K, w, N, c0, n, out, ldo, tuning.prefetchFloats,
+                        std::make_integer_sequence<int, int(kShortRows)>{});
+        return;
+    }
+    const Index columns = tuning.kernelColumns;
+    const OutputMapper result(out, ldo);
+    Kernel kernel;
+    for (Index k2 = 0; k2 < K; k2 += kDepthBlock) {
+        const Index kc = lesser(kDepthBlock, K - k2);
+        const float* block = w + k2 * N;  // this depth block's panels, column 0 onwards
+        for (Index j = c0; j < c0 + n; j += columns) {
+            const Index nc = lesser(columns, c0 + n - j);
+            for (Index i2 = 0; i2 < T; i2 += kRowBlock)
+                kernel(result.getSubMapper(i2, j), x + packedRowsOffset(T, K, k2, i2), block + j * kc,
+                       lesser(kRowBlock, T - i2), kc, nc, 1.0f);
+        }
+    }
+}
+
+// Eigen's blocking sizes for a product, with the packing buffers pointed at the caller's.
+class CallerBlocking : public Eigen::internal::level3_blocking<float, float> {
+public:
+    CallerBlocking(Index kc, Index mc, Index nc, float* blockA, float* blockB)
+    {
+        m_kc = kc;
+        m_mc = mc;
+        m_nc = nc;
+        m_blockA = blockA;
+        m_blockB = blockB;
+    }
+};
+
+void productBlocking(Index rows, Index cols, Index depth, Index* kc, Index* mc, Index* nc)
+{
+    *mc = rows;
+    *nc = cols;
+    *kc = depth;
+    Eigen::internal::computeProductBlockingSizes<float, float, 1>(*kc, *mc, *nc, Index(1));
+}
+
+template <int RhsOrder>
+void productOf(Index rows, Index cols, Index depth, const float* a, Index lda, const float* b, Index ldb, float* out,
+               Index ldo, Index kc, Index mc, Index nc, float* blockA, float* blockB)
+{
+    CallerBlocking blocking(kc, mc, nc, blockA, blockB);
+    Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::ColMajor, false, float, RhsOrder, false,
+                                                   Eigen::ColMajor, 1>::run(rows, cols, depth, a, lda, b, ldb, out, 1, ldo,
+                                                                            1.0f, blocking, nullptr);
+}
+
+void product(bool bTransposed, Index rows, Index cols, Index depth, const float* a, Index lda, const float* b, Index ldb,
+             float* out, Index ldo, Index kc, Index mc, Index nc, float* blockA, float* blockB)
+{
+    // b^T is b's storage read row-major.
+    if (bTransposed) productOf<Eigen::RowMajor>(rows, cols, depth, a, lda, b, ldb, out, ldo, kc, mc, nc, blockA, blockB);
+    else productOf<Eigen::ColMajor>(rows, cols, depth, a, lda, b, ldb, out, ldo, kc, mc, nc, blockA, blockB);
+}
+
+void multiplyVector(const float* m, Index ldm, Index rows, Index cols, const float* x, float* y)
+{
+    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic>;
+    using Vector = Eigen::Matrix<float, Eigen::Dynamic, 1>;
+    const Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> a(m, rows, cols, Eigen::OuterStride<>(ldm));
+    Eigen::Map<Vector>(y, rows).noalias() = a * Eigen::Map<const Vector>(x, cols);
+}
+
+} // namespace
+
+} // namespace attnscope::kernels::ATTNSCOPE_KERNEL_SET
+
+namespace attnscope::kernels {
+
+// This set's entry points, constant-initialised (no start-up order to worry about).
+extern const KernelSet ATTNSCOPE_KERNEL_JOIN(ATTNSCOPE_KERNEL_SET, Kernels);
+constinit const KernelSet ATTNSCOPE_KERNEL_JOIN(ATTNSCOPE_KERNEL_SET, Kernels){
+    ATTNSCOPE_KERNEL_NAME,
+    ATTNSCOPE_KERNEL_INSTRUCTIONS,
+    ATTNSCOPE_KERNEL_SET::kVector,
+    ATTNSCOPE_KERNEL_SET::Traits::mr,
+    &ATTNSCOPE_KERNEL_SET::packWeights,
+    &ATTNSCOPE_KERNEL_SET::packRows,
+    &ATTNSCOPE_KERNEL_SET::multiplyPacked,
+    &ATTNSCOPE_KERNEL_SET::productBlocking,
+    &ATTNSCOPE_KERNEL_SET::product,
+    &ATTNSCOPE_KERNEL_SET::multiplyVector,
+};
+
+} // namespace attnscope::kernels

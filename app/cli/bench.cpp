@@ -26,6 +26,8 @@ void declare(Options& o)
     o.value("--threads", "K", "threads for the forward pass (the number of cores by default)");
     o.value("--append-tokens", "N", "also time the pass after N tokens are appended to a text of N fewer, reusing the rest "
                                     "(causal masks; 20 timed passes unless --repeat says otherwise)");
+    o.value("--pages", "KIND", "huge (the default: the weights moved onto 2 MB pages before timing, as attnscope-cli does) "
+                               "or window (left on the pages the window leaves them on: 4 KB, which the kernel may merge later)");
     o.model().settings();
 }
 
@@ -100,18 +102,21 @@ double gemmGflops(const ModelConfig& c, int tokens, int repeat)
 
 // How long the same threads take to read `bytes` once, summing floats from memory that no cache holds: a
 // short pass is paced by how fast the weights arrive (GPT-2 small reads about 500 MB at 8 tokens), so this
-// is its floor. On 2 MB pages, as the weights are, and read once untimed, so every page is mapped first.
+// is its floor. On the pages the weights are on (2 MB unless --pages window), and read once untimed, so every
+// page is mapped first.
 // At most 512 MB are read and the time scaled to `bytes` (the rate does not change past the caches), so a
 // billion-parameter model's bench does not need its weights' size in memory a second time.
-double streamReadMs(double bytes, int repeat)
+double streamReadMs(double bytes, int repeat, bool hugePages)
 {
     constexpr double kMostBytes = 512.0 * (1 << 20);
     const double scale = bytes > kMostBytes ? bytes / kMostBytes : 1.0;
     const std::size_t n = static_cast<std::size_t>(std::min(bytes, kMostBytes) / sizeof(float));
     const auto buffer = std::make_shared<std::vector<float>>(n, 1.0f);
     const std::vector<float>& data = *buffer;
-    collapseToHugePagesLater(buffer, data.data(), n * sizeof(float));
-    waitForHugePages();
+    if (hugePages) {
+        collapseToHugePagesLater(buffer, data.data(), n * sizeof(float));
+        waitForHugePages();
+    }
     const int parts = ThreadPool::shared().threads();
     std::vector<double> sums(static_cast<std::size_t>(parts));
     auto once = [&] {
@@ -136,16 +141,22 @@ int run(const Args& args)
     if (args.has("--tokens")) lengths = {readCount(args, "--tokens", 0, 1 << 20)};
     const int repeat = readCount(args, "--repeat", 5, 10000);
     const int threads = readCount(args, "--threads", ThreadPool::hardwareThreads(), 256);
+    const std::string pagesKind = args.get("--pages", "huge");
+    if (pagesKind != "huge" && pagesKind != "window")
+        throw Failure{kExitUsage, "--pages takes huge or window, not '" + pagesKind + "'."};
+    const bool hugePages = pagesKind == "huge";
+    setHugePageCollapse(hugePages);  // before the model is read: its weights are queued as they are packed
     ModelPtr model = openModel(args);
     ThreadPool::shared().setThreads(threads);
-    // Timed once the weights are on 2 MB pages, which attnscope-cli asks for (compute/hugepages.h).
+    // Timed once the weights are on 2 MB pages, which attnscope-cli asks for (compute/hugepages.h), unless
+    // --pages window left the collapse off.
     const auto collapseStart = std::chrono::steady_clock::now();
     waitForHugePages();
     const double collapseWaitMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - collapseStart).count();
     const HugePageCounts pages = hugePageCounts();
     // Every weight is read once per pass (the embedding table too, by the next-token logits), as 32-bit floats.
     const double weightBytes = model->config.parameterCount() * sizeof(float);
-    const double streamMs = streamReadMs(weightBytes, repeat);
+    const double streamMs = streamReadMs(weightBytes, repeat, hugePages);
 
     for (const int tokens : lengths) {
         if (lengths.size() > 1 && tokens > model->config.contextLength) continue;  // the defaults fit the model
@@ -241,8 +252,10 @@ int run(const Args& args)
         out["stream_read_ms"] = streamMs;
         out["stream_gb_per_s"] = weightBytes / (streamMs * 1e-3) / 1e9;
         out["forward_over_stream"] = t.median / streamMs;
+        out["pages"] = pagesKind;
         out["huge_page_wait_ms"] = collapseWaitMs;
         out["huge_page_mb"] = double(pages.collapsedBytes) / double(1 << 20);
+        out["compute"] = computeSetup();
         print(out);
     }
     return 0;

@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "core/analysis/wordattention.h"
+#include "core/compute/kernels/kernelset.h"
+#include "core/compute/threadpool.h"
 #include "core/dataexport/jsonexport.h"
 #include "core/limits.h"
 #include "core/model/encoderdecoder.h"
@@ -244,6 +246,19 @@ nlohmann::ordered_json wordAttention(int layers, int heads, const std::function<
                                                                   keys.wordOfToken, keys.count())));
         out.push_back(std::move(layer));
     }
+    return out;
+}
+
+nlohmann::ordered_json computeSetup()
+{
+    nlohmann::ordered_json out;
+    out["kernels"] = kernels::activeKernelSet().name;
+    out["kernel_choice"] = kernels::kernelChoiceDescription();
+    nlohmann::ordered_json available = nlohmann::ordered_json::array();
+    for (const kernels::KernelSet* set : kernels::availableKernelSets()) available.push_back(set->name);
+    out["available_kernels"] = available;
+    out["tuning"] = kernels::tuningDescription();
+    out["threads"] = ThreadPool::shared().threads();
     return out;
 }
 

@@ -103,6 +103,10 @@ nlohmann::ordered_json wordAttention(int layers, int heads, const std::function<
 
 // One line of JSON on stdout.
 void print(const nlohmann::ordered_json& j);
+// How this process computes: {"kernels" (the kernel set the pass runs on), "kernel_choice" (why, and
+// what the processor offers), "available_kernels", "tuning" (the kernels' block sizes and prefetch distance
+// for this machine's caches), "threads"}; `bench` and `info --verbose` print it.
+nlohmann::ordered_json computeSetup();
 
 // Each role's score under its key in `into`, null where the text could not measure it.
 void putRoleScores(nlohmann::ordered_json& into, const RoleScores& scores);

@@ -5,11 +5,17 @@
 namespace attnscope::cli::infoCommand {
 namespace {
 
-void declare(Options& o) { o.model(); }
+void declare(Options& o)
+{
+    o.model();
+    o.flag("--verbose", "add how this process computes: the kernel set chosen for this processor, and why");
+}
 
 int run(const Args& args)
 {
-    print(json::modelInfo(*openModel(args)));
+    nlohmann::ordered_json out = json::modelInfo(*openModel(args));
+    if (args.has("--verbose")) out["compute"] = computeSetup();
+    print(out);
     return 0;
 }
 

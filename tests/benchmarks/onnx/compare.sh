@@ -2,6 +2,7 @@
 # AttnScope's forward pass beside ONNX Runtime's, on the same GPT-2-small-shaped model, in one run.
 #
 #     tests/benchmarks/onnx/compare.sh [--tokens "8 64 256 1024"] [--threads "1 2"] [--repeat R] [--rounds N]
+#                                      [--pages window|huge]
 #
 # 1. Writes a GPT-2-small-shaped folder with seeded random weights (make_gpt2_folder.py), once.
 # 2. Exports it to ONNX with every layer's attention as an output (export_gpt2_onnx.py), again only when the
@@ -11,18 +12,26 @@
 # 4. Times both, interleaved (AttnScope then ORT for each size, the whole sweep N rounds over, because this
 #    shared machine's speed drifts by tens of percent over a minute), and prints a Markdown table of the median
 #    over rounds of each round's median, and the fastest single pass. Both sides do the window's work: every
-#    layer's attention and the last position's next-token logits.
+#    layer's attention and the last position's next-token logits. AttnScope's weights stay on the pages the
+#    window leaves them on (4 KB; `--pages huge` times them on 2 MB pages, as attnscope-cli's own commands
+#    do), and ONNX Runtime's on the pages it allocates (4 KB under Debian's "madvise" setting), so both sides
+#    run as a person's program would. Each row also gives AttnScope's pass over the time its threads take to
+#    read the weights' bytes once (1 would be a pass at memory's pace).
+# 5. Names the processor (lscpu's model name and vector extensions) and the kernel set AttnScope chose.
 #
 # Needs: an attnscope-cli build ($ATTNSCOPE_CLI, or build/bin/attnscope-cli under the repository) and
 # Debian's /usr/bin/python3 with python3-numpy. For the ORT side also python3-onnx and node with
 # onnxruntime-node installed outside the repository:
 #     apt-get install -y python3-onnx python3-numpy
-#     mkdir -p /tmp/attnscope-ort && cd /tmp/attnscope-ort && npm install --ignore-scripts onnxruntime-node
+#     mkdir -p /tmp/attnscope-ort && cd /tmp/attnscope-ort && npm install --ignore-scripts onnxruntime-node@1.31.1
+# The ONNX Runtime version is pinned ($ATTNSCOPE_ORT_VERSION, 1.31.1), so figures from different days compare
+# the same program; another installed version stops the script.
 # Without the ORT side the script still times AttnScope, says what is missing, and exits 0.
 #
 # Environment: ATTNSCOPE_CLI, ATTNSCOPE_PYTHON (/usr/bin/python3), ATTNSCOPE_ORT_DIR (/tmp/attnscope-ort),
 # ATTNSCOPE_GPT2_FOLDER (/tmp/attnscope-gpt2-onnx-folder), ATTNSCOPE_ONNX_FILE (/tmp/attnscope-gpt2.onnx),
-# ATTNSCOPE_BENCH_TOKENS ("64 256"), ATTNSCOPE_BENCH_THREADS ("1 2"), ATTNSCOPE_BENCH_REPEAT (5).
+# ATTNSCOPE_BENCH_TOKENS ("64 256"), ATTNSCOPE_BENCH_THREADS ("1 2"), ATTNSCOPE_BENCH_REPEAT (5),
+# ATTNSCOPE_ORT_VERSION (1.31.1), ATTNSCOPE_KERNELS (the kernel set, as for every AttnScope program).
 # Exit codes: 0 done (also with the ORT side skipped), 1 a step failed or the attention differs, 2 bad usage.
 set -euo pipefail
 
@@ -37,6 +46,8 @@ tokens_list=${ATTNSCOPE_BENCH_TOKENS:-64 256}
 threads_list=${ATTNSCOPE_BENCH_THREADS:-1 2}
 repeat=${ATTNSCOPE_BENCH_REPEAT:-5}
 rounds=${ATTNSCOPE_BENCH_ROUNDS:-3}
+pages=window
+ort_version=${ATTNSCOPE_ORT_VERSION:-1.31.1}
 check_text="The quick brown fox jumps over the lazy dog, and the dog does not seem to mind at all."
 tolerance=1e-4
 
@@ -47,12 +58,14 @@ while [ $# -gt 0 ]; do
         --threads) [ $# -ge 2 ] || usage; threads_list=$2; shift 2 ;;
         --repeat) [ $# -ge 2 ] || usage; repeat=$2; shift 2 ;;
         --rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
+        --pages) [ $# -ge 2 ] || usage; pages=$2; shift 2 ;;
         -h|--help) usage ;;
         *) echo "error: unknown argument '$1'" >&2; usage ;;
     esac
 done
 
 die() { echo "error: $*" >&2; exit 1; }
+case $pages in window|huge) ;; *) echo "error: --pages takes window or huge, not '$pages'" >&2; usage ;; esac
 say() { echo "compare.sh: $*" >&2; }
 
 [ -x "$cli" ] || die "no attnscope-cli at $cli; build it with: cmake -S $repo -B $repo/build -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_NATIVE=ON && cmake --build $repo/build --target attnscope-cli (or set ATTNSCOPE_CLI)."
@@ -70,9 +83,13 @@ missing=()
 "$py" -c 'import onnx' 2>/dev/null \
     || missing+=("python3-onnx for $py (apt-get install -y python3-onnx python3-numpy)")
 if ! command -v node >/dev/null 2>&1; then
-    missing+=("node with onnxruntime-node (apt-get install -y nodejs npm && mkdir -p $ort_dir && cd $ort_dir && npm install --ignore-scripts onnxruntime-node)")
+    missing+=("node with onnxruntime-node (apt-get install -y nodejs npm && mkdir -p $ort_dir && cd $ort_dir && npm install --ignore-scripts onnxruntime-node@$ort_version)")
 elif ! node -e "require('node:module').createRequire(process.argv[1] + '/package.json')('onnxruntime-node')" "$ort_dir" >/dev/null 2>&1; then
-    missing+=("onnxruntime-node in $ort_dir (mkdir -p $ort_dir && cd $ort_dir && npm install --ignore-scripts onnxruntime-node)")
+    missing+=("onnxruntime-node in $ort_dir (mkdir -p $ort_dir && cd $ort_dir && npm install --ignore-scripts onnxruntime-node@$ort_version)")
+else
+    installed=$(node -e "console.log(require('node:module').createRequire(process.argv[1] + '/package.json')('onnxruntime-node/package.json').version)" "$ort_dir")
+    [ "$installed" = "$ort_version" ] \
+        || die "$ort_dir holds onnxruntime-node $installed, and the comparison is pinned to $ort_version: cd $ort_dir && npm install --ignore-scripts onnxruntime-node@$ort_version (or set ATTNSCOPE_ORT_VERSION=$installed to time that one, and say so)."
 fi
 ort_ok=1
 skip_sentence=""
@@ -134,7 +151,7 @@ for round in $(seq "$rounds"); do
 for n in $tokens_list; do
     for k in $threads_list; do
         say "round $round of $rounds: timing $n tokens, $k thread(s)"
-        ours=$("$cli" bench --model "$folder" --tokens "$n" --threads "$k" --repeat "$repeat" 2>"$work/bench.err") \
+        ours=$("$cli" bench --model "$folder" --tokens "$n" --threads "$k" --repeat "$repeat" --pages "$pages" 2>"$work/bench.err") \
             || { cat "$work/bench.err" >&2; die "attnscope-cli bench failed at $n tokens, $k thread(s)."; }
         theirs=null
         if [ $ort_ok = 1 ]; then
@@ -146,7 +163,9 @@ for n in $tokens_list; do
 done
 done
 
-"$py" - "$rows" "$repeat" "$rounds" <<'EOF'
+machine=$(LC_ALL=C lscpu | sed -n 's/^Model name: *//p' | head -n 1)
+extensions=$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512bw|avx512dq|avx512vl|avx512_bf16|amx_tile)$' | paste -sd ' ' -)
+"$py" - "$rows" "$repeat" "$rounds" "$machine" "$extensions" <<'EOF'
 import json, statistics, sys
 # One row per (tokens, threads): the median over rounds of each round's median, the fastest pass of all.
 cells = {}
@@ -157,6 +176,8 @@ def merge(group):
     a = dict(group[0]["attnscope"])
     a["forward_ms_median"] = statistics.median(g["attnscope"]["forward_ms_median"] for g in group)
     a["forward_ms_min"] = min(g["attnscope"]["forward_ms_min"] for g in group)
+    a["stream_read_ms"] = statistics.median(g["attnscope"]["stream_read_ms"] for g in group)
+    a["forward_over_stream"] = statistics.median(g["attnscope"]["forward_over_stream"] for g in group)
     o = None
     if group[0]["ort"]:
         o = dict(group[0]["ort"])
@@ -172,9 +193,12 @@ rounds = "1 round" if sys.argv[3] == "1" else f"{sys.argv[3]} rounds"
 print(f"GPT-2 small shape, all attention kept and the last position's logits, {runs} after one warm-up per"
       f" side and size, {rounds}; median over rounds of each round's median, and the fastest pass (ms)"
       + (f"; ONNX Runtime {version}" if version else "") + ":")
+compute = rows[0]["attnscope"].get("compute", {})
+print(f"Processor: {sys.argv[4]} ({sys.argv[5] or 'no AVX2'}); AttnScope's kernels: "
+      f"{compute.get('kernel_choice', 'not reported by this build')}; AttnScope's pages: {rows[0]['attnscope'].get('pages', 'huge')}.")
 print()
-print("| tokens | threads | AttnScope median | AttnScope min | ORT median | ORT min | AttnScope ÷ ORT |")
-print("|---:|---:|---:|---:|---:|---:|---:|")
+print("| tokens | threads | AttnScope median | AttnScope min | ORT median | ORT min | AttnScope ÷ ORT | weights read | AttnScope ÷ read |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 fewer = False
 for r in rows:
     a, o = r["attnscope"], r["ort"]
@@ -187,10 +211,13 @@ for r in rows:
         cells += [fmt(o["median_ms"]), fmt(o["min_ms"]), f"{a['forward_ms_median'] / o['median_ms']:.2f}"]
     else:
         cells += ["–", "–", "–"]
+    cells += [fmt(a["stream_read_ms"]), f"{a['forward_over_stream']:.2f}"]
     print("| " + " | ".join(cells) + " |")
 print()
 if version:
     print("The ratio is AttnScope's median over ORT's: above 1 means ONNX Runtime was faster.")
+print("\"Weights read\" is the median time AttnScope's threads take to read as many bytes as the model's 32-bit"
+      " weights once, from memory no cache holds; \"AttnScope ÷ read\" is the pass over that read, per round, median.")
 if fewer:
     print("Where AttnScope's thread count is shown apart, this build ran its forward pass on that many threads"
           " (Eigen uses more only in an OpenMP build).")

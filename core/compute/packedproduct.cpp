@@ -176,4 +176,14 @@ void multiplyTransposedVectorInto(const Eigen::Ref<const Eigen::MatrixXf>& m, co
     kernels.multiplyVector(m.data(), m.outerStride(), m.rows(), m.cols(), x.data(), y.data());
 }
 
+void applyGeluTanh(Eigen::Ref<Eigen::MatrixXf> m, const kernels::KernelSet& kernels)
+{
+    kernels.geluTanh(m.data(), m.outerStride(), m.rows(), m.cols());
+}
+
+void applySilu(Eigen::Ref<Eigen::MatrixXf> m, const kernels::KernelSet& kernels)
+{
+    kernels.silu(m.data(), m.outerStride(), m.rows(), m.cols());
+}
+
 } // namespace attnscope

@@ -156,4 +156,8 @@ void multiplyTransposedInto(const Eigen::Ref<const Eigen::MatrixXf>& a, const Ei
 void multiplyTransposedVectorInto(const Eigen::Ref<const Eigen::MatrixXf>& m, const Eigen::Ref<const Eigen::RowVectorXf>& x,
                                   Eigen::Ref<Eigen::RowVectorXf> y, const kernels::KernelSet& kernels = kernels::activeKernelSet());
 
+// In place, on `kernels`: GPT-2's tanh GELU and SiLU (kernelset.h has the formulas).
+void applyGeluTanh(Eigen::Ref<Eigen::MatrixXf> m, const kernels::KernelSet& kernels = kernels::activeKernelSet());
+void applySilu(Eigen::Ref<Eigen::MatrixXf> m, const kernels::KernelSet& kernels = kernels::activeKernelSet());
+
 } // namespace attnscope

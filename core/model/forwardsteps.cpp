@@ -63,18 +63,16 @@ float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865
 void activate(Activation kind, Eigen::Ref<Matrix> m)
 {
     switch (kind) {
-    case Activation::GeluTanh: {
-        // GPT-2's approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as array expressions so
-        // Eigen's vectorised tanh does the work.
-        constexpr float k = 0.7978845608028654f;
-        m = (0.5f * m.array() * (1.0f + (k * (m.array() + 0.044715f * m.array().cube())).tanh())).matrix();
+    case Activation::GeluTanh:
+        // GPT-2's approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with Eigen's vectorised tanh
+        // on the processor's kernel set (compute/kernels/kernelset.h).
+        applyGeluTanh(m);
         break;
-    }
     case Activation::GeluErf: m = m.unaryExpr(&gelu_erf); break;
     case Activation::Relu: m = m.cwiseMax(0.0f); break;
     case Activation::SwiGlu:
     case Activation::GeGlu: assert(!"a gated activation is applied by feedForward"); break;
-    case Activation::Silu: m = (m.array() / (1.0f + (-m.array()).exp())).matrix(); break;
+    case Activation::Silu: applySilu(m); break;  // x / (1 + e^-x), on the kernel set
     }
 }
 

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 
@@ -222,6 +223,38 @@ private slots:
         QCOMPARE(y(0), 5.0f);  // around the block: untouched
         QCOMPARE(y(398), 5.0f);
         QCOMPARE(y(399), 5.0f);
+    }
+
+    void activationsMatchTheirFormulas_data()
+    {
+        QTest::addColumn<QString>("set");
+        addForEverySet("feed-forward activations", [](QTestData&) {});
+    }
+    void activationsMatchTheirFormulas()
+    {
+        // GPT-2's tanh GELU and SiLU in place on a block (an outer stride), against their formulas in double,
+        // over -8 .. 8 where both bend and saturate.
+        QFETCH(QString, set);
+        const kernels::KernelSet& kernelSet = setNamed(set);
+        Eigen::MatrixXf host = 8.0f * randomMatrix(70, 40, 14);
+        const Eigen::MatrixXf before = host;
+        Eigen::MatrixXf silu = host;
+        applyGeluTanh(host.block(3, 2, 60, 33), kernelSet);
+        applySilu(silu.block(3, 2, 60, 33), kernelSet);
+        Eigen::MatrixXd gelu(60, 33), siluExpected(60, 33);
+        for (Eigen::Index j = 0; j < 33; ++j)
+            for (Eigen::Index i = 0; i < 60; ++i) {
+                const double x = before(3 + i, 2 + j);
+                gelu(i, j) = 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+                siluExpected(i, j) = x / (1.0 + std::exp(-x));
+            }
+        const numericcheck::Worst g = numericcheck::difference(Eigen::MatrixXf(host.block(3, 2, 60, 33)), gelu);
+        const numericcheck::Worst u = numericcheck::difference(Eigen::MatrixXf(silu.block(3, 2, 60, 33)), siluExpected);
+        QVERIFY2(g.within(1e-5), g.message("tanh GELU").c_str());
+        QVERIFY2(u.within(1e-5), u.message("SiLU").c_str());
+        QVERIFY(before.cwiseAbs().maxCoeff() > 6.0f);  // the saturated ends were reached
+        QCOMPARE(host(0, 0), before(0, 0));  // around the block: untouched
+        QCOMPARE(silu(69, 39), before(69, 39));
     }
 
     void finalisedModelsArePackedAndAgree()

@@ -206,6 +206,21 @@ void multiplyVector(const float* m, Index ldm, Index rows, Index cols, const flo
     Eigen::Map<Vector>(y, rows).noalias() = a * Eigen::Map<const Vector>(x, cols);
 }
 
+using Block = Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
+
+void geluTanh(float* m, Index ldm, Index rows, Index cols)
+{
+    Block a(m, rows, cols, Eigen::OuterStride<>(ldm));
+    constexpr float k = 0.7978845608028654f;  // sqrt(2 / pi)
+    a = (0.5f * a.array() * (1.0f + (k * (a.array() + 0.044715f * a.array().cube())).tanh())).matrix();
+}
+
+void silu(float* m, Index ldm, Index rows, Index cols)
+{
+    Block a(m, rows, cols, Eigen::OuterStride<>(ldm));
+    a = (a.array() / (1.0f + (-a.array()).exp())).matrix();
+}
+
 } // namespace
 
 } // namespace attnscope::kernels::ATTNSCOPE_KERNEL_SET
@@ -225,6 +240,8 @@ constinit const KernelSet ATTNSCOPE_KERNEL_JOIN(ATTNSCOPE_KERNEL_SET, Kernels){
     &ATTNSCOPE_KERNEL_SET::productBlocking,
     &ATTNSCOPE_KERNEL_SET::product,
     &ATTNSCOPE_KERNEL_SET::multiplyVector,
+    &ATTNSCOPE_KERNEL_SET::geluTanh,
+    &ATTNSCOPE_KERNEL_SET::silu,
 };
 
 } // namespace attnscope::kernels

@@ -68,6 +68,11 @@ struct KernelSet {
     // y = m x for m (rows, cols), column-major with leading dimension ldm: the next-token logits, one
     // position against a block of the embedding table.
     void (*multiplyVector)(const float* m, Index ldm, Index rows, Index cols, const float* x, float* y);
+    // In place on m (rows, cols), column-major with leading dimension ldm: GPT-2's tanh GELU,
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), and SiLU, x / (1 + e^-x), with Eigen's vectorised
+    // tanh and exp (the feed-forward activation, the one elementwise step that is a few percent of a pass).
+    void (*geluTanh)(float* m, Index ldm, Index rows, Index cols);
+    void (*silu)(float* m, Index ldm, Index rows, Index cols);
 };
 
 // Every set this processor and operating system can run, from the plainest to the widest.

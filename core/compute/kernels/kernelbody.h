@@ -4,7 +4,7 @@
 // for this translation unit: Eigen's templates instantiated here are then this set's own symbols and
 // cannot be merged at link time with the same templates compiled for another set. Only plain pointers
 // cross into the rest of the program (kernelset.h). The file must not include any other header of ours that
-// names Eigen, nor use a standard-library template that is not inlined (tst_kernelisolation checks).
+// names Eigen, nor use a standard-library template that is not inlined (the test kernel_isolation checks).
 #ifndef ATTNSCOPE_KERNEL_SET
 #error "define ATTNSCOPE_KERNEL_SET before including kernelbody.h"
 #endif

@@ -5,7 +5,7 @@
 //
 // Each set is its own translation unit (kernels_<set>.cpp) compiled with its own -m flags, with Eigen's
 // namespace renamed inside it, so no template of one set's code can stand in for another's at link time
-// (tst_kernelisolation reads the object files' symbols to prove it). This header is their only interface:
+// (the test kernel_isolation reads the object files' symbols to prove it). This header is their only interface:
 // plain pointers and sizes, no Eigen types. Nothing but core/compute includes it.
 //
 // Layouts (what packWeights and packRows write) are the same for every set except the row panels of

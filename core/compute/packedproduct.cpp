@@ -1,6 +1,7 @@
 #include "core/compute/packedproduct.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
 #include <new>
 #if defined(__linux__)
@@ -184,6 +185,20 @@ void applyGeluTanh(Eigen::Ref<Eigen::MatrixXf> m, const kernels::KernelSet& kern
 void applySilu(Eigen::Ref<Eigen::MatrixXf> m, const kernels::KernelSet& kernels)
 {
     kernels.silu(m.data(), m.outerStride(), m.rows(), m.cols());
+}
+
+void softmaxExp(const Eigen::Ref<const Eigen::VectorXf>& in, const Eigen::Ref<const Eigen::VectorXf>& shift,
+                Eigen::Ref<Eigen::VectorXf> out, const kernels::KernelSet& kernels)
+{
+    assert(shift.size() == in.size() && out.size() == in.size());
+    kernels.softmaxExp(in.data(), shift.data(), 1, in.size(), out.data());
+}
+
+void softmaxExp(const Eigen::Ref<const Eigen::VectorXf>& in, float shift, Eigen::Ref<Eigen::VectorXf> out,
+                const kernels::KernelSet& kernels)
+{
+    assert(out.size() == in.size());
+    kernels.softmaxExp(in.data(), &shift, 0, in.size(), out.data());
 }
 
 } // namespace attnscope

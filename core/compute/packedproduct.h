@@ -160,4 +160,11 @@ void multiplyTransposedVectorInto(const Eigen::Ref<const Eigen::MatrixXf>& m, co
 void applyGeluTanh(Eigen::Ref<Eigen::MatrixXf> m, const kernels::KernelSet& kernels = kernels::activeKernelSet());
 void applySilu(Eigen::Ref<Eigen::MatrixXf> m, const kernels::KernelSet& kernels = kernels::activeKernelSet());
 
+// The softmax's exponentials on `kernels`: out = exp(in - shift) elementwise, exactly 0 where in is -inf
+// (kernelset.h); shift one value per element or one for all. out may be in.
+void softmaxExp(const Eigen::Ref<const Eigen::VectorXf>& in, const Eigen::Ref<const Eigen::VectorXf>& shift,
+                Eigen::Ref<Eigen::VectorXf> out, const kernels::KernelSet& kernels = kernels::activeKernelSet());
+void softmaxExp(const Eigen::Ref<const Eigen::VectorXf>& in, float shift, Eigen::Ref<Eigen::VectorXf> out,
+                const kernels::KernelSet& kernels = kernels::activeKernelSet());
+
 } // namespace attnscope

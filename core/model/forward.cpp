@@ -27,6 +27,7 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
     const Eigen::Index T = masked.rows();
     if (masked.cols() == 0) return static_cast<int>(T);  // no keys at all (an empty sentence): nothing to weigh
     int fullyMasked = 0;
+    const kernels::KernelSet& set = kernels::activeKernelSet();
     forRowChunks(T, [&](Eigen::Index r0, Eigen::Index n, Eigen::Map<Eigen::VectorXf>& rowMax, Eigen::Map<Eigen::VectorXf>& rowScale) {
         const auto in = masked.middleRows(r0, n);
         auto w = weights.middleRows(r0, n);
@@ -37,37 +38,9 @@ int maskedSoftmax(const Eigen::Ref<const Matrix>& masked, Eigen::Ref<Matrix> wei
                 rowMax[i] = 0.0f;  // a row with no visible key: exp(-inf - 0) gives exact zeros below
                 ++fullyMasked;
             }
-        // 2. exp(-inf - max) is exactly 0, so masked entries come out exactly 0.
-        // Column by column: each column is contiguous, stays in cache between the exp and the select, and a
-        // plain column expression lets Eigen vectorise exp (over a broadcast matrix expression it falls back
-        // to scalar expf). Eigen's vectorised exp clamps its input, so on some targets exp(-inf) comes out
-        // near 1e-39 instead of 0: the select puts the exact zeros back where the mask is.
-#if defined(__AVX2__)
-        // Eigen takes the rows past the last whole vector one at a time through glibc's expf, whose path for
-        // large negative inputs is slow: a keystroke's block of 27 rows against 8,187 keys spent most of its
-        // time there (perf). Blocks whose rows do not fill whole 64-byte vectors take the exp over a copy
-        // padded to them.
-        alignas(64) float padded[kStackRows + 16];
-        const Eigen::Index width = (n + 15) / 16 * 16;
-        Eigen::Map<Eigen::ArrayXf, Eigen::Aligned64> e(padded, width);
-        e.tail(width - n).setZero();
-#endif
-        for (Eigen::Index j = 0; j < in.cols(); ++j) {
-#if defined(__AVX2__)
-            if (width == n) {
-                w.col(j) = (in.col(j) - rowMax).array().exp().matrix();
-            } else {
-                e.head(n) = in.col(j).array() - rowMax.array();
-                e = e.exp();
-                w.col(j) = e.head(n).matrix();
-            }
-#else
-            // Without AVX2, Eigen's 4-wide exp is slower than glibc's expf, which picks an FMA version at run
-            // time (compare `attnscope-cli bench --tokens 1024` on the portable build).
-            w.col(j) = (in.col(j) - rowMax).unaryExpr([](float x) { return std::exp(x); });
-#endif
-            w.col(j) = (in.col(j).array() == kNegInf).select(0.0f, w.col(j).array()).matrix();
-        }
+        // 2. Column by column (each column contiguous, so the exp is vectorised), on the kernel set this
+        // processor runs: exp(score - max), and exactly 0 where the mask is (packedproduct.h).
+        for (Eigen::Index j = 0; j < in.cols(); ++j) softmaxExp(in.col(j), rowMax, w.col(j), set);
         // 3. A row with a visible key sums to at least 1 (its max entry); an empty row stays all zeros.
         rowScale = w.rowwise().sum();
         for (Eigen::Index i = 0; i < n; ++i) rowScale[i] = rowScale[i] > 0.0f ? 1.0f / rowScale[i] : 0.0f;

@@ -240,11 +240,7 @@ void softmaxInPlace(Eigen::Ref<Eigen::VectorXf> s)
         s.setZero();
         return;
     }
-#if defined(__AVX2__)
-    s = (s.array() == kNegInf).select(0.0f, (s.array() - max).exp()).matrix();
-#else
-    s = s.unaryExpr([max](float x) { return x == kNegInf ? 0.0f : std::exp(x - max); });  // as maskedSoftmax
-#endif
+    softmaxExp(s, max, s);
     s *= 1.0f / s.sum();
 }
 

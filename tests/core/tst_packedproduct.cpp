@@ -1,13 +1,15 @@
 // Products against weights packed at load: every element against a plain double-precision loop, for
 // shapes that leave partial depth blocks, partial row blocks and columns that are not a multiple of the
 // kernel's panel, on every kernel set this processor runs (baseline, AVX2, AVX-512); column blocks
-// computed separately agree exactly with one whole product; a finalised model has its layers packed and
+// computed separately agree exactly with one whole product; the feed-forward activations and the softmax's
+// exponentials against their formulas on every set; a finalised model has its layers packed and
 // the forward pass gives the same attention with and without them.
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 
 #include "core/compute/packedproduct.h"
@@ -255,6 +257,57 @@ private slots:
         QVERIFY(before.cwiseAbs().maxCoeff() > 6.0f);  // the saturated ends were reached
         QCOMPARE(host(0, 0), before(0, 0));  // around the block: untouched
         QCOMPARE(silu(69, 39), before(69, 39));
+    }
+
+    void softmaxExponentialsMatchExp_data()
+    {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("n");
+        // Lengths below one vector, a vector and one more, a whole internal block and one past it, and
+        // several blocks with a tail.
+        for (int n : {1, 3, 8, 9, 16, 17, 64, 65, 200})
+            addForEverySet(qPrintable(QStringLiteral("%1 values").arg(n)), [n](QTestData& data) { data << n; });
+    }
+    void softmaxExponentialsMatchExp()
+    {
+        // exp(in - shift) against exp in double over exponents from 0 down to -110 (past float's smallest
+        // normal value), exact zeros where a score is -inf, with a shift per value and one for all, in place
+        // and into another vector.
+        QFETCH(QString, set);
+        QFETCH(int, n);
+        const kernels::KernelSet& kernelSet = setNamed(set);
+        const Eigen::VectorXf noise = randomMatrix(n, 2, 15).col(0);
+        Eigen::VectorXf in(n), shift(n);
+        for (int i = 0; i < n; ++i) {
+            shift[i] = 3.0f * noise[i];
+            in[i] = shift[i] - 55.0f * (1.0f + noise[(i + 1) % n]);  // noise is in [-1, 1]
+            if (i % 5 == 2) in[i] = -std::numeric_limits<float>::infinity();
+        }
+        const float one = 1.5f;
+        const auto check = [&](const Eigen::VectorXf& out, const auto& shiftOf, const char* what) {
+            for (int i = 0; i < n; ++i) {
+                if (std::isinf(in[i])) {
+                    QVERIFY2(out[i] == 0.0f, qPrintable(QStringLiteral("%1: value %2 is masked but came out %3").arg(what).arg(i).arg(out[i])));
+                    continue;
+                }
+                // The difference as float rounds it (as the softmax does: the exponent of 70 is only known to
+                // about 4e-6), then exp in double.
+                const double expected = std::exp(double(in[i] - shiftOf(i)));
+                // Relative to the value, and 1e-37 absolute for values below float's normal range, which
+                // Eigen's exp flushes (a weight of 1e-38 beside one of at least 1 is invisible).
+                QVERIFY2(std::isfinite(out[i]) && std::abs(out[i] - expected) <= 2e-6 * expected + 1e-37,
+                         qPrintable(QStringLiteral("%1: exp(%2) came out %3, not %4").arg(what).arg(double(in[i]) - shiftOf(i)).arg(out[i]).arg(expected)));
+            }
+        };
+        Eigen::VectorXf out = Eigen::VectorXf::Constant(n, 7.0f);
+        softmaxExp(in, shift, out, kernelSet);
+        check(out, [&](int i) { return shift[i]; }, "a shift per value");
+        Eigen::VectorXf inPlace = in;
+        softmaxExp(inPlace, one, inPlace, kernelSet);
+        check(inPlace, [&](int) { return one; }, "one shift, in place");
+        bool flushed = false;  // the range below float's normal values was reached
+        for (int i = 0; i < n; ++i) flushed = flushed || (std::isfinite(in[i]) && in[i] - shift[i] < -88.0f);
+        QVERIFY(flushed || n < 17);
     }
 
     void finalisedModelsArePackedAndAgree()

@@ -14,6 +14,7 @@
 #define Eigen ATTNSCOPE_KERNEL_JOIN(attnscope_eigen_, ATTNSCOPE_KERNEL_SET)
 
 #include <Eigen/Core>
+#include <math.h>  // expf: a C function, the same in every set (std::exp's inline overload would be a weak symbol)
 
 #include "core/compute/kernels/kernelset.h"
 
@@ -221,6 +222,32 @@ void silu(float* m, Index ldm, Index rows, Index cols)
     a = (a.array() / (1.0f + (-a.array()).exp())).matrix();
 }
 
+constexpr float kMinusInfinity = -__builtin_inff();
+
+void softmaxExp(const float* in, const float* shift, Index shiftStep, Index n, float* out)
+{
+#if defined(__AVX2__)
+    // A block at a time through an aligned copy padded to whole vectors: Eigen would take a tail that
+    // fills no whole vector one value at a time through expf, whose path for large negative inputs is
+    // slow. Each value's mask is read before its result is written, so out may be in.
+    constexpr Index kBlock = 64;
+    alignas(64) float block[kBlock];
+    for (Index b = 0; b < n; b += kBlock) {
+        const Index m = lesser(kBlock, n - b);
+        const Index padded = (m + kVector - 1) / kVector * kVector;
+        for (Index i = 0; i < m; ++i) block[i] = in[b + i] - shift[(b + i) * shiftStep];
+        for (Index i = m; i < padded; ++i) block[i] = 0.0f;
+        Eigen::Map<Eigen::Array<float, Eigen::Dynamic, 1>, Eigen::Aligned64> e(block, padded);
+        e = e.exp();
+        // Eigen's exp clamps its input, so exp(-inf) comes out near 1e-39 rather than 0: the mask's exact
+        // zeros are put back here.
+        for (Index i = 0; i < m; ++i) out[b + i] = in[b + i] == kMinusInfinity ? 0.0f : block[i];
+    }
+#else
+    for (Index i = 0; i < n; ++i) out[i] = in[i] == kMinusInfinity ? 0.0f : expf(in[i] - shift[i * shiftStep]);
+#endif
+}
+
 } // namespace
 
 } // namespace attnscope::kernels::ATTNSCOPE_KERNEL_SET
@@ -242,6 +269,7 @@ constinit const KernelSet ATTNSCOPE_KERNEL_JOIN(ATTNSCOPE_KERNEL_SET, Kernels){
     &ATTNSCOPE_KERNEL_SET::multiplyVector,
     &ATTNSCOPE_KERNEL_SET::geluTanh,
     &ATTNSCOPE_KERNEL_SET::silu,
+    &ATTNSCOPE_KERNEL_SET::softmaxExp,
 };
 
 } // namespace attnscope::kernels

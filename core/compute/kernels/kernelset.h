@@ -73,6 +73,13 @@ struct KernelSet {
     // tanh and exp (the feed-forward activation, the one elementwise step that is a few percent of a pass).
     void (*geluTanh)(float* m, Index ldm, Index rows, Index cols);
     void (*silu)(float* m, Index ldm, Index rows, Index cols);
+    // The softmax's exponentials: out[i] = exp(in[i] - shift[i * shiftStep]) for i < n, exactly 0 where
+    // in[i] is -inf (a masked score), whatever the shift; shiftStep 1 gives each element its own shift (a
+    // column of scores against each row's max), 0 one shift for all (one row's max). out may be in.
+    // The baseline set calls the C library's expf, which picks its own FMA version at run time and beats
+    // SSE2's 4-wide exp; the wider sets use Eigen's vectorised exp (within a few units in the last place
+    // of expf, so the weights differ between sets by about 1e-7 of their value).
+    void (*softmaxExp)(const float* in, const float* shift, Index shiftStep, Index n, float* out);
 };
 
 // Every set this processor and operating system can run, from the plainest to the widest.

@@ -68,7 +68,7 @@ void PackedRows::reserve(const Eigen::MatrixXf& x, const kernels::KernelSet& ker
     m_rows = x.rows();
     m_depth = x.cols();
     m_kernels = &kernels;
-    const Index size = isShort() ? x.size() * kPanelWidth : x.size();
+    const Index size = isShort() ? attnscope::kernels::shortRowsFloats(m_rows, m_depth) : x.size();
     m_data.grown(size);
 }
 
@@ -77,12 +77,14 @@ void PackedRows::packBlock(const Eigen::MatrixXf& x, Index block)
     const Index k2 = block * kPackDepth;
     const Index kc = std::min(kPackDepth, m_depth - k2);
     if (isShort()) {
-        // The same layout for every set: each value repeated once per column of a weight panel.
-        for (Index t = 0; t < m_rows; ++t) {
-            float* row = m_data.data() + t * m_depth * kPanelWidth;
-            for (Index k = k2; k < k2 + kc; ++k)
-                for (Index c = 0; c < kPanelWidth; ++c) row[k * kPanelWidth + c] = x(t, k);
-        }
+        // The same layout for every set (kernelset.h): groups of kShortGroup depth values, every row's
+        // side by side.
+        constexpr Index group = kernels::kShortGroup;
+        for (Index g = k2 / group; g < (k2 + kc + group - 1) / group; ++g)
+            for (Index t = 0; t < m_rows; ++t) {
+                float* line = m_data.data() + kernels::shortRowsOffset(m_rows, g * group, t);
+                for (Index r = 0; r < group; ++r) line[r] = g * group + r < m_depth ? x(t, g * group + r) : 0.0f;
+            }
         return;
     }
     m_kernels->packRows(x.data(), x.rows(), m_rows, m_depth, k2, m_data.data());

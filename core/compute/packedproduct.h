@@ -108,12 +108,9 @@ public:
     // Where depth block k2 (a multiple of kPackDepth) of row block i2 (a multiple of kPackRows) starts.
     const float* data() const { return m_data.data(); }
     const kernels::KernelSet* kernelSet() const { return m_kernels; }
-    // Up to kShortRows rows are kept instead as each row's values repeated once per column of a weight
-    // panel, (rows, depth * panel width) row after row, to multiply a whole panel row in one vector step.
+    // Up to kShortRows rows are kept instead in the short layout (kernels::shortRowsOffset), which the
+    // short-input product reads as the weights stream past.
     bool isShort() const { return m_rows <= kShortRows; }
-    const float* repeated(Eigen::Index row) const { return m_data.data() + row * m_depth * kPanelWidth; }
-
-    static constexpr Eigen::Index kPanelWidth = kernels::kPanelWidth;  // columns per packed weight panel
 
 private:
     Eigen::Index m_rows = 0, m_depth = 0;

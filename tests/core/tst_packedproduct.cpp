@@ -102,6 +102,8 @@ private slots:
         add("short input at GPT-2 width", 8, 768, 200);
         add("longest short input, depth past two blocks of chunks", 12, 130, 50);
         add("one past the short inputs", 13, 130, 50);
+        for (int T = 1; T <= int(kShortRows); ++T)  // each short row count is its own kernel
+            add(qPrintable(QStringLiteral("short input of %1 rows, depth with a partial group").arg(T)), T, 263, 9);
         add("every short row count's tail lines", 7, 259, 21);
     }
     void matchesPlainLoop()

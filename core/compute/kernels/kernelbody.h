@@ -14,6 +14,9 @@
 #define Eigen ATTNSCOPE_KERNEL_JOIN(attnscope_eigen_, ATTNSCOPE_KERNEL_SET)
 
 #include <Eigen/Core>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 #include <math.h>  // expf: a C function, the same in every set (std::exp's inline overload would be a weak symbol)
 
 #include "core/compute/kernels/kernelset.h"
@@ -65,22 +68,70 @@ void packRows(const float* x, Index ldx, Index rows, Index depth, Index k2, floa
         pack(to + packedRowsOffset(rows, depth, k2, i2), source.getSubMapper(i2, k2), kc, lesser(kRowBlock, rows - i2));
 }
 
+// Depth rows of a panel in one vector: a vector of weights holds kRowsPerVector rows of kPanelWidth columns.
+constexpr Index kRowsPerVector = kVector / kPanelWidth;
+
+#if defined(__AVX512F__)
+using Packet = __m512;
+inline Packet zero() { return _mm512_setzero_ps(); }
+// Four rows of four columns, (row, column) in lane 4 row + column, turned so lane 4 column + row has it.
+inline Packet loadTurned(const float* p)
+{
+    const __m512i turn = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm512_permutexvar_ps(turn, _mm512_loadu_ps(p));
+}
+// The rows' four input values, repeated once per column.
+inline Packet broadcastRows(const float* p) { return _mm512_broadcast_f32x4(_mm_loadu_ps(p)); }
+inline Packet multiplyAdd(Packet a, Packet b, Packet c) { return _mm512_fmadd_ps(a, b, c); }
+inline void store(float* p, Packet a) { _mm512_storeu_ps(p, a); }
+#elif defined(__AVX2__)
+using Packet = __m256;
+inline Packet zero() { return _mm256_setzero_ps(); }
+inline Packet loadTurned(const float* p)
+{
+    const __m256i turn = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), turn);
+}
+inline Packet broadcastRows(const float* p)
+{
+    double two;  // two floats, copied as one 64-bit value
+    __builtin_memcpy(&two, p, sizeof two);
+    return _mm256_castpd_ps(_mm256_set1_pd(two));
+}
+inline Packet multiplyAdd(Packet a, Packet b, Packet c) { return _mm256_fmadd_ps(a, b, c); }
+inline void store(float* p, Packet a) { _mm256_storeu_ps(p, a); }
+#else
+// One row of four columns a vector (SSE2 and anything else): the plain vector, the input value repeated.
+using Packet = Eigen::Array<float, kVector, 1>;
+inline Packet zero() { return Packet::Zero(); }
+inline Packet loadTurned(const float* p) { return Eigen::Map<const Packet>(p); }
+inline Packet broadcastRows(const float* p) { return Packet::Constant(*p); }
+inline Packet multiplyAdd(const Packet& a, const Packet& b, const Packet& c) { return a * b + c; }
+inline void store(float* p, const Packet& a) { Eigen::Map<Packet> to(p); to = a; }
+#endif
+static_assert(sizeof(Packet) == kVector * sizeof(float), "one packet is one of Eigen's vectors");
+
 // The short-input product for exactly T rows. In a depth block, a panel of kPanelWidth columns is stored
-// row by row, (kc, kPanelWidth): a vector holds kVector / kPanelWidth rows of the panel, and the matching
-// vector of a repeated input row holds each of those rows' x value kPanelWidth times, so one multiply-add
-// per vector serves the whole panel. Lane l of a row's accumulator then belongs to column l % kPanelWidth.
-// The T accumulators are independent, which hides the multiply-add latency; every weight vector is loaded
-// once for all T rows.
+// row by row, (kc, kPanelWidth): a vector of weights holds kRowsPerVector rows of the panel. Turned (in a
+// register) so each column's rows sit side by side, it meets a vector holding those rows' input values
+// once per column, read from the short layout with one broadcast load: one multiply-add per vector serves
+// the whole panel, and lane c kRowsPerVector + r of a row's accumulator belongs to column c. The T
+// accumulators are independent, which hides the multiply-add latency; every weight vector is loaded and
+// turned once for all T rows.
+//
+// An earlier layout kept each input value repeated once per column: 4 KB of every row for a depth block,
+// which for 8 rows and more no longer fit in the first-level cache beside the weights, and one pointer per
+// row, which past 8 rows no longer fit in the general registers: 8 rows took 1.4 times and 12 rows 2 times
+// as long per row as 4 (docs/performance.md, "Short inputs").
 //
 // The pass is bound by how fast the weights arrive, and the hardware prefetcher alone kept a thread at
 // about half the rate a plain sum reads memory. Each 64-byte line therefore asks for the one `prefetch`
 // floats ahead (KernelTuning): the panels of a depth block are stored one after the other, so that is the
-// stream this loop will read. docs/performance.md ("Short inputs") has the measurement.
+// stream this loop will read.
 template <int T>
 void shortProduct(const float* x, Index K, const float* w, Index N, Index c0, Index n, float* out, Index ldo,
                   Index prefetch)
 {
-    using Vector = Eigen::Array<float, kVector, 1>;
     constexpr Index nr = kPanelWidth;
     const Index lastFloat = K * N - 1;  // prefetches stay inside the packed weights
     const Index panelColumns = N / nr * nr;  // columns packed in panels; the rest are packed one by one
@@ -88,28 +139,34 @@ void shortProduct(const float* x, Index K, const float* w, Index N, Index c0, In
         const Index kc = lesser(kDepthBlock, K - k2);
         const float* block = w + k2 * N;
         const Index lines = kc * nr / 16, lined = lines * 16;
-        const float* rows[T];
-        for (int t = 0; t < T; ++t) rows[t] = x + t * K * nr + k2 * nr;
+        const float* xs = x + shortRowsOffset(T, k2, 0);
         for (Index j = c0; j < c0 + n;) {
             if (j < panelColumns) {
                 const float* panel = block + j * kc;  // (kc, nr) row by row
-                Vector acc[T];
-                for (int t = 0; t < T; ++t) acc[t].setZero();
+                Packet acc[T];
+#pragma GCC unroll 16
+                for (int t = 0; t < T; ++t) acc[t] = zero();
                 const Index at = panel - w;
                 for (Index i = 0; i < lines; ++i) {
                     __builtin_prefetch(w + lesser(at + i * 16 + prefetch, lastFloat), 0, 3);
-                    for (Index v = 0; v < 16; v += kVector) {
-                        const Vector wv = Eigen::Map<const Vector>(panel + i * 16 + v);
-                        for (int t = 0; t < T; ++t) acc[t] += wv * Eigen::Map<const Vector>(rows[t] + i * 16 + v);
+                    const float* line = xs + i * T * kShortGroup;
+#pragma GCC unroll 4
+                    for (Index v = 0; v < 16 / kVector; ++v) {
+                        const Packet wv = loadTurned(panel + i * 16 + v * kVector);
+#pragma GCC unroll 16
+                        for (int t = 0; t < T; ++t)
+                            acc[t] = multiplyAdd(wv, broadcastRows(line + t * kShortGroup + v * kRowsPerVector), acc[t]);
                     }
                 }
                 for (int t = 0; t < T; ++t) {
-                    // Lanes c, c + nr, c + 2 nr... belong to column c: folded in that order, in vector steps.
-                    Eigen::Array<float, nr, 1> folded = acc[t].template head<nr>();
-                    for (Index g = 1; g < kVector / nr; ++g) folded += acc[t].template segment<nr>(g * nr);
+                    // Lane c kRowsPerVector + r holds column c's products of rows r, r + kRowsPerVector, ...
+                    alignas(64) float lanes[kVector];
+                    store(lanes, acc[t]);
                     for (Index c = 0; c < nr; ++c) {
-                        float sum = folded[c];
-                        for (Index e = lined + c; e < kc * nr; e += nr) sum += panel[e] * rows[t][e];  // depth not a multiple of 16 / nr
+                        float sum = lanes[c * kRowsPerVector];
+                        for (Index r = 1; r < kRowsPerVector; ++r) sum += lanes[c * kRowsPerVector + r];
+                        for (Index e = lined + c; e < kc * nr; e += nr)  // depth not a multiple of 16 / nr
+                            sum += panel[e] * xs[(lines * T + t) * kShortGroup + (e - lined) / nr];
                         out[(j + c) * ldo + t] += sum;
                     }
                 }
@@ -118,7 +175,7 @@ void shortProduct(const float* x, Index K, const float* w, Index N, Index c0, In
                 const float* column = block + j * kc;  // (kc)
                 for (int t = 0; t < T; ++t) {
                     float sum = 0.0f;
-                    for (Index k = 0; k < kc; ++k) sum += column[k] * rows[t][k * nr];
+                    for (Index k = 0; k < kc; ++k) sum += column[k] * x[shortRowsOffset(T, k2 + k, t)];
                     out[j * ldo + t] += sum;
                 }
                 ++j;

@@ -29,6 +29,21 @@ constexpr Index kPanelWidth = 4;
 // Inputs of up to this many rows take the short-input product (packedproduct.h).
 constexpr Index kShortRows = 12;
 
+// A short input's layout, the same for every set: its depth in groups of kShortGroup values (one row of a
+// 64-byte line of a weight panel), every row's group side by side, so one pointer and constant offsets reach
+// all the rows of a group, and a depth block of 12 rows (12 KB) stays in the first-level cache beside the
+// weights streaming past. A last group past the depth is padded with zeros.
+constexpr Index kShortGroup = 16 / kPanelWidth;
+// Where value (t, k) of a short input of `rows` rows is kept, and how many floats the input takes.
+constexpr Index shortRowsOffset(Index rows, Index k, Index t)
+{
+    return ((k / kShortGroup) * rows + t) * kShortGroup + k % kShortGroup;
+}
+constexpr Index shortRowsFloats(Index rows, Index depth)
+{
+    return (depth + kShortGroup - 1) / kShortGroup * rows * kShortGroup;
+}
+
 // Where depth block k2 (a multiple of kDepthBlock) of row block i2 (a multiple of kRowBlock) of a packed
 // input of `rows` rows and `depth` columns starts.
 constexpr Index packedRowsOffset(Index rows, Index depth, Index k2, Index i2)
@@ -55,8 +70,8 @@ struct KernelSet {
     // Depth block k2 of x (rows, depth), column-major with leading dimension ldx, into `to` (the packed
     // input's storage; packedRowsOffset places each row block).
     void (*packRows)(const float* x, Index ldx, Index rows, Index depth, Index k2, float* to);
-    // out(:, c0 : c0 + n) += x w for x packed by packRows (rows > kShortRows) or as repeated rows (up to
-    // kShortRows), w packed by packWeights; out column-major with leading dimension ldo.
+    // out(:, c0 : c0 + n) += x w for x packed by packRows (rows > kShortRows) or in the short layout above
+    // (up to kShortRows), w packed by packWeights; out column-major with leading dimension ldo.
     void (*multiplyPacked)(const float* x, Index rows, Index depth, const float* w, Index N, Index c0, Index n,
                            float* out, Index ldo, const KernelTuning& tuning);
     // The general product's blocking for (rows, depth) x (depth, cols): the packing buffers it needs.

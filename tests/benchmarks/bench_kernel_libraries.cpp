@@ -231,13 +231,16 @@ constexpr auto kF32 = dnnl::memory::data_type::f32;
 
 // A matmul dst (M, N) = src (M, K) weights (K, N), src and dst in oneDNN's plain row-major layout. With
 // `constantWeights`, the weights take the layout oneDNN asks for (format_tag::any), reordered once here
-// from `b` as given; otherwise they are read in place, `b` described by its strides.
+// from each of `bs` as given; otherwise they are read in place, each of `bs` described by its strides.
+// run(i) multiplies by the i-th.
 struct DnnlMatmul {
     dnnl::matmul primitive;
-    dnnl::memory src, weights, dst;
+    dnnl::memory src, dst;
+    std::vector<dnnl::memory> weights;
     std::string implementation;
 
-    DnnlMatmul(const RowMajor& a, const float* b, const Dims& bStrides, Index N, bool constantWeights, RowMajor& out)
+    DnnlMatmul(const RowMajor& a, const std::vector<const float*>& bs, const Dims& bStrides, Index N,
+               bool constantWeights, RowMajor& out)
     {
         Dnnl& d = dnnlContext();
         const Index M = a.rows(), K = a.cols();
@@ -249,19 +252,21 @@ struct DnnlMatmul {
         primitive = dnnl::matmul(pd);
         src = dnnl::memory(srcDesc, d.engine, const_cast<float*>(a.data()));
         dst = dnnl::memory(dstDesc, d.engine, out.data());
-        dnnl::memory source(given, d.engine, const_cast<float*>(b));
-        if (constantWeights && pd.weights_desc() != given) {
-            weights = dnnl::memory(pd.weights_desc(), d.engine);
-            dnnl::reorder(source, weights).execute(d.stream, source, weights);
-            d.stream.wait();
-        } else {
-            weights = source;
+        for (const float* b : bs) {
+            dnnl::memory source(given, d.engine, const_cast<float*>(b));
+            if (constantWeights && pd.weights_desc() != given) {
+                weights.emplace_back(pd.weights_desc(), d.engine);
+                dnnl::reorder(source, weights.back()).execute(d.stream, source, weights.back());
+                d.stream.wait();
+            } else {
+                weights.push_back(source);
+            }
         }
     }
-    void run()
+    void run(std::size_t i)
     {
         Dnnl& d = dnnlContext();
-        primitive.execute(d.stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+        primitive.execute(d.stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights[i]}, {DNNL_ARG_DST, dst}});
         d.stream.wait();
     }
 };
@@ -327,9 +332,15 @@ std::vector<std::string> productColumns()
 
 // ---- 1. Weight products ------------------------------------------------------------------------------
 
-Table weightProducts()
+// With `fromMemory`, every implementation holds as many copies of each weight matrix as fill four times the
+// third-level cache (at least 128 MB) and takes the next copy on each call, so the weights come from
+// memory as they do in a pass over a whole model; without, one copy, which stays in the caches between calls.
+Table weightProducts(bool fromMemory)
 {
-    Table table{"Weight products out (R, N) = x (R, K) W (K, N), ms per call", productColumns(), {}, {}};
+    const Index cache = std::max<Index>(ks::cacheSizes().level3 * 4, Index(128) << 20);
+    Table table{fromMemory ? "Weight products out (R, N) = x (R, K) W (K, N), weights from memory, ms per call"
+                           : "Weight products out (R, N) = x (R, K) W (K, N), weights in cache, ms per call",
+                productColumns(), {}, {}};
     struct Shape {
         Index K, N;
         const char* what;
@@ -338,35 +349,51 @@ Table weightProducts()
     const Index rowCounts[] = {1, 8, 64, 256};
     bool xsmmFellBack = false;
     std::string dnnlImplementations;
+    std::size_t copiesShown = 0;
     for (const Shape& shape : shapes) {
-        const Matrix W = randomMatrix(shape.K, shape.N, unsigned(shape.K + shape.N));  // (K, N)
+        const std::size_t copies =
+            fromMemory ? std::size_t((cache + shape.K * shape.N * 4 - 1) / (shape.K * shape.N * 4)) : 1;
+        copiesShown = std::max(copiesShown, copies);
+        const std::vector<Matrix> Ws(copies, randomMatrix(shape.K, shape.N, unsigned(shape.K + shape.N)));  // (K, N)
+        const Matrix& W = Ws[0];
+        std::vector<const float*> wData;
+        for (const Matrix& w : Ws) wData.push_back(w.data());
+        // AttnScope's weights packed once, as at load.
+        std::vector<std::vector<attnscope::PackedWeights>> packed;
+        for (const ks::KernelSet* set : ks::availableKernelSets()) {
+            packed.emplace_back();
+            for (const Matrix& w : Ws) packed.back().emplace_back(w, *set);
+        }
+        std::size_t next = 0;  // the copy the next call takes
+        const auto take = [&] { return next++ % copies; };
+
         for (const Index R : rowCounts) {
             const Matrix x = randomMatrix(R, shape.K, unsigned(R));  // (R, K)
             const Reference ref = referenceProduct(x, W, false);
             std::vector<Cell> cells;
             Matrix out(R, shape.N);
 
-            // AttnScope: weights packed once, as at load; the input packed on every call, as the forward pass
-            // does (repeated rows up to kShortRows, the set's row panels past it).
-            for (const ks::KernelSet* set : ks::availableKernelSets()) {
-                const attnscope::PackedWeights packed(W, *set);
+            // AttnScope: the input packed on every call, as the forward pass does (repeated rows up to
+            // kShortRows, the set's row panels past it).
+            for (std::size_t s = 0; s < packed.size(); ++s) {
+                const ks::KernelSet& set = *ks::availableKernelSets()[s];
                 attnscope::PackedRows rows;
                 const auto run = [&] {
-                    rows.reserve(x, *set);
+                    rows.reserve(x, set);
                     for (Index b = 0; b < attnscope::PackedRows::depthBlocks(x.cols()); ++b) rows.packBlock(x, b);
                     out.setZero();  // the packed product adds to its destination
-                    attnscope::multiplyPacked(rows, packed, 0, shape.N, out);
+                    attnscope::multiplyPacked(rows, packed[s][take()], 0, shape.N, out);
                 };
                 cells.push_back(measure(run, [&] { return out; }, ref));
             }
 
-            cells.push_back(measure([&] { out.noalias() = x * W; }, [&] { return out; }, ref));
+            cells.push_back(measure([&] { out.noalias() = x * Ws[take()]; }, [&] { return out; }, ref));
 
 #if defined(ATTNSCOPE_WITH_OPENBLAS)
             cells.push_back(measure(
                 [&] {
                     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(R), int(shape.N), int(shape.K), 1.0f,
-                                x.data(), int(R), W.data(), int(shape.K), 0.0f, out.data(), int(R));
+                                x.data(), int(R), wData[take()], int(shape.K), 0.0f, out.data(), int(R));
                 },
                 [&] { return out; }, ref));
 #endif
@@ -377,10 +404,10 @@ Table weightProducts()
                 std::optional<DnnlMatmul> mm;
                 try {
                     // W is column-major: strides (1, K).
-                    mm.emplace(xr, W.data(), Dims{1, shape.K}, shape.N, true, outr);
+                    mm.emplace(xr, wData, Dims{1, shape.K}, shape.N, true, outr);
                     if (dnnlImplementations.find(mm->implementation) == std::string::npos)
                         dnnlImplementations += (dnnlImplementations.empty() ? "" : ", ") + mm->implementation;
-                    cells.push_back(measure([&] { mm->run(); }, [&] { return Matrix(outr); }, ref));
+                    cells.push_back(measure([&] { mm->run(take()); }, [&] { return Matrix(outr); }, ref));
                 } catch (const std::exception& e) {
                     cells.push_back(Cell{-1.0, std::string("FAIL (") + e.what() + ")"});
                 }
@@ -390,8 +417,8 @@ Table weightProducts()
             {
                 const Xsmm mm(R, shape.N, shape.K, R, shape.K, false);
                 xsmmFellBack = xsmmFellBack || !mm.kernel;
-                cells.push_back(measure([&] { mm.run(x.data(), W.data(), out.data()); }, [&] { return out; }, ref,
-                                        mm.kernel ? "" : kXsmmFallbackMark));
+                cells.push_back(measure([&] { mm.run(x.data(), wData[take()], out.data()); }, [&] { return out; },
+                                        ref, mm.kernel ? "" : kXsmmFallbackMark));
             }
 #endif
             char name[96];
@@ -399,6 +426,9 @@ Table weightProducts()
             table.rows.emplace_back(name, std::move(cells));
         }
     }
+    if (fromMemory)
+        table.notes.push_back("Up to " + std::to_string(copiesShown) + " copies of each weight matrix, " +
+                              std::to_string(cache >> 20) + " MB of them, taken in turn.");
 #if defined(ATTNSCOPE_WITH_DNNL)
     table.notes.push_back("oneDNN's implementation: " + dnnlImplementations);
 #endif
@@ -460,10 +490,10 @@ Table attentionProducts()
                 const RowMajor ar = a;
                 RowMajor outr(T, cols);
                 try {
-                    DnnlMatmul mm(ar, b.data(), scores ? Dims{T, 1} : Dims{1, T}, cols, false, outr);
+                    DnnlMatmul mm(ar, {b.data()}, scores ? Dims{T, 1} : Dims{1, T}, cols, false, outr);
                     if (dnnlImplementations.find(mm.implementation) == std::string::npos)
                         dnnlImplementations += (dnnlImplementations.empty() ? "" : ", ") + mm.implementation;
-                    cells.push_back(measure([&] { mm.run(); }, [&] { return Matrix(outr); }, ref));
+                    cells.push_back(measure([&] { mm.run(0); }, [&] { return Matrix(outr); }, ref));
                 } catch (const std::exception& e) {
                     cells.push_back(Cell{-1.0, std::string("FAIL (") + e.what() + ")"});
                 }
@@ -725,7 +755,10 @@ int main(int argc, char** argv)
     printMachine();
 
     const auto start = std::chrono::steady_clock::now();
-    if (which == "all" || which == "products") print(weightProducts());
+    if (which == "all" || which == "products") {
+        print(weightProducts(false));
+        print(weightProducts(true));
+    }
     if (which == "all" || which == "attention") print(attentionProducts());
     if (which == "all" || which == "softmax") print(softmax());
     if (which == "all" || which == "layernorm") print(layerNorm());

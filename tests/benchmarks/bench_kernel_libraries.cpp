@@ -2,7 +2,8 @@
 // timed on one thread against libraries that are kept by people whose job it is: OpenBLAS, oneDNN, libxsmm
 // and plain Eigen. Prints one Markdown table per kind of kernel: a row per case, a column per implementation,
 // the median of --repeat timings after a warm-up, in milliseconds per call, and in brackets the ratio to the
-// row's best.
+// row's best. The weight products are timed twice: with one copy of the weights, which the caches keep
+// between calls, and with the weights coming from memory, as in a pass over a whole model.
 //
 //   build/bin/bench_kernel_libraries [--repeat N] [--case products|attention|softmax|layernorm|all]
 //
@@ -330,6 +331,26 @@ std::vector<std::string> productColumns()
     return columns;
 }
 
+// Adds `item` to a comma-separated list unless it is there already.
+[[maybe_unused]] void listOnce(std::string& list, const std::string& item)
+{
+    if (list.find(item) == std::string::npos) list += (list.empty() ? "" : ", ") + item;
+}
+
+// What a product table's footnotes say: which oneDNN implementations ran, and whether libxsmm fell back.
+// (Parameters unused where the build has neither library.)
+void addProductNotes([[maybe_unused]] Table& table, [[maybe_unused]] const std::string& dnnlImplementations,
+                     [[maybe_unused]] bool xsmmFellBack)
+{
+#if defined(ATTNSCOPE_WITH_DNNL)
+    table.notes.push_back("oneDNN's implementation: " + dnnlImplementations);
+#endif
+#if defined(ATTNSCOPE_WITH_XSMM)
+    if (xsmmFellBack)
+        table.notes.push_back("libxsmm *: libxsmm_smmdispatch gave no kernel for the shape; timed through libxsmm_sgemm.");
+#endif
+}
+
 // ---- 1. Weight products ------------------------------------------------------------------------------
 
 // With `fromMemory`, every implementation holds as many copies of each weight matrix as fill four times the
@@ -405,8 +426,7 @@ Table weightProducts(bool fromMemory)
                 try {
                     // W is column-major: strides (1, K).
                     mm.emplace(xr, wData, Dims{1, shape.K}, shape.N, true, outr);
-                    if (dnnlImplementations.find(mm->implementation) == std::string::npos)
-                        dnnlImplementations += (dnnlImplementations.empty() ? "" : ", ") + mm->implementation;
+                    listOnce(dnnlImplementations, mm->implementation);
                     cells.push_back(measure([&] { mm->run(take()); }, [&] { return Matrix(outr); }, ref));
                 } catch (const std::exception& e) {
                     cells.push_back(Cell{-1.0, std::string("FAIL (") + e.what() + ")"});
@@ -429,15 +449,7 @@ Table weightProducts(bool fromMemory)
     if (fromMemory)
         table.notes.push_back("Up to " + std::to_string(copiesShown) + " copies of each weight matrix, " +
                               std::to_string(cache >> 20) + " MB of them, taken in turn.");
-#if defined(ATTNSCOPE_WITH_DNNL)
-    table.notes.push_back("oneDNN's implementation: " + dnnlImplementations);
-#endif
-#if defined(ATTNSCOPE_WITH_XSMM)
-    if (xsmmFellBack)
-        table.notes.push_back("libxsmm *: libxsmm_smmdispatch gave no kernel for the shape; timed through libxsmm_sgemm.");
-#else
-    (void)xsmmFellBack;
-#endif
+    addProductNotes(table, dnnlImplementations, xsmmFellBack);
     return table;
 }
 
@@ -491,8 +503,7 @@ Table attentionProducts()
                 RowMajor outr(T, cols);
                 try {
                     DnnlMatmul mm(ar, {b.data()}, scores ? Dims{T, 1} : Dims{1, T}, cols, false, outr);
-                    if (dnnlImplementations.find(mm.implementation) == std::string::npos)
-                        dnnlImplementations += (dnnlImplementations.empty() ? "" : ", ") + mm.implementation;
+                    listOnce(dnnlImplementations, mm.implementation);
                     cells.push_back(measure([&] { mm.run(0); }, [&] { return Matrix(outr); }, ref));
                 } catch (const std::exception& e) {
                     cells.push_back(Cell{-1.0, std::string("FAIL (") + e.what() + ")"});
@@ -512,15 +523,7 @@ Table attentionProducts()
             table.rows.emplace_back(name, std::move(cells));
         }
     }
-#if defined(ATTNSCOPE_WITH_DNNL)
-    table.notes.push_back("oneDNN's implementation: " + dnnlImplementations);
-#endif
-#if defined(ATTNSCOPE_WITH_XSMM)
-    if (xsmmFellBack)
-        table.notes.push_back("libxsmm *: libxsmm_smmdispatch gave no kernel for the shape; timed through libxsmm_sgemm.");
-#else
-    (void)xsmmFellBack;
-#endif
+    addProductNotes(table, dnnlImplementations, xsmmFellBack);
     return table;
 }
 

@@ -83,6 +83,7 @@ inline Packet loadTurned(const float* p)
 // The rows' four input values, repeated once per column.
 inline Packet broadcastRows(const float* p) { return _mm512_broadcast_f32x4(_mm_loadu_ps(p)); }
 inline Packet multiplyAdd(Packet a, Packet b, Packet c) { return _mm512_fmadd_ps(a, b, c); }
+inline Packet add(Packet a, Packet b) { return _mm512_add_ps(a, b); }
 inline void store(float* p, Packet a) { _mm512_storeu_ps(p, a); }
 #elif defined(__AVX2__)
 using Packet = __m256;
@@ -99,6 +100,7 @@ inline Packet broadcastRows(const float* p)
     return _mm256_castpd_ps(_mm256_set1_pd(two));
 }
 inline Packet multiplyAdd(Packet a, Packet b, Packet c) { return _mm256_fmadd_ps(a, b, c); }
+inline Packet add(Packet a, Packet b) { return _mm256_add_ps(a, b); }
 inline void store(float* p, Packet a) { _mm256_storeu_ps(p, a); }
 #else
 // One row of four columns a vector (SSE2 and anything else): the plain vector, the input value repeated.
@@ -107,9 +109,22 @@ inline Packet zero() { return Packet::Zero(); }
 inline Packet loadTurned(const float* p) { return Eigen::Map<const Packet>(p); }
 inline Packet broadcastRows(const float* p) { return Packet::Constant(*p); }
 inline Packet multiplyAdd(const Packet& a, const Packet& b, const Packet& c) { return a * b + c; }
+inline Packet add(const Packet& a, const Packet& b) { return a + b; }
 inline void store(float* p, const Packet& a) { Eigen::Map<Packet> to(p); to = a; }
 #endif
 static_assert(sizeof(Packet) == kVector * sizeof(float), "one packet is one of Eigen's vectors");
+
+constexpr Index kVectorsPerLine = 16 / kVector;
+
+// Independent accumulators per row. A multiply-add waits for the one before it into the same register, so
+// with fewer than about eight chains in flight the latency, not the weights, would set the pace: under 5
+// rows each row gets several sets, consecutive weight vectors going to different sets (always whole lines'
+// worth, so a set is 1 or a multiple of the vectors in a line).
+constexpr Index accumulatorSets(int rows)
+{
+    const Index wanted = rows == 1 ? 8 : rows == 2 ? 4 : rows <= 4 ? 2 : 1;
+    return wanted < kVectorsPerLine ? 1 : wanted;
+}
 
 // The short-input product for exactly T rows. In a depth block, a panel of kPanelWidth columns is stored
 // row by row, (kc, kPanelWidth): a vector of weights holds kRowsPerVector rows of the panel. Turned (in a
@@ -133,6 +148,8 @@ void shortProduct(const float* x, Index K, const float* w, Index N, Index c0, In
                   Index prefetch)
 {
     constexpr Index nr = kPanelWidth;
+    constexpr Index kSets = accumulatorSets(T);
+    constexpr Index kLinesPerStep = kSets == 1 ? 1 : kSets / kVectorsPerLine;
     const Index lastFloat = K * N - 1;  // prefetches stay inside the packed weights
     const Index panelColumns = N / nr * nr;  // columns packed in panels; the rest are packed one by one
     for (Index k2 = 0; k2 < K; k2 += kDepthBlock) {
@@ -143,25 +160,38 @@ void shortProduct(const float* x, Index K, const float* w, Index N, Index c0, In
         for (Index j = c0; j < c0 + n;) {
             if (j < panelColumns) {
                 const float* panel = block + j * kc;  // (kc, nr) row by row
-                Packet acc[T];
+                Packet acc[kSets][T];
+#pragma GCC unroll 8
+                for (Index set = 0; set < kSets; ++set)
 #pragma GCC unroll 16
-                for (int t = 0; t < T; ++t) acc[t] = zero();
+                    for (int t = 0; t < T; ++t) acc[set][t] = zero();
                 const Index at = panel - w;
-                for (Index i = 0; i < lines; ++i) {
+                // Line i's vectors into the sets from `first` on (all into set 0 when there is one set).
+                const auto line = [&](Index i, Index first) {
                     __builtin_prefetch(w + lesser(at + i * 16 + prefetch, lastFloat), 0, 3);
-                    const float* line = xs + i * T * kShortGroup;
+                    const float* values = xs + i * T * kShortGroup;
 #pragma GCC unroll 4
-                    for (Index v = 0; v < 16 / kVector; ++v) {
+                    for (Index v = 0; v < kVectorsPerLine; ++v) {
                         const Packet wv = loadTurned(panel + i * 16 + v * kVector);
+                        Packet* into = acc[kSets == 1 ? 0 : first + v];
 #pragma GCC unroll 16
                         for (int t = 0; t < T; ++t)
-                            acc[t] = multiplyAdd(wv, broadcastRows(line + t * kShortGroup + v * kRowsPerVector), acc[t]);
+                            into[t] = multiplyAdd(wv, broadcastRows(values + t * kShortGroup + v * kRowsPerVector), into[t]);
                     }
-                }
+                };
+                Index i = 0;
+                for (; i + kLinesPerStep <= lines; i += kLinesPerStep)
+#pragma GCC unroll 4
+                    for (Index l = 0; l < kLinesPerStep; ++l) line(i + l, l * kVectorsPerLine);
+                for (; i < lines; ++i) line(i, 0);
+#pragma GCC unroll 8
+                for (Index set = 1; set < kSets; ++set)
+#pragma GCC unroll 16
+                    for (int t = 0; t < T; ++t) acc[0][t] = add(acc[0][t], acc[set][t]);
                 for (int t = 0; t < T; ++t) {
                     // Lane c kRowsPerVector + r holds column c's products of rows r, r + kRowsPerVector, ...
                     alignas(64) float lanes[kVector];
-                    store(lanes, acc[t]);
+                    store(lanes, acc[0][t]);
                     for (Index c = 0; c < nr; ++c) {
                         float sum = lanes[c * kRowsPerVector];
                         for (Index r = 1; r < kRowsPerVector; ++r) sum += lanes[c * kRowsPerVector + r];

@@ -107,7 +107,10 @@ inline void store(float* p, Packet a) { _mm256_storeu_ps(p, a); }
 using Packet = Eigen::Array<float, kVector, 1>;
 inline Packet zero() { return Packet::Zero(); }
 inline Packet loadTurned(const float* p) { return Eigen::Map<const Packet>(p); }
-inline Packet broadcastRows(const float* p) { return Packet::Constant(*p); }
+// SSE2 has no broadcast from memory (a load and a shuffle per row per vector would bound the loop), so this
+// set spreads each depth block's input once per call to each value repeated once per column
+// (kBroadcastSpread), and "broadcasting" is a plain load.
+inline Packet broadcastRows(const float* p) { return Eigen::Map<const Packet>(p); }
 inline Packet multiplyAdd(const Packet& a, const Packet& b, const Packet& c) { return a * b + c; }
 inline Packet add(const Packet& a, const Packet& b) { return a + b; }
 inline void store(float* p, const Packet& a) { Eigen::Map<Packet> to(p); to = a; }
@@ -115,6 +118,14 @@ inline void store(float* p, const Packet& a) { Eigen::Map<Packet> to(p); to = a;
 static_assert(sizeof(Packet) == kVector * sizeof(float), "one packet is one of Eigen's vectors");
 
 constexpr Index kVectorsPerLine = 16 / kVector;
+
+// Floats per input value as the loop reads it: 1 where a vector is filled from memory by a broadcast load,
+// kPanelWidth where the set spreads the values first (SSE2 and others, above).
+#if defined(__AVX2__)
+constexpr Index kBroadcastSpread = 1;
+#else
+constexpr Index kBroadcastSpread = kPanelWidth;
+#endif
 
 // Independent accumulators per row. A multiply-add waits for the one before it into the same register, so
 // with fewer than about eight chains in flight the latency, not the weights, would set the pace: under 5
@@ -134,10 +145,10 @@ constexpr Index accumulatorSets(int rows)
 // accumulators are independent, which hides the multiply-add latency; every weight vector is loaded and
 // turned once for all T rows.
 //
-// An earlier layout kept each input value repeated once per column: 4 KB of every row for a depth block,
-// which for 8 rows and more no longer fit in the first-level cache beside the weights, and one pointer per
-// row, which past 8 rows no longer fit in the general registers: 8 rows took 1.4 times and 12 rows 2 times
-// as long per row as 4 (docs/performance.md, "Short inputs").
+// Each value repeated once per column, as this product kept its input before, took 4 KB a row per depth
+// block, which past 6 rows no longer stayed in the first-level cache beside the weights, and a pointer per
+// row, which past 8 rows no longer fit in the general registers (docs/performance.md, "Short inputs", has
+// the measurement). Only the SSE2 set, which cannot broadcast from memory, still reads such a copy.
 //
 // The pass is bound by how fast the weights arrive, and the hardware prefetcher alone kept a thread at
 // about half the rate a plain sum reads memory. Each 64-byte line therefore asks for the one `prefetch`
@@ -157,6 +168,16 @@ void shortProduct(const float* x, Index K, const float* w, Index N, Index c0, In
         const float* block = w + k2 * N;
         const Index lines = kc * nr / 16, lined = lines * 16;
         const float* xs = x + shortRowsOffset(T, k2, 0);
+        // What the loop reads: the short layout itself, or (kBroadcastSpread > 1) a copy of this depth
+        // block of it with each value repeated, 4 KB a row, made once for all the panels.
+        const float* spread = xs;
+        alignas(64) float copy[kBroadcastSpread == 1 ? 1 : T * kDepthBlock * kBroadcastSpread];
+        if constexpr (kBroadcastSpread > 1) {
+            const Index values = (kc + kShortGroup - 1) / kShortGroup * T * kShortGroup;
+            for (Index e = 0; e < values; ++e)
+                for (Index c = 0; c < kBroadcastSpread; ++c) copy[e * kBroadcastSpread + c] = xs[e];
+            spread = copy;
+        }
         for (Index j = c0; j < c0 + n;) {
             if (j < panelColumns) {
                 const float* panel = block + j * kc;  // (kc, nr) row by row
@@ -169,14 +190,15 @@ void shortProduct(const float* x, Index K, const float* w, Index N, Index c0, In
                 // Line i's vectors into the sets from `first` on (all into set 0 when there is one set).
                 const auto line = [&](Index i, Index first) {
                     __builtin_prefetch(w + lesser(at + i * 16 + prefetch, lastFloat), 0, 3);
-                    const float* values = xs + i * T * kShortGroup;
+                    const float* values = spread + i * T * kShortGroup * kBroadcastSpread;
 #pragma GCC unroll 4
                     for (Index v = 0; v < kVectorsPerLine; ++v) {
                         const Packet wv = loadTurned(panel + i * 16 + v * kVector);
                         Packet* into = acc[kSets == 1 ? 0 : first + v];
 #pragma GCC unroll 16
                         for (int t = 0; t < T; ++t)
-                            into[t] = multiplyAdd(wv, broadcastRows(values + t * kShortGroup + v * kRowsPerVector), into[t]);
+                            into[t] = multiplyAdd(wv, broadcastRows(values + (t * kShortGroup + v * kRowsPerVector) * kBroadcastSpread),
+                                                   into[t]);
                     }
                 };
                 Index i = 0;
